@@ -1,0 +1,316 @@
+/**
+ * One typed configuration, layered: defaults < config file (`--config path.json`) < `ALMANAC_*`
+ * environment < command-line flags. Every setting is declared once in SETTINGS with its names in each
+ * layer and its parser, so a bad value anywhere is reported with the name the operator used.
+ */
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+
+export type ResponseForm = 'enveloped' | 'bare'
+
+export interface Plan {
+  name: string
+  credits: number
+  windowSeconds: number
+}
+
+export interface Config {
+  port: number
+  host: string
+  /** Processes sharing the port (SO_REUSEPORT); 1 serves in this process. */
+  workers: number
+  responseForm: ResponseForm
+  /** Keys accepted from configuration, in addition to those in the state database. */
+  apiKeys: { key: string; plan?: string }[]
+  plans: Record<string, Plan>
+  defaultPlan: string
+  jwtSecret?: string
+  jwtJwks?: string
+  /** Clock leeway for JWT `exp`/`nbf`, in seconds. */
+  jwtLeewaySeconds: number
+  stateDir: string
+  /** Where built datasets are read from; unset means `datasets/out` or the executable's cache. */
+  dataDir?: string
+  /** `memory`, `sqlite`, or a `redis://` URL. */
+  quotaStore: string
+  /** When the quota store is down: false answers 503, true lets requests through uncounted. */
+  quotaFailOpen: boolean
+  /** CIDRs or addresses whose `X-Forwarded-For`/`Forwarded` headers are believed. */
+  trustedProxies: string[]
+  /** Largest `limit` accepted on list endpoints. */
+  maxLimit: number
+  /** Largest request body, in bytes. */
+  bodyLimit: number
+  accessLog: boolean
+  /** Seconds in-flight requests get to finish after SIGTERM. */
+  shutdownGraceSeconds: number
+  hash: {
+    /** KDF worker threads; 0 means one per core. */
+    workers: number
+    /** KDF jobs allowed to wait for a worker before 503. */
+    queueSize: number
+    bcryptMaxRounds: number
+    /** Ceiling on scrypt's 128 * n * r bytes. */
+    scryptMaxMemoryBytes: number
+    argon2MaxMemoryKiB: number
+    argon2MaxTimeCost: number
+    argon2MaxParallelism: number
+  }
+  ip: {
+    cityMmdb?: string
+    asnMmdb?: string
+    ispMmdb?: string
+    anonymousIpMmdb?: string
+    connectionTypeMmdb?: string
+    /** Extra list files (one address or CIDR a line), reloaded on SIGHUP. */
+    torListFiles: string[]
+    vpnListFiles: string[]
+    proxyListFiles: string[]
+    hostingListFiles: string[]
+  }
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'ConfigError'
+  }
+}
+
+type Parser = (raw: unknown, name: string) => unknown
+
+const fail = (name: string, why: string): never => {
+  throw new ConfigError(`${name}: ${why}`)
+}
+
+const integer =
+  (min: number, max: number): Parser =>
+  (raw, name) => {
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN
+    if (!Number.isSafeInteger(n) || n < min || n > max) fail(name, `expected an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`)
+    return n
+  }
+
+const boolean: Parser = (raw, name) => {
+  if (typeof raw === 'boolean') return raw
+  const s = String(raw).trim().toLowerCase()
+  if (['1', 'true', 'yes', 'on'].includes(s)) return true
+  if (['0', 'false', 'no', 'off'].includes(s)) return false
+  return fail(name, `expected true or false, got ${JSON.stringify(raw)}`)
+}
+
+const text: Parser = (raw, name) => {
+  if (typeof raw !== 'string' || raw.trim() === '') fail(name, 'expected a non-empty string')
+  return (raw as string).trim()
+}
+
+const oneOf =
+  (...values: string[]): Parser =>
+  (raw, name) => {
+    const s = String(raw).trim().toLowerCase()
+    if (!values.includes(s)) fail(name, `expected one of ${values.join(', ')}, got ${JSON.stringify(raw)}`)
+    return s
+  }
+
+const list: Parser = (raw, name) => {
+  if (Array.isArray(raw)) return raw.map((v, i) => text(v, `${name}[${i}]`))
+  if (typeof raw !== 'string') return fail(name, 'expected a comma-separated list')
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+}
+
+const apiKeys: Parser = (raw, name) =>
+  (list(raw, name) as string[]).map((entry) => {
+    const [key, plan, ...rest] = entry.split(':')
+    if (!key || rest.length) fail(name, `expected key or key:plan, got ${JSON.stringify(entry)}`)
+    if (key!.length < 8) fail(name, `key ${JSON.stringify(key!.slice(0, 3) + '…')} is shorter than 8 characters`)
+    return plan ? { key, plan } : { key }
+  })
+
+const WINDOW_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 }
+
+/** `free:1000/1d,tiny:5/60s` -> plans; each window is a count and a unit (s, m, h, d). */
+const plans: Parser = (raw, name) => {
+  const out: Record<string, Plan> = {}
+  for (const entry of list(raw, name) as string[]) {
+    const m = /^([A-Za-z0-9_.-]+):(\d+)\/(\d*)([smhd])$/.exec(entry)
+    if (!m) fail(name, `expected name:credits/window such as free:1000/1d, got ${JSON.stringify(entry)}`)
+    const [, plan, credits, count, unit] = m!
+    const windowSeconds = Number(count || 1) * WINDOW_UNITS[unit!]!
+    if (Number(credits) < 1 || windowSeconds < 1) fail(name, `plan ${plan} needs at least 1 credit and a window of at least 1s`)
+    out[plan!] = { name: plan!, credits: Number(credits), windowSeconds }
+  }
+  return out
+}
+
+const quotaStore: Parser = (raw, name) => {
+  const s = text(raw, name) as string
+  if (s === 'memory' || s === 'sqlite' || /^rediss?:\/\//.test(s)) return s
+  return fail(name, `expected memory, sqlite or a redis:// URL, got ${JSON.stringify(s)}`)
+}
+
+interface Setting {
+  /** Dotted path in Config and in the config file. */
+  path: string
+  env?: string[]
+  flag?: string
+  parse: Parser
+}
+
+const S = (path: string, parse: Parser, env?: string | string[], flag?: string): Setting => ({
+  path,
+  parse,
+  env: env === undefined ? undefined : Array.isArray(env) ? env : [env],
+  flag,
+})
+
+const SETTINGS: Setting[] = [
+  S('port', integer(0, 65535), ['PORT', 'ALMANAC_PORT'], '--port'),
+  S('host', text, 'ALMANAC_HOST', '--host'),
+  S('workers', integer(1, 256), 'ALMANAC_WORKERS', '--workers'),
+  S('responseForm', oneOf('enveloped', 'bare'), 'ALMANAC_RESPONSE_FORM', '--response-form'),
+  S('apiKeys', apiKeys, 'ALMANAC_API_KEYS'),
+  S('plans', plans, 'ALMANAC_PLANS', '--plans'),
+  S('defaultPlan', text, 'ALMANAC_DEFAULT_PLAN', '--default-plan'),
+  S('jwtSecret', text, 'ALMANAC_JWT_SECRET'),
+  S('jwtJwks', text, 'ALMANAC_JWT_JWKS', '--jwt-jwks'),
+  S('jwtLeewaySeconds', integer(0, 600), 'ALMANAC_JWT_LEEWAY'),
+  S('stateDir', text, 'ALMANAC_STATE_DIR', '--state-dir'),
+  S('dataDir', text, 'ALMANAC_DATA_DIR', '--data-dir'),
+  S('quotaStore', quotaStore, 'ALMANAC_QUOTA_STORE', '--quota-store'),
+  S('quotaFailOpen', boolean, 'ALMANAC_QUOTA_FAIL_OPEN'),
+  S('trustedProxies', list, 'ALMANAC_TRUSTED_PROXIES', '--trusted-proxies'),
+  S('maxLimit', integer(1, 100000), 'ALMANAC_MAX_LIMIT'),
+  S('bodyLimit', integer(1024, 64 * 1024 * 1024), 'ALMANAC_BODY_LIMIT'),
+  S('accessLog', boolean, 'ALMANAC_ACCESS_LOG', '--access-log'),
+  S('shutdownGraceSeconds', integer(0, 3600), 'ALMANAC_SHUTDOWN_GRACE'),
+  S('hash.workers', integer(0, 256), 'ALMANAC_HASH_WORKERS'),
+  S('hash.queueSize', integer(1, 100000), 'ALMANAC_HASH_QUEUE'),
+  S('hash.bcryptMaxRounds', integer(4, 31), 'ALMANAC_HASH_BCRYPT_MAX_ROUNDS'),
+  S('hash.scryptMaxMemoryBytes', integer(1024, 2 ** 40), 'ALMANAC_HASH_SCRYPT_MAX_MEMORY'),
+  S('hash.argon2MaxMemoryKiB', integer(8, 2 ** 32 - 1), 'ALMANAC_HASH_ARGON2_MAX_MEMORY'),
+  S('hash.argon2MaxTimeCost', integer(1, 2 ** 32 - 1), 'ALMANAC_HASH_ARGON2_MAX_TIME'),
+  S('hash.argon2MaxParallelism', integer(1, 255), 'ALMANAC_HASH_ARGON2_MAX_PARALLELISM'),
+  S('ip.cityMmdb', text, 'ALMANAC_IP_CITY_MMDB'),
+  S('ip.asnMmdb', text, 'ALMANAC_IP_ASN_MMDB'),
+  S('ip.ispMmdb', text, 'ALMANAC_IP_ISP_MMDB'),
+  S('ip.anonymousIpMmdb', text, 'ALMANAC_IP_ANONYMOUS_IP_MMDB'),
+  S('ip.connectionTypeMmdb', text, 'ALMANAC_IP_CONNECTION_TYPE_MMDB'),
+  S('ip.torListFiles', list, 'ALMANAC_IP_TOR_LISTS'),
+  S('ip.vpnListFiles', list, 'ALMANAC_IP_VPN_LISTS'),
+  S('ip.proxyListFiles', list, 'ALMANAC_IP_PROXY_LISTS'),
+  S('ip.hostingListFiles', list, 'ALMANAC_IP_HOSTING_LISTS'),
+]
+
+export const DEFAULTS: Config = {
+  port: 8080,
+  host: '0.0.0.0',
+  workers: 1,
+  responseForm: 'enveloped',
+  apiKeys: [],
+  plans: { default: { name: 'default', credits: 10000, windowSeconds: 3600 } },
+  defaultPlan: 'default',
+  jwtLeewaySeconds: 30,
+  stateDir: '.state',
+  quotaStore: 'memory',
+  quotaFailOpen: false,
+  trustedProxies: [],
+  maxLimit: 1000,
+  bodyLimit: 1024 * 1024,
+  accessLog: true,
+  shutdownGraceSeconds: 10,
+  hash: {
+    workers: 0,
+    queueSize: 64,
+    bcryptMaxRounds: 15,
+    scryptMaxMemoryBytes: 128 * 2 ** 20 * 8,
+    argon2MaxMemoryKiB: 262144,
+    argon2MaxTimeCost: 10,
+    argon2MaxParallelism: 8,
+  },
+  ip: { torListFiles: [], vpnListFiles: [], proxyListFiles: [], hostingListFiles: [] },
+}
+
+const getPath = (obj: any, path: string): unknown => path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj)
+
+const setPath = (obj: any, path: string, value: unknown) => {
+  const keys = path.split('.')
+  const last = keys.pop()!
+  let o = obj
+  for (const k of keys) o = o[k] ??= {}
+  o[last] = value
+}
+
+export interface ConfigSources {
+  env?: Record<string, string | undefined>
+  /** Flags as `--name value` or `--name=value`; `--config` names the file. */
+  argv?: string[]
+}
+
+/** Splits `--name value` / `--name=value` pairs; bare `--flag` is `true`. */
+export const parseFlags = (argv: string[]): Map<string, string> => {
+  const flags = new Map<string, string>()
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (!arg.startsWith('--')) continue
+    const eq = arg.indexOf('=')
+    if (eq > 0) flags.set(arg.slice(0, eq), arg.slice(eq + 1))
+    else if (i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) flags.set(arg, argv[++i]!)
+    else flags.set(arg, 'true')
+  }
+  return flags
+}
+
+/** Builds the Config; throws ConfigError naming the first bad setting. */
+export function loadConfig({ env = process.env, argv = [] }: ConfigSources = {}, overrides: Partial<Config> = {}): Config {
+  const config: Config = structuredClone(DEFAULTS)
+  const flags = parseFlags(argv)
+
+  const file = flags.get('--config') ?? env.ALMANAC_CONFIG
+  if (file) {
+    let fromFile: unknown
+    try {
+      fromFile = JSON.parse(readFileSync(resolve(file), 'utf8'))
+    } catch (e) {
+      throw new ConfigError(`--config ${file}: ${(e as Error).message}`)
+    }
+    if (typeof fromFile !== 'object' || fromFile === null || Array.isArray(fromFile)) throw new ConfigError(`--config ${file}: expected a JSON object`)
+    const known = new Set(SETTINGS.map((s) => s.path))
+    const walk = (obj: Record<string, unknown>, prefix: string) => {
+      for (const [k, v] of Object.entries(obj)) {
+        const path = prefix + k
+        if (known.has(path)) setPath(config, path, SETTINGS.find((s) => s.path === path)!.parse(v, `${file}: ${path}`))
+        else if (v && typeof v === 'object' && !Array.isArray(v) && [...known].some((p) => p.startsWith(path + '.'))) walk(v as Record<string, unknown>, path + '.')
+        else throw new ConfigError(`${file}: unknown setting ${path}`)
+      }
+    }
+    walk(fromFile as Record<string, unknown>, '')
+  }
+
+  for (const s of SETTINGS) {
+    for (const name of s.env ?? []) {
+      const raw = env[name]
+      if (raw !== undefined && raw !== '') setPath(config, s.path, s.parse(raw, name))
+    }
+    const flag = s.flag && flags.get(s.flag)
+    if (flag) setPath(config, s.path, s.parse(flag, s.flag!))
+  }
+
+  Object.assign(config, overrides)
+  validate(config)
+  return config
+}
+
+function validate(config: Config) {
+  if (!config.plans[config.defaultPlan]) {
+    throw new ConfigError(`ALMANAC_DEFAULT_PLAN: plan ${JSON.stringify(config.defaultPlan)} is not among ALMANAC_PLANS (${Object.keys(config.plans).join(', ')})`)
+  }
+  for (const { key, plan } of config.apiKeys) {
+    if (plan && !config.plans[plan]) throw new ConfigError(`ALMANAC_API_KEYS: key ${key.slice(0, 3)}… names unknown plan ${JSON.stringify(plan)}`)
+  }
+}
+
+/** A setting's current value by dotted path (used by `almanac config`-style diagnostics and tests). */
+export const settingValue = (config: Config, path: string) => getPath(config, path)

@@ -1,0 +1,94 @@
+/**
+ * The two sides of a dataset: a builder turns upstream files into artifacts under `datasets/out/`
+ * (recorded in `manifest.json`), and at run time a domain opens those artifacts from a DataDir.
+ */
+
+/** One upstream as declared in `datasets/sources.ts`. */
+export interface Source {
+  id: string
+  /** Upstream version or release name (e.g. `2026f`, `4.20.1`). */
+  version: string
+  /** Upstream publication date, `YYYY-MM-DD`. */
+  date: string
+  /** Where to get it, tried in this order: the mirror (under ALMANAC_MIRROR), an npm package, a URL. */
+  mirror?: string
+  npm?: { package: string; path: string }
+  url?: string
+  /** System path (e.g. Debian's tzdata under /usr/share/zoneinfo). */
+  system?: string
+  sha256?: string
+  license: string
+  /** Credit text that must be shown where the data is used (CC BY, ODbL, EULA). */
+  attribution: string
+  /** Licence duties beyond attribution (share-alike, replace-within-30-days …). */
+  duties?: string
+}
+
+/** A source as found on this machine. */
+export interface ResolvedSource extends Source {
+  /** Absolute path of the file or directory that was found. */
+  path: string
+  /** Which way it was found. */
+  via: 'mirror' | 'npm' | 'url' | 'system'
+}
+
+export interface Progress {
+  tick(n?: number): void
+  done(): void
+}
+
+export interface BuildContext {
+  /** Finds a declared source; throws a clear error naming the file and how to supply it. */
+  source(id: string): Promise<ResolvedSource>
+  /** Path for an artifact file inside the staging directory; moved into `datasets/out/` on success. */
+  out(name: string): string
+  progress(label: string, total?: number): Progress
+  log(message: string): void
+}
+
+export interface BuildResult {
+  /** Record counts by kind (e.g. `{ countries: 249, subdivisions: 5046 }`). */
+  counts: Record<string, number>
+  /** Dataset version when it is not one source's (e.g. the tzdata release read from the files). */
+  version?: string
+  notes?: string[]
+}
+
+export interface DatasetBuilder {
+  /** Dataset id, also the manifest key (e.g. `postal`). */
+  id: string
+  /** Source ids from `datasets/sources.ts`. */
+  sources: string[]
+  /** Artifact file names this builder writes (relative to `datasets/out/`). */
+  artifacts: string[]
+  /** Bump when the builder's output format changes, so artifacts are rebuilt. */
+  revision: number
+  build(ctx: BuildContext): Promise<BuildResult>
+}
+
+export interface ManifestEntry {
+  id: string
+  version: string
+  built: string
+  revision: number
+  /** Hash over the inputs (sources' sha256, builder revision); unchanged means no rebuild. */
+  inputs: string
+  sources: { id: string; version: string; date: string; via: string; license: string; attribution: string; duties?: string }[]
+  counts: Record<string, number>
+  artifacts: { name: string; bytes: number; sha256: string }[]
+  notes?: string[]
+}
+
+export interface Manifest {
+  generated: string
+  datasets: Record<string, ManifestEntry>
+}
+
+/** The opened data directory at run time. */
+export interface DataDir {
+  dir: string
+  manifest: Manifest
+  /** Absolute path of an artifact; `has` says whether it exists. */
+  path(name: string): string
+  has(name: string): boolean
+}

@@ -1,0 +1,32 @@
+/**
+ * A domain is routes + a pure service over its opened datasets. `server.ts` mounts every domain in
+ * `domains/index.ts`; one whose datasets are missing is mounted as "unavailable" (503 naming the dataset).
+ */
+import type { AnyElysia } from 'elysia'
+import type { Config } from '../config.ts'
+import type { DataDir, DatasetBuilder } from '../data/types.ts'
+
+export interface DomainContext<S> {
+  service: S
+  config: Config
+  data: DataDir
+}
+
+export interface Domain<S = unknown> {
+  name: string
+  /** Path prefixes under /api/v1 that this domain answers (e.g. `/countries`, `/subdivisions`). */
+  prefixes: string[]
+  /** Dataset ids (manifest keys) that must be present. */
+  datasets: string[]
+  /** Opens the datasets; throwing disables the domain with the message logged at start. */
+  open(ctx: { config: Config; data: DataDir }): S | Promise<S>
+  /** The routes, as an Elysia plugin whose paths are relative to /api/v1. */
+  routes(ctx: DomainContext<S>): AnyElysia
+  /** Date of the definitions database, sent as `X-Definitions-Updated` (SPEC shared behaviour 4). */
+  definitionsUpdated?(ctx: { data: DataDir; service: S }): string
+  /** Releases what `open` took (workers, file handles). */
+  close?(service: S): void | Promise<void>
+  builders?: DatasetBuilder[]
+}
+
+export const defineDomain = <S>(domain: Domain<S>) => domain as Domain<unknown>

@@ -1,0 +1,106 @@
+/**
+ * Every failure becomes one problem object with RFC 9457 members (`type`, `title`, `status`, `detail`,
+ * `instance`, plus `errors[]` naming each bad field). This file owns the mapping from error kinds and
+ * Elysia's own error codes to statuses; `reply.ts` wraps the problem in the caller's response form.
+ */
+import { AlmanacError, type ErrorKind, type FieldError } from '../lib/errors.ts'
+
+export interface Problem {
+  type: string
+  title: string
+  status: number
+  detail: string
+  instance?: string
+  errors?: FieldError[]
+  [extra: string]: unknown
+}
+
+const KINDS: Record<ErrorKind, { status: number; title: string }> = {
+  bad_request: { status: 400, title: 'Bad request' },
+  invalid: { status: 422, title: 'Invalid input' },
+  not_found: { status: 404, title: 'Not found' },
+  ambiguous: { status: 400, title: 'Ambiguous input' },
+  too_large: { status: 413, title: 'Payload too large' },
+  unauthorized: { status: 401, title: 'Unauthorized' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  quota: { status: 429, title: 'Quota exceeded' },
+  busy: { status: 503, title: 'Server busy' },
+  unavailable: { status: 503, title: 'Service unavailable' },
+  method: { status: 405, title: 'Method not allowed' },
+  internal: { status: 500, title: 'Internal server error' },
+}
+
+/** Problem `type` URIs are URNs: stable identifiers that do not pretend to be fetchable pages. */
+const typeOf = (kind: ErrorKind) => `urn:almanac:problem:${kind.replace(/_/g, '-')}`
+
+export interface ProblemResult {
+  problem: Problem
+  headers: Record<string, string>
+}
+
+export function problemFromError(error: AlmanacError, instance?: string): ProblemResult {
+  const { status, title } = KINDS[error.kind]
+  const problem: Problem = { type: typeOf(error.kind), title, status, detail: error.detail }
+  if (instance) problem.instance = instance
+  if (error.options.errors?.length) problem.errors = error.options.errors
+  if (error.options.extra) Object.assign(problem, error.options.extra)
+  return { problem, headers: error.options.headers ?? {} }
+}
+
+/** TypeBox/Elysia validation error entries -> FieldErrors with dotted paths. */
+function validationErrors(error: any): FieldError[] {
+  // Elysia checks coerced query members one by one ("property") and loses their names; schemas built
+  // with `queryInteger` carry them in a custom message `name: why`.
+  if (error.type === 'property') {
+    const m = /^([\w.]+): (.*)$/s.exec(String(error.customError ?? ''))
+    return [{ in: 'query', field: m?.[1] ?? '(query)', message: m?.[2] ?? 'invalid value' }]
+  }
+  const where: FieldError['in'] = error.type === 'query' ? 'query' : error.type === 'params' ? 'path' : error.type === 'headers' ? 'header' : 'body'
+  let all: any[] = []
+  try {
+    all = error.all ?? []
+  } catch {
+    all = []
+  }
+  const seen = new Set<string>()
+  const out: FieldError[] = []
+  for (const e of all) {
+    const path = String(e.path ?? '')
+      .replace(/^\//, '')
+      .replace(/\//g, '.')
+    const field = path || '(root)'
+    const message = e.summary ?? e.message ?? 'invalid value'
+    const key = field + '\0' + message
+    if (seen.has(key)) continue
+    seen.add(key)
+    out.push({ in: where, field, message })
+  }
+  if (!out.length) out.push({ in: where, field: '(root)', message: 'invalid value' })
+  return out
+}
+
+/**
+ * Converts anything thrown while handling a request into a problem. Elysia's own codes cover malformed
+ * JSON (PARSE), schema violations (VALIDATION), unknown routes (NOT_FOUND) and oversized bodies.
+ */
+export function toProblem(code: string | number, error: unknown, instance?: string): ProblemResult {
+  if (error instanceof AlmanacError) return problemFromError(error, instance)
+  switch (code) {
+    case 'PARSE':
+      return problemFromError(new AlmanacError('bad_request', 'The request body is not valid JSON.'), instance)
+    case 'VALIDATION': {
+      const errors = validationErrors(error)
+      const first = errors[0]!
+      const detail = errors.length === 1 ? `${first.field}: ${first.message}` : `${errors.length} invalid values; first ${first.field}: ${first.message}`
+      return problemFromError(new AlmanacError('invalid', detail, { errors }), instance)
+    }
+    case 'NOT_FOUND':
+      return problemFromError(new AlmanacError('not_found', 'No such route.'), instance)
+    case 'INVALID_COOKIE_SIGNATURE':
+      return problemFromError(new AlmanacError('bad_request', 'Invalid cookie signature.'), instance)
+  }
+  const status = (error as any)?.status
+  if (status === 413 || code === 413) return problemFromError(new AlmanacError('too_large', 'The request body is over the size limit.'), instance)
+  if (status === 400) return problemFromError(new AlmanacError('bad_request', 'The request could not be read.'), instance)
+  return problemFromError(new AlmanacError('internal', 'An internal error occurred. It has been logged.'), instance)
+}

@@ -1,0 +1,61 @@
+/**
+ * Errors that services raise. They describe what went wrong in domain terms (a kind, a sentence, the
+ * offending fields) and know nothing of HTTP: `http/problem.ts` maps each kind to a status code.
+ */
+export type ErrorKind =
+  | 'bad_request' // the request cannot be understood (e.g. an unknown `fields` name)
+  | 'invalid' // well-formed but a value is not acceptable
+  | 'not_found' // the resource does not exist
+  | 'ambiguous' // the input names several resources (e.g. an abbreviation shared by several zones)
+  | 'too_large' // a body, batch or input over a limit
+  | 'unauthorized' // missing or bad credentials
+  | 'forbidden' // credentials are good but not allowed here
+  | 'quota' // plan credits used up
+  | 'busy' // the server is saturated; try again later
+  | 'unavailable' // a dependency (dataset, store) is missing or down
+  | 'method' // the path exists but not with this method
+  | 'internal'
+
+export interface FieldError {
+  /** Where the value came from. */
+  in: 'body' | 'query' | 'path' | 'header'
+  /** Dotted path to the offending value, e.g. `ips.3` or `geometry.coordinates`. */
+  field: string
+  message: string
+}
+
+export class AlmanacError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    readonly detail: string,
+    readonly options: {
+      errors?: FieldError[]
+      /** Extra members added to the problem body (e.g. `zones` for an ambiguous abbreviation). */
+      extra?: Record<string, unknown>
+      /** Response headers the problem must carry (e.g. `Retry-After`, `WWW-Authenticate`). */
+      headers?: Record<string, string>
+    } = {},
+  ) {
+    super(detail)
+    this.name = 'AlmanacError'
+  }
+}
+
+export const notFound = (detail: string, extra?: Record<string, unknown>) =>
+  new AlmanacError('not_found', detail, { extra })
+
+/** One bad input value. `field` is a dotted path; `where` defaults to the body. */
+export const invalid = (field: string, message: string, where: FieldError['in'] = 'body') =>
+  new AlmanacError('invalid', `${field}: ${message}`, { errors: [{ in: where, field, message }] })
+
+export const badRequest = (detail: string, extra?: Record<string, unknown>) =>
+  new AlmanacError('bad_request', detail, { extra })
+
+export const tooLarge = (detail: string, errors?: FieldError[]) =>
+  new AlmanacError('too_large', detail, { errors })
+
+export const busy = (detail: string, retryAfterSeconds: number) =>
+  new AlmanacError('busy', detail, { headers: { 'Retry-After': String(retryAfterSeconds) } })
+
+export const unavailable = (detail: string, extra?: Record<string, unknown>) =>
+  new AlmanacError('unavailable', detail, { extra })

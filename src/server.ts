@@ -1,0 +1,202 @@
+/**
+ * createApp(config, deps) -> the Elysia app. The request flow of docs/architecture.md, in hook order:
+ * auth (onRequest, before any body is read) -> quota (onTransform: after parse, before the schema) ->
+ * schema -> handler (service + presenter) -> reply (form + fields) -> response headers. Every failure on
+ * the way becomes one problem in the caller's form (onError).
+ */
+import { Elysia, type AnyElysia } from 'elysia'
+import type { Config } from './config.ts'
+import type { DataDir } from './data/types.ts'
+import type { Domain } from './domains/types.ts'
+import { AlmanacError, unavailable } from './lib/errors.ts'
+import { type Authenticator, type Principal } from './http/auth.ts'
+import { requestContext } from './http/context.ts'
+import { COST_KEY, costOf, type PerItemCost } from './http/cost.ts'
+import { toProblem } from './http/problem.ts'
+import { body, formOf, problemBody, Reply } from './http/reply.ts'
+import type { QuotaState, QuotaStore } from './stores/quota.ts'
+
+export const API_PREFIX = '/api/v1'
+
+export interface AppDeps {
+  data: DataDir
+  domains: Domain[]
+  authenticator: Authenticator
+  quota: QuotaStore
+  log?: (line: string) => void
+}
+
+/** A domain as opened at start: its service, or why it is unavailable. */
+export interface MountedDomain {
+  domain: Domain
+  service?: unknown
+  problem?: string
+}
+
+/** Opens each domain's datasets; a domain that cannot open is kept, disabled, with the reason. */
+export async function openDomains(config: Config, data: DataDir, domains: Domain[], log: (l: string) => void = console.error): Promise<MountedDomain[]> {
+  const out: MountedDomain[] = []
+  for (const domain of domains) {
+    const missing = domain.datasets.filter((id) => !data.manifest.datasets[id])
+    if (missing.length) {
+      const problem = `The ${domain.name} domain is disabled: dataset ${missing.join(', ')} is not built (run \`almanac data build --only ${domain.name}\`).`
+      log(problem)
+      out.push({ domain, problem })
+      continue
+    }
+    try {
+      out.push({ domain, service: await domain.open({ config, data }) })
+    } catch (e) {
+      const problem = `The ${domain.name} domain is disabled: ${(e as Error).message}`
+      log(problem)
+      out.push({ domain, problem })
+    }
+  }
+  return out
+}
+
+const isApi = (path: string) => path === API_PREFIX || path.startsWith(API_PREFIX + '/')
+const pathOf = (request: Request) => {
+  const url = request.url
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  const q = url.indexOf('?', start)
+  return q < 0 ? url.slice(start) : url.slice(start, q)
+}
+
+export function quotaHeaders(state: QuotaState): Record<string, string> {
+  const resetIn = Math.max(0, state.reset - Math.floor(Date.now() / 1000))
+  return {
+    'x-quota-limit': String(state.limit),
+    'x-quota-remaining': String(state.remaining),
+    'x-quota-reset': String(state.reset),
+    'ratelimit-policy': `"default";q=${state.limit};w=${state.windowSeconds}`,
+    ratelimit: `"default";r=${state.remaining};t=${resetIn}`,
+  }
+}
+
+export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[]): AnyElysia {
+  const { authenticator, quota } = deps
+  const principals = new WeakMap<Request, Principal>()
+  const costs = new Map<string, PerItemCost>()
+
+  const quotaFailure = (e: unknown): AlmanacError | null => {
+    if (config.quotaFailOpen) return null
+    return unavailable(`The quota store is unreachable: ${(e as Error).message}. Try again shortly.`)
+  }
+
+  /** Quota headers for a response that spent nothing (404, 401 …). */
+  const peekHeaders = async (request: Request): Promise<Record<string, string>> => {
+    const principal = principals.get(request)
+    const plan = principal?.plan ?? config.plans[config.defaultPlan]!
+    if (!principal) return quotaHeaders({ allowed: false, limit: plan.credits, remaining: 0, reset: Math.floor(Date.now() / 1000), windowSeconds: plan.windowSeconds })
+    try {
+      return quotaHeaders(await quota.peek(principal.subject, plan))
+    } catch {
+      return {}
+    }
+  }
+
+  const errorResponse = async (code: string | number, error: unknown, request: Request, setHeaders: Record<string, unknown>) => {
+    const path = pathOf(request)
+    if (code === 'NOT_FOUND') {
+      const allow = allowedMethods(path)
+      if (allow.length) error = new AlmanacError('method', `${request.method} is not allowed on ${path}; use ${allow.join(' or ')}.`, { headers: { Allow: allow.join(', ') } })
+    }
+    const { problem, headers } = toProblem(code, error, path)
+    if (problem.status === 500) deps.log?.(JSON.stringify({ level: 'error', path, error: String((error as Error)?.stack ?? error) }))
+    const out = new Headers({ 'content-type': 'application/json' })
+    for (const [k, v] of Object.entries(setHeaders)) if (typeof v === 'string') out.set(k, v)
+    for (const [k, v] of Object.entries(headers)) out.set(k, v)
+    if (isApi(path) && !out.has('x-quota-limit')) for (const [k, v] of Object.entries(await peekHeaders(request))) out.set(k, v)
+    return new Response(JSON.stringify(problemBody(problem, formOf(request, config.responseForm))), { status: problem.status, headers: out })
+  }
+
+  /** Methods that do answer a path that was not found with the request's method (for 405). */
+  let routePatterns: { method: string; pattern: RegExp }[] | undefined
+  const allowedMethods = (path: string): string[] => {
+    routePatterns ??= app.routes.map((r) => ({
+      method: r.method,
+      pattern: new RegExp('^' + r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*') + '/?$'),
+    }))
+    const methods = new Set(routePatterns.filter((r) => r.pattern.test(path)).map((r) => r.method))
+    methods.delete('ALL')
+    return [...methods].sort()
+  }
+
+  const app = new Elysia()
+    .use(requestContext(config.responseForm))
+    .onError(({ code, error, request, set }) => errorResponse(code, error, request, set.headers as Record<string, unknown>))
+    .onRequest(async ({ request, set }) => {
+      if (!isApi(pathOf(request))) return
+      try {
+        principals.set(request, await authenticator.authenticate(request))
+      } catch (e) {
+        return errorResponse('AUTH', e, request, set.headers as Record<string, unknown>)
+      }
+    })
+    .onTransform({ as: 'global' }, async ({ request, route, body, set }) => {
+      const principal = principals.get(request)
+      if (!principal) return
+      const cost = costOf(costs.get(`${request.method} ${route}`), body)
+      let state: QuotaState
+      try {
+        state = await quota.consume(principal.subject, principal.plan, cost)
+      } catch (e) {
+        const failure = quotaFailure(e)
+        if (failure) throw failure
+        return
+      }
+      Object.assign(set.headers, quotaHeaders(state))
+      if (!state.allowed) {
+        const retryAfter = String(Math.max(1, state.reset - Math.floor(Date.now() / 1000)))
+        throw new AlmanacError('quota', `This request costs ${cost} credit${cost > 1 ? 's' : ''} and ${state.remaining} remain in the window of plan ${principal.plan.name}; it resets at ${new Date(state.reset * 1000).toISOString()}.`, {
+          headers: { 'Retry-After': retryAfter },
+          extra: { cost, remaining: state.remaining, reset: state.reset },
+        })
+      }
+    })
+    .onAfterHandle({ as: 'global' }, ({ response, request, query }) => {
+      if (response instanceof Reply) return body(response, formOf(request, config.responseForm), (query as Record<string, string | undefined>)?.fields)
+    })
+    .get('/healthz', () => ({ status: 'ok' }), { detail: { hide: true } })
+    .get(
+      '/readyz',
+      ({ set }) => {
+        const down = mounted.filter((m) => m.problem).map((m) => ({ domain: m.domain.name, problem: m.problem }))
+        if (down.length) set.status = 503
+        return { status: down.length ? 'not_ready' : 'ready', domains: mounted.map((m) => ({ domain: m.domain.name, ready: !m.problem })), ...(down.length ? { problems: down } : {}) }
+      },
+      { detail: { hide: true } },
+    )
+
+  const api = new Elysia({ prefix: API_PREFIX })
+  for (const m of mounted) api.use(domainRoutes(config, deps.data, m))
+  app.use(api)
+
+  for (const route of app.routes) {
+    const cost = (route.hooks as any)?.detail?.[COST_KEY] as PerItemCost | undefined
+    if (cost) costs.set(`${route.method} ${route.path}`, cost)
+  }
+  return app
+}
+
+/** A domain's routes with its definitions date header, or a stand-in that answers 503. */
+function domainRoutes(config: Config, data: DataDir, m: MountedDomain): AnyElysia {
+  const { domain } = m
+  if (m.problem) {
+    const plugin = new Elysia({ name: `almanac:unavailable:${domain.name}` })
+    const fail = () => {
+      throw unavailable(m.problem!, { domain: domain.name, datasets: domain.datasets })
+    }
+    for (const prefix of domain.prefixes) plugin.all(prefix, fail, { detail: { hide: true } }).all(`${prefix}/*`, fail, { detail: { hide: true } })
+    return plugin
+  }
+  const routes = domain.routes({ service: m.service, config, data })
+  const date = domain.definitionsUpdated?.({ data, service: m.service })
+  if (!date) return routes
+  return new Elysia({ name: `almanac:domain:${domain.name}` })
+    .onTransform(({ set }) => {
+      set.headers['x-definitions-updated'] = date
+    })
+    .use(routes)
+}

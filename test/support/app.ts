@@ -1,0 +1,63 @@
+/**
+ * A real app over the real built datasets (`datasets/out`), driven through `app.handle` — no port, no
+ * stubs. Tests choose the form per request with `X-Response-Form`, or per app with `responseForm`.
+ */
+import { loadConfig, type Config } from '../../src/config.ts'
+import { openDataDir } from '../../src/data/open.ts'
+import { domains as allDomains } from '../../src/domains/index.ts'
+import type { Domain } from '../../src/domains/types.ts'
+import { createAuthenticator } from '../../src/http/auth.ts'
+import { createApp, openDomains } from '../../src/server.ts'
+import { memoryQuotaStore, type QuotaStore } from '../../src/stores/quota.ts'
+
+export const TEST_KEY = 'test-key-0123456789'
+
+export interface TestApp {
+  config: Config
+  /** Sends a request; `body` objects are sent as JSON; the API key is added unless `headers` has auth. */
+  request(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string>; form?: 'enveloped' | 'bare'; key?: string | null }): Promise<Response>
+  /** `request` + parsed JSON body. */
+  json<T = any>(method: string, path: string, init?: Parameters<TestApp['request']>[2]): Promise<{ status: number; body: T; headers: Headers }>
+  close(): Promise<void>
+}
+
+export async function testApp(
+  options: { env?: Record<string, string>; config?: Partial<Config>; domains?: Domain[]; quota?: QuotaStore } = {},
+): Promise<TestApp> {
+  const config = loadConfig({ env: { ALMANAC_API_KEYS: `${TEST_KEY}:test`, ALMANAC_PLANS: 'test:1000000/1d', ALMANAC_DEFAULT_PLAN: 'test', ...options.env } }, options.config)
+  const data = openDataDir(config.dataDir)
+  const domains = options.domains ?? allDomains
+  const mounted = await openDomains(config, data, domains, () => {})
+  const quota = options.quota ?? memoryQuotaStore()
+  const app = createApp(config, { data, domains, authenticator: createAuthenticator(config), quota }, mounted)
+  const request: TestApp['request'] = (method, path, init = {}) => {
+    const headers: Record<string, string> = { ...init.headers }
+    if (init.key !== null && !headers.authorization && !headers['x-api-key']) headers['x-api-key'] = init.key ?? TEST_KEY
+    if (init.form) headers['x-response-form'] = init.form
+    let body: string | undefined
+    if (init.body !== undefined) {
+      body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    return app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
+  }
+  return {
+    config,
+    request,
+    async json(method, path, init) {
+      const res = await request(method, path, init)
+      const text = await res.text()
+      let body: any
+      try {
+        body = JSON.parse(text)
+      } catch {
+        throw new Error(`${method} ${path}: response is not JSON (${res.status}): ${text.slice(0, 200)}`)
+      }
+      return { status: res.status, body, headers: res.headers }
+    },
+    async close() {
+      for (const m of mounted) if (m.service !== undefined) await m.domain.close?.(m.service)
+      await quota.close()
+    },
+  }
+}
