@@ -8,12 +8,15 @@ import type { DataDir, Manifest } from './types.ts'
 
 export const SOURCE_OUT_DIR = resolve(import.meta.dir, '../../datasets/out')
 
+export function readManifest(dir: string): Manifest {
+  const path = join(dir, 'manifest.json')
+  return existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : { generated: '', datasets: {} }
+}
+
 export function openDataDir(dir: string = SOURCE_OUT_DIR): DataDir {
-  const manifestPath = join(dir, 'manifest.json')
-  const manifest: Manifest = existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, 'utf8')) : { generated: '', datasets: {} }
   return {
     dir,
-    manifest,
+    manifest: readManifest(dir),
     path: (name) => join(dir, name),
     has: (name) => existsSync(join(dir, name)),
   }
