@@ -1,0 +1,177 @@
+/**
+ * Benchmark harness: real servers in child processes on loopback, load from Debian's `wrk`, CPU time read
+ * from /proc, and a bare-Elysia hello-world measured in the same run so every figure is also a ratio.
+ * Benchmarks print; they never assert.
+ */
+import { spawn, type Subprocess } from 'bun'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+export const ROOT = resolve(import.meta.dir, '..')
+export const BENCH_KEY = 'bench-key-0123456789abcdef'
+
+export interface BenchServer {
+  name: string
+  url: string
+  pid: number
+  /** Headers every request to this server needs (the API key for Almanac). */
+  headers: Record<string, string>
+  stop(): Promise<void>
+}
+
+async function waitFor(url: string, child: Subprocess, seconds = 120) {
+  const until = Date.now() + seconds * 1000
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before answering ${url}`)
+    try {
+      const res = await fetch(url)
+      if (res.status < 500) return
+    } catch {
+      // not listening yet
+    }
+    await Bun.sleep(50)
+  }
+  throw new Error(`no answer from ${url} within ${seconds}s`)
+}
+
+async function freePort(): Promise<number> {
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+  const port = server.port!
+  server.stop(true)
+  return port
+}
+
+async function start(name: string, cmd: string[], env: Record<string, string>, ready: string, headers: Record<string, string>): Promise<BenchServer> {
+  const port = await freePort()
+  const child = spawn({ cmd, cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdout: 'ignore', stderr: 'inherit' })
+  const url = `http://127.0.0.1:${port}`
+  await waitFor(url + ready, child)
+  return {
+    name,
+    url,
+    pid: child.pid,
+    headers,
+    async stop() {
+      child.kill('SIGTERM')
+      await child.exited
+    },
+  }
+}
+
+/** Bare Elysia answering `GET /` — the baseline. */
+export const startHello = () => start('hello-world (bare Elysia)', ['bun', 'bench/hello.ts'], {}, '/', {})
+
+/** `almanac serve` from source with a bench key on a plan that never runs out, access log off. */
+export const startAlmanac = (env: Record<string, string> = {}, args: string[] = []) =>
+  start(
+    'almanac',
+    ['bun', 'src/main.ts', 'serve', ...args],
+    {
+      ALMANAC_HOST: '127.0.0.1',
+      ALMANAC_API_KEYS: `${BENCH_KEY}:bench`,
+      ALMANAC_PLANS: 'bench:2000000000/1d',
+      ALMANAC_DEFAULT_PLAN: 'bench',
+      ALMANAC_ACCESS_LOG: 'false',
+      ...env,
+    },
+    '/healthz',
+    { 'x-api-key': BENCH_KEY },
+  )
+
+export interface LoadOptions {
+  method?: string
+  path?: string
+  body?: unknown
+  headers?: Record<string, string>
+  seconds?: number
+  connections?: number
+  threads?: number
+}
+
+export interface LoadResult {
+  requests: number
+  rps: number
+  p50Ms: number
+  p99Ms: number
+  /** Server CPU (user + system) per request, in microseconds. */
+  cpuUsPerRequest: number
+  non2xx: number
+}
+
+const TICKS_PER_SECOND = 100
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND
+}
+
+const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!
+
+/** Runs wrk against one route of a server and reads its throughput, latency and the server's CPU time. */
+export async function load(server: BenchServer, options: LoadOptions = {}): Promise<LoadResult> {
+  const { method = 'GET', path = '/', body, seconds = 5, connections = 32, threads = 2 } = options
+  const headers = { ...server.headers, ...options.headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }
+  const dir = mkdtempSync(join(tmpdir(), 'almanac-bench-'))
+  const script = join(dir, 'request.lua')
+  writeFileSync(
+    script,
+    [
+      `wrk.method = ${JSON.stringify(method)}`,
+      body !== undefined ? `wrk.body = ${JSON.stringify(typeof body === 'string' ? body : JSON.stringify(body))}` : '',
+      ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`),
+    ].join('\n'),
+  )
+  const cpuBefore = cpuSeconds(server.pid)
+  const proc = spawn({ cmd: ['wrk', '-t', String(threads), '-c', String(connections), '-d', `${seconds}s`, '--latency', '-s', script, server.url + path], stdout: 'pipe', stderr: 'pipe' })
+  const out = await new Response(proc.stdout).text()
+  await proc.exited
+  const cpu = cpuSeconds(server.pid) - cpuBefore
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0)
+  const lat = (p: string) => {
+    const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s)`).exec(out)
+    return m ? toMs(m[1]!, m[2]!) : NaN
+  }
+  return {
+    requests,
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+    p50Ms: lat('50'),
+    p99Ms: lat('99'),
+    cpuUsPerRequest: requests ? (cpu / requests) * 1e6 : NaN,
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
+  }
+}
+
+export interface Row {
+  name: string
+  result: LoadResult
+}
+
+/** Prints rows as a table with each one's throughput ratio to the first row (the baseline). */
+export function printTable(title: string, rows: Row[]) {
+  const base = rows[0]!.result
+  console.log(`\n${title}`)
+  console.log('| case | req/s | ratio to baseline | p50 ms | p99 ms | CPU µs/req | non-2xx |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|')
+  for (const { name, result: r } of rows) {
+    console.log(`| ${name} | ${r.rps.toFixed(0)} | ${(r.rps / base.rps).toFixed(2)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.cpuUsPerRequest.toFixed(1)} | ${r.non2xx} |`)
+  }
+}
+
+/**
+ * The usual comparison: hello-world baseline, then each case against one Almanac server, in one run.
+ * Servers are started and stopped here so a bench script is only a list of cases.
+ */
+export async function compareWithHello(title: string, cases: (LoadOptions & { name: string })[], almanacEnv: Record<string, string> = {}) {
+  const hello = await startHello()
+  const almanac = await startAlmanac(almanacEnv)
+  try {
+    const rows: Row[] = [{ name: hello.name, result: await load(hello, { seconds: cases[0]?.seconds }) }]
+    for (const c of cases) rows.push({ name: c.name, result: await load(almanac, c) })
+    printTable(title, rows)
+    return rows
+  } finally {
+    await hello.stop()
+    await almanac.stop()
+  }
+}
