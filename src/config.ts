@@ -233,8 +233,6 @@ export const DEFAULTS: Config = {
   ip: { torListFiles: [], vpnListFiles: [], proxyListFiles: [], hostingListFiles: [] },
 }
 
-const getPath = (obj: any, path: string): unknown => path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj)
-
 const setPath = (obj: any, path: string, value: unknown) => {
   const keys = path.split('.')
   const last = keys.pop()!
@@ -311,6 +309,3 @@ function validate(config: Config) {
     if (plan && !config.plans[plan]) throw new ConfigError(`ALMANAC_API_KEYS: key ${key.slice(0, 3)}… names unknown plan ${JSON.stringify(plan)}`)
   }
 }
-
-/** A setting's current value by dotted path (used by `almanac config`-style diagnostics and tests). */
-export const settingValue = (config: Config, path: string) => getPath(config, path)
