@@ -1,8 +1,10 @@
 #!/usr/bin/env bun
 /** The CLI: almanac serve | data | keys | version. */
-import { ConfigError, loadConfig, parseFlags } from './config.ts'
-import { buildDatasets } from './data/build.ts'
-import { domains } from './domains/index.ts'
+import { ConfigError, loadConfig } from './config.ts'
+import { dataCommand } from './cli/data.ts'
+import { versionCommand } from './cli/version.ts'
+import { DatasetBuildError } from './data/build.ts'
+import { DataDirError } from './data/extract.ts'
 import { serve } from './serve.ts'
 
 const [command = 'serve', ...rest] = process.argv.slice(2)
@@ -20,14 +22,13 @@ async function main() {
       process.on('SIGINT', stop)
       return
     }
-    case 'data': {
-      const [sub, ...args] = rest
-      if (sub !== 'build') throw usage('almanac data build [--only <domain>[,<domain>]] [--force]')
-      const flags = parseFlags(args)
-      const only = flags.get('--only')?.split(',').map((s) => s.trim()).filter(Boolean)
-      await buildDatasets(domains, { only, force: flags.has('--force') })
+    case 'data':
+      process.exitCode = await dataCommand(rest)
       return
-    }
+    case 'version':
+    case '--version':
+      process.exitCode = versionCommand(rest)
+      return
     default:
       console.error(`almanac: unknown command ${JSON.stringify(command)}. Commands: serve, data, keys, version.`)
       process.exit(2)
@@ -48,6 +49,10 @@ main().catch((e) => {
   if (e instanceof ConfigError) {
     console.error(`almanac: configuration error: ${e.message}`)
     process.exit(2)
+  }
+  if (e instanceof DataDirError || e instanceof DatasetBuildError) {
+    console.error(`almanac: ${e.message}`)
+    process.exit(1)
   }
   console.error(e)
   process.exit(1)

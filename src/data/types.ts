@@ -22,6 +22,8 @@ export interface Source {
   attribution: string
   /** Licence duties beyond attribution (share-alike, replace-within-30-days …). */
   duties?: string
+  /** Where a person reads about the upstream and its licence (shown in NOTICE.md). */
+  homepage?: string
 }
 
 /** A source as found on this machine. */
@@ -69,11 +71,16 @@ export interface DatasetBuilder {
 export interface ManifestEntry {
   id: string
   version: string
+  /** Upstream date of the newest source, `YYYY-MM-DD`. */
+  date?: string
   built: string
   revision: number
   /** Hash over the inputs (sources' sha256, builder revision); unchanged means no rebuild. */
   inputs: string
-  sources: { id: string; version: string; date: string; via: string; license: string; attribution: string; duties?: string }[]
+  sources: { id: string; version: string; date: string; via: string; license: string; attribution: string; duties?: string; url?: string; homepage?: string; sha256?: string }[]
+  /** The sources' licences and credit lines, deduplicated (what /api/v1/meta/datasets shows). */
+  license?: string
+  attribution?: string[]
   counts: Record<string, number>
   artifacts: { name: string; bytes: number; sha256: string }[]
   notes?: string[]

@@ -1,0 +1,50 @@
+/**
+ * `almanac version [--json]`: the app version and each dataset's version and upstream date, read from
+ * the manifest (the embedded one in the executable: nothing is extracted to answer).
+ */
+import pkg from '../../package.json' with { type: 'json' }
+import { parseFlags } from '../config.ts'
+import { currentManifest } from '../data/open.ts'
+import type { Manifest } from '../data/types.ts'
+
+export const APP_VERSION: string = pkg.version
+
+export interface VersionReport {
+  name: string
+  version: string
+  runtime: string
+  datasets_from: string
+  datasets: { id: string; version: string; date: string | null; built: string; license: string | null }[]
+}
+
+export function versionReport(manifest: Manifest, from: string): VersionReport {
+  return {
+    name: 'almanac',
+    version: APP_VERSION,
+    runtime: `bun ${Bun.version} ${process.platform}-${process.arch}`,
+    datasets_from: from,
+    datasets: Object.values(manifest.datasets).map((d) => ({
+      id: d.id,
+      version: d.version,
+      date: d.date ?? (d.sources.map((s) => s.date).sort().at(-1) || null),
+      built: d.built,
+      license: d.license ?? (d.sources.length ? [...new Set(d.sources.map((s) => s.license))].join('; ') : null),
+    })),
+  }
+}
+
+export function formatVersion(r: VersionReport): string {
+  const lines = [`${r.name} ${r.version} (${r.runtime})`, `datasets (${r.datasets_from}):`]
+  if (!r.datasets.length) lines.push('  none built')
+  const w = (k: 'id' | 'version') => Math.max(...r.datasets.map((d) => d[k].length), 0)
+  for (const d of r.datasets) lines.push(`  ${d.id.padEnd(w('id'))}  ${d.version.padEnd(w('version'))}  ${d.date ?? '-'}  built ${d.built.slice(0, 10)}  ${d.license ?? ''}`.trimEnd())
+  return lines.join('\n')
+}
+
+export function versionCommand(args: string[], env: Record<string, string | undefined> = process.env): number {
+  const flags = parseFlags(args)
+  const { manifest, from } = currentManifest({ dataDir: flags.get('--data-dir') ?? env.ALMANAC_DATA_DIR })
+  const report = versionReport(manifest, from)
+  console.log(flags.has('--json') ? JSON.stringify(report, null, 2) : formatVersion(report))
+  return 0
+}

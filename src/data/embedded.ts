@@ -1,0 +1,44 @@
+/**
+ * What the compiled executable carries. `build/compile.ts` generates a module that registers the
+ * embedded artifacts here before the CLI starts; a source run never registers anything, so every
+ * caller falls back to `datasets/out`. Nothing in the source tree imports the generated module.
+ */
+
+export interface EmbeddedFile {
+  /** Artifact name relative to the data directory (as in manifest.json). */
+  name: string
+  /** Path of the embedded blob inside the executable (`/$bunfs/...`). */
+  path: string
+  /** Size and sha256 of the artifact once decompressed. */
+  bytes: number
+  sha256: string
+  encoding: 'raw' | 'zstd'
+}
+
+export interface EmbeddedData {
+  /** Content hash over the manifest and every artifact: the extraction cache's folder name. */
+  key: string
+  /** Path of the embedded manifest.json. */
+  manifest: string
+  files: EmbeddedFile[]
+}
+
+let embedded: EmbeddedData | undefined
+
+export function registerEmbeddedData(data: EmbeddedData) {
+  embedded = data
+}
+
+export const embeddedData = (): EmbeddedData | undefined => embedded
+
+/**
+ * The path to give `new Worker(...)` for a worker module, in a source run and in the executable.
+ * In the executable every module is bundled into one file whose `import.meta.url` is the executable's,
+ * so a URL relative to the caller does not exist; extra entry points live at `/$bunfs/root/<path from
+ * the project root>` instead (build/compile.ts adds every `src/**\/*worker.ts` as an entry point).
+ *
+ *   new Worker(workerPath('src/domains/hash/kdf-worker.ts', new URL('./kdf-worker.ts', import.meta.url)))
+ */
+export function workerPath(projectPath: string, local: URL): string {
+  return Bun.isStandaloneExecutable ? `/$bunfs/root/${projectPath}` : local.href
+}
