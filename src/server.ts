@@ -12,6 +12,7 @@ import { AlmanacError, unavailable } from './lib/errors.ts'
 import { type Authenticator, type Principal } from './http/auth.ts'
 import { requestContext } from './http/context.ts'
 import { COST_KEY, costOf, type PerItemCost } from './http/cost.ts'
+import { metaRoutes } from './http/meta.ts'
 import { toProblem } from './http/problem.ts'
 import { body, formOf, problemBody, Reply } from './http/reply.ts'
 import type { QuotaState, QuotaStore } from './stores/quota.ts'
@@ -171,6 +172,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
 
   const api = new Elysia({ prefix: API_PREFIX })
   for (const m of mounted) api.use(domainRoutes(config, deps.data, m))
+  api.use(metaRoutes(config, deps.data, mounted))
   app.use(api)
 
   for (const route of app.routes) {

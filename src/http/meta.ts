@@ -1,0 +1,97 @@
+/**
+ * `GET /api/v1/meta/datasets[/:id]`: which datasets this server answers from — version, upstream date,
+ * build date, counts — with each source's licence and the credit lines that CC BY, ODbL and the MaxMind
+ * GeoLite2 EULA require to be shown. Authenticated and counted like every /api/v1 route.
+ */
+import { Elysia, t } from 'elysia'
+import { APP_VERSION } from '../cli/version.ts'
+import type { Config } from '../config.ts'
+import type { DataDir, ManifestEntry } from '../data/types.ts'
+import { notFound } from '../lib/errors.ts'
+import type { MountedDomain } from '../server.ts'
+import { requestContext } from './context.ts'
+import { fieldsQuery } from './paging.ts'
+import { list, one } from './reply.ts'
+
+export interface DatasetInfo {
+  id: string
+  /** Domain that serves it, null for a dataset no mounted domain uses. */
+  domain: string | null
+  /** `open`: served; `unavailable`: built but its domain failed to open; `missing`: not built. */
+  status: 'open' | 'unavailable' | 'missing'
+  version: string | null
+  date: string | null
+  built: string | null
+  license: string | null
+  attribution: string[]
+  sources: { id: string; version: string; date: string; license: string; attribution: string; duties?: string; url?: string; homepage?: string }[]
+  counts: Record<string, number>
+  problem?: string
+}
+
+export const DATASET_FIELDS = ['id', 'domain', 'status', 'version', 'date', 'built', 'license', 'attribution', 'sources', 'counts', 'problem'] as const
+
+function info(id: string, entry: ManifestEntry | undefined, mounted: MountedDomain | undefined): DatasetInfo {
+  const sources = (entry?.sources ?? []).map(({ id, version, date, license, attribution, duties, url, homepage }) => ({
+    id,
+    version,
+    date,
+    license,
+    attribution,
+    ...(duties ? { duties } : {}),
+    ...(url ? { url } : {}),
+    ...(homepage ? { homepage } : {}),
+  }))
+  const status = !entry ? 'missing' : mounted?.problem ? 'unavailable' : 'open'
+  return {
+    id,
+    domain: mounted?.domain.name ?? null,
+    status,
+    version: entry?.version ?? null,
+    date: entry?.date ?? (sources.map((s) => s.date).sort().at(-1) || null),
+    built: entry?.built ?? null,
+    license: entry?.license ?? ([...new Set(sources.map((s) => s.license))].join('; ') || null),
+    attribution: entry?.attribution ?? [...new Set(sources.map((s) => s.attribution).filter(Boolean))],
+    sources,
+    counts: entry?.counts ?? {},
+    ...(status !== 'open' && mounted?.problem ? { problem: mounted.problem } : {}),
+  }
+}
+
+/** Every dataset a domain declares or the manifest holds, in domain order then by id. */
+export function datasetInfos(data: DataDir, mounted: MountedDomain[]): DatasetInfo[] {
+  const out: DatasetInfo[] = []
+  const seen = new Set<string>()
+  for (const m of mounted) {
+    for (const id of m.domain.datasets) {
+      if (seen.has(id)) continue
+      seen.add(id)
+      out.push(info(id, data.manifest.datasets[id], m))
+    }
+  }
+  for (const id of Object.keys(data.manifest.datasets).sort()) if (!seen.has(id)) out.push(info(id, data.manifest.datasets[id], undefined))
+  return out
+}
+
+export const metaRoutes = (config: Config, data: DataDir, mounted: MountedDomain[]) => {
+  const infos = datasetInfos(data, mounted)
+  return new Elysia({ name: 'almanac:meta', prefix: '/meta' })
+    .use(requestContext(config.responseForm))
+    .get('/datasets', () => list(infos, { total: infos.length, enveloped: { app_version: APP_VERSION }, bare: { app_version: APP_VERSION }, fieldNames: DATASET_FIELDS }), {
+      query: t.Object(fieldsQuery),
+      detail: { summary: 'Datasets, their versions, licences and required attribution', tags: ['meta'] },
+    })
+    .get(
+      '/datasets/:id',
+      ({ params }) => {
+        const found = infos.find((d) => d.id === params.id)
+        if (!found) throw notFound(`No dataset ${JSON.stringify(params.id)}; known: ${infos.map((d) => d.id).join(', ') || 'none'}.`)
+        return one(found, { fieldNames: DATASET_FIELDS })
+      },
+      {
+        params: t.Object({ id: t.String({ description: 'Dataset id, as listed by GET /api/v1/meta/datasets.' }) }),
+        query: t.Object(fieldsQuery),
+        detail: { summary: 'One dataset: version, licence and required attribution', tags: ['meta'] },
+      },
+    )
+}
