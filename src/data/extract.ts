@@ -5,10 +5,10 @@
  * when complete: a crash or a full disk never leaves a folder that looks finished but is not.
  */
 import { createHash } from 'node:crypto'
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
-import { Transform } from 'node:stream'
+import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createZstdDecompress } from 'node:zlib'
 import type { EmbeddedData } from './embedded.ts'
@@ -50,6 +50,7 @@ export function isExtracted(dir: string, data: EmbeddedData): boolean {
 
 const explain = (e: unknown, what: string, root: string) => {
   const code = (e as NodeJS.ErrnoException).code
+  if (!code?.startsWith('E')) return new DataDirError(`Cannot ${what}: ${(e as Error).message}`)
   const why =
     code === 'EACCES' || code === 'EPERM' ? 'permission denied'
     : code === 'EROFS' ? 'the file system is read-only'
@@ -120,7 +121,11 @@ async function extractFile(f: EmbeddedData['files'][number], dest: string) {
       done(null, chunk)
     },
   })
-  const stages = f.encoding === 'zstd' ? [createReadStream(f.path), createZstdDecompress(), tap, createWriteStream(dest)] : [createReadStream(f.path), tap, createWriteStream(dest)]
+  // Bun.file, not fs.createReadStream: only the former reads the executable's embedded files as a stream.
+  const blob = Bun.file(f.path)
+  if (!(await blob.exists())) throw new DataDirError(`The executable has no embedded ${f.name} (${f.path}); it was not built by build/compile.ts. Rebuild it.`)
+  const input = Readable.fromWeb(blob.stream() as import('node:stream/web').ReadableStream)
+  const stages = f.encoding === 'zstd' ? [input, createZstdDecompress(), tap, createWriteStream(dest)] : [input, tap, createWriteStream(dest)]
   await (pipeline as (...s: unknown[]) => Promise<void>)(...stages)
   const sha256 = hash.digest('hex')
   if (bytes !== f.bytes || sha256 !== f.sha256) throw new DataDirError(`The embedded artifact ${f.name} is damaged (got ${bytes} bytes, sha256 ${sha256}; expected ${f.bytes}, ${f.sha256}). Rebuild the executable.`)

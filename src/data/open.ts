@@ -51,6 +51,7 @@ export async function resolveDataDir(
     return openDataDir(dir)
   }
   const dir = await extractEmbedded(embedded, cacheRoot(env, options.dataDir), log)
+  log(`datasets: serving the embedded datasets from ${dir}`)
   return openDataDir(dir)
 }
 
