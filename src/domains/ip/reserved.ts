@@ -1,0 +1,69 @@
+/**
+ * Special-purpose ranges (IANA IPv4/IPv6 Special-Purpose Address Registries, RFC 6890 and successors)
+ * that have no place on the map: they get a valid answer naming the range and null location, never a
+ * guessed place. Ranges that are globally routable despite being special (6to4, Teredo, AS112) are not
+ * listed: the databases answer for them.
+ */
+import { cidrContains, parseCidr, type Cidr, type IpAddress } from '../../lib/ip-address.ts'
+
+export type ReservedKind =
+  | 'unspecified'
+  | 'this_network'
+  | 'private'
+  | 'shared_address_space'
+  | 'loopback'
+  | 'link_local'
+  | 'protocol_assignments'
+  | 'documentation'
+  | 'benchmarking'
+  | 'multicast'
+  | 'reserved'
+  | 'broadcast'
+  | 'unique_local'
+  | 'discard_only'
+  | 'ipv4_ipv6_translation'
+
+const RANGES: [string, ReservedKind][] = [
+  ['0.0.0.0/8', 'this_network'],
+  ['10.0.0.0/8', 'private'],
+  ['100.64.0.0/10', 'shared_address_space'], // carrier-grade NAT, RFC 6598
+  ['127.0.0.0/8', 'loopback'],
+  ['169.254.0.0/16', 'link_local'],
+  ['172.16.0.0/12', 'private'],
+  ['192.0.0.0/24', 'protocol_assignments'],
+  ['192.0.2.0/24', 'documentation'],
+  ['192.168.0.0/16', 'private'],
+  ['198.18.0.0/15', 'benchmarking'],
+  ['198.51.100.0/24', 'documentation'],
+  ['203.0.113.0/24', 'documentation'],
+  ['224.0.0.0/4', 'multicast'],
+  ['255.255.255.255/32', 'broadcast'],
+  ['240.0.0.0/4', 'reserved'],
+  ['::/128', 'unspecified'],
+  ['::1/128', 'loopback'],
+  ['64:ff9b::/96', 'ipv4_ipv6_translation'],
+  ['64:ff9b:1::/48', 'ipv4_ipv6_translation'],
+  ['100::/64', 'discard_only'],
+  ['2001:db8::/32', 'documentation'],
+  ['3fff::/20', 'documentation'],
+  ['fc00::/7', 'unique_local'],
+  ['fe80::/10', 'link_local'],
+  ['ff00::/8', 'multicast'],
+]
+
+const NETWORKS: { cidr: Cidr; kind: ReservedKind }[] = RANGES.map(([text, kind]) => ({ cidr: parseCidr(text) as Cidr, kind }))
+const V4 = NETWORKS.filter((n) => n.cidr.version === 4).map((n) => ({ first: n.cidr.first[3]!, last: n.cidr.last[3]!, kind: n.kind }))
+const V6 = NETWORKS.filter((n) => n.cidr.version === 6)
+
+/** The special-purpose range holding the address, or null for an ordinary one. */
+export function reservedKind(ip: IpAddress): ReservedKind | null {
+  if (ip.version === 4) {
+    const v = ip.v4
+    for (const r of V4) if (v >= r.first && v <= r.last) return r.kind
+    return null
+  }
+  for (const r of V6) if (cidrContains(r.cidr, ip)) return r.kind
+  return null
+}
+
+export const RESERVED_NETWORKS = RANGES

@@ -1,0 +1,62 @@
+/** The three IP geolocation endpoints of the SPEC: POST /ip, GET /ip/me, POST /ip/bulk. */
+import { Elysia, t } from 'elysia'
+import type { DomainContext } from '../types.ts'
+import { clientAddress, type TrustedProxies } from '../../http/client-ip.ts'
+import { requestContext } from '../../http/context.ts'
+import { costPerItem } from '../../http/cost.ts'
+import { fieldsQuery } from '../../http/paging.ts'
+import { list, one } from '../../http/reply.ts'
+import { badRequest } from '../../lib/errors.ts'
+import { FIELD_NAMES, present, presentItem } from './present.ts'
+import type { IpService } from './service.ts'
+
+export const BULK_MAX = 100
+
+export interface IpDomainState {
+  service: IpService
+  trusted: TrustedProxies
+  onHangup: () => void
+}
+
+const address = t.String({
+  description: 'An IPv4 or IPv6 address without port, zone or prefix; IPv4-mapped IPv6 (::ffff:a.b.c.d) is answered as IPv4.',
+  examples: ['8.8.8.8', '2001:4860:4860::8888'],
+})
+
+export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState>) => {
+  const { service, trusted } = state
+  return new Elysia({ prefix: '/ip' })
+    .use(requestContext(config.responseForm))
+    .get(
+      '/me',
+      ({ request, server, form }) => {
+        const peer = server?.requestIP(request)?.address
+        const client = clientAddress(request.headers, peer, trusted)
+        if (!client.ip) throw badRequest('The client address is unknown: the request did not arrive over a TCP connection this server can see.')
+        return one(present(service.lookupAddress(client.ip), form), { fieldNames: FIELD_NAMES[form] })
+      },
+      {
+        query: t.Object(fieldsQuery),
+        detail: {
+          summary: "The caller's IP record",
+          description: 'Geolocates the connecting address. X-Forwarded-For and Forwarded are believed only from ALMANAC_TRUSTED_PROXIES, walked from the right.',
+        },
+      },
+    )
+    .post('', ({ body, form }) => one(present(service.lookup(body.ip, 'ip'), form), { fieldNames: FIELD_NAMES[form] }), {
+      body: t.Object({ ip: address }),
+      query: t.Object(fieldsQuery),
+      detail: { summary: 'Geolocate one address', description: 'Private, loopback, link-local, CGNAT, documentation and multicast addresses answer with is_reserved true and no location.' },
+    })
+    .post('/bulk', ({ body, form }) => list(service.bulk(body.ips, 'ips').map((r) => presentItem(r, form)), { fieldNames: FIELD_NAMES[form] }), {
+      body: t.Object({
+        ips: t.Array(address, {
+          minItems: 1,
+          maxItems: BULK_MAX,
+          description: `1 to ${BULK_MAX} addresses. Each is answered on its own: an invalid one gets {ip, error} in its place.`,
+        }),
+      }),
+      query: t.Object(fieldsQuery),
+      detail: { summary: 'Geolocate up to 100 addresses', description: 'Each address costs one quota credit.', ...costPerItem('ips', BULK_MAX) },
+    })
+}

@@ -1,0 +1,320 @@
+/**
+ * IP lookups over the opened datasets: the address is parsed to numbers once, then the City tree, the
+ * ASN table and the list table are searched without allocating; the parts of the answer that belong to a
+ * network (place, network, security) are shared objects cached per data offset or bitmask, so a lookup
+ * allocates only its own small record. Operator MaxMind databases, when configured, take precedence.
+ */
+import { readFileSync } from 'node:fs'
+import type { Config } from '../../config.ts'
+import type { DataDir } from '../../data/types.ts'
+import { invalid } from '../../lib/errors.ts'
+import { parseIp, type IpAddress } from '../../lib/ip-address.ts'
+import { ASN_ARTIFACT, CITY_ARTIFACT, LISTS_ARTIFACT } from './build.ts'
+import { GenerationalCache } from './cache.ts'
+import { CityReader, type Place } from './city.ts'
+import { readContainer, readTable } from './container.ts'
+import { listMaskV4, listMaskV6, loadOperatorLists, type ListKind, type ListLabel, type ListSet } from './lists.ts'
+import { MmdbReader } from './mmdb.ts'
+import { findV4, findV6 } from './ranges.ts'
+import { reservedKind, type ReservedKind } from './reserved.ts'
+
+export interface NetworkInfo {
+  asn: number | null
+  asn_organization: string | null
+  isp: string | null
+  organization: string | null
+  connection_type: string | null
+}
+
+export interface Security {
+  is_anonymous: boolean
+  is_anonymous_vpn: boolean
+  is_hosting_provider: boolean
+  is_public_proxy: boolean
+  is_residential_proxy: boolean
+  is_tor_exit_node: boolean
+  /** Which lists or databases flagged the address. */
+  sources: string[]
+}
+
+/** The canonical IP record; `present.ts` turns it into Form A or Form B. */
+export interface IpRecord {
+  ip: string
+  ip_version: 4 | 6
+  /** The special-purpose range of the address (private, loopback …), or null. */
+  reserved: ReservedKind | null
+  place: Place | null
+  network: NetworkInfo | null
+  security: Security
+}
+
+/** One failed item of a bulk request. */
+export interface ItemError {
+  ip: unknown
+  error: { field: string; message: string }
+}
+
+export const isItemError = (x: IpRecord | ItemError): x is ItemError => 'error' in x
+
+export interface IpService {
+  /** Looks up one address given as text; throws an `invalid` error naming `field`. */
+  lookup(input: string, field?: string): IpRecord
+  lookupAddress(ip: IpAddress): IpRecord
+  /** Each item answered on its own: a bad item is an ItemError in its place. */
+  bulk(inputs: readonly unknown[], field?: string): (IpRecord | ItemError)[]
+  /** Re-reads the operator's list files (SIGHUP). On failure the previous lists stay. */
+  reload(): { ok: boolean; lists: number; messages: string[] }
+  /** Where each part of the answer comes from (for logs and docs). */
+  describe(): Record<string, string>
+}
+
+interface IspRecord {
+  asn: number | null
+  asn_organization: string | null
+  isp: string | null
+  organization: string | null
+}
+
+interface AnonymousRecord {
+  is_anonymous_vpn: boolean
+  is_hosting_provider: boolean
+  is_public_proxy: boolean
+  is_residential_proxy: boolean
+  is_tor_exit_node: boolean
+}
+
+const KIND_FLAG: Record<ListKind, keyof AnonymousRecord> = {
+  tor: 'is_tor_exit_node',
+  vpn: 'is_anonymous_vpn',
+  hosting: 'is_hosting_provider',
+  proxy: 'is_public_proxy',
+}
+
+const NO_FLAGS: Security = Object.freeze({
+  is_anonymous: false,
+  is_anonymous_vpn: false,
+  is_hosting_provider: false,
+  is_public_proxy: false,
+  is_residential_proxy: false,
+  is_tor_exit_node: false,
+  sources: Object.freeze([]) as unknown as string[],
+}) as Security
+
+/** An operator's MaxMind database, decoded per data offset into what we need of it. */
+class OperatorDb<T> {
+  private readonly cache = new GenerationalCache<number, T>(100_000)
+  readonly reader: MmdbReader
+
+  constructor(
+    readonly path: string,
+    readonly setting: string,
+    private readonly convert: (raw: Record<string, unknown>) => T,
+  ) {
+    let bytes: Uint8Array
+    try {
+      bytes = readFileSync(path)
+    } catch (e) {
+      throw new Error(`${setting}: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
+    }
+    try {
+      this.reader = new MmdbReader(bytes, path)
+    } catch (e) {
+      throw new Error(`${setting}: ${(e as Error).message}`)
+    }
+  }
+
+  find(ip: IpAddress): T | null {
+    const offset = ip.version === 4 ? this.reader.findV4(ip.v4) : this.reader.findV6(ip.v6!)
+    if (!offset) return null
+    let v = this.cache.get(offset)
+    if (v === undefined) {
+      const raw = this.reader.decodeValue(offset)
+      v = this.convert(raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {})
+      this.cache.set(offset, v)
+    }
+    return v
+  }
+}
+
+const str = (v: unknown) => (typeof v === 'string' && v ? v : null)
+const int = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null)
+
+function openCity(config: Config, data: DataDir): CityReader {
+  if (config.ip.cityMmdb) {
+    const db = new OperatorDb(config.ip.cityMmdb, 'ALMANAC_IP_CITY_MMDB', () => null)
+    return new CityReader(db.reader)
+  }
+  // Mapped, not read: the pages are shared between workers and only touched ones are loaded.
+  return new CityReader(new MmdbReader(Bun.mmap(data.path(CITY_ARTIFACT)), CITY_ARTIFACT))
+}
+
+export function openIpService(config: Config, data: DataDir, log: (line: string) => void = () => {}): IpService {
+  const city = openCity(config, data)
+
+  const asnFile = readContainer(data.path(ASN_ARTIFACT))
+  const asnTable = readTable(asnFile)
+  const orgAsn = asnFile.u32('orgAsn')
+  const orgNames = new TextDecoder().decode(asnFile.bytes('orgNames')).split('\n')
+  const orgNetworks: (NetworkInfo | undefined)[] = new Array(orgAsn.length)
+  const orgNetwork = (i: number): NetworkInfo => {
+    let n = orgNetworks[i]
+    if (!n) {
+      const name = orgNames[i] || null
+      // ISP and organisation default to the AS organisation: the open data has nothing finer.
+      n = orgNetworks[i] = Object.freeze({ asn: orgAsn[i]!, asn_organization: name, isp: name, organization: name, connection_type: null })
+    }
+    return n
+  }
+
+  const asnDb = config.ip.asnMmdb
+    ? new OperatorDb<NetworkInfo>(config.ip.asnMmdb, 'ALMANAC_IP_ASN_MMDB', (r) => {
+        const org = str(r.autonomous_system_organization)
+        return Object.freeze({ asn: int(r.autonomous_system_number), asn_organization: org, isp: org, organization: org, connection_type: null })
+      })
+    : null
+  const ispDb = config.ip.ispMmdb
+    ? new OperatorDb<IspRecord>(config.ip.ispMmdb, 'ALMANAC_IP_ISP_MMDB', (r) => ({
+        asn: int(r.autonomous_system_number),
+        asn_organization: str(r.autonomous_system_organization),
+        isp: str(r.isp),
+        organization: str(r.organization),
+      }))
+    : null
+  const connectionDb = config.ip.connectionTypeMmdb
+    ? new OperatorDb<string | null>(config.ip.connectionTypeMmdb, 'ALMANAC_IP_CONNECTION_TYPE_MMDB', (r) => str(r.connection_type))
+    : null
+  const anonymousDb = config.ip.anonymousIpMmdb
+    ? new OperatorDb<AnonymousRecord>(config.ip.anonymousIpMmdb, 'ALMANAC_IP_ANONYMOUS_IP_MMDB', (r) => ({
+        is_anonymous_vpn: r.is_anonymous_vpn === true,
+        is_hosting_provider: r.is_hosting_provider === true,
+        is_public_proxy: r.is_public_proxy === true,
+        is_residential_proxy: r.is_residential_proxy === true,
+        is_tor_exit_node: r.is_tor_exit_node === true,
+      }))
+    : null
+  const anonymousSource = 'maxmind-anonymous-ip'
+
+  const listsFile = readContainer(data.path(LISTS_ARTIFACT))
+  const builtin: ListSet = { table: readTable(listsFile), labels: (listsFile.meta.labels as ListLabel[]) ?? [] }
+  const first = loadOperatorLists(config.ip)
+  for (const w of first.warnings) log(w)
+  let operator: ListSet = first.set
+
+  // Security answers are shared per combination of list bits (and operator-database record).
+  const securityByMask: (Security | undefined)[] = new Array(1 << builtin.labels.length)
+  const securityByKey = new GenerationalCache<string, Security>(10_000)
+  const makeSecurity = (builtinMask: number, operatorMask: number, anon: AnonymousRecord | null): Security => {
+    const s = { ...NO_FLAGS, sources: [] as string[] }
+    const apply = (labels: ListLabel[], mask: number) => {
+      for (const l of labels) {
+        if (!(mask & (1 << l.bit))) continue
+        s[KIND_FLAG[l.kind]] = true
+        if (!s.sources.includes(l.source)) s.sources.push(l.source)
+      }
+    }
+    apply(builtin.labels, builtinMask)
+    apply(operator.labels, operatorMask)
+    if (anon) {
+      let any = false
+      for (const k of Object.keys(anon) as (keyof AnonymousRecord)[])
+        if (anon[k]) {
+          s[k] = true
+          any = true
+        }
+      if (any) s.sources.push(anonymousSource)
+    }
+    s.is_anonymous = s.is_anonymous_vpn || s.is_hosting_provider || s.is_public_proxy || s.is_residential_proxy || s.is_tor_exit_node
+    return Object.freeze(s) as Security
+  }
+  const security = (builtinMask: number, operatorMask: number, anon: AnonymousRecord | null): Security => {
+    if (operatorMask === 0 && anon === null) {
+      return (securityByMask[builtinMask] ??= makeSecurity(builtinMask, 0, null))
+    }
+    const key = `${builtinMask}|${operatorMask}|${anon ? Object.values(anon).map(Number).join('') : ''}`
+    let s = securityByKey.get(key)
+    if (!s) securityByKey.set(key, (s = makeSecurity(builtinMask, operatorMask, anon)))
+    return s
+  }
+
+  const networkCache = new GenerationalCache<string, NetworkInfo>(100_000)
+  const network = (ip: IpAddress): NetworkInfo | null => {
+    let base: NetworkInfo | null = null
+    if (asnDb) base = asnDb.find(ip)
+    else {
+      const i = ip.version === 4 ? findV4(asnTable, ip.v4) : findV6(asnTable, ip.v6!)
+      if (i >= 0) base = orgNetwork(i)
+    }
+    if (!ispDb && !connectionDb) return base
+    const isp = ispDb?.find(ip) ?? null
+    const connection = connectionDb?.find(ip) ?? null
+    if (!base && !isp && !connection) return null
+    const merged: NetworkInfo = {
+      asn: isp?.asn ?? base?.asn ?? null,
+      asn_organization: isp?.asn_organization ?? base?.asn_organization ?? null,
+      isp: isp?.isp ?? base?.isp ?? null,
+      organization: isp?.organization ?? base?.organization ?? null,
+      connection_type: connection,
+    }
+    const key = JSON.stringify(merged)
+    const hit = networkCache.get(key)
+    if (hit) return hit
+    networkCache.set(key, Object.freeze(merged))
+    return merged
+  }
+
+  const lookupAddress = (ip: IpAddress): IpRecord => {
+    const reserved = reservedKind(ip)
+    if (reserved) return { ip: ip.text, ip_version: ip.version, reserved, place: null, network: null, security: NO_FLAGS }
+    let place: Place | null
+    let mask: number
+    let opMask = 0
+    if (ip.version === 4) {
+      place = city.findV4(ip.v4)
+      mask = listMaskV4(builtin, ip.v4)
+      if (operator.labels.length) opMask = listMaskV4(operator, ip.v4)
+    } else {
+      place = city.findV6(ip.v6!)
+      mask = listMaskV6(builtin, ip.v6!)
+      if (operator.labels.length) opMask = listMaskV6(operator, ip.v6!)
+    }
+    const anon = anonymousDb ? anonymousDb.find(ip) : null
+    return { ip: ip.text, ip_version: ip.version, reserved: null, place, network: network(ip), security: security(mask, opMask, anon) }
+  }
+
+  const lookup = (input: string, field = 'ip'): IpRecord => {
+    const ip = parseIp(input)
+    if (typeof ip === 'string') throw invalid(field, `${JSON.stringify(input)} ${ip}`)
+    return lookupAddress(ip)
+  }
+
+  return {
+    lookup,
+    lookupAddress,
+    bulk(inputs, field = 'ips') {
+      return inputs.map((input, i): IpRecord | ItemError => {
+        if (typeof input !== 'string') return { ip: input ?? null, error: { field: `${field}.${i}`, message: `expected a string holding an IPv4 or IPv6 address, got ${input === null ? 'null' : typeof input}` } }
+        const ip = parseIp(input)
+        if (typeof ip === 'string') return { ip: input, error: { field: `${field}.${i}`, message: `${JSON.stringify(input)} ${ip}` } }
+        return lookupAddress(ip)
+      })
+    },
+    reload() {
+      try {
+        const next = loadOperatorLists(config.ip)
+        operator = next.set
+        securityByKey.clear()
+        return { ok: true, lists: next.set.labels.length, messages: next.warnings }
+      } catch (e) {
+        return { ok: false, lists: operator.labels.length, messages: [`operator lists not reloaded, the previous ones stay: ${(e as Error).message}`] }
+      }
+    },
+    describe: () => ({
+      city: config.ip.cityMmdb ?? `${CITY_ARTIFACT} (${city.metadata.database_type}, built ${new Date(city.metadata.build_epoch * 1000).toISOString().slice(0, 10)})`,
+      asn: config.ip.asnMmdb ?? ASN_ARTIFACT,
+      isp: config.ip.ispMmdb ?? 'AS organisation',
+      anonymous: [LISTS_ARTIFACT, ...operator.labels.map((l) => l.source), ...(config.ip.anonymousIpMmdb ? [config.ip.anonymousIpMmdb] : [])].join(', '),
+      connection_type: config.ip.connectionTypeMmdb ?? 'none',
+    }),
+  }
+}
+
