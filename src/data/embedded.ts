@@ -25,7 +25,7 @@ export interface EmbeddedData {
 
 let embedded: EmbeddedData | undefined
 
-export function registerEmbeddedData(data: EmbeddedData) {
+export function registerEmbeddedData(data: EmbeddedData | undefined) {
   embedded = data
 }
 

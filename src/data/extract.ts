@@ -72,7 +72,8 @@ export async function extractEmbedded(data: EmbeddedData, root: string, log: (li
     throw explain(e, `create the dataset directory ${root}`, root)
   }
   sweep(root)
-  const tmp = join(root, `.extract-${data.key}-${process.pid}`)
+  const unique = `${process.pid}-${Math.random().toString(36).slice(2, 8)}`
+  const tmp = join(root, `.extract-${data.key}-${unique}`)
   const started = performance.now()
   const total = data.files.reduce((n, f) => n + f.bytes, 0)
   log(`datasets: extracting ${data.files.length} artifacts (${(total / 2 ** 20).toFixed(0)} MiB) into ${target}`)
@@ -100,7 +101,7 @@ export async function extractEmbedded(data: EmbeddedData, root: string, log: (li
       return target
     }
     // A damaged folder of the same key (files removed or truncated by hand): replace it whole.
-    const stale = join(root, `.stale-${data.key}-${process.pid}`)
+    const stale = join(root, `.stale-${data.key}-${unique}`)
     renameSync(target, stale)
     renameSync(tmp, target)
     rmSync(stale, { recursive: true, force: true })
@@ -140,7 +141,7 @@ function sweep(root: string) {
     return
   }
   for (const name of names) {
-    const m = /^\.(?:extract|stale)-.+-(\d+)$/.exec(name)
+    const m = /^\.(?:extract|stale)-.+-(\d+)-[a-z0-9]+$/.exec(name)
     if (!m) continue
     try {
       process.kill(Number(m[1]), 0)
