@@ -21,6 +21,8 @@ export async function serve(config: Config, log: (line: string) => void = (l) =>
   const quota = memoryQuotaStore()
   const app = createApp(config, { data, domains: allDomains, authenticator: createAuthenticator(config), quota, log }, mounted)
   const server = Bun.serve({ port: config.port, hostname: config.host, fetch: (req) => app.handle(req), maxRequestBodySize: config.bodyLimit })
+  // Handlers read the TCP peer through Elysia's `server` (server.requestIP); app.handle alone leaves it null.
+  ;(app as unknown as { server: unknown }).server = server
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`
   log(JSON.stringify({ level: 'info', msg: 'listening', url }))
   return {
