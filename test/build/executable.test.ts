@@ -1,0 +1,129 @@
+/**
+ * Done means for the single executable: compile it once, copy it alone into an empty folder, start it
+ * there with a temporary cache and an API key and nothing else (no source tree, no node_modules, no
+ * ALMANAC_MIRROR), and get correct answers from /readyz, the meta route and every landed domain.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { compile, type CompileResult } from '../../build/compile.ts'
+import { run, sandbox, sandboxEnv, SMOKE_KEY, start, type Running, type Sandbox } from '../../build/smoke.ts'
+import { readManifest, SOURCE_OUT_DIR } from '../../src/data/open.ts'
+import { domains } from '../../src/domains/index.ts'
+import pkg from '../../package.json' with { type: 'json' }
+import { PROBES } from './probes.ts'
+
+const COMPILE_SECONDS = 600
+const outDir = mkdtempSync(join(tmpdir(), 'almanac-compile-'))
+const manifest = readManifest(SOURCE_OUT_DIR)
+const landed = domains.filter((d) => d.prefixes.length > 0)
+
+let compiled: CompileResult
+let box: Sandbox
+let server: Running
+
+beforeAll(async () => {
+  compiled = await compile({ outfile: join(outDir, 'almanac'), log: () => {} })
+  box = sandbox(compiled.outfile)
+  server = await start(box.exe, box.dir, sandboxEnv(box))
+}, COMPILE_SECONDS * 1000)
+
+afterAll(async () => {
+  await server?.stop()
+  box?.remove()
+  rmSync(outDir, { recursive: true, force: true })
+})
+
+const api = async (method: string, path: string, body?: unknown) => {
+  const res = await fetch(server.url + path, {
+    method,
+    headers: { 'x-api-key': SMOKE_KEY, 'x-response-form': 'bare', ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  })
+  const text = await res.text()
+  return { status: res.status, body: text ? JSON.parse(text) : null }
+}
+
+describe('the compiled executable, alone in an empty folder', () => {
+  test('embeds every artifact of datasets/out and every worker module', () => {
+    const artifacts = Object.values(manifest.datasets).flatMap((d) => d.artifacts.map((a) => a.name)).sort()
+    expect(compiled.files.map((f) => f.name).sort()).toEqual(artifacts)
+    for (const f of compiled.files) if (f.encoding === 'zstd') expect(f.embeddedBytes).toBeLessThan(f.bytes)
+    if (existsSync(join(import.meta.dir, '../../src/domains/hash/kdf-worker.ts'))) expect(compiled.workers).toContain('src/domains/hash/kdf-worker.ts')
+    expect(readdirSync(join(box.dir, 'bin'))).toEqual(['almanac'])
+  })
+
+  test('extracted the datasets on first start into the cache, keyed by content hash', () => {
+    expect(server.lines.some((l) => l.startsWith('datasets: extracting'))).toBe(true)
+    const dir = join(box.cache, compiled.key)
+    expect(JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))).toEqual(manifest)
+    for (const f of compiled.files) expect(existsSync(join(dir, f.name))).toBe(true)
+  })
+
+  test('/readyz is 200 with every domain ready', async () => {
+    const res = await fetch(`${server.url}/readyz`)
+    const body = await res.json()
+    expect({ status: res.status, problems: body.problems }).toEqual({ status: 200, problems: undefined })
+    expect(body.domains.map((d: { domain: string }) => d.domain)).toEqual(domains.map((d) => d.name))
+  })
+
+  test('every landed domain has a probe', () => {
+    expect(landed.map((d) => d.name).filter((name) => !PROBES[name])).toEqual([])
+  })
+
+  for (const domain of domains) {
+    for (const probe of PROBES[domain.name] ?? []) {
+      test.if(domain.prefixes.length > 0)(`${domain.name}: ${probe.method} ${probe.path}`, async () => {
+        const { status, body } = await api(probe.method, probe.path, probe.body)
+        expect({ status, detail: body?.detail }).toEqual({ status: 200, detail: undefined })
+        await probe.check(body)
+      })
+    }
+  }
+
+  test('GET /api/v1/meta/datasets lists the embedded datasets with licences and credit', async () => {
+    const { status, body } = await api('GET', '/api/v1/meta/datasets')
+    expect(status).toBe(200)
+    expect(body.app_version).toBe(pkg.version)
+    for (const entry of Object.values(manifest.datasets)) {
+      const shown = body.results.find((d: { id: string }) => d.id === entry.id)
+      expect(shown).toMatchObject({ version: entry.version, built: entry.built, counts: entry.counts })
+      for (const s of entry.sources) expect(shown.attribution).toContain(s.attribution)
+    }
+  })
+
+  test('the docs page and its UI assets are served from inside the executable', async () => {
+    const page = await fetch(`${server.url}/docs`)
+    if (page.status === 404) return // no docs route in this build
+    expect(page.status).toBe(200)
+    const html = await page.text()
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+\.(?:js|css))"/g)].map((m) => m[1]!).filter((u) => !/^https?:/.test(u))
+    for (const asset of assets) expect({ asset, status: (await fetch(new URL(asset, `${server.url}/docs/`))).status }).toEqual({ asset, status: 200 })
+  })
+
+  test('`almanac version` prints the app version and each dataset version and date', async () => {
+    const { stdout, code } = await run(box.exe, ['version'], box.dir, sandboxEnv(box))
+    expect(code).toBe(0)
+    expect(stdout).toContain(`almanac ${pkg.version}`)
+    expect(stdout).toContain('datasets (embedded)')
+    for (const d of Object.values(manifest.datasets)) expect(stdout).toMatch(new RegExp(`\\b${d.id}\\s+${d.version.replace(/[.+]/g, '\\$&')}\\s+${d.date ?? ''}`))
+  })
+
+  test('a second start reuses the extracted datasets', async () => {
+    const again = await start(box.exe, box.dir, sandboxEnv(box))
+    try {
+      expect(again.lines.some((l) => l.startsWith('datasets: extracting'))).toBe(false)
+      expect((await fetch(`${again.url}/readyz`)).status).toBe(200)
+    } finally {
+      expect(await again.stop()).toBe(0)
+    }
+  })
+
+  test('an unusable data directory is one clear line and exit status 1, not a crash', async () => {
+    const { code, stderr } = await run(box.exe, ['serve'], box.dir, sandboxEnv(box, { ALMANAC_DATA_DIR: '/sys/almanac-test-cache' }))
+    expect(code).toBe(1)
+    expect(stderr).toMatch(/almanac: Cannot create the dataset directory \/sys\/almanac-test-cache \((permission denied|the file system is read-only)\)\. Set ALMANAC_DATA_DIR to a writable directory/)
+    expect(stderr).not.toMatch(/^\s+at /m)
+  })
+})
