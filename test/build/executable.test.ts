@@ -63,7 +63,7 @@ describe('the compiled executable, alone in an empty folder', () => {
 
   test('/readyz is 200 with every domain ready', async () => {
     const res = await fetch(`${server.url}/readyz`)
-    const body = await res.json()
+    const body = (await res.json()) as { domains: { domain: string }[]; problems?: unknown }
     expect({ status: res.status, problems: body.problems }).toEqual({ status: 200, problems: undefined })
     expect(body.domains.map((d: { domain: string }) => d.domain)).toEqual(domains.map((d) => d.name))
   })
