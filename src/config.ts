@@ -52,6 +52,8 @@ export interface Config {
     bcryptMaxRounds: number
     /** Ceiling on scrypt's 128 * n * r bytes. */
     scryptMaxMemoryBytes: number
+    /** Ceiling on scrypt's p: each lane repeats the whole n·r work, so p multiplies the time. */
+    scryptMaxParallelism: number
     argon2MaxMemoryKiB: number
     argon2MaxTimeCost: number
     argon2MaxParallelism: number
@@ -190,6 +192,7 @@ const SETTINGS: Setting[] = [
   S('hash.queueSize', integer(1, 100000), 'ALMANAC_HASH_QUEUE'),
   S('hash.bcryptMaxRounds', integer(4, 31), 'ALMANAC_HASH_BCRYPT_MAX_ROUNDS'),
   S('hash.scryptMaxMemoryBytes', integer(1024, 2 ** 40), 'ALMANAC_HASH_SCRYPT_MAX_MEMORY'),
+  S('hash.scryptMaxParallelism', integer(1, 2 ** 30 - 1), 'ALMANAC_HASH_SCRYPT_MAX_PARALLELISM'),
   S('hash.argon2MaxMemoryKiB', integer(8, 2 ** 32 - 1), 'ALMANAC_HASH_ARGON2_MAX_MEMORY'),
   S('hash.argon2MaxTimeCost', integer(1, 2 ** 32 - 1), 'ALMANAC_HASH_ARGON2_MAX_TIME'),
   S('hash.argon2MaxParallelism', integer(1, 255), 'ALMANAC_HASH_ARGON2_MAX_PARALLELISM'),
@@ -226,6 +229,7 @@ export const DEFAULTS: Config = {
     queueSize: 64,
     bcryptMaxRounds: 15,
     scryptMaxMemoryBytes: 128 * 2 ** 20 * 8,
+    scryptMaxParallelism: 16,
     argon2MaxMemoryKiB: 262144,
     argon2MaxTimeCost: 10,
     argon2MaxParallelism: 8,
