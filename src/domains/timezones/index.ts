@@ -1,11 +1,17 @@
-/** Placeholder until the timezones domain lands: mounts nothing and needs no dataset. */
-import { Elysia } from 'elysia'
+/**
+ * Timezones domain: IANA tzdata compiled at build time (build.ts), served by TimezonesService.
+ * The runtime's Intl/ICU tz copy is never consulted.
+ */
 import { defineDomain } from '../types.ts'
+import { timezonesBuilder, TIMEZONES_ARTIFACT } from './build.ts'
+import { timezonesRoutes } from './routes.ts'
+import { TimezonesService } from './service.ts'
 
-export default defineDomain({
+export default defineDomain<TimezonesService>({
   name: 'timezones',
-  prefixes: [],
-  datasets: [],
-  open: () => null,
-  routes: () => new Elysia(),
+  prefixes: ['/timezones', '/timezones-diff', '/timezones-convert'],
+  datasets: ['timezones'],
+  builders: [timezonesBuilder],
+  open: ({ data }) => TimezonesService.open(data.path(TIMEZONES_ARTIFACT)),
+  routes: ({ service, config }) => timezonesRoutes(service, config),
 })

@@ -1,0 +1,76 @@
+/**
+ * Timezones routes (SPEC "Timezones"): the list, one record by IANA name or abbreviation (the name may
+ * contain `/`, so it is the wildcard tail of the path), difference and conversion.
+ */
+import { Elysia, t } from 'elysia'
+import type { Config } from '../../config.ts'
+import { requestContext } from '../../http/context.ts'
+import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
+import { list, one } from '../../http/reply.ts'
+import { notFound } from '../../lib/errors.ts'
+import { presentConversion, presentDifference, presentListItem, presentRecord } from './present.ts'
+import type { TimezonesService } from './service.ts'
+
+const DEFAULT_LIMIT = 50
+const nowSeconds = () => Math.floor(Date.now() / 1000)
+
+const zoneParam = (name: 'from' | 'to') =>
+  t.String({ description: `IANA zone or link name (case-insensitive), or an abbreviation in current use with a single UTC offset (e.g. EST, JST). An abbreviation with several offsets (CST, IST) is a 400 listing its zones.`, examples: [name === 'from' ? 'America/New_York' : 'Asia/Kolkata'] })
+
+export const timezonesRoutes = (service: TimezonesService, config: Config) =>
+  new Elysia()
+    .use(requestContext(config.responseForm))
+    .get(
+      '/timezones',
+      ({ query, form }) => {
+        const page = pageOf(query, DEFAULT_LIMIT)
+        const { total, items } = service.list({ region: query.region, country: query.country, ...page }, nowSeconds())
+        return list(
+          items.map((i) => presentListItem(i, form)),
+          { total, fieldNames: ['timezone', 'utc_offset', 'abbreviation', 'is_dst', 'country_codes', 'link_to'] },
+        )
+      },
+      {
+        query: t.Object({
+          region: t.Optional(t.String({ description: 'First segment of the name (a continent or ocean such as Europe, America, Indian; also Etc and legacy prefixes such as US), case-insensitive.', examples: ['Europe'] })),
+          country: t.Optional(t.String({ description: 'ISO 3166-1 alpha-2 code: only names zone1970.tab or zone.tab give that country.', examples: ['US'] })),
+          ...pageQuery(config.maxLimit, DEFAULT_LIMIT),
+          ...fieldsQuery,
+        }),
+        detail: { summary: 'List IANA timezones with their current offset, abbreviation and DST flag', tags: ['Timezones'] },
+      },
+    )
+    .get(
+      '/timezones/*',
+      ({ params, form }) => {
+        const name = decodeURIComponent(params['*'] ?? '')
+        if (!name) throw notFound('tz_name: give an IANA timezone name or abbreviation after /timezones/.')
+        return one(presentRecord(service.record(name, nowSeconds()), form))
+      },
+      {
+        query: t.Object(fieldsQuery),
+        detail: { summary: 'Current time, offset, abbreviation and DST flag of a timezone (IANA name, link, or abbreviation)', tags: ['Timezones'] },
+      },
+    )
+    .get(
+      '/timezones-diff',
+      ({ query, form }) => one(presentDifference(service.difference({ from: query.from, to: query.to }, nowSeconds()), form)),
+      {
+        query: t.Object({ from: zoneParam('from'), to: zoneParam('to'), ...fieldsQuery }),
+        detail: { summary: 'Current offset difference between two timezones (to minus from)', tags: ['Timezones'] },
+      },
+    )
+    .get(
+      '/timezones-convert',
+      ({ query, form }) => one(presentConversion(service.convert({ from: query.from, to: query.to, time: query.time, date: query.date }, nowSeconds()), form)),
+      {
+        query: t.Object({
+          from: zoneParam('from'),
+          to: zoneParam('to'),
+          time: t.String({ description: 'Wall-clock time in `from`, 24-hour HH:MM (HH:MM:SS also accepted).', examples: ['14:30'] }),
+          date: t.Optional(t.String({ description: 'Date in `from`, YYYY-MM-DD; default: today in `from`. A time skipped by a DST change is moved forward by the gap; a repeated one takes its first occurrence (see from_time_status).', examples: ['2026-03-08'] })),
+          ...fieldsQuery,
+        }),
+        detail: { summary: 'Convert a wall-clock time from one timezone to another, DST-aware', tags: ['Timezones'] },
+      },
+    )
