@@ -12,6 +12,9 @@ import { timezonesSources } from './sources/timezones.ts'
 
 export const sources: Source[] = [...timezonesSources, ...countriesSources, ...postalSources, ...ipSources, ...hashSources]
 
+/** The same sources by the domain that declares them (NOTICE.md is grouped this way). */
+export const sourcesByDomain: Record<string, Source[]> = { timezones: timezonesSources, countries: countriesSources, postal: postalSources, ip: ipSources, hash: hashSources }
+
 export const sourceById = (id: string): Source => {
   const source = sources.find((s) => s.id === id)
   if (!source) throw new Error(`datasets/sources.ts declares no source ${JSON.stringify(id)}`)
