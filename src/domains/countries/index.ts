@@ -1,11 +1,17 @@
-/** Placeholder until the countries domain lands: mounts nothing and needs no dataset. */
-import { Elysia } from 'elysia'
+/** Countries and subdivisions: ISO 3166-1, 3166-2 and the withdrawn codes of 3166-3 (SPEC "Countries"). */
 import { defineDomain } from '../types.ts'
+import { ARTIFACT, countriesBuilder } from './build.ts'
+import { countriesRoutes } from './routes.ts'
+import { openCountries, type CountriesService } from './service.ts'
 
-export default defineDomain({
+export default defineDomain<CountriesService>({
   name: 'countries',
-  prefixes: [],
-  datasets: [],
-  open: () => null,
-  routes: () => new Elysia(),
+  prefixes: ['/countries', '/subdivisions'],
+  datasets: ['countries'],
+  open: ({ data }) => openCountries(data.path(ARTIFACT)),
+  routes: ({ service, config }) => countriesRoutes(service, config),
+  // The iso-codes release date, stored in the artifact when it was built.
+  definitionsUpdated: ({ service }) => service.meta.iso_codes_date!,
+  close: (service) => service.close(),
+  builders: [countriesBuilder],
 })

@@ -1,0 +1,114 @@
+/**
+ * The six countries endpoints (SPEC "Countries"): paths and schemas only; the service answers, the
+ * presenter shapes. Mounted under /api/v1.
+ */
+import { Elysia, t } from 'elysia'
+import type { Config } from '../../config.ts'
+import { requestContext } from '../../http/context.ts'
+import { costPerItem } from '../../http/cost.ts'
+import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
+import { list, one } from '../../http/reply.ts'
+import { AlmanacError } from '../../lib/errors.ts'
+import { COUNTRY_FIELDS, presentCountry, presentCountryDetail, presentSubdivision, presentSubdivisionDetail, SUBDIVISION_FIELDS } from './present.ts'
+import type { CountriesService } from './service.ts'
+
+export const MAX_CODES = 100
+
+const codesBody = (what: string, example: string) =>
+  t.Object({
+    codes: t.Array(t.String({ maxLength: 64, description: `${what} code, any case (e.g. ${example})` }), {
+      minItems: 1,
+      maxItems: MAX_CODES,
+      description: `${what} codes to check, 1-${MAX_CODES}. Each costs one quota credit.`,
+    }),
+  })
+
+const countryCode = t.Object({ code: t.String({ description: 'ISO 3166-1 alpha-2 (US), alpha-3 (USA) or numeric (840, 076) code; any case.' }) })
+const subdivisionCode = t.Object({ code: t.String({ description: 'ISO 3166-2 code (US-CA, GB-ENG); any case.' }) })
+const text = (description: string) => t.Optional(t.String({ minLength: 1, maxLength: 100, description }))
+
+/** `GET /countries/validate` reads as a country code; answer it as what it is: the wrong method. */
+const notAGetPath = (code: string, path: string) => {
+  if (code.toLowerCase() === 'validate') throw new AlmanacError('method', `GET is not allowed on ${path}; use POST.`, { headers: { Allow: 'POST' } })
+}
+
+export function countriesRoutes(service: CountriesService, config: Config) {
+  const countries = new Elysia({ prefix: '/countries' })
+    .use(requestContext(config.responseForm))
+    .get(
+      '/',
+      ({ query, form }) => {
+        const page = pageOf(query)
+        const found = service.listCountries({ region: query.region, sub_region: query.sub_region, q: query.q }, page)
+        return list(
+          found.items.map((c) => presentCountry(c, form)),
+          { total: found.total, fieldNames: COUNTRY_FIELDS[form] },
+        )
+      },
+      {
+        query: t.Object({
+          region: text(`UN M.49 region, exact and case-insensitive: ${service.regions.join(', ')}.`),
+          sub_region: text('UN M.49 sub-region (or intermediate region, e.g. Caribbean), exact and case-insensitive.'),
+          q: text('Free text over common, official and ISO names: case- and accent-insensitive, matching word prefixes ("cote d", "united k").'),
+          ...pageQuery(config.maxLimit),
+          ...fieldsQuery,
+        }),
+        detail: { summary: 'List countries', description: '`count` is the number of matches before paging. Ordered by name.' },
+      },
+    )
+    .post('/validate', ({ body }) => list(service.validateCountries(body.codes)), {
+      body: codesBody('ISO 3166-1 alpha-2, alpha-3 or numeric', 'US, usa, 840'),
+      detail: { summary: 'Validate country codes', description: 'Unknown codes give `valid: false, name: null`.', ...costPerItem('codes', MAX_CODES) },
+    })
+    .get(
+      '/:code',
+      ({ params, form, path }) => {
+        notAGetPath(params.code, path)
+        const country = service.country(params.code)
+        return one(presentCountryDetail(country, form, form === 'enveloped' ? service.allSubdivisions(country.alpha2) : []))
+      },
+      {
+        params: countryCode,
+        query: t.Object(fieldsQuery),
+        detail: { summary: 'One country', description: 'A withdrawn code (YU, ANT) is a 404 whose body lists its `successors`.' },
+      },
+    )
+    .get(
+      '/:code/subdivisions',
+      ({ params, query }) => {
+        const found = service.subdivisionsOf(params.code, { type: query.type, q: query.q }, pageOf(query))
+        return list(found.items.map(presentSubdivision), { total: found.total, fieldNames: SUBDIVISION_FIELDS })
+      },
+      {
+        params: countryCode,
+        query: t.Object({
+          type: text('Subdivision type, exact and case-insensitive (state, province, region …).'),
+          q: text('Free text over subdivision names: case- and accent-insensitive word prefixes.'),
+          ...pageQuery(config.maxLimit),
+          ...fieldsQuery,
+        }),
+        detail: { summary: "A country's ISO 3166-2 subdivisions", description: 'Ordered by code; each item carries its `parent` code (null at the top level).' },
+      },
+    )
+
+  const subdivisions = new Elysia({ prefix: '/subdivisions' })
+    .use(requestContext(config.responseForm))
+    .post('/validate', ({ body }) => list(service.validateSubdivisions(body.codes)), {
+      body: codesBody('ISO 3166-2', 'US-CA, gb-eng'),
+      detail: { summary: 'Validate subdivision codes', description: 'Unknown codes give `valid: false, name: null`.', ...costPerItem('codes', MAX_CODES) },
+    })
+    .get(
+      '/:code',
+      ({ params, path }) => {
+        notAGetPath(params.code, path)
+        return one(presentSubdivisionDetail(service.subdivision(params.code)))
+      },
+      {
+        params: subdivisionCode,
+        query: t.Object(fieldsQuery),
+        detail: { summary: 'One subdivision', description: 'A changed code (MX-DIF) is a 404 whose body lists its `successors` (MX-CMX).' },
+      },
+    )
+
+  return new Elysia({ name: 'almanac:countries' }).use(countries).use(subdivisions)
+}

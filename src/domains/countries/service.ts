@@ -1,0 +1,251 @@
+/**
+ * Countries and subdivisions over the read-only `countries.sqlite`: lookups by any ISO code form, filtered
+ * and searched lists, validation, and withdrawn codes answered with their successors. No HTTP here.
+ */
+import type { Database } from 'bun:sqlite'
+import { openReadonlySqlite } from '../../data/sqlite.ts'
+import { AlmanacError, invalid, notFound } from '../../lib/errors.ts'
+import { fold } from './normalize.ts'
+
+export interface Country {
+  alpha2: string
+  alpha3: string
+  numeric: string
+  name: string
+  official_name: string
+  region: string | null
+  sub_region: string | null
+  intermediate_region: string | null
+  capital: string | null
+}
+
+export interface CountryDetail extends Country {
+  languages: string[]
+  currencies: string[]
+  calling_codes: string[]
+}
+
+export interface Subdivision {
+  code: string
+  name: string
+  type: string
+  parent: string | null
+  country: string
+}
+
+export interface Withdrawn {
+  code: string
+  kind: 'country' | 'subdivision'
+  name: string
+  withdrawn: string
+  successors: string[]
+  comment: string | null
+}
+
+export interface Page {
+  limit: number
+  offset: number
+}
+
+export interface Paged<T> {
+  total: number
+  items: T[]
+}
+
+export interface ValidationResult {
+  code: string
+  valid: boolean
+  name: string | null
+}
+
+export interface CountryFilter {
+  region?: string
+  sub_region?: string
+  q?: string
+}
+
+export interface SubdivisionFilter {
+  type?: string
+  q?: string
+}
+
+type CountryRow = Country & { languages: string; currencies: string; calling_codes: string }
+type WithdrawnRow = Omit<Withdrawn, 'successors'> & { successors: string }
+
+const COUNTRY_COLUMNS = 'alpha2, alpha3, numeric, name, official_name, region, sub_region, intermediate_region, capital'
+const SUBDIVISION_COLUMNS = 'code, name, type, parent, country'
+
+const ALPHA2 = /^[A-Z]{2}$/
+const ALPHA3 = /^[A-Z]{3}$/
+const ALPHA4 = /^[A-Z]{4}$/
+const NUMERIC = /^\d{1,3}$/
+/** ISO 3166-2: the alpha-2 code, a hyphen, one to three letters or digits. */
+const SUBDIVISION_CODE = /^[A-Z]{2}-[A-Z0-9]{1,3}$/
+
+const COUNTRY_CODE_HELP = 'expected an ISO 3166-1 alpha-2 (US), alpha-3 (USA) or numeric (840) code'
+const SUBDIVISION_CODE_HELP = 'expected an ISO 3166-2 code: alpha-2, hyphen, one to three letters or digits (US-CA, GB-ENG, FR-75C)'
+
+export type CountriesService = ReturnType<typeof openCountries>
+
+export function openCountries(path: string) {
+  const db = openReadonlySqlite(path)
+  return countriesService(db)
+}
+
+export function countriesService(db: Database) {
+  const byAlpha2 = db.query<CountryRow, [string]>(`SELECT ${COUNTRY_COLUMNS}, languages, currencies, calling_codes FROM countries WHERE alpha2 = ?`)
+  const byAlpha3 = db.query<CountryRow, [string]>(`SELECT ${COUNTRY_COLUMNS}, languages, currencies, calling_codes FROM countries WHERE alpha3 = ?`)
+  const byNumeric = db.query<CountryRow, [string]>(`SELECT ${COUNTRY_COLUMNS}, languages, currencies, calling_codes FROM countries WHERE numeric = ?`)
+  const subdivisionByCode = db.query<Subdivision, [string]>(`SELECT ${SUBDIVISION_COLUMNS} FROM subdivisions WHERE code = ?`)
+  const allSubdivisionsOf = db.query<Subdivision, [string]>(`SELECT ${SUBDIVISION_COLUMNS} FROM subdivisions WHERE country = ? ORDER BY code`)
+  const withdrawnByCode = db.query<WithdrawnRow, [string, string]>(`SELECT code, kind, name, withdrawn, successors, comment FROM withdrawn WHERE code = ? AND kind = ? ORDER BY withdrawn`)
+
+  const distinct = (sql: string) => db.query<{ v: string }, []>(sql).all().map((r) => r.v)
+  const regions = distinct('SELECT DISTINCT region AS v FROM countries WHERE region IS NOT NULL ORDER BY 1')
+  const subRegions = distinct(
+    'SELECT DISTINCT sub_region AS v FROM countries WHERE sub_region IS NOT NULL UNION SELECT DISTINCT intermediate_region FROM countries WHERE intermediate_region IS NOT NULL ORDER BY 1',
+  )
+  const subdivisionTypes = distinct('SELECT DISTINCT type AS v FROM subdivisions ORDER BY 1')
+  const meta = Object.fromEntries(db.query<{ key: string; value: string }, []>('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]))
+
+  const countryRow = (code: string): CountryRow | null => {
+    if (ALPHA2.test(code)) return byAlpha2.get(code)
+    if (ALPHA3.test(code)) return byAlpha3.get(code)
+    if (NUMERIC.test(code)) return byNumeric.get(code.padStart(3, '0'))
+    return null
+  }
+
+  const withdrawnAs = (code: string, kind: Withdrawn['kind']): Withdrawn[] =>
+    withdrawnByCode.all(code, kind).map((w) => ({ ...w, successors: JSON.parse(w.successors) as string[] }))
+
+  /** 404 for a code that is not current: with the former entries and their successors when it was withdrawn. */
+  function gone(asked: string, code: string, kind: Withdrawn['kind']): AlmanacError {
+    const former = withdrawnAs(kind === 'country' && NUMERIC.test(code) ? code.padStart(3, '0') : code, kind)
+    const what = kind === 'country' ? 'country' : 'subdivision'
+    if (!former.length) return notFound(`No ${what} has the code ${asked}.`)
+    const successors = [...new Set(former.flatMap((f) => f.successors))]
+    const names = former.map((f) => `${f.name} (withdrawn ${f.withdrawn})`).join('; ')
+    return notFound(
+      `${asked} is a withdrawn ${kind === 'country' ? 'ISO 3166-1' : 'ISO 3166-2'} code: ${names}. ${
+        successors.length ? `Use ${successors.length > 1 ? 'one of its successors' : 'its successor'}: ${successors.join(', ')}.` : 'It has no single successor code.'
+      }`,
+      { code: asked, withdrawn: true, successors, former: former.map(({ name, withdrawn, successors, comment }) => ({ name, withdrawn, successors, ...(comment ? { comment } : {}) })) },
+    )
+  }
+
+  const pathCode = (raw: string, pattern: (c: string) => boolean, help: string) => {
+    const code = raw.trim().toUpperCase()
+    if (!pattern(code)) throw invalid('code', help, 'path')
+    return code
+  }
+
+  /** Folded `q`; a query with no letter or digit is a 422 rather than a silent match-all. */
+  const query = (q: string | undefined): string | undefined => {
+    if (q === undefined) return undefined
+    const folded = fold(q)
+    if (!folded) throw invalid('q', 'must contain at least one letter or digit', 'query')
+    return folded
+  }
+
+  /** The stored spelling of a filter value, matched case-insensitively; a 422 listing the valid ones otherwise. */
+  const oneOf = (field: string, value: string | undefined, valid: string[]) => {
+    if (value === undefined) return undefined
+    const wanted = value.trim().toLowerCase()
+    const found = valid.find((v) => v.toLowerCase() === wanted)
+    if (!found) throw new AlmanacError('invalid', `${field}: unknown value ${JSON.stringify(value)}; valid values: ${valid.join(', ')}.`, { errors: [{ in: 'query', field, message: `unknown value; valid values: ${valid.join(', ')}` }] })
+    return found
+  }
+
+  const toDetail = (row: CountryRow): CountryDetail => ({
+    ...row,
+    languages: JSON.parse(row.languages),
+    currencies: JSON.parse(row.currencies),
+    calling_codes: JSON.parse(row.calling_codes),
+  })
+
+  /** One country by alpha-2, alpha-3 or numeric code, any case. */
+  function country(raw: string): CountryDetail {
+    const code = pathCode(raw, (c) => ALPHA2.test(c) || ALPHA3.test(c) || ALPHA4.test(c) || NUMERIC.test(c), COUNTRY_CODE_HELP)
+    const row = countryRow(code)
+    if (!row) throw gone(raw, code, 'country')
+    return toDetail(row)
+  }
+
+  return {
+    /** iso-codes release and date the artifact was built from. */
+    meta,
+    regions,
+    subRegions,
+    subdivisionTypes,
+
+    listCountries(filter: CountryFilter, page: Page): Paged<Country> {
+      const where: string[] = []
+      const args: string[] = []
+      const region = oneOf('region', filter.region, regions)
+      if (region) where.push('region = ?'), args.push(region)
+      const subRegion = oneOf('sub_region', filter.sub_region, subRegions)
+      // An M.49 intermediate region (Caribbean, South America …) is accepted as a sub-region too.
+      if (subRegion) where.push('(sub_region = ? OR intermediate_region = ?)'), args.push(subRegion, subRegion)
+      const q = query(filter.q)
+      if (q) where.push(`instr(search, ?) > 0`), args.push(' ' + q)
+      const clause = where.length ? `WHERE ${where.join(' AND ')}` : ''
+      const total = db.query<{ n: number }, string[]>(`SELECT count(*) AS n FROM countries ${clause}`).get(...args)!.n
+      const items = db
+        .query<Country, (string | number)[]>(`SELECT ${COUNTRY_COLUMNS} FROM countries ${clause} ORDER BY sort_key, alpha2 LIMIT ? OFFSET ?`)
+        .all(...args, page.limit, page.offset)
+      return { total, items }
+    },
+
+    country,
+
+    /** Every subdivision of a country, ordered by code (Form A embeds them in the country). */
+    allSubdivisions(alpha2: string): Subdivision[] {
+      return allSubdivisionsOf.all(alpha2)
+    },
+
+    subdivisionsOf(raw: string, filter: SubdivisionFilter, page: Page): Paged<Subdivision> {
+      const { alpha2 } = country(raw)
+      const where = ['country = ?']
+      const args: string[] = [alpha2]
+      if (filter.type !== undefined) {
+        const wanted = filter.type.trim().toLowerCase()
+        const type = subdivisionTypes.find((t) => t.toLowerCase() === wanted)
+        // A type no subdivision anywhere has matches nothing, like a type this country lacks.
+        where.push('type = ?'), args.push(type ?? '\0')
+      }
+      const q = query(filter.q)
+      if (q) where.push('instr(search, ?) > 0'), args.push(' ' + q)
+      const clause = `WHERE ${where.join(' AND ')}`
+      const total = db.query<{ n: number }, string[]>(`SELECT count(*) AS n FROM subdivisions ${clause}`).get(...args)!.n
+      const items = db.query<Subdivision, (string | number)[]>(`SELECT ${SUBDIVISION_COLUMNS} FROM subdivisions ${clause} ORDER BY code LIMIT ? OFFSET ?`).all(...args, page.limit, page.offset)
+      return { total, items }
+    },
+
+    subdivision(raw: string): Subdivision {
+      const code = pathCode(raw, (c) => SUBDIVISION_CODE.test(c), SUBDIVISION_CODE_HELP)
+      const row = subdivisionByCode.get(code)
+      if (!row) throw gone(raw, code, 'subdivision')
+      return row
+    },
+
+    /** Unknown, withdrawn and malformed codes alike are `valid: false, name: null` (SPEC: not an error). */
+    validateCountries(codes: string[]): ValidationResult[] {
+      return codes.map((code) => {
+        const row = countryRow(code.trim().toUpperCase())
+        return { code, valid: !!row, name: row?.name ?? null }
+      })
+    },
+
+    validateSubdivisions(codes: string[]): ValidationResult[] {
+      return codes.map((code) => {
+        const upper = code.trim().toUpperCase()
+        const row = SUBDIVISION_CODE.test(upper) ? subdivisionByCode.get(upper) : null
+        return { code, valid: !!row, name: row?.name ?? null }
+      })
+    },
+
+    close() {
+      db.close()
+    },
+  }
+}
