@@ -30,7 +30,7 @@ export class MmdbReader {
   readonly nodeCount: number
   readonly recordSize: number
   /** Absolute offset of the data section (pointers are relative to it). */
-  readonly dataStart: number
+  dataStart: number
   private readonly treeSize: number
   private readonly ipv4Start: number
   /** Prefix length of the network matched by the last find (for callers that report it). */
@@ -42,7 +42,8 @@ export class MmdbReader {
     this.buf = asBuffer(bytes)
     const start = findMetadata(this.buf)
     if (start < 0) throw new Error(`${name} is not a MaxMind DB file (no metadata marker)`)
-    this.pos = start
+    // Pointers inside the metadata are relative to the metadata section itself.
+    this.dataStart = start
     const meta = this.decodeValue(start) as MmdbMetadata
     if (meta.binary_format_major_version !== 2) throw new Error(`${name}: MaxMind DB format ${meta.binary_format_major_version} is not supported (2.x is)`)
     if (![24, 28, 32].includes(meta.record_size)) throw new Error(`${name}: record size ${meta.record_size} is not supported`)
