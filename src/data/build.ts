@@ -233,8 +233,8 @@ export async function buildDatasets(domains: Domain[], options: BuildOptions = {
         try {
           if (await buildOne(builder, { outDir, log, lookup, force: !!options.force, hashes, resolveOptions })) built++
         } catch (e) {
-          const reason = e instanceof SourceMissingError ? e.message : ((e as Error).stack ?? String(e))
-          log(`${builder.id}: FAILED: ${reason}`)
+          // A missing source is explained in the summary; an unexpected failure gets its stack here.
+          log(`${builder.id}: FAILED: ${e instanceof SourceMissingError ? 'a source is missing or wrong (see the summary below)' : ((e as Error).stack ?? String(e))}`)
           failures.push(`${builder.id}: ${(e as Error).message}`)
         }
       }
