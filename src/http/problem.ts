@@ -69,7 +69,10 @@ function validationErrors(error: any): FieldError[] {
       .replace(/^\//, '')
       .replace(/\//g, '.')
     const field = path || '(root)'
-    const message = e.summary ?? e.message ?? 'invalid value'
+    // A schema's own `error: 'name: why'` beats TypeBox's summary (which for Elysia's numeric unions
+    // reads "should be one of: 'integer', 'integer'").
+    const custom = typeof e.schema?.error === 'string' ? /^([\w.]+): (.*)$/s.exec(e.schema.error) : null
+    const message = (custom && custom[1] === field ? custom[2] : undefined) ?? e.summary ?? e.message ?? 'invalid value'
     const key = field + '\0' + message
     if (seen.has(key)) continue
     seen.add(key)
@@ -85,6 +88,8 @@ function validationErrors(error: any): FieldError[] {
  */
 export function toProblem(code: string | number, error: unknown, instance?: string): ProblemResult {
   if (error instanceof AlmanacError) return problemFromError(error, instance)
+  // Elysia wraps whatever a body parser throws in its ParseError; ours throw AlmanacErrors (e.g. 413).
+  if ((error as any)?.cause instanceof AlmanacError) return problemFromError((error as any).cause, instance)
   switch (code) {
     case 'PARSE':
       return problemFromError(new AlmanacError('bad_request', 'The request body is not valid JSON.'), instance)
