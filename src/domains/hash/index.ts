@@ -1,11 +1,21 @@
-/** Placeholder until the hash domain lands: mounts nothing and needs no dataset. */
-import { Elysia } from 'elysia'
+/**
+ * Hashing (SPEC "Hashing"): digests and password hashes. No dataset; `open` sets up the KDF worker pool
+ * (threads start on first use) and `close` stops it.
+ */
+import { availableParallelism } from 'node:os'
 import { defineDomain } from '../types.ts'
+import { createKdfPool } from './pool.ts'
+import { hashRoutes } from './routes.ts'
+import { createHashService, type HashService } from './service.ts'
 
-export default defineDomain({
+export default defineDomain<HashService>({
   name: 'hash',
-  prefixes: [],
+  prefixes: ['/hash'],
   datasets: [],
-  open: () => null,
-  routes: () => new Elysia(),
+  open: ({ config }) => {
+    const size = config.hash.workers || availableParallelism()
+    return createHashService(config.hash, createKdfPool({ size, queueSize: config.hash.queueSize }))
+  },
+  routes: ({ service, config }) => hashRoutes(service, config),
+  close: (service) => service.pool.close(),
 })

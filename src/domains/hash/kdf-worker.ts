@@ -1,0 +1,17 @@
+/**
+ * A hashing worker thread: receives `{ id, job }`, answers `{ id, hash }` or `{ id, error }`. The slow KDFs
+ * run here so the server's event loop keeps answering while they work. `build/compile.ts` adds every
+ * `*worker.ts` as an entry point so this file also exists inside the compiled executable.
+ */
+import { runKdf, type KdfJob } from './kdf.ts'
+
+declare var self: Worker
+
+self.onmessage = (event: MessageEvent<{ id: number; job: KdfJob }>) => {
+  const { id, job } = event.data
+  try {
+    postMessage({ id, hash: runKdf(job) })
+  } catch (e) {
+    postMessage({ id, error: (e as Error)?.message ?? String(e) })
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The seven hashing routes (SPEC "Hashing") with their body schemas. The schema carries the SPEC ranges;
+ * this server's ceilings (config `hash.*`) are enforced by the service and stated in each description.
+ */
+import { Elysia, t } from 'elysia'
+import type { Config } from '../../config.ts'
+import { requestContext } from '../../http/context.ts'
+import { fieldsQuery } from '../../http/paging.ts'
+import { one } from '../../http/reply.ts'
+import { present } from './present.ts'
+import { DEFAULTS, DIGESTS, MAX_INPUT_BYTES, type HashService } from './service.ts'
+
+const input = t.String({
+  description: `The text to hash, encoded as UTF-8 (a lone surrogate becomes U+FFFD). At most ${MAX_INPUT_BYTES} bytes (256 KB) of UTF-8; longer input is refused with 413.`,
+})
+
+const DIGEST_LENGTH: Record<(typeof DIGESTS)[number], number> = { md5: 32, sha1: 40, sha256: 64, sha512: 128 }
+
+const RESULT_NOTE =
+  'The result is a Hash result: `algorithm` and `hash`; Form A (enveloped) KDF results add `params`, the parameters actually used. ' +
+  'A full worker queue answers 503 with Retry-After; a value over one of this server\'s ceilings answers 422 naming the field and the ceiling (`ceilings[]`).'
+
+/**
+ * An integer body member whose 422 says its range plainly (Elysia wraps integers in a union to accept
+ * numeric strings, and its default message would read "should be one of: 'integer', 'integer'").
+ */
+const integer = (name: string, minimum: number, maximum: number, description: string, fallback?: number) =>
+  t.Integer({ minimum, maximum, description, ...(fallback !== undefined ? { default: fallback } : {}), error: `${name}: expected an integer from ${minimum} to ${maximum}` })
+
+export function hashRoutes(service: HashService, config: Config) {
+  const c = config.hash
+  const app = new Elysia({ prefix: '/hash' }).use(requestContext(config.responseForm))
+
+  for (const algorithm of DIGESTS) {
+    app.post('/' + algorithm, ({ body, form }) => one(present(service.digest(algorithm, body.input), form)), {
+      body: t.Object({ input }),
+      query: t.Object(fieldsQuery),
+      detail: {
+        tags: ['Hashing'],
+        summary: `${algorithm.toUpperCase()} digest`,
+        description: `The ${algorithm} digest of the UTF-8 bytes of \`input\`, as ${DIGEST_LENGTH[algorithm]} lowercase hexadecimal characters. Deterministic: equal inputs give equal digests.`,
+      },
+    })
+  }
+
+  return app
+    .post('/bcrypt', async ({ body, form }) => one(present(await service.bcrypt(body.input, body), form)), {
+      body: t.Object({
+        input,
+        rounds: t.Optional(integer('rounds', 4, 31, `Cost as log2 of the iteration count, 4-31 (default 12). This server's ceiling: ${c.bcryptMaxRounds} (hash.bcryptMaxRounds).`, DEFAULTS.bcrypt.rounds)),
+      }),
+      query: t.Object(fieldsQuery),
+      detail: {
+        tags: ['Hashing'],
+        summary: 'bcrypt password hash',
+        description:
+          'A bcrypt hash in Modular Crypt Format, `$2b$<rounds>$<salt><hash>` (bcrypt\'s own base64 alphabet), with a fresh random salt on every call. ' +
+          'Inputs over 72 bytes are reduced to their raw SHA-512 digest before bcrypt instead of being silently truncated (Bun.password behaviour). ' +
+          RESULT_NOTE,
+      },
+    })
+    .post('/scrypt', async ({ body, form }) => one(present(await service.scrypt(body.input, body), form)), {
+      body: t.Object({
+        input,
+        // No schema `default` here: a filled-in default under one spelling would clash with the other.
+        n: t.Optional(integer('n', 2, 2 ** 32, `CPU/memory cost N: a power of two greater than 1 (default ${DEFAULTS.scrypt.n}). Form A name: cost_factor. 128·n·r bytes must not exceed this server's ceiling of ${c.scryptMaxMemoryBytes} bytes (hash.scryptMaxMemoryBytes).`)),
+        r: t.Optional(integer('r', 1, 2 ** 20, `Block size r (default ${DEFAULTS.scrypt.r}). Form A name: block_size.`)),
+        p: t.Optional(integer('p', 1, 2 ** 20, `Parallelism p (default ${DEFAULTS.scrypt.p}); r·p < 2^30. Form A name: parallelism. This server's ceiling: ${c.scryptMaxParallelism} (hash.scryptMaxParallelism).`)),
+        cost_factor: t.Optional(integer('cost_factor', 2, 2 ** 32, `Form A name of n (default ${DEFAULTS.scrypt.n}); a power of two greater than 1. Either spelling is accepted; both with different values is a 422.`)),
+        block_size: t.Optional(integer('block_size', 1, 2 ** 20, `Form A name of r (default ${DEFAULTS.scrypt.r}).`)),
+        parallelism: t.Optional(integer('parallelism', 1, 2 ** 20, `Form A name of p (default ${DEFAULTS.scrypt.p}).`)),
+      }),
+      query: t.Object(fieldsQuery),
+      detail: {
+        tags: ['Hashing'],
+        summary: 'scrypt password hash',
+        description:
+          'An scrypt (RFC 7914) hash `$scrypt$ln=<log2 n>,r=<r>,p=<p>$<salt>$<hash>`: a fresh 16-byte random salt and a 32-byte key, both in standard base64 ' +
+          '(RFC 4648 alphabet `A-Z a-z 0-9 + /`) without `=` padding. Parameters may be sent as n/r/p or as Form A\'s cost_factor/block_size/parallelism. ' +
+          RESULT_NOTE,
+      },
+    })
+    .post('/argon2id', async ({ body, form }) => one(present(await service.argon2id(body.input, body), form)), {
+      body: t.Object({
+        input,
+        time_cost: t.Optional(integer('time_cost', 1, 2 ** 32 - 1, `Iterations (passes), default 3. This server's ceiling: ${c.argon2MaxTimeCost} (hash.argon2MaxTimeCost).`, DEFAULTS.argon2id.time_cost)),
+        memory_cost: t.Optional(integer('memory_cost', 8, 2 ** 32 - 1, `Memory in KiB, default 65536; at least 8 × parallelism. This server's ceiling: ${c.argon2MaxMemoryKiB} KiB (hash.argon2MaxMemoryKiB).`, DEFAULTS.argon2id.memory_cost)),
+        parallelism: t.Optional(integer('parallelism', 1, 2 ** 24 - 1, `Lanes, default 4. This server's ceiling: ${c.argon2MaxParallelism} (hash.argon2MaxParallelism).`, DEFAULTS.argon2id.parallelism)),
+      }),
+      query: t.Object(fieldsQuery),
+      detail: {
+        tags: ['Hashing'],
+        summary: 'argon2id password hash',
+        description:
+          'An argon2id (RFC 9106, version 0x13) hash in PHC string format `$argon2id$v=19$m=<memory_cost>,t=<time_cost>,p=<parallelism>$<salt>$<hash>`: a fresh 16-byte random salt and a 32-byte tag, standard base64 without padding. ' +
+          RESULT_NOTE,
+      },
+    })
+}

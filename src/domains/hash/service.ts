@@ -1,0 +1,183 @@
+/**
+ * The hashing service: digests computed here (cheap, deterministic), password hashes checked against the
+ * SPEC ranges and this server's ceilings, then handed to the worker pool. No HTTP here: failures are
+ * AlmanacErrors naming the request field (and, for a ceiling, the setting an operator can raise).
+ */
+import { createHash } from 'node:crypto'
+import type { Config } from '../../config.ts'
+import { AlmanacError, tooLarge, type FieldError } from '../../lib/errors.ts'
+import type { Argon2Params, KdfJob, ScryptParams } from './kdf.ts'
+import type { KdfPool } from './pool.ts'
+
+/** SPEC Limits: hash input 256 KB, counted as bytes of the UTF-8 encoding. */
+export const MAX_INPUT_BYTES = 256 * 1024
+
+export const DIGESTS = ['md5', 'sha1', 'sha256', 'sha512'] as const
+export type DigestAlgorithm = (typeof DIGESTS)[number]
+export type KdfAlgorithm = KdfJob['algorithm']
+
+export const DEFAULTS = {
+  bcrypt: { rounds: 12 },
+  scrypt: { n: 16384, r: 8, p: 1 },
+  argon2id: { time_cost: 3, memory_cost: 65536, parallelism: 4 },
+} as const
+
+/** The canonical result; `params` (KDFs only) holds the parameters actually used. */
+export interface HashResult {
+  algorithm: DigestAlgorithm | KdfAlgorithm
+  hash: string
+  params?: Record<string, number>
+}
+
+/** scrypt parameters as either form spells them (SPEC Hashing rule 2). */
+export interface ScryptRequest {
+  n?: number
+  r?: number
+  p?: number
+  cost_factor?: number
+  block_size?: number
+  parallelism?: number
+}
+
+type HashCeilings = Config['hash']
+
+interface Ceiling {
+  field: string
+  setting: string
+  env: string
+  value: number
+  message: string
+}
+
+/** A request over an operator ceiling: 422 naming each field and the setting that caps it. */
+function overCeilings(algorithm: string, over: Ceiling[]): AlmanacError {
+  const detail = `${algorithm}: ${over.map((c) => c.message).join('; ')}.`
+  return new AlmanacError('invalid', detail, {
+    errors: over.map((c) => ({ in: 'body', field: c.field, message: c.message })),
+    extra: { ceilings: over.map(({ setting, env, value, field }) => ({ field, setting, env, value })) },
+  })
+}
+
+const invalidFields = (errors: FieldError[]) =>
+  new AlmanacError('invalid', errors.length === 1 ? `${errors[0]!.field}: ${errors[0]!.message}` : `${errors.length} invalid values; first ${errors[0]!.field}: ${errors[0]!.message}`, { errors })
+
+/** Refuses an input over the SPEC limit before any work is done. */
+export function checkInput(input: string) {
+  const bytes = Buffer.byteLength(input, 'utf8')
+  if (bytes > MAX_INPUT_BYTES) {
+    const message = `is ${bytes} bytes of UTF-8; the limit is ${MAX_INPUT_BYTES} bytes (256 KB)`
+    throw tooLarge(`input ${message}.`, [{ in: 'body', field: 'input', message }])
+  }
+}
+
+export function digest(algorithm: DigestAlgorithm, input: string): HashResult {
+  checkInput(input)
+  return { algorithm, hash: createHash(algorithm).update(input, 'utf8').digest('hex') }
+}
+
+/** Reads one scrypt parameter given under either name; both names with different values is an error. */
+function alias(body: ScryptRequest, bare: 'n' | 'r' | 'p', enveloped: 'cost_factor' | 'block_size' | 'parallelism', errors: FieldError[]): { value: number; field: string } {
+  const a = body[bare]
+  const b = body[enveloped]
+  if (a !== undefined && b !== undefined && a !== b) {
+    const message = `${bare} and ${enveloped} name the same parameter but differ (${a} and ${b}); send one`
+    errors.push({ in: 'body', field: bare, message }, { in: 'body', field: enveloped, message })
+  }
+  if (a !== undefined) return { value: a, field: bare }
+  if (b !== undefined) return { value: b, field: enveloped }
+  return { value: DEFAULTS.scrypt[bare], field: bare }
+}
+
+export function scryptParams(body: ScryptRequest, limits: HashCeilings): ScryptParams {
+  const errors: FieldError[] = []
+  const n = alias(body, 'n', 'cost_factor', errors)
+  const r = alias(body, 'r', 'block_size', errors)
+  const p = alias(body, 'p', 'parallelism', errors)
+  if (!Number.isInteger(Math.log2(n.value)) || n.value < 2) errors.push({ in: 'body', field: n.field, message: `must be a power of two greater than 1, got ${n.value}` })
+  // RFC 7914 §2: N < 2^(128·r/8) and r·p < 2^30.
+  else if (Math.log2(n.value) >= 16 * r.value) errors.push({ in: 'body', field: n.field, message: `must be less than 2^(16·${r.field}) = 2^${16 * r.value} (RFC 7914)` })
+  if (r.value * p.value >= 2 ** 30) errors.push({ in: 'body', field: p.field, message: `${r.field} × ${p.field} must be less than 2^30 (RFC 7914)` })
+  if (errors.length) throw invalidFields(errors)
+
+  const over: Ceiling[] = []
+  const memory = 128 * n.value * r.value
+  if (memory > limits.scryptMaxMemoryBytes) {
+    over.push({
+      field: n.field,
+      setting: 'hash.scryptMaxMemoryBytes',
+      env: 'ALMANAC_HASH_SCRYPT_MAX_MEMORY',
+      value: limits.scryptMaxMemoryBytes,
+      message: `128 × ${n.field} × ${r.field} = ${memory} bytes is over this server's ceiling hash.scryptMaxMemoryBytes = ${limits.scryptMaxMemoryBytes}`,
+    })
+  }
+  if (p.value > limits.scryptMaxParallelism) {
+    over.push({
+      field: p.field,
+      setting: 'hash.scryptMaxParallelism',
+      env: 'ALMANAC_HASH_SCRYPT_MAX_PARALLELISM',
+      value: limits.scryptMaxParallelism,
+      message: `${p.field} ${p.value} is over this server's ceiling hash.scryptMaxParallelism = ${limits.scryptMaxParallelism}`,
+    })
+  }
+  if (over.length) throw overCeilings('scrypt', over)
+  return { n: n.value, r: r.value, p: p.value }
+}
+
+export function bcryptParams(body: { rounds?: number }, limits: HashCeilings) {
+  const rounds = body.rounds ?? DEFAULTS.bcrypt.rounds
+  if (rounds > limits.bcryptMaxRounds) {
+    throw overCeilings('bcrypt', [
+      { field: 'rounds', setting: 'hash.bcryptMaxRounds', env: 'ALMANAC_HASH_BCRYPT_MAX_ROUNDS', value: limits.bcryptMaxRounds, message: `rounds ${rounds} is over this server's ceiling hash.bcryptMaxRounds = ${limits.bcryptMaxRounds}` },
+    ])
+  }
+  return { rounds }
+}
+
+export function argon2Params(body: Partial<Argon2Params>, limits: HashCeilings): Argon2Params {
+  const params: Argon2Params = {
+    time_cost: body.time_cost ?? DEFAULTS.argon2id.time_cost,
+    memory_cost: body.memory_cost ?? DEFAULTS.argon2id.memory_cost,
+    parallelism: body.parallelism ?? DEFAULTS.argon2id.parallelism,
+  }
+  // RFC 9106 §3.1: at least 8 KiB of memory per lane.
+  if (params.memory_cost < 8 * params.parallelism) {
+    throw invalidFields([{ in: 'body', field: 'memory_cost', message: `must be at least 8 × parallelism = ${8 * params.parallelism} KiB (RFC 9106), got ${params.memory_cost}` }])
+  }
+  const over: Ceiling[] = []
+  const cap = (field: keyof Argon2Params, setting: string, env: string, value: number, unit = '') => {
+    if (params[field] > value) over.push({ field, setting, env, value, message: `${field} ${params[field]}${unit} is over this server's ceiling ${setting} = ${value}${unit}` })
+  }
+  cap('time_cost', 'hash.argon2MaxTimeCost', 'ALMANAC_HASH_ARGON2_MAX_TIME', limits.argon2MaxTimeCost)
+  cap('memory_cost', 'hash.argon2MaxMemoryKiB', 'ALMANAC_HASH_ARGON2_MAX_MEMORY', limits.argon2MaxMemoryKiB, ' KiB')
+  cap('parallelism', 'hash.argon2MaxParallelism', 'ALMANAC_HASH_ARGON2_MAX_PARALLELISM', limits.argon2MaxParallelism)
+  if (over.length) throw overCeilings('argon2id', over)
+  return params
+}
+
+export interface HashService {
+  digest(algorithm: DigestAlgorithm, input: string): HashResult
+  bcrypt(input: string, body: { rounds?: number }): Promise<HashResult>
+  scrypt(input: string, body: ScryptRequest): Promise<HashResult>
+  argon2id(input: string, body: Partial<Argon2Params>): Promise<HashResult>
+  pool: KdfPool
+}
+
+export function createHashService(limits: HashCeilings, pool: KdfPool): HashService {
+  const kdf = async (job: KdfJob): Promise<HashResult> => ({ algorithm: job.algorithm, hash: await pool.run(job), params: { ...job.params } })
+  return {
+    digest,
+    pool,
+    async bcrypt(input, body) {
+      checkInput(input)
+      return kdf({ algorithm: 'bcrypt', input, params: bcryptParams(body, limits) })
+    },
+    async scrypt(input, body) {
+      checkInput(input)
+      return kdf({ algorithm: 'scrypt', input, params: scryptParams(body, limits) })
+    },
+    async argon2id(input, body) {
+      checkInput(input)
+      return kdf({ algorithm: 'argon2id', input, params: argon2Params(body, limits) })
+    },
+  }
+}
