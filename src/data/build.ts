@@ -332,7 +332,7 @@ async function runBuilder(builder: DatasetBuilder, resolved: Map<string, Resolve
       ...(s.homepage ? { homepage: s.homepage } : {}),
       sha256: s.sha256,
     }))
-    const version = result.version ?? sources.map((s) => s.version).join('+')
+    const version = result.version ?? [...new Set(sources.map((s) => s.version))].join('+')
     const date = sources.map((s) => s.date).sort().at(-1)
     log(`${builder.id}: built in ${((performance.now() - started) / 1000).toFixed(1)} s: ${countsText(result.counts)}`)
     return {
