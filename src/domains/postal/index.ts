@@ -1,11 +1,19 @@
-/** Placeholder until the postal domain lands: mounts nothing and needs no dataset. */
-import { Elysia } from 'elysia'
+/** Postal codes: GeoNames records with formats, lookup, search, radius and polygon queries. */
+import { openReadonlySqlite } from '../../data/sqlite.ts'
 import { defineDomain } from '../types.ts'
+import { POSTAL_ARTIFACT, postalBuilder } from './build.ts'
+import { postalRoutes } from './routes.ts'
+import { PostalService } from './service.ts'
 
-export default defineDomain({
+export default defineDomain<{ service: PostalService; close(): void }>({
   name: 'postal',
-  prefixes: [],
-  datasets: [],
-  open: () => null,
-  routes: () => new Elysia(),
+  prefixes: ['/postal'],
+  datasets: ['postal'],
+  open: ({ data }) => {
+    const db = openReadonlySqlite(data.path(POSTAL_ARTIFACT))
+    return { service: new PostalService(db), close: () => db.close() }
+  },
+  routes: ({ service, config }) => postalRoutes(service.service, config),
+  close: (opened) => opened.close(),
+  builders: [postalBuilder],
 })

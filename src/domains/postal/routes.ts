@@ -1,0 +1,149 @@
+/** The nine postal endpoints: paths and schemas; the answers come from the service. */
+import { Elysia, t } from 'elysia'
+import type { Config } from '../../config.ts'
+import { requestContext } from '../../http/context.ts'
+import { costPerItem } from '../../http/cost.ts'
+import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
+import { list, one } from '../../http/reply.ts'
+import { MAX_VERTICES } from './geo.ts'
+import { presentCheck, presentRecord, presentSystem, RECORD_FIELDS } from './present.ts'
+import { NEARBY_MAX_RADIUS_KM, type PostalService } from './service.ts'
+
+export const SPATIAL_MAX_LIMIT = 1000
+const BATCH_MAX = 100
+
+const countryParam = t.String({ description: 'ISO 3166-1 alpha-2 or alpha-3 country code, any case (e.g. `US`, `usa`).', minLength: 1, maxLength: 16 })
+
+const spatialPage = {
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: SPATIAL_MAX_LIMIT, default: 50, description: `Most records to return (1-${SPATIAL_MAX_LIMIT}, default 50).` })),
+  offset: t.Optional(t.Integer({ minimum: 0, description: 'Records to skip (default 0).' })),
+}
+
+/** Form A of nearby/within adds `total_count`, `limit`, `offset`; Form B is `count`/`results`. */
+const spatialList = (items: unknown[], total: number, page: { limit: number; offset: number }, fieldNames: readonly string[]) =>
+  list(items, { bare: { count: total }, enveloped: { total_count: total, limit: page.limit, offset: page.offset }, fieldNames })
+
+export const postalRoutes = (service: PostalService, config: Config) =>
+  new Elysia({ prefix: '/postal' })
+    .use(requestContext(config.responseForm))
+    .get(
+      '/',
+      ({ query, form }) => {
+        const page = pageOf(query)
+        const { total, items } = service.listSystems({ hasSystem: query.has_system, formatLike: query.format_like }, page)
+        return list(items.map((s) => presentSystem(s, form, false)), { total })
+      },
+      {
+        query: t.Object({
+          has_system: t.Optional(t.Boolean({ description: 'true keeps countries with a postal code system, false those without.', error: 'has_system: expected true or false' })),
+          format_like: t.Optional(t.String({ maxLength: 64, description: 'Format pattern (`#` digit, `A` or `@` letter); `*` matches any run. Without `*` one of the alternatives must equal it.' })),
+          ...pageQuery(config.maxLimit),
+          ...fieldsQuery,
+        }),
+        detail: { summary: 'Postal code systems of every country' },
+      },
+    )
+    .post(
+      '/validate',
+      ({ body, form }) => list(body.codes.map((c) => presentCheck(service.check(c.country_code, c.postal_code), form))),
+      {
+        body: t.Object({
+          codes: t.Array(
+            t.Object({
+              country_code: t.String({ maxLength: 16, description: 'Alpha-2 or alpha-3; an unknown country is reported false/false.' }),
+              postal_code: t.String({ maxLength: 64 }),
+            }),
+            { minItems: 1, maxItems: BATCH_MAX, description: `Up to ${BATCH_MAX} codes, countries may be mixed.` },
+          ),
+        }),
+        detail: { summary: 'Check the format and existence of several postal codes', ...costPerItem('codes', BATCH_MAX) },
+      },
+    )
+    .get('/:country_code', ({ params, form }) => one(presentSystem(service.country(params.country_code), form, true)), {
+      params: t.Object({ country_code: countryParam }),
+      query: t.Object(fieldsQuery),
+      detail: { summary: "A country's postal code system" },
+    })
+    .get(
+      '/:country_code/codes',
+      ({ params, query }) => {
+        const { total, items } = service.codes(params.country_code, pageOf(query))
+        return list(items, { total, fieldNames: ['postal_code', 'place_name', 'admin_name'] })
+      },
+      {
+        params: t.Object({ country_code: countryParam }),
+        query: t.Object({ ...pageQuery(config.maxLimit), ...fieldsQuery }),
+        detail: { summary: 'Distinct postal codes of a country, in code order' },
+      },
+    )
+    .get(
+      '/:country_code/search',
+      ({ params, query, form }) => {
+        const { total, items } = service.search(params.country_code, query, pageOf(query))
+        return list(items.map((r) => presentRecord(r, form)), { total, fieldNames: RECORD_FIELDS[form] })
+      },
+      {
+        params: t.Object({ country_code: countryParam }),
+        query: t.Object({
+          q: t.Optional(t.String({ maxLength: 200, description: 'Start of a place name; case and accents are ignored (`zurich` finds Zürich).' })),
+          prefix: t.Optional(t.String({ maxLength: 64, description: 'Start of a postal code.' })),
+          admin_code: t.Optional(t.String({ maxLength: 64, description: 'First-level administrative division code (e.g. `CA`, `BY`), any case.' })),
+          ...pageQuery(config.maxLimit),
+          ...fieldsQuery,
+        }),
+        detail: { summary: 'Search postal codes by place name, code prefix or division (at least one)' },
+      },
+    )
+    .post(
+      '/:country_code/nearby',
+      ({ params, body, form }) => {
+        const page = { limit: body.limit ?? 50, offset: body.offset ?? 0 }
+        const { total, items } = service.nearby(params.country_code, body, page)
+        return spatialList(items.map((r) => presentRecord(r, form)), total, page, [...RECORD_FIELDS[form], 'distance_km'])
+      },
+      {
+        params: t.Object({ country_code: countryParam }),
+        body: t.Object({
+          lat: t.Number({ minimum: -90, maximum: 90, description: 'Latitude of the centre, degrees.' }),
+          lng: t.Number({ minimum: -180, maximum: 180, description: 'Longitude of the centre, degrees.' }),
+          radius_km: t.Number({ exclusiveMinimum: 0, maximum: NEARBY_MAX_RADIUS_KM, description: `Radius in km, greater than 0 and at most ${NEARBY_MAX_RADIUS_KM}.` }),
+          ...spatialPage,
+        }),
+        detail: { summary: 'Postal codes within a radius, nearest first (haversine distance_km)' },
+      },
+    )
+    .post(
+      '/:country_code/within',
+      ({ params, body, form }) => {
+        const page = { limit: body.limit ?? 50, offset: body.offset ?? 0 }
+        const { total, items } = service.within(params.country_code, body.geometry, page)
+        return spatialList(items.map((r) => presentRecord(r, form)), total, page, RECORD_FIELDS[form])
+      },
+      {
+        params: t.Object({ country_code: countryParam }),
+        body: t.Object({
+          geometry: t.Object(
+            { type: t.Union([t.Literal('Polygon'), t.Literal('MultiPolygon')]), coordinates: t.Array(t.Any()) },
+            { description: `GeoJSON Polygon or MultiPolygon ([longitude, latitude] positions, closed rings, holes allowed, at most ${MAX_VERTICES} positions).` },
+          ),
+          ...spatialPage,
+        }),
+        detail: { summary: 'Postal codes inside a polygon, in code order' },
+      },
+    )
+    .get('/:country_code/validate/:postal_code', ({ params }) => one(service.validateFormat(params.country_code, params.postal_code)), {
+      params: t.Object({ country_code: countryParam, postal_code: t.String({ maxLength: 64 }) }),
+      detail: { summary: "Check a postal code against its country's format" },
+    })
+    .get(
+      '/:country_code/:postal_code',
+      ({ params, form }) => {
+        const { records } = service.lookup(params.country_code, params.postal_code)
+        return form === 'enveloped' ? list(records.map((r) => presentRecord(r, form)), { fieldNames: RECORD_FIELDS[form] }) : one(presentRecord(records[0]!, form))
+      },
+      {
+        params: t.Object({ country_code: countryParam, postal_code: t.String({ maxLength: 64 }) }),
+        query: t.Object(fieldsQuery),
+        detail: { summary: 'Every place a postal code maps to (Form B: the first)' },
+      },
+    )

@@ -1,0 +1,274 @@
+/**
+ * The postal service: every question the nine endpoints ask, as functions over the read-only
+ * `postal.sqlite`. Country systems (252 rows) are held in memory; records are always read through an
+ * index: the code index for lookups, the folded-name index for place search, the R*Tree for space.
+ */
+import type { Database } from 'bun:sqlite'
+import { invalid, notFound } from '../../lib/errors.ts'
+import { foldName, prefixEnd } from './fold.ts'
+import { codeCandidates, districtOf } from './formats.ts'
+import { boxOf, circleBoxes, haversineKm, inPolygon, parsePolygons, type Box } from './geo.ts'
+
+export interface PostalSystem {
+  alpha2: string
+  alpha3: string
+  name: string
+  geonamesFormat: string
+  /** SPEC notation, null without a postal system. */
+  format: string | null
+  regex: string | null
+  totalCodes: number
+  totalRecords: number
+}
+
+export interface PostalRecord {
+  id: number
+  postal_code: string
+  country_code: string
+  place_name: string
+  admin_name1: string | null
+  admin_code1: string | null
+  admin_name2: string | null
+  admin_code2: string | null
+  admin_name3: string | null
+  admin_code3: string | null
+  latitude: number | null
+  longitude: number | null
+  accuracy: number | null
+  distance_km?: number
+}
+
+export interface Page {
+  limit: number
+  offset: number
+}
+
+export interface Paged<T> {
+  total: number
+  items: T[]
+}
+
+export interface SearchFilters {
+  q?: string
+  prefix?: string
+  admin_code?: string
+}
+
+export interface FormatCheck {
+  country_code: string
+  postal_code: string
+  format_valid: boolean
+  exists: boolean
+}
+
+const RECORD_COLUMNS = `p.id, p.postal_code, p.country AS country_code, p.place_name,
+  a.admin_name1, a.admin_code1, a.admin_name2, a.admin_code2, a.admin_name3, a.admin_code3,
+  p.latitude, p.longitude, p.accuracy`
+const RECORDS = `SELECT ${RECORD_COLUMNS} FROM places p JOIN admins a ON a.id = p.admin_id`
+
+export const NEARBY_MAX_RADIUS_KM = 500
+
+export class PostalService {
+  private readonly byCode = new Map<string, PostalSystem & { re: RegExp | null }>()
+  readonly systems: PostalSystem[]
+  readonly records: number
+
+  constructor(private readonly db: Database) {
+    const rows = db.query('SELECT alpha2, alpha3, name, geonames_format, format, regex, total_codes, total_records FROM systems ORDER BY alpha2').all() as any[]
+    this.systems = rows.map((r) => ({ alpha2: r.alpha2, alpha3: r.alpha3, name: r.name, geonamesFormat: r.geonames_format, format: r.format, regex: r.regex, totalCodes: r.total_codes, totalRecords: r.total_records }))
+    for (const s of this.systems) {
+      const entry = { ...s, re: s.regex ? new RegExp(s.regex) : null }
+      this.byCode.set(s.alpha2, entry)
+      this.byCode.set(s.alpha3, entry)
+    }
+    this.records = Number((db.query("SELECT value FROM meta WHERE key = 'records'").get() as { value: string }).value)
+  }
+
+  /** The country of an alpha-2 or alpha-3 code in any case, or undefined. */
+  find(code: string) {
+    return this.byCode.get(code.trim().toUpperCase())
+  }
+
+  /** The country of a path parameter; a 404 that says the country is not supported otherwise. */
+  country(code: string) {
+    const system = this.find(code)
+    if (!system) {
+      throw notFound(`Country ${JSON.stringify(code)} is not supported: it is not an ISO 3166-1 alpha-2 or alpha-3 code of a country in the postal dataset.`, {
+        reason: 'country_not_supported',
+        country_code: code,
+      })
+    }
+    return system
+  }
+
+  /** A country whose postal codes are in the data; a 404 saying why not otherwise. */
+  private withData(code: string) {
+    const system = this.country(code)
+    if (!system.totalRecords) {
+      const why = system.format ? 'this dataset holds no postal codes for it' : 'it has no postal code system'
+      throw notFound(`Postal codes of ${system.name} (${system.alpha2}) are not supported: ${why}.`, { reason: 'country_not_supported', country_code: system.alpha2 })
+    }
+    return system
+  }
+
+  listSystems(filter: { hasSystem?: boolean; formatLike?: string }, page: Page): Paged<PostalSystem> {
+    let list = this.systems
+    if (filter.hasSystem !== undefined) list = list.filter((s) => (s.format !== null) === filter.hasSystem)
+    if (filter.formatLike !== undefined) {
+      const match = formatMatcher(filter.formatLike)
+      list = list.filter((s) => s.format !== null && s.format.split(' / ').some(match))
+    }
+    return { total: list.length, items: list.slice(page.offset, page.offset + page.limit) }
+  }
+
+  private readonly byCodeStmt = () => this.db.query(`${RECORDS} WHERE p.country = ? AND p.postal_code = ? ORDER BY p.id`)
+
+  /**
+   * Records of one code, trying the spellings the country's format allows, then the district part of a
+   * full code when the data holds only districts (GB outward codes, CA FSAs, NL digits, US ZIP of ZIP+4).
+   */
+  private resolve(system: PostalSystem, input: string): { code: string; records: PostalRecord[] } | null {
+    if (!input.trim() || input.length > 64) return null
+    const stmt = this.byCodeStmt()
+    const candidates = codeCandidates(input, system.alpha2, system.geonamesFormat)
+    for (const code of candidates) {
+      const records = stmt.all(system.alpha2, code) as PostalRecord[]
+      if (records.length) return { code, records }
+    }
+    for (const full of candidates) {
+      const district = districtOf(full)
+      if (!district) continue
+      const records = stmt.all(system.alpha2, district) as PostalRecord[]
+      if (records.length) return { code: district, records }
+    }
+    return null
+  }
+
+  lookup(country: string, code: string): { system: PostalSystem; records: PostalRecord[] } {
+    const system = this.withData(country)
+    const found = this.resolve(system, code)
+    if (!found) {
+      throw notFound(`No postal code ${JSON.stringify(code)} in ${system.name} (${system.alpha2}).`, { reason: 'postal_code_not_found', country_code: system.alpha2, postal_code: code })
+    }
+    return { system, records: found.records }
+  }
+
+  codes(country: string, page: Page): Paged<{ postal_code: string; place_name: string; admin_name: string | null }> {
+    const system = this.withData(country)
+    const items = this.db
+      .query(
+        `SELECT c.postal_code, p.place_name, a.admin_name1 AS admin_name FROM codes c JOIN places p ON p.id = c.first_id JOIN admins a ON a.id = p.admin_id
+         WHERE c.country = ? AND c.seq >= ? AND c.seq < ? ORDER BY c.seq`,
+      )
+      .all(system.alpha2, page.offset, page.offset + page.limit) as any[]
+    return { total: system.totalCodes, items }
+  }
+
+  search(country: string, filters: SearchFilters, page: Page): Paged<PostalRecord> {
+    const q = filters.q !== undefined ? foldName(filters.q) : ''
+    const prefix = filters.prefix !== undefined ? filters.prefix.trim().toUpperCase().replace(/\s+/g, ' ') : ''
+    const admin = filters.admin_code?.trim() ?? ''
+    if (!q && !prefix && !admin) throw invalid('q', 'give at least one of q (place name), prefix (postal code prefix) or admin_code', 'query')
+    const system = this.withData(country)
+    const where = ['p.country = ?']
+    const args: (string | number)[] = [system.alpha2]
+    if (q) {
+      where.push('p.place_folded >= ? AND p.place_folded < ?')
+      args.push(q, prefixEnd(q))
+    }
+    if (prefix) {
+      where.push('p.postal_code >= ? AND p.postal_code < ?')
+      args.push(prefix, prefixEnd(prefix))
+    }
+    if (admin) {
+      where.push('p.admin_id IN (SELECT id FROM admins WHERE country = ? AND admin_code1 = ? COLLATE NOCASE)')
+      args.push(system.alpha2, admin)
+    }
+    const condition = where.join(' AND ')
+    const total = (this.db.query(`SELECT COUNT(*) AS n FROM places p WHERE ${condition}`).get(...args) as { n: number }).n
+    const items = total > page.offset ? (this.db.query(`${RECORDS} WHERE ${condition} ORDER BY p.postal_code, p.place_folded, p.id LIMIT ? OFFSET ?`).all(...args, page.limit, page.offset) as PostalRecord[]) : []
+    return { total, items }
+  }
+
+  /** Points of a country inside a box (R*Tree first, then the country). */
+  private inBox(country: string, box: Box): { id: number; latitude: number; longitude: number; postal_code: string }[] {
+    return this.db
+      .query(
+        `SELECT p.id, p.latitude, p.longitude, p.postal_code FROM places_rtree r CROSS JOIN places p ON p.id = r.id
+         WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND p.country = ?`,
+      )
+      .all(box.minLat, box.maxLat, box.minLng, box.maxLng, country) as any[]
+  }
+
+  private recordsById(ids: number[]): Map<number, PostalRecord> {
+    const rows = this.db.query(`${RECORDS} WHERE p.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as PostalRecord[]
+    return new Map(rows.map((r) => [r.id, r]))
+  }
+
+  nearby(country: string, at: { lat: number; lng: number; radius_km: number }, page: Page): Paged<PostalRecord> {
+    const { lat, lng, radius_km } = at
+    if (!(lat >= -90 && lat <= 90)) throw invalid('lat', `latitude ${lat} is outside -90..90`)
+    if (!(lng >= -180 && lng <= 180)) throw invalid('lng', `longitude ${lng} is outside -180..180`)
+    if (!(radius_km > 0 && radius_km <= NEARBY_MAX_RADIUS_KM)) throw invalid('radius_km', `must be greater than 0 and at most ${NEARBY_MAX_RADIUS_KM} km, got ${radius_km}`)
+    const system = this.withData(country)
+    const hits: { id: number; d: number }[] = []
+    for (const box of circleBoxes(lat, lng, radius_km)) {
+      for (const p of this.inBox(system.alpha2, box)) {
+        const d = haversineKm(lat, lng, p.latitude, p.longitude)
+        if (d <= radius_km) hits.push({ id: p.id, d })
+      }
+    }
+    hits.sort((a, b) => a.d - b.d || a.id - b.id)
+    const pageHits = hits.slice(page.offset, page.offset + page.limit)
+    const byId = this.recordsById(pageHits.map((h) => h.id))
+    return { total: hits.length, items: pageHits.map((h) => ({ ...byId.get(h.id)!, distance_km: Math.round(h.d * 1000) / 1000 })) }
+  }
+
+  within(country: string, geometry: unknown, page: Page): Paged<PostalRecord> {
+    const polygons = parsePolygons(geometry)
+    const system = this.withData(country)
+    const hits = new Map<number, string>()
+    for (const polygon of polygons) {
+      for (const p of this.inBox(system.alpha2, boxOf(polygon[0]!))) {
+        if (!hits.has(p.id) && inPolygon(p.longitude, p.latitude, polygon)) hits.set(p.id, p.postal_code)
+      }
+    }
+    const sorted = [...hits].sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[0] - b[0]))
+    const pageIds = sorted.slice(page.offset, page.offset + page.limit).map(([id]) => id)
+    const byId = this.recordsById(pageIds)
+    return { total: sorted.length, items: pageIds.map((id) => byId.get(id)!) }
+  }
+
+  /** Format check of one code (GET validate): against the country's regex, in any spelling its format allows. */
+  validateFormat(country: string, code: string): { country_code: string; postal_code: string; valid: boolean } {
+    const system = this.country(country)
+    const match = this.formatMatch(system, code)
+    return { country_code: system.alpha2, postal_code: match ?? code.trim(), valid: match !== null }
+  }
+
+  /** Batch check (POST validate): format and existence; an unknown country is false/false, never an error. */
+  check(country: string, code: string): FormatCheck {
+    const system = this.find(country)
+    if (!system) return { country_code: country, postal_code: code, format_valid: false, exists: false }
+    const match = this.formatMatch(system, code)
+    const found = system.totalRecords ? this.resolve(system, code) : null
+    return { country_code: system.alpha2, postal_code: match ?? found?.code ?? code.trim(), format_valid: match !== null, exists: found !== null }
+  }
+
+  /** The first spelling of `code` that the country's regex accepts, or null. */
+  private formatMatch(system: PostalSystem & { re: RegExp | null }, code: string): string | null {
+    if (!system.re || code.length > 64) return null
+    for (const c of codeCandidates(code, system.alpha2, system.geonamesFormat)) if (system.re.test(c)) return c
+    return null
+  }
+}
+
+/**
+ * `format_like`: `*` (or `%`) stands for any run of characters, `@` is accepted for `A`; without a
+ * wildcard the pattern must equal one of the country's alternatives.
+ */
+function formatMatcher(like: string): (alternative: string) => boolean {
+  const pattern = like.trim().replace(/@/g, 'A')
+  const re = new RegExp(`^${pattern.split(/[*%]/).map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`)
+  return (alternative) => re.test(alternative)
+}
