@@ -6,6 +6,7 @@ import { versionCommand } from './cli/version.ts'
 import { DatasetBuildError } from './data/build.ts'
 import { DataDirError } from './data/extract.ts'
 import { serve } from './serve.ts'
+import { superviseWorkers, WORKER_ENV } from './supervisor.ts'
 
 const [command = 'serve', ...rest] = process.argv.slice(2)
 
@@ -13,8 +14,13 @@ async function main() {
   switch (command) {
     case 'serve': {
       const config = loadConfig({ env: process.env, argv: rest })
-      const running = await serve(config)
+      const worker = process.env[WORKER_ENV] !== undefined
+      const running = config.workers > 1 && !worker ? await superviseWorkers(config, rest) : await serve(config, undefined, { reusePort: worker })
+      let stopping = false
       const stop = async () => {
+        // A second signal while draining means "now".
+        if (stopping) process.exit(1)
+        stopping = true
         await running.stop()
         process.exit(0)
       }

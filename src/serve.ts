@@ -6,6 +6,8 @@ import type { Config } from './config.ts'
 import { resolveDataDir } from './data/open.ts'
 import { domains as allDomains } from './domains/index.ts'
 import { createAuthenticator } from './http/auth.ts'
+import { serverBodyCeiling } from './http/body-limit.ts'
+import { createObservability } from './http/observability.ts'
 import { createApp, openDomains } from './server.ts'
 import { memoryQuotaStore } from './stores/quota.ts'
 
@@ -15,12 +17,28 @@ export interface Running {
   stop(): Promise<void>
 }
 
-export async function serve(config: Config, log: (line: string) => void = (l) => console.error(l)): Promise<Running> {
+export interface ServeOptions {
+  /** Share the port with sibling worker processes (SO_REUSEPORT); set by the `--workers` supervisor. */
+  reusePort?: boolean
+}
+
+export async function serve(config: Config, log: (line: string) => void = (l) => console.error(l), options: ServeOptions = {}): Promise<Running> {
   const data = await resolveDataDir({ dataDir: config.dataDir }, log)
   const mounted = await openDomains(config, data, allDomains, log)
   const quota = memoryQuotaStore()
-  const app = createApp(config, { data, domains: allDomains, authenticator: createAuthenticator(config), quota, log }, mounted)
-  const server = Bun.serve({ port: config.port, hostname: config.host, fetch: (req) => app.handle(req), maxRequestBodySize: config.bodyLimit })
+  const observability = createObservability(config)
+  const app = createApp(config, { data, domains: allDomains, authenticator: createAuthenticator(config), quota, log, observability }, mounted)
+  const server = Bun.serve({
+    port: config.port,
+    hostname: config.host,
+    fetch: (req) => app.handle(req),
+    // The app answers bodies over config.bodyLimit with a 413 problem; Bun's ceiling is only a backstop.
+    maxRequestBodySize: serverBodyCeiling(config.bodyLimit),
+    reusePort: options.reusePort ?? false,
+    development: false,
+  })
+  // Handlers' `server` (client address) and the access log read the TCP peer through the app.
+  ;(app as { server: unknown }).server = server
   // Handlers read the TCP peer through Elysia's `server` (server.requestIP); app.handle alone leaves it null.
   ;(app as unknown as { server: unknown }).server = server
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`
@@ -29,7 +47,14 @@ export async function serve(config: Config, log: (line: string) => void = (l) =>
     server,
     url,
     async stop() {
-      await server.stop(false)
+      // Stop accepting; let in-flight requests finish for up to the grace period, then cut them off.
+      const drained = server.stop(false).then(() => true)
+      const grace = Bun.sleep(config.shutdownGraceSeconds * 1000).then(() => false)
+      if (!(await Promise.race([drained, grace]))) {
+        log(JSON.stringify({ level: 'warn', msg: `in-flight requests still running after ${config.shutdownGraceSeconds}s; closing them` }))
+        await server.stop(true)
+      }
+      observability.flush()
       for (const m of mounted) if (m.service !== undefined) await m.domain.close?.(m.service)
       await quota.close()
     },

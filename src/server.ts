@@ -11,8 +11,12 @@ import type { Domain } from './domains/types.ts'
 import { AlmanacError, unavailable } from './lib/errors.ts'
 import { type Authenticator, type Principal } from './http/auth.ts'
 import { requestContext } from './http/context.ts'
+import { bodyLimit } from './http/body-limit.ts'
 import { COST_KEY, costOf, type PerItemCost } from './http/cost.ts'
+import { docsRoutes } from './http/docs.ts'
 import { metaRoutes } from './http/meta.ts'
+import { createObservability, type Observability } from './http/observability.ts'
+import { openApiRoutes } from './http/openapi.ts'
 import { toProblem } from './http/problem.ts'
 import { body, formOf, problemBody, Reply } from './http/reply.ts'
 import type { QuotaState, QuotaStore } from './stores/quota.ts'
@@ -25,6 +29,8 @@ export interface AppDeps {
   authenticator: Authenticator
   quota: QuotaStore
   log?: (line: string) => void
+  /** Metrics and access log; one is made from the config when absent (tests pass their own to read the log). */
+  observability?: Observability
 }
 
 /** A domain as opened at start: its service, or why it is unavailable. */
@@ -124,7 +130,8 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     return [...methods].sort()
   }
 
-  const app = new Elysia()
+  const observability = deps.observability ?? createObservability(config)
+  const app: AnyElysia = new Elysia()
     .use(requestContext(config.responseForm))
     .onError(({ code, error, request, set }) => errorResponse(code, error, request, set.headers as Record<string, unknown>))
     .onRequest(async ({ request, set }) => {
@@ -135,6 +142,10 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
         return errorResponse('AUTH', e, request, set.headers as Record<string, unknown>)
       }
     })
+    .use(bodyLimit(config.bodyLimit))
+    .use(observability.plugin)
+    .use(openApiRoutes(() => app, () => mounted.filter((m) => !m.problem && m.domain.definitionsUpdated).flatMap((m) => m.domain.prefixes)))
+    .use(docsRoutes())
     .onTransform({ as: 'global' }, async ({ request, route, body, set }) => {
       const principal = principals.get(request)
       if (!principal) return
@@ -179,6 +190,8 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     const cost = (route.hooks as any)?.detail?.[COST_KEY] as PerItemCost | undefined
     if (cost) costs.set(`${route.method} ${route.path}`, cost)
   }
+  // Outermost: metrics and the access log see every response, whichever layer produced it.
+  app.handle = observability.wrap(app.handle, app)
   return app
 }
 

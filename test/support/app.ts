@@ -24,7 +24,7 @@ export interface TestApp {
 export async function testApp(
   options: { env?: Record<string, string>; config?: Partial<Config>; domains?: Domain[]; quota?: QuotaStore } = {},
 ): Promise<TestApp> {
-  const config = loadConfig({ env: { ALMANAC_API_KEYS: `${TEST_KEY}:test`, ALMANAC_PLANS: 'test:1000000/1d', ALMANAC_DEFAULT_PLAN: 'test', ...options.env } }, options.config)
+  const config = loadConfig({ env: { ALMANAC_API_KEYS: `${TEST_KEY}:test`, ALMANAC_PLANS: 'test:1000000/1d', ALMANAC_DEFAULT_PLAN: 'test', ALMANAC_ACCESS_LOG: 'false', ...options.env } }, options.config)
   const data = openDataDir(config.dataDir)
   const domains = options.domains ?? allDomains
   const mounted = await openDomains(config, data, domains, () => {})

@@ -1,0 +1,211 @@
+/**
+ * What an operator watches: Prometheus metrics at `GET /metrics` (requests by route pattern and status, a
+ * latency histogram, quota refusals, in-flight requests, process figures) and one JSON access-log line per
+ * request (`config.accessLog`).
+ *
+ * Both are taken around the whole app (`wrap(app.handle)`), not in Elysia hooks: hooks do not see every
+ * response (an early return from `onRequest`, a 404, the status an error handler finally chose), the wrapper
+ * does. Routes are labelled by their pattern (`/api/v1/countries/:code`), never the raw path, so the
+ * number of series stays bounded whatever clients send; unknown paths share one label.
+ */
+import { Elysia, type AnyElysia } from 'elysia'
+import { APP_VERSION } from '../cli/version.ts'
+import type { Config } from '../config.ts'
+import { formOf, problemBody } from './reply.ts'
+
+export const METRICS_PATH = '/metrics'
+const UNMATCHED = '(unmatched)'
+
+/** Latency buckets in seconds: sub-millisecond lookups up to slow KDF hashes. */
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+interface Histogram {
+  counts: number[]
+  sum: number
+  count: number
+}
+
+export interface Observability {
+  /** The `/metrics` route and the hook that remembers each request's route pattern. */
+  plugin: AnyElysia
+  /** Wraps the app's handler: times, counts and logs every request, whatever answered it. */
+  wrap<H extends (request: Request, ...rest: any[]) => Response | Promise<Response>>(handle: H, app: AnyElysia): H
+  /** Prometheus text exposition of everything counted so far. */
+  render(): string
+  /** Writes out buffered access-log lines. */
+  flush(): void
+}
+
+export interface ObservabilityOptions {
+  /** Where access-log lines go (one JSON object a line, no newline). Default: buffered stdout. */
+  write?: (line: string) => void
+  /** More metric text to append (e.g. per-domain readiness), already in exposition format. */
+  collect?: () => string
+}
+
+const escapeLabel = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')
+const labels = (pairs: Record<string, string>) =>
+  '{' +
+  Object.entries(pairs)
+    .map(([k, v]) => `${k}="${escapeLabel(v)}"`)
+    .join(',') +
+  '}'
+
+const pathOf = (url: string) => {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start < 0) return '/'
+  const q = url.indexOf('?', start)
+  return q < 0 ? url.slice(start) : url.slice(start, q)
+}
+
+/** Stdout through Bun's buffered sink, flushed a few times a second and at exit. */
+function bufferedStdout(): { write(line: string): void; flush(): void } {
+  const sink = Bun.stdout.writer()
+  let pending = false
+  const flush = () => {
+    pending = false
+    sink.flush()
+  }
+  return {
+    write(line) {
+      sink.write(line + '\n')
+      if (!pending) {
+        pending = true
+        setTimeout(flush, 200).unref?.()
+      }
+    },
+    flush,
+  }
+}
+
+export function createObservability(config: Config, options: ObservabilityOptions = {}): Observability {
+  const startedAt = Date.now() / 1000
+  const requests = new Map<string, number>()
+  const latency = new Map<string, Histogram>()
+  const refusals = new Map<string, number>()
+  let inFlight = 0
+  const routeOf = new WeakMap<Request, string>()
+  const stdout = options.write ? undefined : bufferedStdout()
+  const write = options.write ?? stdout!.write
+
+  /** Route pattern of a request no route hook saw (401 before routing, 404, 405, parse errors). */
+  let matchers: { pattern: RegExp; method: string; path: string }[] | undefined
+  const fallbackCache = new Map<string, string>()
+  const matchRoute = (app: AnyElysia, method: string, path: string): string => {
+    const cacheKey = method + ' ' + path
+    const cached = fallbackCache.get(cacheKey)
+    if (cached) return cached
+    matchers ??= app.routes
+      .filter((r) => !r.path.endsWith('*') || r.path.length > 2)
+      .map((r) => ({
+        method: r.method,
+        path: r.path.length > 1 ? r.path.replace(/\/+$/, '') : r.path,
+        pattern: new RegExp('^' + r.path.replace(/\/+$/, '').replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*') + '/?$'),
+      }))
+    const candidates = matchers.filter((m) => m.pattern.test(path))
+    const hit = (candidates.find((m) => m.method === method || m.method === 'ALL') ?? candidates[0])?.path ?? UNMATCHED
+    if (fallbackCache.size > 10_000) fallbackCache.clear() // arbitrary client paths must not grow memory
+    fallbackCache.set(cacheKey, hit)
+    return hit
+  }
+
+  const record = (request: Request, app: AnyElysia, status: number, seconds: number, server: any) => {
+    const path = pathOf(request.url)
+    const method = request.method
+    let route = routeOf.get(request)
+    route = route ? (route.length > 1 ? route.replace(/\/+$/, '') : route) : matchRoute(app, method, path)
+    const key = `${method}\0${route}\0${status}`
+    requests.set(key, (requests.get(key) ?? 0) + 1)
+    const hkey = `${method}\0${route}`
+    let h = latency.get(hkey)
+    if (!h) latency.set(hkey, (h = { counts: new Array(BUCKETS.length).fill(0), sum: 0, count: 0 }))
+    h.sum += seconds
+    h.count++
+    for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) h.counts[i]!++
+    if (status === 429) refusals.set(route, (refusals.get(route) ?? 0) + 1)
+    if (config.accessLog) {
+      let ip: string | undefined
+      try {
+        ip = server?.requestIP?.(request)?.address
+      } catch {
+        ip = undefined
+      }
+      write(
+        JSON.stringify({
+          time: new Date().toISOString(),
+          msg: 'request',
+          method,
+          path,
+          route,
+          status,
+          duration_ms: Math.round(seconds * 1e6) / 1e3,
+          ...(ip ? { ip } : {}),
+          ...(request.headers.get('user-agent') ? { ua: request.headers.get('user-agent')!.slice(0, 256) } : {}),
+        }),
+      )
+    }
+  }
+
+  const render = () => {
+    const out: string[] = []
+    out.push('# HELP almanac_build_info Version of the running server.', '# TYPE almanac_build_info gauge', `almanac_build_info${labels({ version: APP_VERSION })} 1`)
+    out.push('# HELP almanac_http_requests_total Requests answered, by method, route pattern and status.', '# TYPE almanac_http_requests_total counter')
+    for (const [key, n] of [...requests].sort()) {
+      const [method, route, status] = key.split('\0') as [string, string, string]
+      out.push(`almanac_http_requests_total${labels({ method, route, status })} ${n}`)
+    }
+    out.push('# HELP almanac_http_request_duration_seconds Time from request to response, by method and route pattern.', '# TYPE almanac_http_request_duration_seconds histogram')
+    for (const [key, h] of [...latency].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      const [method, route] = key.split('\0') as [string, string]
+      BUCKETS.forEach((le, i) => out.push(`almanac_http_request_duration_seconds_bucket${labels({ method, route, le: String(le) })} ${h.counts[i]}`))
+      out.push(`almanac_http_request_duration_seconds_bucket${labels({ method, route, le: '+Inf' })} ${h.count}`)
+      out.push(`almanac_http_request_duration_seconds_sum${labels({ method, route })} ${h.sum}`)
+      out.push(`almanac_http_request_duration_seconds_count${labels({ method, route })} ${h.count}`)
+    }
+    out.push('# HELP almanac_quota_refusals_total Requests refused because the caller\'s quota was used up (429), by route pattern.', '# TYPE almanac_quota_refusals_total counter')
+    let anyRefusal = false
+    for (const [route, n] of [...refusals].sort()) {
+      anyRefusal = true
+      out.push(`almanac_quota_refusals_total${labels({ route })} ${n}`)
+    }
+    if (!anyRefusal) out.push('almanac_quota_refusals_total 0')
+    out.push('# HELP almanac_http_requests_in_flight Requests being handled now.', '# TYPE almanac_http_requests_in_flight gauge', `almanac_http_requests_in_flight ${inFlight}`)
+    const cpu = process.cpuUsage()
+    out.push('# HELP process_cpu_seconds_total User and system CPU time spent.', '# TYPE process_cpu_seconds_total counter', `process_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`)
+    out.push('# HELP process_resident_memory_bytes Resident memory size.', '# TYPE process_resident_memory_bytes gauge', `process_resident_memory_bytes ${process.memoryUsage.rss()}`)
+    out.push('# HELP process_start_time_seconds Start time of the process since the Unix epoch.', '# TYPE process_start_time_seconds gauge', `process_start_time_seconds ${startedAt}`)
+    const extra = options.collect?.()
+    if (extra) out.push(extra.trimEnd())
+    return out.join('\n') + '\n'
+  }
+
+  const plugin = new Elysia({ name: 'almanac:observability' })
+    .onTransform({ as: 'global' }, ({ request, route }) => {
+      routeOf.set(request, route)
+    })
+    .get(METRICS_PATH, () => new Response(render(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' } }), { detail: { hide: true } })
+
+  const wrap = <H extends (request: Request, ...rest: any[]) => Response | Promise<Response>>(handle: H, app: AnyElysia): H =>
+    (async (request: Request, ...rest: any[]) => {
+      const started = performance.now()
+      inFlight++
+      let response: Response
+      try {
+        response = await handle(request, ...rest)
+      } catch (e) {
+        // The app maps every error to a problem; this is the last line so the process never dies on input.
+        console.error(JSON.stringify({ level: 'error', msg: 'unhandled', path: pathOf(request.url), error: String((e as Error)?.stack ?? e) }))
+        const problem = { type: 'urn:almanac:problem:internal', title: 'Internal server error', status: 500, detail: 'An internal error occurred. It has been logged.' }
+        response = new Response(JSON.stringify(problemBody(problem, formOf(request, config.responseForm))), {
+          status: 500,
+          headers: { 'content-type': 'application/json' },
+        })
+      } finally {
+        inFlight--
+      }
+      record(request, app, response.status, (performance.now() - started) / 1000, (app as any).server)
+      return response
+    }) as H
+
+  return { plugin, wrap, render, flush: () => stdout?.flush() }
+}

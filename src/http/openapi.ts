@@ -1,0 +1,340 @@
+/**
+ * `GET /openapi.json`: the OpenAPI 3.1 document, generated from the routes' TypeBox schemas by
+ * `@elysiajs/openapi` and then completed here, generically, for every `/api/v1` operation: security
+ * (API key or bearer JWT), the problem responses every route can give, the quota headers every response
+ * carries, the `X-Response-Form` header, both response forms, and the quota cost of bulk routes.
+ *
+ * So a domain writes only its schemas with descriptions; to show its resource in each form it adds
+ * `...documents({ enveloped, bare })` to its route's `detail` (and `...costPerItem(field, max)` for bulk).
+ */
+import { toOpenAPISchema } from '@elysiajs/openapi'
+import { Elysia, type AnyElysia, type TSchema } from 'elysia'
+import { APP_VERSION } from '../cli/version.ts'
+import { COST_KEY, type PerItemCost } from './cost.ts'
+
+export const OPENAPI_PATH = '/openapi.json'
+const API_PREFIX = '/api/v1'
+
+/** Detail key carrying a route's resource schema in each form (see `documents`). */
+export const RESPONSE_KEY = 'x-almanac-response'
+
+export interface ResponseShapes {
+  /** The resource as Form A puts it in `data` (one item, or one list item when `list`). */
+  enveloped?: TSchema | Record<string, unknown>
+  /** The resource as Form B returns it (one item, or one list item when `list`). */
+  bare?: TSchema | Record<string, unknown>
+  /** The route returns a list: Form A `data: [...]`, Form B `{count, results}` (`{results}` without a total). */
+  list?: boolean
+  /** The list has a total (Form A `total`, Form B `count`). Default true for lists. */
+  total?: boolean
+  /** Extra Form A siblings of `data` (e.g. `total_count`, `limit`, `offset`). */
+  envelopedSiblings?: Record<string, TSchema | Record<string, unknown>>
+  /** Extra Form B siblings of `results`. */
+  bareSiblings?: Record<string, TSchema | Record<string, unknown>>
+}
+
+/** Spread into a route's `detail`: `detail: { summary, ...documents({ enveloped: A, bare: B }) }`. */
+export const documents = (shapes: ResponseShapes) => ({ [RESPONSE_KEY]: shapes })
+
+type Json = Record<string, any>
+
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` })
+
+const PROBLEM_STATUSES: Record<string, { name: string; description: string; extraHeaders?: string[] }> = {
+  '400': { name: 'BadRequest', description: 'The request cannot be understood: malformed JSON, an unknown `fields` name (the problem lists the valid ones), an ambiguous value.' },
+  '401': { name: 'Unauthorized', description: 'Missing, invalid, expired or revoked credentials. Checked before the body is read.', extraHeaders: ['WWW-Authenticate'] },
+  '404': { name: 'NotFound', description: 'No such route or resource.' },
+  '405': { name: 'MethodNotAllowed', description: 'The path exists but not with this method; `Allow` lists the methods that do answer.', extraHeaders: ['Allow'] },
+  '413': { name: 'PayloadTooLarge', description: 'The request body (or a batch, or an input) is over its limit.' },
+  '422': { name: 'UnprocessableContent', description: 'Well-formed but invalid input; `errors[]` names each bad field with where it came from (`body`, `query`, `path`, `header`).' },
+  '429': { name: 'QuotaExceeded', description: 'The plan\'s credits for this window are used up (a bulk request that does not fit is refused whole and consumes nothing). `Retry-After` says when to come back.', extraHeaders: ['Retry-After'] },
+  '500': { name: 'InternalError', description: 'An unexpected failure. The body never carries a stack trace or internal message; the error is logged on the server.' },
+  '503': { name: 'ServiceUnavailable', description: 'A dataset is not built, a dependency (quota store) is down, or the server is saturated; `Retry-After` when known.', extraHeaders: ['Retry-After'] },
+}
+
+/** Statuses every API operation documents; 413 is added to operations with a body. */
+const OPERATION_PROBLEMS = ['400', '401', '404', '422', '429', '500', '503']
+
+const QUOTA_HEADERS = ['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'RateLimit-Policy', 'RateLimit']
+
+const HEADERS: Json = {
+  'X-Quota-Limit': { description: 'Credits available in the current window of the caller\'s plan.', schema: { type: 'integer', minimum: 0 } },
+  'X-Quota-Remaining': { description: 'Credits left in the current window after this request.', schema: { type: 'integer', minimum: 0 } },
+  'X-Quota-Reset': { description: 'Unix time (seconds) when the current window ends and credits are restored.', schema: { type: 'integer' } },
+  'RateLimit-Policy': { description: 'IETF RateLimit-Policy field: `"default";q=<credits>;w=<window seconds>`.', schema: { type: 'string' } },
+  RateLimit: { description: 'IETF RateLimit field: `"default";r=<remaining>;t=<seconds to reset>`.', schema: { type: 'string' } },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+  'WWW-Authenticate': { description: 'The accepted schemes: `Bearer` (JWT) and the `X-API-Key` header.', schema: { type: 'string' } },
+  Allow: { description: 'Methods this path answers.', schema: { type: 'string' } },
+  'X-Definitions-Updated': { description: 'Date of the last update of the definitions database this answer came from (reference-data domains).', schema: { type: 'string', format: 'date' } },
+}
+
+const SCHEMAS: Json = {
+  FieldError: {
+    type: 'object',
+    description: 'One bad input value.',
+    required: ['in', 'field', 'message'],
+    properties: {
+      in: { type: 'string', enum: ['body', 'query', 'path', 'header'], description: 'Where the value came from.' },
+      field: { type: 'string', description: 'Dotted path to the value, e.g. `ips.3` or `limit`.' },
+      message: { type: 'string', description: 'What is wrong with it.' },
+    },
+  },
+  Problem: {
+    type: 'object',
+    description: 'An RFC 9457 problem. Form B (bare) returns it as the body; Form A wraps it in `ProblemEnvelope`. Some problems add members (e.g. `valid_fields`, `zones`, `cost`).',
+    required: ['type', 'title', 'status', 'detail'],
+    properties: {
+      type: { type: 'string', format: 'uri', description: 'A stable URN naming the kind of problem, e.g. `urn:almanac:problem:not-found`.' },
+      title: { type: 'string', description: 'Short summary of the kind of problem.' },
+      status: { type: 'integer', description: 'The HTTP status code.' },
+      detail: { type: 'string', description: 'What went wrong with this request, in a sentence.' },
+      instance: { type: 'string', description: 'The request path.' },
+      errors: { type: 'array', items: ref('schemas', 'FieldError'), description: 'Each bad field (422, and some 400).' },
+    },
+    additionalProperties: true,
+  },
+  ProblemEnvelope: {
+    type: 'object',
+    description: 'Form A (enveloped) error body.',
+    required: ['status', 'data', 'error'],
+    properties: { status: { const: 'error' }, data: { type: 'null' }, error: ref('schemas', 'Problem') },
+  },
+  Envelope: {
+    type: 'object',
+    description: 'Form A (enveloped) success body. Lists add sibling keys such as `total`.',
+    required: ['status', 'data', 'error'],
+    properties: { status: { const: 'ok' }, data: { description: 'The resource, or an array of resources.' }, error: { type: 'null' } },
+    additionalProperties: true,
+  },
+  BareList: {
+    type: 'object',
+    description: 'Form B (bare) list body: `{count, results}`, or `{results}` for batch results.',
+    required: ['results'],
+    properties: { count: { type: 'integer', minimum: 0, description: 'Total matches before paging.' }, results: { type: 'array', items: {} } },
+    additionalProperties: true,
+  },
+}
+
+const problemContent = () => ({
+  'application/json': {
+    schema: { oneOf: [ref('schemas', 'Problem'), ref('schemas', 'ProblemEnvelope')], description: 'Form B: the problem itself; Form A: `{status: "error", data: null, error: <problem>}`.' },
+  },
+})
+
+function responseComponents(): Json {
+  const out: Json = {}
+  for (const [status, p] of Object.entries(PROBLEM_STATUSES)) {
+    const headers: Json = {}
+    for (const h of [...QUOTA_HEADERS, ...(p.extraHeaders ?? [])]) headers[h] = ref('headers', h)
+    out[p.name] = { description: `${status}: ${p.description}`, headers, content: problemContent() }
+  }
+  return out
+}
+
+const INFO_DESCRIPTION = `Almanac: utility reference data over one JSON API under \`/api/v1/\`.
+
+**Authentication.** Every \`/api/v1/\` request carries an API key in \`X-API-Key\` or a JWT in \`Authorization: Bearer\`. Health, readiness, metrics and these docs need none.
+
+**Quotas.** Each plan has N credits per fixed window. A request costs 1 credit; bulk and batch routes cost 1 per item (see each route's \`x-quota-cost\`). Every \`/api/v1/\` response, errors included, carries \`X-Quota-Limit\`, \`X-Quota-Remaining\`, \`X-Quota-Reset\`, \`RateLimit-Policy\` and \`RateLimit\`. Over quota: 429 with \`Retry-After\`.
+
+**Response forms.** Form A (enveloped, \`{status, data, error}\`) or Form B (bare: the resource itself, lists as \`{count, results}\`), chosen by the deployment and per request with the \`X-Response-Form: enveloped|bare\` header. Each 200 response below shows both.
+
+**Shared query members.** \`fields\` keeps only the named fields (dotted paths select inside objects; an unknown name is a 400 listing the valid ones). \`limit\`/\`offset\` page lists.
+
+**Errors.** One RFC 9457 problem (\`type\`, \`title\`, \`status\`, \`detail\`, \`instance\`, \`errors[]\`): bare in Form B, under \`error\` in Form A. A method a path does not answer is a 405 with \`Allow\`; a body over the server's limit is a 413.`
+
+const formParameter = {
+  name: 'X-Response-Form',
+  in: 'header',
+  required: false,
+  description: 'Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment\'s.',
+  schema: { type: 'string', enum: ['enveloped', 'bare'] },
+}
+
+const toJson = (schema: unknown): Json | undefined => (schema === undefined ? undefined : JSON.parse(JSON.stringify(schema)))
+
+/** Elysia documents coerced query integers as `anyOf [string "integer", integer]` and keeps its `error` texts. */
+function cleanSchema(schema: any): any {
+  if (Array.isArray(schema)) return schema.map(cleanSchema)
+  if (!schema || typeof schema !== 'object') return schema
+  if (Array.isArray(schema.anyOf)) {
+    const numeric = schema.anyOf.filter((s: any) => !(s?.type === 'string' && (s.format === 'integer' || s.format === 'number' || s.format === 'boolean')))
+    if (numeric.length === 1 && numeric.length < schema.anyOf.length) {
+      const { anyOf, ...rest } = schema
+      return cleanSchema({ ...rest, ...numeric[0] })
+    }
+  }
+  const out: Json = {}
+  for (const [k, v] of Object.entries(schema)) if (k !== 'error') out[k] = cleanSchema(v)
+  return out
+}
+
+function successResponse(op: Json, hasDefinitions: boolean): Json {
+  const shapes = op[RESPONSE_KEY] as ResponseShapes | undefined
+  delete op[RESPONSE_KEY]
+  const headers: Json = {}
+  for (const h of QUOTA_HEADERS) headers[h] = ref('headers', h)
+  if (hasDefinitions) headers['X-Definitions-Updated'] = ref('headers', 'X-Definitions-Updated')
+  const existing = op.responses?.['200']
+  if (existing) return { ...existing, headers: { ...headers, ...existing.headers } }
+  let schema: Json
+  if (!shapes) {
+    schema = { oneOf: [{ ...ref('schemas', 'Envelope'), title: 'Form A (enveloped)' }, { title: 'Form B (bare)', description: 'The resource itself, or `{count, results}` for a list.' }] }
+  } else {
+    const a = toJson(shapes.enveloped) ?? {}
+    const b = toJson(shapes.bare) ?? toJson(shapes.enveloped) ?? {}
+    const total = shapes.list && shapes.total !== false
+    const siblings = (s?: Record<string, unknown>) => Object.fromEntries(Object.entries(s ?? {}).map(([k, v]) => [k, toJson(v)]))
+    const formA: Json = {
+      title: 'Form A (enveloped)',
+      type: 'object',
+      required: ['status', 'data', 'error'],
+      properties: {
+        status: { const: 'ok' },
+        data: shapes.list ? { type: 'array', items: a } : a,
+        error: { type: 'null' },
+        ...(total ? { total: { type: 'integer', minimum: 0, description: 'Total matches before paging.' } } : {}),
+        ...siblings(shapes.envelopedSiblings),
+      },
+    }
+    const formB: Json = shapes.list
+      ? {
+          title: 'Form B (bare)',
+          type: 'object',
+          required: ['results'],
+          properties: {
+            ...(total ? { count: { type: 'integer', minimum: 0, description: 'Total matches before paging.' } } : {}),
+            results: { type: 'array', items: b },
+            ...siblings(shapes.bareSiblings),
+          },
+        }
+      : { title: 'Form B (bare)', ...b }
+    schema = { oneOf: [formA, formB] }
+  }
+  return { description: 'Success, in the caller\'s response form (Form A enveloped or Form B bare).', headers, content: { 'application/json': { schema } } }
+}
+
+function costText(cost: PerItemCost | undefined): string {
+  if (!cost) return '**Quota cost:** 1 credit.'
+  return `**Quota cost:** 1 credit per item of \`${cost.field === '' ? 'the body' : cost.field}\` (at most ${cost.max} per request). A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.`
+}
+
+/** Completes one generated `/api/v1` operation (mutates it). */
+function completeOperation(op: Json, path: string, hasDefinitions: (path: string) => boolean, bodySchema: unknown) {
+  op.security = [{ ApiKey: [] }, { BearerJWT: [] }]
+  if (!op.tags?.length) op.tags = [path.slice(API_PREFIX.length + 1).split('/')[0] || 'api']
+  op.parameters = [...(op.parameters ?? []).map(cleanSchemaOfParameter), formParameter]
+  if (op.requestBody?.content) {
+    // Only JSON bodies are part of the API. The generator leaves the content empty when a global parse hook
+    // exists (ours enforces the body limit), so the schema is taken from the route itself.
+    const json = op.requestBody.content['application/json'] ?? Object.values(op.requestBody.content)[0]
+    op.requestBody.content = { 'application/json': { ...json, schema: cleanSchema(json?.schema ?? toJson(bodySchema)) } }
+  }
+  const responses: Json = { '200': successResponse(op, hasDefinitions(path)) }
+  for (const [status, r] of Object.entries(op.responses ?? {})) if (status !== '200') responses[status] = r
+  for (const status of [...OPERATION_PROBLEMS, ...(op.requestBody ? ['413'] : [])].sort()) responses[status] ??= ref('responses', PROBLEM_STATUSES[status]!.name)
+  op.responses = responses
+  const cost = op[COST_KEY] as PerItemCost | undefined
+  op.description = [op.description, costText(cost)].filter(Boolean).join('\n\n')
+}
+
+const cleanSchemaOfParameter = (p: Json) => ({ ...p, schema: cleanSchema(p.schema) })
+
+const plain = (description: string, schema: Json) => ({ description, content: { 'application/json': { schema } } })
+
+/** The operational endpoints, which are hidden from the generator because they are not Elysia-schema'd. */
+const OPERATIONS_PATHS: Json = {
+  '/healthz': {
+    get: {
+      tags: ['operations'],
+      summary: 'Liveness: the process answers',
+      operationId: 'getHealthz',
+      security: [],
+      responses: { '200': plain('Alive.', { type: 'object', properties: { status: { const: 'ok' } } }) },
+    },
+  },
+  '/readyz': {
+    get: {
+      tags: ['operations'],
+      summary: 'Readiness: every domain opened its datasets',
+      operationId: 'getReadyz',
+      security: [],
+      responses: {
+        '200': plain('Ready.', { type: 'object', properties: { status: { const: 'ready' }, domains: { type: 'array', items: { type: 'object' } } } }),
+        '503': plain('Not ready (a dataset missing, or the server is shutting down); `problems` says why.', { type: 'object', properties: { status: { type: 'string' }, problems: { type: 'array', items: { type: 'object' } } } }),
+      },
+    },
+  },
+  '/metrics': {
+    get: {
+      tags: ['operations'],
+      summary: 'Prometheus metrics (text exposition format 0.0.4)',
+      operationId: 'getMetrics',
+      security: [],
+      responses: { '200': { description: 'Requests by route and status, latency histogram, quota refusals, process figures.', content: { 'text/plain': { schema: { type: 'string' } } } } },
+    },
+  },
+  [OPENAPI_PATH]: {
+    get: { tags: ['operations'], summary: 'This OpenAPI 3.1 document', operationId: 'getOpenapi', security: [], responses: { '200': plain('The document.', { type: 'object' }) } },
+  },
+}
+
+/** Builds the complete document from the finished app. */
+export function buildOpenApiDocument(app: AnyElysia, options: { definitionsPrefixes?: string[] } = {}): Json {
+  const generated = toOpenAPISchema(app, { staticFile: false }) as Json
+  const defs = (options.definitionsPrefixes ?? []).map((p) => API_PREFIX + p)
+  const hasDefinitions = (path: string) => defs.some((p) => path === p || path.startsWith(p + '/'))
+  const normal = (p: string) => (p.length > 1 ? p.replace(/\/+$/, '') : p)
+  const bodies = new Map<string, unknown>()
+  for (const r of app.routes) if ((r.hooks as any)?.body) bodies.set(`${r.method.toLowerCase()} ${normal(r.path).replace(/:([^/]+)/g, '{$1}')}`, (r.hooks as any).body)
+  const paths: Json = {}
+  for (const [rawPath, item] of Object.entries(generated.paths ?? {})) {
+    const path = normal(rawPath)
+    if (path !== API_PREFIX && !path.startsWith(API_PREFIX + '/')) continue
+    const target = (paths[path] ??= {})
+    for (const [method, op] of Object.entries(item as Json)) {
+      if (target[method]) continue
+      const operation = toJson(op)!
+      completeOperation(operation, path, hasDefinitions, bodies.get(`${method} ${path}`))
+      target[method] = operation
+    }
+  }
+  const tags = [...new Set(Object.values(paths).flatMap((item: Json) => Object.values(item).flatMap((op: Json) => op.tags ?? [])))].sort()
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Almanac API',
+      version: APP_VERSION,
+      description: INFO_DESCRIPTION,
+      license: { name: 'MIT (code); datasets under their own licences, see GET /api/v1/meta/datasets', identifier: 'MIT' },
+    },
+    servers: [{ url: '/' }],
+    tags: [...tags.map((name) => ({ name })), { name: 'operations', description: 'Health, readiness, metrics and this document; no credentials.' }],
+    security: [{ ApiKey: [] }, { BearerJWT: [] }],
+    paths: { ...paths, ...OPERATIONS_PATHS },
+    components: {
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key issued with `almanac keys create` or configured in `ALMANAC_API_KEYS`.' },
+        BearerJWT: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A JWT (HS256 by shared secret, or RS256/ES256/EdDSA by JWKS); `sub` is the quota subject.' },
+      },
+      schemas: { ...cleanSchema(generated.components?.schemas ?? {}), ...SCHEMAS },
+      responses: responseComponents(),
+      headers: HEADERS,
+      parameters: { ResponseForm: formParameter },
+    },
+  }
+}
+
+/** `GET /openapi.json`, built once from the finished app on first request. */
+export function openApiRoutes(getApp: () => AnyElysia, definitionsPrefixes: () => string[] = () => []) {
+  let cached: string | undefined
+  return new Elysia({ name: 'almanac:openapi' }).get(
+    OPENAPI_PATH,
+    () => {
+      cached ??= JSON.stringify(buildOpenApiDocument(getApp(), { definitionsPrefixes: definitionsPrefixes() }))
+      return new Response(cached, { headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' } })
+    },
+    { detail: { hide: true } },
+  )
+}

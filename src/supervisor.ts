@@ -1,0 +1,83 @@
+/**
+ * `almanac serve --workers N`: N server processes sharing one port (SO_REUSEPORT, the kernel spreads
+ * connections), started, restarted and stopped together by this parent, which serves nothing itself.
+ *
+ * The parent extracts the datasets once and hands the directory to the workers, so N processes never race
+ * to unpack the same files. Each worker is `almanac serve` again with `--workers 1` and the resolved port
+ * appended (flags are read left to right, so these win over the operator's). A worker that dies while the
+ * parent is running is restarted after a pause that grows while it keeps dying. SIGTERM to the parent is
+ * passed on to every worker; each finishes its in-flight requests (`shutdownGraceSeconds`) and the parent
+ * exits when all have.
+ */
+import { spawn, type Subprocess } from 'bun'
+import type { Config } from './config.ts'
+import { resolveDataDir } from './data/open.ts'
+
+export const WORKER_ENV = 'ALMANAC_WORKER_INDEX'
+
+export interface Supervisor {
+  /** The port every worker listens on. */
+  port: number
+  /** Process ids of the live workers. */
+  pids(): number[]
+  /** Stops every worker (SIGTERM, then SIGKILL after the grace period) and resolves when all are gone. */
+  stop(): Promise<void>
+}
+
+async function freePort(host: string): Promise<number> {
+  const probe = Bun.serve({ port: 0, hostname: host, fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
+
+/** How to run this same program again: the executable alone when compiled, `bun <main>` from source. */
+const selfCommand = () => (Bun.main.startsWith('/$bunfs/') || Bun.main.startsWith('B:\\~BUN') ? [process.execPath] : [process.execPath, Bun.main])
+
+export async function superviseWorkers(config: Config, argv: string[], log: (line: string) => void = (l) => console.error(l)): Promise<Supervisor> {
+  const data = await resolveDataDir({ dataDir: config.dataDir }, log)
+  const port = config.port === 0 ? await freePort(config.host) : config.port
+  if (config.quotaStore === 'memory') {
+    log(JSON.stringify({ level: 'warn', msg: `quota counters are per process with ALMANAC_QUOTA_STORE=memory: each of the ${config.workers} workers counts separately. Use sqlite or redis to share them.` }))
+  }
+  const workers: (Subprocess | undefined)[] = new Array(config.workers).fill(undefined)
+  const failures: number[] = new Array(config.workers).fill(0)
+  let stopping = false
+
+  const start = (index: number) => {
+    const startedAt = Date.now()
+    const child = spawn({
+      cmd: [...selfCommand(), 'serve', ...argv, '--workers', '1', '--port', String(port), '--data-dir', data.dir],
+      env: { ...process.env, [WORKER_ENV]: String(index) },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    })
+    workers[index] = child
+    child.exited.then((code) => {
+      if (workers[index] === child) workers[index] = undefined
+      if (stopping) return
+      failures[index] = Date.now() - startedAt < 10_000 ? failures[index]! + 1 : 1
+      const delay = Math.min(30_000, 500 * 2 ** (failures[index]! - 1))
+      log(JSON.stringify({ level: 'error', msg: `worker ${index} (pid ${child.pid}) exited with ${code}; restarting in ${delay} ms` }))
+      setTimeout(() => {
+        if (!stopping) start(index)
+      }, delay)
+    })
+  }
+  for (let i = 0; i < config.workers; i++) start(i)
+  log(JSON.stringify({ level: 'info', msg: 'workers started', workers: config.workers, port }))
+
+  return {
+    port,
+    pids: () => workers.filter((w): w is Subprocess => !!w && w.exitCode === null).map((w) => w.pid),
+    async stop() {
+      stopping = true
+      const live = workers.filter((w): w is Subprocess => !!w)
+      for (const w of live) w.kill('SIGTERM')
+      const killer = setTimeout(() => {
+        for (const w of live) if (w.exitCode === null) w.kill('SIGKILL')
+      }, (config.shutdownGraceSeconds + 5) * 1000)
+      await Promise.all(live.map((w) => w.exited))
+      clearTimeout(killer)
+    },
+  }
+}
