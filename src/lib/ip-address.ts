@@ -25,28 +25,35 @@ export interface Cidr {
 
 /** Strict dotted quad (no leading zeros, which some parsers read as octal) -> u32, or -1. */
 export function parseV4(s: string, from = 0, to = s.length): number {
+  return dottedQuad(s, from, to)
+}
+
+function dottedQuad(s: string, from: number, to: number): number {
   let value = 0
-  let parts = 0
-  let i = from
-  while (parts < 4) {
-    const start = i
-    let octet = 0
-    while (i < to) {
-      const c = s.charCodeAt(i)
-      if (c < 48 || c > 57) break
-      octet = octet * 10 + (c - 48)
-      i++
+  let octet = 0
+  let digits = 0
+  let dots = 0
+  let leadingZero = false
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 46) {
+      if (digits === 0 || dots === 3) return -1
+      value = value * 256 + octet
+      octet = 0
+      digits = 0
+      dots++
+      continue
     }
-    const len = i - start
-    if (len === 0 || len > 3 || octet > 255 || (len > 1 && s.charCodeAt(start) === 48)) return -1
-    value = value * 256 + octet
-    parts++
-    if (parts < 4) {
-      if (i >= to || s.charCodeAt(i) !== 46) return -1
-      i++
-    }
+    const d = c - 48
+    if (d < 0 || d > 9) return -1
+    if (digits === 0) leadingZero = d === 0
+    else if (leadingZero || digits === 3) return -1
+    octet = octet * 10 + d
+    if (octet > 255) return -1
+    digits++
   }
-  return i === to ? value : -1
+  if (dots !== 3 || digits === 0) return -1
+  return value * 256 + octet
 }
 
 const hexValue = (c: number) => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1)
@@ -134,7 +141,7 @@ const groupsToWords = (g: number[]) => [((g[0]! << 16) | g[1]!) >>> 0, ((g[2]! <
  * zone, a network, or simply not an address) — callers turn that into a problem naming the field.
  */
 export function parseIp(input: string): IpAddress | string {
-  const v4 = parseV4(input)
+  const v4 = dottedQuad(input, 0, input.length)
   if (v4 >= 0) return { version: 4, text: input, v4, v6: null }
   const s = input.trim()
   if (s !== input && s) {

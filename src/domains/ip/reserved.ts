@@ -55,10 +55,15 @@ const NETWORKS: { cidr: Cidr; kind: ReservedKind }[] = RANGES.map(([text, kind])
 const V4 = NETWORKS.filter((n) => n.cidr.version === 4).map((n) => ({ first: n.cidr.first[3]!, last: n.cidr.last[3]!, kind: n.kind }))
 const V6 = NETWORKS.filter((n) => n.cidr.version === 6)
 
+/** First octets that meet a special-purpose IPv4 range: the others skip the scan. */
+const V4_OCTETS = new Uint8Array(256)
+for (const r of V4) for (let o = r.first >>> 24; o <= r.last >>> 24; o++) V4_OCTETS[o] = 1
+
 /** The special-purpose range holding the address, or null for an ordinary one. */
 export function reservedKind(ip: IpAddress): ReservedKind | null {
   if (ip.version === 4) {
     const v = ip.v4
+    if (V4_OCTETS[v >>> 24] === 0) return null
     for (const r of V4) if (v >= r.first && v <= r.last) return r.kind
     return null
   }
