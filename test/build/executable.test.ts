@@ -98,8 +98,17 @@ describe('the compiled executable, alone in an empty folder', () => {
     if (page.status === 404) return // no docs route in this build
     expect(page.status).toBe(200)
     const html = await page.text()
-    const assets = [...html.matchAll(/(?:src|href)="([^"]+\.(?:js|css))"/g)].map((m) => m[1]!).filter((u) => !/^https?:/.test(u))
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+\.(?:js|css|png))"/g)].map((m) => m[1]!).filter((u) => !/^https?:/.test(u))
+    expect(assets.length).toBeGreaterThan(0)
     for (const asset of assets) expect({ asset, status: (await fetch(new URL(asset, `${server.url}/docs/`))).status }).toEqual({ asset, status: 200 })
+  })
+
+  test('the OpenAPI document is generated inside the executable too', async () => {
+    const res = await fetch(`${server.url}/openapi.json`)
+    if (res.status === 404) return // no OpenAPI route in this build
+    expect(res.status).toBe(200)
+    const doc = (await res.json()) as { paths: Record<string, unknown> }
+    expect(Object.keys(doc.paths)).toContain('/api/v1/meta/datasets')
   })
 
   test('`almanac version` prints the app version and each dataset version and date', async () => {
