@@ -1,0 +1,41 @@
+/**
+ * Countries speed. In-process: the service's lookups by each code form and a name search. Over HTTP:
+ * GET /countries/{code} in both forms (Form A embeds the subdivisions), a subdivision, a search and a
+ * validate batch, each as a ratio of a hello-world measured in the same run (target for
+ * /countries/{code}: >= 0.7). Prints figures; asserts nothing.
+ * Run: `bun bench/countries.ts` (after `bun src/main.ts data build --only countries`).
+ */
+import { openDataDir } from '../src/data/open.ts'
+import { ARTIFACT } from '../src/domains/countries/build.ts'
+import { openCountries } from '../src/domains/countries/service.ts'
+import { compareWithHello } from './lib.ts'
+
+const service = openCountries(openDataDir().path(ARTIFACT))
+const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString('en')}/s`
+
+function time(label: string, rounds: number, fn: (i: number) => unknown) {
+  let sink = 0
+  const t0 = performance.now()
+  for (let i = 0; i < rounds; i++) if (fn(i)) sink++
+  console.log(`| ${label} | ${rounds.toLocaleString('en')} | ${rate(rounds, performance.now() - t0)} |`)
+  return sink
+}
+
+const codes = ['US', 'fr', 'DEU', '076', 'jpn', 'IN', '826', 'za']
+console.log('\nIn-process service calls')
+console.log('| call | calls | rate |')
+console.log('|---|---:|---:|')
+time('country(code), mixed alpha-2/alpha-3/numeric', 200_000, (i) => service.country(codes[i % codes.length]!))
+time('subdivision(US-CA)', 200_000, () => service.subdivision('US-CA'))
+time('listCountries(q=united)', 50_000, () => service.listCountries({ q: 'united' }, { limit: 50, offset: 0 }))
+time('allSubdivisions(GB) (224 rows, Form A detail)', 20_000, () => service.allSubdivisions('GB'))
+service.close()
+
+await compareWithHello('GET /countries/{code} over HTTP (wrk, 32 connections, 5 s each)', [
+  { name: 'GET /countries/US (Form B)', path: '/api/v1/countries/US', headers: { 'x-response-form': 'bare' } },
+  { name: 'GET /countries/840 (Form B)', path: '/api/v1/countries/840', headers: { 'x-response-form': 'bare' } },
+  { name: 'GET /countries/US (Form A, 57 subdivisions)', path: '/api/v1/countries/US', headers: { 'x-response-form': 'enveloped' } },
+  { name: 'GET /subdivisions/US-CA', path: '/api/v1/subdivisions/US-CA' },
+  { name: 'GET /countries?q=united', path: '/api/v1/countries?q=united' },
+  { name: 'POST /countries/validate (10 codes)', method: 'POST', path: '/api/v1/countries/validate', body: { codes: ['US', 'FR', 'DE', 'BR', 'JP', 'IN', 'GB', 'ZA', 'XX', 'YU'] } },
+])
