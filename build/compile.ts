@@ -10,7 +10,7 @@
  *
  *   bun build/compile.ts [--out dist/almanac] [--data datasets/out] [--no-bytecode]
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { createHash } from 'node:crypto'
 import { parseFlags } from '../src/config.ts'
@@ -117,6 +117,8 @@ export async function compile(options: CompileOptions = {}): Promise<CompileResu
     ].join('\n'),
   )
 
+  pruneEmbedCache(embedDir, new Set([manifestCopy, ...files.map((f) => f.source)]))
+
   const workers = workerEntryPoints()
   mkdirSync(dirname(outfile), { recursive: true })
   const tmpOut = `${outfile}.${process.pid}.tmp`
@@ -152,6 +154,15 @@ const relPath = (from: string, to: string) => {
 const writeEmpty = (path: string) => {
   writeFileSync(path, JSON.stringify({ generated: '', datasets: {} }) + '\n')
   return path
+}
+
+/** Drops compressed copies of artifacts no longer built (older than an hour: a parallel compile may still use them). */
+function pruneEmbedCache(embedDir: string, keep: Set<string>) {
+  const cutoff = Date.now() - 3600_000
+  for (const name of readdirSync(embedDir)) {
+    const path = join(embedDir, name)
+    if (!keep.has(path) && !name.endsWith('.raw') && statSync(path).mtimeMs < cutoff) rmSync(path, { force: true })
+  }
 }
 
 /** The file to embed for an artifact: a cached zstd copy (named by content hash) when it pays, else the artifact. */
