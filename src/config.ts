@@ -28,6 +28,10 @@ export interface Config {
   jwtJwks?: string
   /** Clock leeway for JWT `exp`/`nbf`, in seconds. */
   jwtLeewaySeconds: number
+  /** When set, a JWT's `iss` must equal it. */
+  jwtIssuer?: string
+  /** When set, a JWT's `aud` must contain it. */
+  jwtAudience?: string
   stateDir: string
   /** Where built datasets are read from; unset means `datasets/out` or the executable's cache. */
   dataDir?: string
@@ -179,6 +183,8 @@ const SETTINGS: Setting[] = [
   S('jwtSecret', text, 'ALMANAC_JWT_SECRET'),
   S('jwtJwks', text, 'ALMANAC_JWT_JWKS', '--jwt-jwks'),
   S('jwtLeewaySeconds', integer(0, 600), 'ALMANAC_JWT_LEEWAY'),
+  S('jwtIssuer', text, 'ALMANAC_JWT_ISSUER'),
+  S('jwtAudience', text, 'ALMANAC_JWT_AUDIENCE'),
   S('stateDir', text, 'ALMANAC_STATE_DIR', '--state-dir'),
   S('dataDir', text, 'ALMANAC_DATA_DIR', '--data-dir'),
   S('quotaStore', quotaStore, 'ALMANAC_QUOTA_STORE', '--quota-store'),

@@ -2,10 +2,12 @@
 /** The CLI: almanac serve | data | keys | version. */
 import { ConfigError, loadConfig } from './config.ts'
 import { dataCommand } from './cli/data.ts'
+import { keysCommand } from './cli/keys.ts'
 import { versionCommand } from './cli/version.ts'
 import { DatasetBuildError } from './data/build.ts'
 import { DataDirError } from './data/extract.ts'
 import { serve } from './serve.ts'
+import { StateError } from './stores/sqlite.ts'
 import { superviseWorkers, WORKER_ENV } from './supervisor.ts'
 
 const [command = 'serve', ...rest] = process.argv.slice(2)
@@ -30,6 +32,9 @@ async function main() {
     }
     case 'data':
       process.exitCode = await dataCommand(rest)
+      return
+    case 'keys':
+      process.exitCode = await keysCommand(rest)
       return
     case 'version':
     case '--version':
@@ -56,7 +61,7 @@ main().catch((e) => {
     console.error(`almanac: configuration error: ${e.message}`)
     process.exit(2)
   }
-  if (e instanceof DataDirError || e instanceof DatasetBuildError) {
+  if (e instanceof DataDirError || e instanceof DatasetBuildError || e instanceof StateError) {
     console.error(`almanac: ${e.message}`)
     process.exit(1)
   }

@@ -9,7 +9,8 @@ import { createAuthenticator } from './http/auth.ts'
 import { serverBodyCeiling } from './http/body-limit.ts'
 import { createObservability } from './http/observability.ts'
 import { createApp, openDomains } from './server.ts'
-import { memoryQuotaStore } from './stores/quota.ts'
+import { createQuotaStore } from './stores/index.ts'
+import { openKeyStore, type KeyStore } from './stores/keys.ts'
 
 export interface Running {
   server: Server<unknown>
@@ -25,9 +26,11 @@ export interface ServeOptions {
 export async function serve(config: Config, log: (line: string) => void = (l) => console.error(l), options: ServeOptions = {}): Promise<Running> {
   const data = await resolveDataDir({ dataDir: config.dataDir }, log)
   const mounted = await openDomains(config, data, allDomains, log)
-  const quota = memoryQuotaStore()
+  const keys = openKeys(config, log)
+  const quota = createQuotaStore(config, log)
+  if (options.reusePort && config.quotaStore === 'memory') log(JSON.stringify({ level: 'warn', msg: 'quota store is memory: each worker counts its own credits; use ALMANAC_QUOTA_STORE=sqlite or a redis:// URL to share them' }))
   const observability = createObservability(config)
-  const app = createApp(config, { data, domains: allDomains, authenticator: createAuthenticator(config), quota, log, observability }, mounted)
+  const app = createApp(config, { data, domains: allDomains, authenticator: createAuthenticator(config, { keys, log }), quota, log, observability }, mounted)
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
@@ -57,6 +60,17 @@ export async function serve(config: Config, log: (line: string) => void = (l) =>
       observability.flush()
       for (const m of mounted) if (m.service !== undefined) await m.domain.close?.(m.service)
       await quota.close()
+      keys?.close()
     },
+  }
+}
+
+/** The key database; a state dir that cannot be written leaves only ALMANAC_API_KEYS keys, with a warning. */
+function openKeys(config: Config, log: (line: string) => void): KeyStore | undefined {
+  try {
+    return openKeyStore(config.stateDir)
+  } catch (e) {
+    log(JSON.stringify({ level: 'warn', msg: 'API keys from `almanac keys create` are not accepted: the key database cannot be opened', error: (e as Error).message }))
+    return undefined
   }
 }

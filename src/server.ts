@@ -5,7 +5,7 @@
  * the way becomes one problem in the caller's form (onError).
  */
 import { Elysia, type AnyElysia } from 'elysia'
-import type { Config } from './config.ts'
+import type { Config, Plan } from './config.ts'
 import type { DataDir } from './data/types.ts'
 import type { Domain } from './domains/types.ts'
 import { AlmanacError, unavailable } from './lib/errors.ts'
@@ -19,7 +19,10 @@ import { createObservability, type Observability } from './http/observability.ts
 import { openApiRoutes } from './http/openapi.ts'
 import { toProblem } from './http/problem.ts'
 import { body, formOf, problemBody, Reply } from './http/reply.ts'
-import type { QuotaState, QuotaStore } from './stores/quota.ts'
+import { windowStart, type QuotaState, type QuotaStore } from './stores/quota.ts'
+
+/** Retry-After of the 503 sent while the quota store is unreachable. */
+const STORE_RETRY_SECONDS = 2
 
 export const API_PREFIX = '/api/v1'
 
@@ -76,8 +79,9 @@ export function quotaHeaders(state: QuotaState): Record<string, string> {
     'x-quota-limit': String(state.limit),
     'x-quota-remaining': String(state.remaining),
     'x-quota-reset': String(state.reset),
-    'ratelimit-policy': `"default";q=${state.limit};w=${state.windowSeconds}`,
-    ratelimit: `"default";r=${state.remaining};t=${resetIn}`,
+    // The policy is named after the plan (plan names are [A-Za-z0-9_.-], safe in a quoted string).
+    'ratelimit-policy': `"${state.policy}";q=${state.limit};w=${state.windowSeconds}`,
+    ratelimit: `"${state.policy}";r=${state.remaining};t=${resetIn}`,
   }
 }
 
@@ -86,20 +90,40 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const principals = new WeakMap<Request, Principal>()
   const costs = new Map<string, PerItemCost>()
 
-  const quotaFailure = (e: unknown): AlmanacError | null => {
-    if (config.quotaFailOpen) return null
-    return unavailable(`The quota store is unreachable: ${(e as Error).message}. Try again shortly.`)
+  /**
+   * Quota headers when the store could not be asked. Failing open counts nothing, so the whole plan is
+   * reported until the window ends; a 503 says "nothing can be spent now, retry in a moment" rather than
+   * pointing clients at the window's end, which could stall them for a day over a short outage.
+   */
+  const storeDownHeaders = (plan: Plan) => {
+    const now = Date.now()
+    return quotaHeaders(
+      config.quotaFailOpen
+        ? { allowed: true, policy: plan.name, limit: plan.credits, remaining: plan.credits, reset: windowStart(plan, now) + plan.windowSeconds, windowSeconds: plan.windowSeconds }
+        : { allowed: false, policy: plan.name, limit: plan.credits, remaining: 0, reset: Math.floor(now / 1000) + STORE_RETRY_SECONDS, windowSeconds: plan.windowSeconds },
+    )
   }
 
-  /** Quota headers for a response that spent nothing (404, 401 …). */
+  const quotaFailure = (e: unknown): AlmanacError | null => {
+    if (config.quotaFailOpen) return null
+    return new AlmanacError('unavailable', `The quota store is unreachable, so requests cannot be counted: ${(e as Error).message}. Try again shortly.`, {
+      headers: { 'Retry-After': String(STORE_RETRY_SECONDS) },
+    })
+  }
+
+  /**
+   * Quota headers for a response that spent nothing (404, 405, malformed JSON …). Without a caller (401,
+   * 403) there is no subject to count: the default plan's limit is shown with nothing remaining and a
+   * reset of now, i.e. "no credits until you authenticate", with nothing to wait for.
+   */
   const peekHeaders = async (request: Request): Promise<Record<string, string>> => {
     const principal = principals.get(request)
     const plan = principal?.plan ?? config.plans[config.defaultPlan]!
-    if (!principal) return quotaHeaders({ allowed: false, limit: plan.credits, remaining: 0, reset: Math.floor(Date.now() / 1000), windowSeconds: plan.windowSeconds })
+    if (!principal) return quotaHeaders({ allowed: false, policy: plan.name, limit: plan.credits, remaining: 0, reset: Math.floor(Date.now() / 1000), windowSeconds: plan.windowSeconds })
     try {
       return quotaHeaders(await quota.peek(principal.subject, plan))
     } catch {
-      return {}
+      return storeDownHeaders(plan)
     }
   }
 
@@ -154,6 +178,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       try {
         state = await quota.consume(principal.subject, principal.plan, cost)
       } catch (e) {
+        Object.assign(set.headers, storeDownHeaders(principal.plan))
         const failure = quotaFailure(e)
         if (failure) throw failure
         return
@@ -161,7 +186,12 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       Object.assign(set.headers, quotaHeaders(state))
       if (!state.allowed) {
         const retryAfter = String(Math.max(1, state.reset - Math.floor(Date.now() / 1000)))
-        throw new AlmanacError('quota', `This request costs ${cost} credit${cost > 1 ? 's' : ''} and ${state.remaining} remain in the window of plan ${principal.plan.name}; it resets at ${new Date(state.reset * 1000).toISOString()}.`, {
+        const credits = `${cost} credit${cost > 1 ? 's' : ''}`
+        const detail =
+          cost > state.limit
+            ? `This request costs ${credits}, more than the ${state.limit} that plan ${principal.plan.name} allows per window; send at most ${state.limit} items.`
+            : `This request costs ${credits} and ${state.remaining} remain in the window of plan ${principal.plan.name}; it resets at ${new Date(state.reset * 1000).toISOString()}.`
+        throw new AlmanacError('quota', detail, {
           headers: { 'Retry-After': retryAfter },
           extra: { cost, remaining: state.remaining, reset: state.reset },
         })

@@ -1,41 +1,103 @@
 /**
  * Who is calling (SPEC Authentication): `X-API-Key` or `Authorization: Bearer <JWT>` on every /api/v1
  * request. Runs before the body is parsed, so missing credentials are a 401 whatever the body holds.
+ *
+ * API keys come from `ALMANAC_API_KEYS` and from the key database (`almanac keys create`). Both are found
+ * by the SHA-256 of the presented key, never by comparing the key itself: a lookup's timing can only tell
+ * an attacker about a hash prefix, which reveals nothing about any key (SHA-256 is preimage resistant).
  */
 import type { Config, Plan } from '../config.ts'
 import { AlmanacError } from '../lib/errors.ts'
+import { keyHash, type KeyStore } from '../stores/keys.ts'
+import { createJwtVerifier, TokenError } from './jwt.ts'
 
 export interface Principal {
-  /** Quota subject: the key's id, or the JWT `sub`. */
+  /** Quota subject: `key:<id>` for an API key, `jwt:<sub>` for a token. */
   subject: string
   plan: Plan
   via: 'key' | 'jwt'
 }
 
 export interface Authenticator {
-  /** Resolves the caller or throws an `unauthorized` AlmanacError. */
+  /** Resolves the caller or throws an `unauthorized` (401) or `forbidden` (403) AlmanacError. */
   authenticate(request: Request): Promise<Principal>
 }
 
-export const unauthorized = (detail: string, error = 'invalid_token') =>
-  new AlmanacError('unauthorized', detail, {
-    headers: { 'WWW-Authenticate': `Bearer realm="almanac", error="${error}", ApiKey header="X-API-Key"` },
-  })
+const REALM = 'realm="almanac"'
+const quoted = (s: string) => `"${s.replace(/["\\]/g, '')}"`
 
-const sha256 = (s: string) => new Bun.CryptoHasher('sha256').update(s).digest('hex')
+/**
+ * A 401 with one challenge per accepted scheme (RFC 9110 §11.6.1). `error` follows RFC 6750: absent when
+ * no credentials were sent, `invalid_request` for a malformed header, `invalid_token` for a bad key or JWT.
+ */
+export const unauthorized = (detail: string, error?: 'invalid_request' | 'invalid_token', scheme: 'key' | 'jwt' | null = null, jwt = true) => {
+  const params = (s: 'key' | 'jwt') => (error && scheme === s ? `, error="${error}", error_description=${quoted(detail)}` : '')
+  const challenges = [`ApiKey ${REALM}, header="X-API-Key"${params('key')}`]
+  if (jwt) challenges.push(`Bearer ${REALM}${params('jwt')}`)
+  return new AlmanacError('unauthorized', detail, { headers: { 'WWW-Authenticate': challenges.join(', ') } })
+}
 
-/** Keys from configuration only. Lookup is by the key's hash, so no comparison leaks its prefix. */
-export function createAuthenticator(config: Config): Authenticator {
-  const byHash = new Map(config.apiKeys.map(({ key, plan }) => [sha256(key), { subject: `key:${sha256(key).slice(0, 12)}`, plan: config.plans[plan ?? config.defaultPlan]! }]))
+const toHex = (b: Uint8Array) => Buffer.from(b).toString('hex')
+
+export interface AuthenticatorOptions {
+  /** The key database; without it only `ALMANAC_API_KEYS` keys are accepted. */
+  keys?: KeyStore
+  log?: (line: string) => void
+}
+
+export function createAuthenticator(config: Config, options: AuthenticatorOptions = {}): Authenticator {
+  const jwt = createJwtVerifier(config, options.log)
+  const withJwt = jwt !== null
+  const fromConfig = new Map(
+    config.apiKeys.map(({ key, plan }) => {
+      const hash = toHex(keyHash(key))
+      return [hash, { subject: `key:cfg_${hash.slice(0, 16)}`, plan: plan ?? null }] as const
+    }),
+  )
+
+  const planOf = (name: string | null, whose: string): Plan => {
+    const plan = config.plans[name ?? config.defaultPlan]
+    if (!plan) throw new AlmanacError('forbidden', `${whose} names plan ${JSON.stringify(name)}, which this server does not offer (plans: ${Object.keys(config.plans).join(', ')}).`)
+    return plan
+  }
+
+  const byKey = (key: string): Principal => {
+    if (!key || key.length > 512) throw unauthorized('The API key is not valid.', 'invalid_token', 'key', withJwt)
+    const hash = keyHash(key)
+    const configured = fromConfig.get(toHex(hash))
+    if (configured) return { subject: configured.subject, plan: planOf(configured.plan, 'The API key'), via: 'key' }
+    const stored = options.keys?.findByHash(hash)
+    if (!stored) throw unauthorized('The API key is not valid.', 'invalid_token', 'key', withJwt)
+    if (stored.revoked) throw unauthorized('The API key has been revoked.', 'invalid_token', 'key', withJwt)
+    return { subject: `key:${stored.id}`, plan: planOf(stored.plan, 'The API key'), via: 'key' }
+  }
+
+  const byToken = async (token: string): Promise<Principal> => {
+    if (!jwt) throw unauthorized('This server does not accept JWTs; send an API key in X-API-Key.', 'invalid_request', 'jwt', false)
+    let claims
+    try {
+      claims = await jwt.verify(token)
+    } catch (e) {
+      if (e instanceof TokenError) throw unauthorized(e.message, 'invalid_token', 'jwt')
+      throw e
+    }
+    const plan = claims.plan
+    if (plan !== undefined && typeof plan !== 'string') throw unauthorized('The token\'s plan claim must be a string naming a plan.', 'invalid_token', 'jwt')
+    return { subject: `jwt:${claims.sub}`, plan: planOf(plan ?? null, 'The token\'s plan claim'), via: 'jwt' }
+  }
+
   return {
     async authenticate(request) {
       const key = request.headers.get('x-api-key')
-      if (key) {
-        const hit = byHash.get(sha256(key))
-        if (!hit) throw unauthorized('The API key is not valid.')
-        return { ...hit, via: 'key' }
+      // X-API-Key wins when both are sent: a proxy may add its own Authorization header.
+      if (key !== null) return byKey(key.trim())
+      const authorization = request.headers.get('authorization')
+      if (authorization !== null) {
+        const bearer = /^Bearer +(\S+) *$/i.exec(authorization)
+        if (!bearer) throw unauthorized('The Authorization header must be "Bearer <JWT>"; send an API key in X-API-Key instead.', 'invalid_request', 'jwt', withJwt)
+        return byToken(bearer[1]!)
       }
-      throw unauthorized('Send an API key in X-API-Key or a JWT in Authorization: Bearer.', 'invalid_request')
+      throw unauthorized(withJwt ? 'Send an API key in X-API-Key or a JWT in Authorization: Bearer.' : 'Send an API key in X-API-Key.', undefined, null, withJwt)
     },
   }
 }

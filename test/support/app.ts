@@ -8,7 +8,9 @@ import { domains as allDomains } from '../../src/domains/index.ts'
 import type { Domain } from '../../src/domains/types.ts'
 import { createAuthenticator } from '../../src/http/auth.ts'
 import { createApp, openDomains } from '../../src/server.ts'
-import { memoryQuotaStore, type QuotaStore } from '../../src/stores/quota.ts'
+import { createQuotaStore } from '../../src/stores/index.ts'
+import { openKeyStore } from '../../src/stores/keys.ts'
+import type { QuotaStore } from '../../src/stores/quota.ts'
 
 export const TEST_KEY = 'test-key-0123456789'
 
@@ -22,14 +24,19 @@ export interface TestApp {
 }
 
 export async function testApp(
+  /**
+   * `quota`: a store the test made (and closes itself), else the one `ALMANAC_QUOTA_STORE` names.
+   * The key database under the state dir is opened only when the test names a state dir.
+   */
   options: { env?: Record<string, string>; config?: Partial<Config>; domains?: Domain[]; quota?: QuotaStore } = {},
 ): Promise<TestApp> {
   const config = loadConfig({ env: { ALMANAC_API_KEYS: `${TEST_KEY}:test`, ALMANAC_PLANS: 'test:1000000/1d', ALMANAC_DEFAULT_PLAN: 'test', ALMANAC_ACCESS_LOG: 'false', ...options.env } }, options.config)
   const data = openDataDir(config.dataDir)
   const domains = options.domains ?? allDomains
   const mounted = await openDomains(config, data, domains, () => {})
-  const quota = options.quota ?? memoryQuotaStore()
-  const app = createApp(config, { data, domains, authenticator: createAuthenticator(config), quota }, mounted)
+  const quota = options.quota ?? createQuotaStore(config)
+  const keys = options.env?.ALMANAC_STATE_DIR || options.config?.stateDir ? openKeyStore(config.stateDir) : undefined
+  const app = createApp(config, { data, domains, authenticator: createAuthenticator(config, { keys }), quota }, mounted)
   const request: TestApp['request'] = (method, path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers }
     if (init.key !== null && !headers.authorization && !headers['x-api-key']) headers['x-api-key'] = init.key ?? TEST_KEY
@@ -57,7 +64,8 @@ export async function testApp(
     },
     async close() {
       for (const m of mounted) if (m.service !== undefined) await m.domain.close?.(m.service)
-      await quota.close()
+      if (!options.quota) await quota.close()
+      keys?.close()
     },
   }
 }

@@ -1,0 +1,87 @@
+/**
+ * `almanac keys create | list | revoke`: API keys in the key database under the state dir
+ * (`ALMANAC_STATE_DIR`). A new key is printed once, alone on stdout, so `KEY=$(almanac keys create …)`
+ * works; only its SHA-256 is kept. A running server sees new and revoked keys at once (it looks each
+ * key up per request).
+ */
+import { ConfigError, loadConfig, parseFlags } from '../config.ts'
+import { KeyStoreError, openKeyStore, type StoredKey } from '../stores/keys.ts'
+import { StateError } from '../stores/sqlite.ts'
+
+const USAGE = `usage:
+  almanac keys create --name NAME [--plan PLAN] [--json]
+      issue a key (printed once); without --plan the key follows ALMANAC_DEFAULT_PLAN
+  almanac keys list [--json]
+      every key's id, name, plan, creation and revocation time (never the key)
+  almanac keys revoke <id | name>
+      refuse the key from now on (a name matches the active key of that name)
+Keys live in ALMANAC_STATE_DIR/keys.sqlite (--state-dir); plans are ALMANAC_PLANS (--plans).`
+
+const table = (rows: StoredKey[]): string => {
+  const cells = [['ID', 'NAME', 'PLAN', 'CREATED', 'REVOKED'], ...rows.map((k) => [k.id, k.name, k.plan ?? '(default)', k.created, k.revoked ?? '-'])]
+  const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)))
+  return cells.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')
+}
+
+/** Runs the subcommand; returns the process exit code. */
+export async function keysCommand(args: string[], env: Record<string, string | undefined> = process.env, log: (line: string) => void = (l) => console.error(l)): Promise<number> {
+  const [sub, ...rest] = args
+  const flags = parseFlags(rest)
+  const json = flags.has('--json')
+  if (!sub || !['create', 'list', 'revoke'].includes(sub)) {
+    log(USAGE)
+    return 2
+  }
+  let store
+  try {
+    const config = loadConfig({ env, argv: rest })
+    if (sub === 'create') {
+      const name = flags.get('--name')
+      if (!name || name === 'true') {
+        log(`almanac: keys create needs --name NAME\n${USAGE}`)
+        return 2
+      }
+      const plan = flags.get('--plan') ?? null
+      if (plan !== null && !config.plans[plan]) {
+        log(`almanac: --plan ${JSON.stringify(plan)} is not among the configured plans (${Object.keys(config.plans).join(', ')}); set ALMANAC_PLANS as the server does`)
+        return 2
+      }
+      store = openKeyStore(config.stateDir)
+      const { key, record } = store.create(name, plan)
+      if (json) console.log(JSON.stringify({ ...record, key }, null, 2))
+      else {
+        console.log(key)
+        log(`created ${record.id} (${record.name}, plan ${record.plan ?? `${config.defaultPlan} (default)`}); the key above is shown only this once`)
+      }
+      return 0
+    }
+    if (sub === 'list') {
+      store = openKeyStore(config.stateDir)
+      const keys = store.list()
+      console.log(json ? JSON.stringify(keys, null, 2) : keys.length ? table(keys) : 'no keys')
+      return 0
+    }
+    const target = rest.find((a) => !a.startsWith('--'))
+    if (!target) {
+      log(`almanac: keys revoke needs an id or a name\n${USAGE}`)
+      return 2
+    }
+    store = openKeyStore(config.stateDir)
+    const revoked = store.revoke(target)
+    if (json) console.log(JSON.stringify(revoked, null, 2))
+    else log(`revoked ${revoked.id} (${revoked.name}) at ${revoked.revoked}`)
+    return 0
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      log(`almanac: configuration error: ${e.message}`)
+      return 2
+    }
+    if (e instanceof KeyStoreError || e instanceof StateError) {
+      log(`almanac: ${e.message}`)
+      return 1
+    }
+    throw e
+  } finally {
+    store?.close()
+  }
+}

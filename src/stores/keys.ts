@@ -1,0 +1,121 @@
+/**
+ * API keys issued by `almanac keys create`, kept in `<stateDir>/keys.sqlite`. Only the SHA-256 of each
+ * key is stored: a key is 32 random bytes (256 bits), so no dictionary or brute force can invert its hash
+ * and a slow password hash (bcrypt, argon2) would add nothing but latency to every request. Anyone who
+ * reads the database learns names and plans, never a usable key.
+ */
+import type { Database } from 'bun:sqlite'
+import { openStateDatabase } from './sqlite.ts'
+
+export const KEY_PREFIX = 'alm_'
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+
+/** Fixed-width base62 of random bytes: no `-`/`_`, so a double click selects the whole key. */
+export function randomBase62(bytes: number): string {
+  const width = Math.ceil((bytes * 8) / Math.log2(62))
+  let n = 0n
+  for (const b of crypto.getRandomValues(new Uint8Array(bytes))) n = (n << 8n) | BigInt(b)
+  let out = ''
+  for (let i = 0; i < width; i++, n /= 62n) out = BASE62[Number(n % 62n)] + out
+  return out
+}
+
+/** The stored form of a key. */
+export const keyHash = (key: string): Uint8Array => new Bun.CryptoHasher('sha256').update(key).digest() as Uint8Array
+
+export interface StoredKey {
+  id: string
+  name: string
+  /** null: the server's default plan at the time of each request. */
+  plan: string | null
+  /** ISO 8601 UTC. */
+  created: string
+  revoked: string | null
+}
+
+export class KeyStoreError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'KeyStoreError'
+  }
+}
+
+export interface KeyStore {
+  /** Issues a new key; the plaintext is returned once and never stored. */
+  create(name: string, plan: string | null): { key: string; record: StoredKey }
+  list(): StoredKey[]
+  /** Revokes by id, or by the name of an active key. */
+  revoke(idOrName: string): StoredKey
+  findByHash(hash: Uint8Array): StoredKey | null
+  close(): void
+}
+
+const SCHEMA = [
+  `CREATE TABLE api_keys (
+     id TEXT PRIMARY KEY,
+     hash BLOB NOT NULL UNIQUE,
+     name TEXT NOT NULL,
+     plan TEXT,
+     created_at TEXT NOT NULL,
+     revoked_at TEXT
+   ) STRICT;
+   CREATE UNIQUE INDEX api_keys_active_name ON api_keys(name) WHERE revoked_at IS NULL;`,
+]
+
+const ID_PATTERN = /^key_[0-9A-Za-z]{11}$/
+
+export function validateKeyName(name: string): string | null {
+  if (!name.trim()) return 'the name is empty'
+  if (name.length > 100) return 'the name is longer than 100 characters'
+  if (/[\u0000-\u001f\u007f]/.test(name)) return 'the name contains a control character'
+  if (ID_PATTERN.test(name)) return 'the name looks like a key id (key_…); choose another'
+  return null
+}
+
+type Row = { id: string; name: string; plan: string | null; created_at: string; revoked_at: string | null }
+const record = (r: Row): StoredKey => ({ id: r.id, name: r.name, plan: r.plan, created: r.created_at, revoked: r.revoked_at })
+
+export function openKeyStore(stateDir: string): KeyStore {
+  const db: Database = openStateDatabase(stateDir, 'keys.sqlite', SCHEMA)
+  const byHash = db.query<Row, [Uint8Array]>('SELECT id, name, plan, created_at, revoked_at FROM api_keys WHERE hash = ?')
+  const byId = db.query<Row, [string]>('SELECT id, name, plan, created_at, revoked_at FROM api_keys WHERE id = ?')
+  const activeByName = db.query<Row, [string]>('SELECT id, name, plan, created_at, revoked_at FROM api_keys WHERE name = ? AND revoked_at IS NULL')
+  const all = db.query<Row, []>('SELECT id, name, plan, created_at, revoked_at FROM api_keys ORDER BY created_at, id')
+  const insert = db.query('INSERT INTO api_keys (id, hash, name, plan, created_at) VALUES (?, ?, ?, ?, ?)')
+  const revokeRow = db.query('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
+
+  return {
+    create(name, plan) {
+      const bad = validateKeyName(name)
+      if (bad) throw new KeyStoreError(`--name ${JSON.stringify(name)}: ${bad}`)
+      return db
+        .transaction(() => {
+          if (activeByName.get(name)) throw new KeyStoreError(`an active key is already named ${JSON.stringify(name)}; revoke it first or choose another name`)
+          const key = KEY_PREFIX + randomBase62(32)
+          const id = 'key_' + randomBase62(8)
+          const created = new Date().toISOString()
+          insert.run(id, keyHash(key), name, plan, created)
+          return { key, record: { id, name, plan, created, revoked: null } }
+        })
+        .immediate()
+    },
+    list: () => all.all().map(record),
+    revoke(idOrName) {
+      return db
+        .transaction(() => {
+          const row = byId.get(idOrName) ?? activeByName.get(idOrName)
+          if (!row) throw new KeyStoreError(`no key has the id or active name ${JSON.stringify(idOrName)}`)
+          if (row.revoked_at) throw new KeyStoreError(`key ${row.id} (${row.name}) was already revoked at ${row.revoked_at}`)
+          const at = new Date().toISOString()
+          revokeRow.run(at, row.id)
+          return record({ ...row, revoked_at: at })
+        })
+        .immediate()
+    },
+    findByHash(hash) {
+      const row = byHash.get(hash)
+      return row ? record(row) : null
+    },
+    close: () => db.close(),
+  }
+}
