@@ -1,0 +1,123 @@
+/**
+ * The server stays up under KDF abuse: password hashes run on worker threads, so digests are answered
+ * while the pool is busy; a full queue is refused at once with 503 + Retry-After; closing the pool fails
+ * waiting jobs cleanly. No timing is asserted: the checks are about which requests finish before which.
+ */
+import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import hash from '../../../src/domains/hash/index.ts'
+import { createKdfPool } from '../../../src/domains/hash/pool.ts'
+import { AlmanacError } from '../../../src/lib/errors.ts'
+import { testApp } from '../../support/app.ts'
+
+setDefaultTimeout(120_000)
+
+/** Tracks whether a promise has settled, to see what finished first. */
+const track = <T>(p: Promise<T>) => {
+  const t = { settled: false, promise: p }
+  p.finally(() => (t.settled = true)).catch(() => {})
+  return t
+}
+
+describe('over HTTP, one worker and a queue of one', () => {
+  const opened = testApp({ domains: [hash], env: { ALMANAC_HASH_WORKERS: '1', ALMANAC_HASH_QUEUE: '1' } })
+  afterAll(async () => (await opened).close())
+
+  test('sha256 is answered while bcrypt work is in progress; the third KDF request gets 503 with Retry-After', async () => {
+    const app = await opened
+    // Rounds 13: slow enough that neither KDF finishes while the requests below are being handled.
+    const kdfs = [1, 2, 3].map((i) => track(app.json('POST', '/api/v1/hash/bcrypt', { body: { input: `user${i}`, rounds: 13 }, form: 'bare' })))
+    const digest = await app.json('POST', '/api/v1/hash/sha256', { body: { input: 'abc' }, form: 'bare' })
+    expect(digest.status).toBe(200)
+    expect(digest.body.hash).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
+    // The digest came back while KDF work was still running: it did not wait behind it.
+    expect(kdfs.filter((k) => !k.settled).length).toBeGreaterThanOrEqual(1)
+
+    const results = await Promise.all(kdfs.map((k) => k.promise))
+    const refused = results.filter((r) => r.status === 503)
+    const served = results.filter((r) => r.status === 200)
+    expect(refused.length).toBe(1)
+    expect(served.length).toBe(2)
+    expect(refused[0]!.headers.get('retry-after')).toBe('1')
+    expect(refused[0]!.body.type).toBe('urn:almanac:problem:busy')
+    expect(refused[0]!.body.detail).toContain('queue holds 1')
+    for (const [i, r] of results.entries()) if (r.status === 200) expect(await Bun.password.verify(`user${i + 1}`, r.body.hash)).toBe(true)
+
+    // Once the work drains, the pool serves again.
+    const after = await app.json('POST', '/api/v1/hash/bcrypt', { body: { input: 'later', rounds: 4 }, form: 'bare' })
+    expect(after.status).toBe(200)
+  })
+})
+
+describe('the pool itself', () => {
+  test('runs jobs in parallel up to its size, queues up to queueSize, refuses the rest with busy', async () => {
+    const pool = createKdfPool({ size: 2, queueSize: 1 })
+    const job = (input: string) => pool.run({ algorithm: 'bcrypt', input, params: { rounds: 12 } })
+    const running = [job('a'), job('b'), job('c')].map(track)
+    expect(pool.stats()).toEqual({ size: 2, busy: 2, queued: 1, queueSize: 1 })
+    const refused = await job('d').then(
+      () => null,
+      (e) => e,
+    )
+    expect(refused).toBeInstanceOf(AlmanacError)
+    expect(refused.kind).toBe('busy')
+    expect(refused.options.headers).toEqual({ 'Retry-After': '1' })
+    const hashes = await Promise.all(running.map((r) => r.promise))
+    for (const [i, h] of hashes.entries()) expect(await Bun.password.verify('abc'[i]!, h)).toBe(true)
+    expect(pool.stats()).toEqual({ size: 2, busy: 0, queued: 0, queueSize: 1 })
+    await pool.close()
+  })
+
+  test('a job that fails inside the worker rejects with an internal error and the worker keeps serving', async () => {
+    const pool = createKdfPool({ size: 1, queueSize: 4 })
+    // Bypasses the service's checks on purpose: n = 3 is refused by node:crypto inside the worker.
+    const bad = await pool.run({ algorithm: 'scrypt', input: 'x', params: { n: 3, r: 8, p: 1 } }).catch((e) => e)
+    expect(bad).toBeInstanceOf(AlmanacError)
+    expect(bad.kind).toBe('internal')
+    const good = await pool.run({ algorithm: 'argon2id', input: 'x', params: { time_cost: 1, memory_cost: 64, parallelism: 1 } })
+    expect(await Bun.password.verify('x', good)).toBe(true)
+    await pool.close()
+  })
+
+  test('close fails running and queued jobs as unavailable and refuses new ones', async () => {
+    const pool = createKdfPool({ size: 1, queueSize: 2 })
+    const jobs = [1, 2].map(() => pool.run({ algorithm: 'bcrypt', input: 'x', params: { rounds: 13 } }).catch((e) => e))
+    await pool.close()
+    for (const e of await Promise.all(jobs)) expect(e.kind).toBe('unavailable')
+    expect((await pool.run({ algorithm: 'bcrypt', input: 'x', params: { rounds: 4 } }).catch((e) => e)).kind).toBe('unavailable')
+  })
+})
+
+describe('inside a compiled executable', () => {
+  const ROOT = resolve(import.meta.dir, '../../..')
+  const dir = mkdtempSync(join(tmpdir(), 'almanac-hash-compile-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  test('the pool finds kdf-worker among the entry points, as build/compile.ts lays them out', async () => {
+    // A minimal program that imports the pool the way the server does; built like build/compile.ts does
+    // (root = the repository, every *worker.ts an extra entry point), then run from another directory.
+    const entry = join(ROOT, 'src/domains/hash', `.compile-probe-${process.pid}.ts`)
+    writeFileSync(
+      entry,
+      "import { createKdfPool } from './pool.ts'\n" +
+        'const pool = createKdfPool({ size: 1, queueSize: 1 })\n' +
+        "console.log(await pool.run({ algorithm: 'argon2id', input: 'compiled', params: { time_cost: 1, memory_cost: 64, parallelism: 2 } }))\n" +
+        'await pool.close()\n',
+    )
+    try {
+      const outfile = join(dir, 'probe')
+      const built = await Bun.build({ entrypoints: [entry, join(ROOT, 'src/domains/hash/kdf-worker.ts')], root: ROOT, target: 'bun', compile: { outfile }, throw: false })
+      expect(built.logs.map(String)).toEqual([])
+      expect(built.success).toBe(true)
+      const run = Bun.spawnSync([outfile], { cwd: dir })
+      expect(run.stderr.toString()).toBe('')
+      const out = run.stdout.toString().trim()
+      expect(out).toStartWith('$argon2id$v=19$m=64,t=1,p=2$')
+      expect(await Bun.password.verify('compiled', out)).toBe(true)
+    } finally {
+      rmSync(entry, { force: true })
+    }
+  })
+})
