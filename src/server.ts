@@ -49,7 +49,10 @@ export async function openDomains(config: Config, data: DataDir, domains: Domain
   for (const domain of domains) {
     const missing = domain.datasets.filter((id) => !data.manifest.datasets[id])
     if (missing.length) {
-      const problem = `The ${domain.name} domain is disabled: dataset ${missing.join(', ')} is not built (run \`almanac data build --only ${domain.name}\`).`
+      const fix = Bun.isStandaloneExecutable
+        ? `this executable was compiled without it: run \`bun run data && bun run compile\` in a checkout, or point ALMANAC_DATA_DIR at a datasets/out that has it`
+        : `run \`almanac data build --only ${domain.name}\``
+      const problem = `The ${domain.name} domain is disabled: dataset ${missing.join(', ')} is not built (${fix}).`
       log(problem)
       out.push({ domain, problem })
       continue
