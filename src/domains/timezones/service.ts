@@ -207,7 +207,8 @@ export class TimezonesService {
    */
   resolve(input: string, now: number, parameter = 'tz_name'): Resolved {
     const trimmed = input.trim()
-    const named = this.zoneNamed(trimmed)
+    // No tz name has a space, but an unencoded `+` in a query string arrives as one (Etc/GMT+5).
+    const named = this.zoneNamed(trimmed) ?? (trimmed.includes(' ') ? this.zoneNamed(trimmed.replaceAll(' ', '+')) : undefined)
     if (named) return named
     const use = this.abbreviationTable(now).get(trimmed.toUpperCase())
     if (use?.chosen) return { ...this.zoneNamed(use.chosen)!, abbreviation: use.abbreviation }
