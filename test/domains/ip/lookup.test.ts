@@ -239,9 +239,12 @@ describe('the ASN table agrees with the upstream CSV', () => {
       const path = Bun.resolveSync(`@ip-location-db/asn/${file}`, import.meta.dir)
       const lines = readFileSync(path, 'utf8').trim().split('\n')
       for (let k = 0; k < 400; k++) {
-        const [start, end, asn, name] = csvFields(lines[Math.floor(Math.random() * lines.length)]!)
+        const at = Math.floor(Math.random() * lines.length)
+        const [start, end, asn, name] = csvFields(lines[at]!)
         const s = BigInt(start!)
         const e = BigInt(end!)
+        // The builder keeps the first of overlapping rows (the upstream has one); skip a row it dropped.
+        if (at > 0 && BigInt(csvFields(lines[at - 1]!)[1]!) >= s) continue
         for (const at of [s, e, (s + e) / 2n]) {
           const text = file.includes('v4') ? formatV4(Number(at)) : formatV6([Number((at >> 96n) & 0xffffffffn), Number((at >> 64n) & 0xffffffffn), Number((at >> 32n) & 0xffffffffn), Number(at & 0xffffffffn)])
           const r = service.lookup(text)
