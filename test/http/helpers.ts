@@ -1,0 +1,52 @@
+/**
+ * A real server on a loopback port over the real app (the sample domain by default), for tests that need
+ * a socket: the browser, body limits enforced by Bun.serve, fuzzing with raw bytes.
+ */
+import type { Server } from 'bun'
+import { loadConfig, type Config } from '../../src/config.ts'
+import { openDataDir } from '../../src/data/open.ts'
+import type { Domain } from '../../src/domains/types.ts'
+import { createAuthenticator } from '../../src/http/auth.ts'
+import { serverBodyCeiling } from '../../src/http/body-limit.ts'
+import { createObservability } from '../../src/http/observability.ts'
+import { createApp, openDomains } from '../../src/server.ts'
+import { memoryQuotaStore } from '../../src/stores/quota.ts'
+import { TEST_KEY } from '../support/app.ts'
+import { sampleDomain } from '../support/sample-domain.ts'
+
+export interface LiveServer {
+  url: string
+  port: number
+  config: Config
+  server: Server<unknown>
+  /** Access-log lines written so far (when the config enables the log). */
+  log: string[]
+  stop(): Promise<void>
+}
+
+export async function liveServer(options: { env?: Record<string, string>; config?: Partial<Config>; domains?: Domain[] } = {}): Promise<LiveServer> {
+  const config = loadConfig(
+    { env: { ALMANAC_API_KEYS: `${TEST_KEY}:test`, ALMANAC_PLANS: 'test:1000000/1d', ALMANAC_DEFAULT_PLAN: 'test', ALMANAC_ACCESS_LOG: 'false', ...options.env } },
+    options.config,
+  )
+  const data = openDataDir(config.dataDir)
+  const domains = options.domains ?? [sampleDomain()]
+  const mounted = await openDomains(config, data, domains, () => {})
+  const quota = memoryQuotaStore()
+  const log: string[] = []
+  const observability = createObservability(config, { write: (line) => log.push(line) })
+  const app = createApp(config, { data, domains, authenticator: createAuthenticator(config), quota, observability, log: () => {} }, mounted)
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => app.handle(req), maxRequestBodySize: serverBodyCeiling(config.bodyLimit), development: false })
+  ;(app as { server: unknown }).server = server
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    port: server.port!,
+    config,
+    server,
+    log,
+    async stop() {
+      await server.stop(true)
+      await quota.close()
+    },
+  }
+}
