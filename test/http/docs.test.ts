@@ -31,7 +31,7 @@ test('the docs page lists the endpoints of /openapi.json, offline', async () => 
   await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 })
 
   const listed = await page.$$eval('.opblock-summary-path', (els) => els.map((e) => e.getAttribute('data-path') ?? e.textContent ?? ''))
-  const doc = await (await fetch(`${server.url}/openapi.json`)).json()
+  const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, unknown> }
   const documented = Object.keys(doc.paths)
   expect(documented).toContain('/api/v1/planets/{name}')
   // Every path of the document is on the page (Swagger UI lists each operation under its tag).
