@@ -28,10 +28,33 @@ const isDigit = (c: string) => c >= '0' && c <= '9'
 const isLetter = (c: string) => c >= 'A' && c <= 'Z'
 const SEPARATOR = /[\s\-‐‑‒–—]+/g
 
-/** `compact` (no separators) laid out as `pattern` when every character fits; otherwise null. */
-function layout(compact: string, pattern: string): string | null {
+/** Positions in the compact code before which a separator stands (`SW1A 1AA` -> {4}). */
+function separatorPositions(spaced: string): Set<number> {
+  const out = new Set<number>()
+  let i = 0
+  let pending = false
+  for (const ch of spaced) {
+    if (ch === ' ' || ch === '-') pending = true
+    else {
+      if (pending && i > 0) out.add(i)
+      pending = false
+      i++
+    }
+  }
+  return out
+}
+
+/**
+ * `compact` (no separators) laid out as `pattern` when every character fits and the separators the
+ * caller wrote (`written`, positions in `compact`) stand where the pattern has one; otherwise null.
+ * So `1000001` and `1000 001` become `1000-001` in Portugal, but `1000-001` is never moved to
+ * `100-0001` in Japan.
+ */
+function layout(compact: string, pattern: string, written: Set<number>): string | null {
   const slots = pattern.replace(/[ -]/g, '')
   if (slots.length !== compact.length) return null
+  const allowed = separatorPositions(pattern)
+  for (const p of written) if (!allowed.has(p)) return null
   let out = ''
   let i = 0
   for (const p of pattern) {
@@ -49,30 +72,49 @@ function layout(compact: string, pattern: string): string | null {
 /** Leading literal characters of a pattern (`LV-####` -> `LV-`, `AD###` -> `AD`). */
 const literalPrefix = (pattern: string) => /^[^#@]*/.exec(pattern)![0].replace(/[ -]+$/, '')
 
+const shifted = (positions: Set<number>, by: number) => new Set([...positions].map((p) => p + by).filter((p) => p > 0))
+
 /**
  * Spellings of `input` to try, most specific first: laid out as each of the country's patterns (with
  * the pattern's literal prefix added or the country's own code removed where that makes it fit), then
- * the upper-cased input with single spaces, then with no separators at all.
+ * the upper-cased input with single spaces.
  */
 export function codeCandidates(input: string, country: string, geonamesFormat: string): string[] {
+  const { laidOut, asWritten } = spellings(input, country, geonamesFormat)
+  return laidOut.includes(asWritten) ? laidOut : [...laidOut, asWritten]
+}
+
+/**
+ * Does the code match the country's regex? Laid-out spellings are also tried without their
+ * separators, because some GeoNames regexes omit a separator their own format shows (LV `LV-####`
+ * with regex `(?:LV)*(\d{4})`); the input as written is tried as it is. Returns the laid-out
+ * spelling that matched, or null.
+ */
+export function matchFormat(input: string, country: string, geonamesFormat: string, re: RegExp): string | null {
+  const { laidOut, asWritten } = spellings(input, country, geonamesFormat)
+  for (const c of laidOut) if (re.test(c) || re.test(c.replace(/[ -]/g, ''))) return c
+  return re.test(asWritten) ? asWritten : null
+}
+
+function spellings(input: string, country: string, geonamesFormat: string): { laidOut: string[]; asWritten: string } {
   const upper = input.normalize('NFKC').trim().toUpperCase().replace(/[‐‑‒–—]/g, '-').replace(/\s+/g, ' ')
   const compact = upper.replace(SEPARATOR, '')
+  const written = separatorPositions(upper)
   const out: string[] = []
   const add = (s: string | null) => {
     if (s && !out.includes(s)) out.push(s)
   }
-  const bare = [compact]
-  if (compact.startsWith(country) && compact.length > country.length) bare.push(compact.slice(country.length))
+  const bare: [string, Set<number>][] = [[compact, written]]
+  if (compact.startsWith(country) && compact.length > country.length) bare.push([compact.slice(country.length), shifted(written, -country.length)])
   for (const pattern of patternsOf(geonamesFormat)) {
     const prefix = literalPrefix(pattern).replace(/[ -]/g, '')
-    for (const c of bare) {
-      add(layout(c, pattern))
-      if (prefix && !c.startsWith(prefix)) add(layout(prefix + c, pattern))
+    for (const [c, seps] of bare) {
+      add(layout(c, pattern, seps))
+      if (prefix && !c.startsWith(prefix)) add(layout(prefix + c, pattern, shifted(seps, prefix.length)))
     }
   }
-  add(upper)
-  add(compact)
-  return out
+  // Separators are never dropped or moved outside a pattern.
+  return { laidOut: out, asWritten: upper }
 }
 
 /**

@@ -123,7 +123,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
         params: t.Object({ country_code: countryParam }),
         body: t.Object({
           geometry: t.Object(
-            { type: t.Union([t.Literal('Polygon'), t.Literal('MultiPolygon')]), coordinates: t.Array(t.Any()) },
+            { type: t.String({ description: '`Polygon` or `MultiPolygon`.' }), coordinates: t.Array(t.Any()) },
             { description: `GeoJSON Polygon or MultiPolygon ([longitude, latitude] positions, closed rings, holes allowed, at most ${MAX_VERTICES} positions).` },
           ),
           ...spatialPage,

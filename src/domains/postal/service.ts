@@ -6,7 +6,7 @@
 import type { Database } from 'bun:sqlite'
 import { invalid, notFound } from '../../lib/errors.ts'
 import { foldName, prefixEnd } from './fold.ts'
-import { codeCandidates, districtOf } from './formats.ts'
+import { codeCandidates, districtOf, matchFormat } from './formats.ts'
 import { boxOf, circleBoxes, haversineKm, inPolygon, parsePolygons, type Box } from './geo.ts'
 
 export interface PostalSystem {
@@ -258,8 +258,7 @@ export class PostalService {
   /** The first spelling of `code` that the country's regex accepts, or null. */
   private formatMatch(system: PostalSystem & { re: RegExp | null }, code: string): string | null {
     if (!system.re || code.length > 64) return null
-    for (const c of codeCandidates(code, system.alpha2, system.geonamesFormat)) if (system.re.test(c)) return c
-    return null
+    return matchFormat(code, system.alpha2, system.geonamesFormat, system.re)
   }
 }
 
