@@ -129,9 +129,17 @@ export function formatV6(words: number[]): string {
     }
     i = j
   }
-  const hex = (a: number, b: number) => g.slice(a, b).map((x) => x.toString(16)).join(':')
-  if (bestStart < 0) return hex(0, 8)
-  return `${hex(0, bestStart)}::${hex(bestStart + bestLen, 8)}`
+  let out = ''
+  for (let i = 0; i < 8; i++) {
+    if (i === bestStart) {
+      out += '::'
+      i += bestLen - 1
+      continue
+    }
+    if (out !== '' && !out.endsWith(':')) out += ':'
+    out += g[i]!.toString(16)
+  }
+  return out
 }
 
 const groupsToWords = (g: number[]) => [((g[0]! << 16) | g[1]!) >>> 0, ((g[2]! << 16) | g[3]!) >>> 0, ((g[4]! << 16) | g[5]!) >>> 0, ((g[6]! << 16) | g[7]!) >>> 0]
