@@ -1,0 +1,125 @@
+/**
+ * `almanac keys` through the real CLI (`bun src/main.ts keys …` with a temp ALMANAC_STATE_DIR), then the
+ * issued key over `app.handle`: accepted with its plan, refused once revoked — by the same running app.
+ */
+import { afterAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { testApp } from '../support/app.ts'
+import { sampleDomain } from '../support/sample-domain.ts'
+
+const stateDir = mkdtempSync(join(tmpdir(), 'almanac-keys-'))
+const env = { ALMANAC_STATE_DIR: stateDir, ALMANAC_PLANS: 'free:100/1d,tiny:5/1m,test:1000/1d', ALMANAC_DEFAULT_PLAN: 'free' }
+const MAIN = join(import.meta.dir, '../../src/main.ts')
+
+afterAll(() => rmSync(stateDir, { recursive: true, force: true }))
+
+async function cli(...args: string[]) {
+  const proc = Bun.spawn(['bun', MAIN, 'keys', ...args], { env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  return { stdout, stderr, code }
+}
+
+describe('almanac keys', () => {
+  let aliceKey = ''
+  let aliceId = ''
+  let bobKey = ''
+
+  test('create prints a new key once, alone on stdout', async () => {
+    const alice = await cli('create', '--name', 'alice', '--plan', 'tiny')
+    expect(alice.code).toBe(0)
+    aliceKey = alice.stdout.trim()
+    // alm_ + 32 random bytes in fixed-width base62 (43 characters).
+    expect(aliceKey).toMatch(/^alm_[0-9A-Za-z]{43}$/)
+    expect(alice.stderr).toMatch(/created key_\w+ \(alice, plan tiny\)/)
+    aliceId = /created (key_\w+)/.exec(alice.stderr)![1]!
+    const bob = await cli('create', '--name', 'bob', '--json')
+    expect(bob.code).toBe(0)
+    const created = JSON.parse(bob.stdout)
+    expect(created).toMatchObject({ name: 'bob', plan: null, revoked: null })
+    bobKey = created.key
+    expect(bobKey).not.toBe(aliceKey)
+  })
+
+  test('create refuses an unknown plan, a duplicate active name and a missing name', async () => {
+    const unknown = await cli('create', '--name', 'carol', '--plan', 'gold')
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toMatch(/--plan "gold" is not among the configured plans \(free, tiny, test\)/)
+    const duplicate = await cli('create', '--name', 'alice')
+    expect(duplicate.code).toBe(1)
+    expect(duplicate.stderr).toMatch(/already named "alice"/)
+    const nameless = await cli('create')
+    expect(nameless.code).toBe(2)
+    expect(nameless.stdout).toBe('')
+  })
+
+  test('list shows id, name, plan, created, revoked and never a key', async () => {
+    const table = await cli('list')
+    expect(table.code).toBe(0)
+    expect(table.stdout).toMatch(/^ID\s+NAME\s+PLAN\s+CREATED\s+REVOKED/)
+    expect(table.stdout).toContain(aliceId)
+    const json = await cli('list', '--json')
+    const keys = JSON.parse(json.stdout)
+    expect(keys.map((k: any) => [k.name, k.plan, k.revoked])).toEqual([
+      ['alice', 'tiny', null],
+      ['bob', null, null],
+    ])
+    expect(Object.keys(keys[0]).sort()).toEqual(['created', 'id', 'name', 'plan', 'revoked'])
+    for (const out of [table.stdout, json.stdout]) {
+      expect(out).not.toContain(aliceKey)
+      expect(out).not.toContain(bobKey)
+    }
+  })
+
+  test('the database holds the SHA-256 of each key, never the key', () => {
+    const bytes = readFileSync(join(stateDir, 'keys.sqlite')).toString('latin1')
+    expect(bytes).not.toContain(aliceKey)
+    expect(bytes).not.toContain(aliceKey.slice(4, 24))
+    const db = new Database(join(stateDir, 'keys.sqlite'), { readonly: true })
+    const row = db.query('SELECT hash FROM api_keys WHERE name = ?').get('alice') as { hash: Uint8Array }
+    db.close()
+    expect(Buffer.from(row.hash).toString('hex')).toBe(new Bun.CryptoHasher('sha256').update(aliceKey).digest('hex'))
+  })
+
+  test('the key works with its plan, and a running app refuses it as soon as it is revoked', async () => {
+    const app = await testApp({ domains: [sampleDomain()], env })
+    try {
+      const ok = await app.json('GET', '/api/v1/planets/earth', { key: aliceKey })
+      expect(ok.status).toBe(200)
+      expect(ok.headers.get('x-quota-limit')).toBe('5')
+      expect(ok.headers.get('ratelimit-policy')).toBe('"tiny";q=5;w=60')
+      // A key created without --plan follows the default plan.
+      expect((await app.json('GET', '/api/v1/planets/earth', { key: bobKey })).headers.get('x-quota-limit')).toBe('100')
+      // Configuration keys still work beside stored ones.
+      expect((await app.json('GET', '/api/v1/planets/earth')).status).toBe(200)
+
+      const revoke = await cli('revoke', 'alice')
+      expect(revoke.code).toBe(0)
+      expect(revoke.stderr).toContain(`revoked ${aliceId} (alice)`)
+      const refused = await app.json('GET', '/api/v1/planets/earth', { key: aliceKey })
+      expect(refused.status).toBe(401)
+      expect(refused.body.error.detail).toBe('The API key has been revoked.')
+      expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"')
+      expect((await app.json('GET', '/api/v1/planets/earth', { key: bobKey })).status).toBe(200)
+
+      // Revoking by id works too; a second revocation says so.
+      expect((await cli('revoke', aliceId)).stderr).toMatch(/already revoked/)
+      const byId = await cli('revoke', JSON.parse((await cli('list', '--json')).stdout)[1].id)
+      expect(byId.code).toBe(0)
+      expect((await app.json('GET', '/api/v1/planets/earth', { key: bobKey })).status).toBe(401)
+    } finally {
+      await app.close()
+    }
+    const listed = JSON.parse((await cli('list', '--json')).stdout)
+    expect(listed.every((k: any) => typeof k.revoked === 'string')).toBe(true)
+  })
+
+  test('a revoked name can be issued again, as a new key', async () => {
+    const again = await cli('create', '--name', 'alice', '--plan', 'tiny')
+    expect(again.code).toBe(0)
+    expect(again.stdout.trim()).not.toBe(aliceKey)
+    expect((await cli('revoke', 'nobody')).code).toBe(1)
+  })
+})
