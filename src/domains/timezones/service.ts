@@ -133,6 +133,9 @@ export class TimezonesService {
   /** Every accepted name in tzdata's spelling, sorted. */
   readonly names: string[]
   private readonly countryNames: Record<string, string>
+  /** lower-case region -> its names in order */
+  private readonly byRegion = new Map<string, string[]>()
+  private readonly regionNames: string[]
   private abbreviations?: { at: number; table: Map<string, AbbreviationUse> }
 
   constructor(artifact: TimezonesArtifact) {
@@ -145,6 +148,15 @@ export class TimezonesService {
       this.byName.set(name.toLowerCase(), { name, zone: zones.get(target)!, linkTo: target, countries: artifact.countries[name] ?? [] })
     }
     this.names = [...this.byName.values()].map((z) => z.name).sort()
+    for (const name of this.names) {
+      const slash = name.indexOf('/')
+      if (slash < 0) continue
+      const region = name.slice(0, slash)
+      const inRegion = this.byRegion.get(region.toLowerCase()) ?? []
+      this.byRegion.set(region.toLowerCase(), inRegion)
+      inRegion.push(name)
+    }
+    this.regionNames = [...new Set(this.names.filter((n) => n.includes('/')).map((n) => n.slice(0, n.indexOf('/'))))].sort()
   }
 
   static open(path: string) {
@@ -240,15 +252,15 @@ export class TimezonesService {
 
   /** Distinct first path segments (`Africa`, `America`, `Etc`, `US` …). */
   regions(): string[] {
-    return [...new Set(this.names.filter((n) => n.includes('/')).map((n) => n.slice(0, n.indexOf('/'))))].sort()
+    return this.regionNames
   }
 
   list(filter: { region?: string; country?: string; limit: number; offset: number }, now: number): { total: number; items: TimezoneListItem[] } {
     let names = this.names
     if (filter.region !== undefined) {
-      const region = this.regions().find((r) => r.toLowerCase() === filter.region!.trim().toLowerCase())
-      if (!region) throw invalid('region', `unknown region ${JSON.stringify(filter.region)}; regions: ${this.regions().join(', ')}`, 'query')
-      names = names.filter((n) => n.startsWith(region + '/'))
+      const inRegion = this.byRegion.get(filter.region.trim().toLowerCase())
+      if (!inRegion) throw invalid('region', `unknown region ${JSON.stringify(filter.region)}; regions: ${this.regions().join(', ')}`, 'query')
+      names = inRegion
     }
     if (filter.country !== undefined) {
       const code = filter.country.trim().toUpperCase()
