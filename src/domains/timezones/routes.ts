@@ -5,13 +5,29 @@
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../config.ts'
 import { requestContext } from '../../http/context.ts'
+import { documents } from '../../http/openapi.ts'
 import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
 import { list, one } from '../../http/reply.ts'
-import { notFound } from '../../lib/errors.ts'
+import { invalid, notFound } from '../../lib/errors.ts'
 import { presentConversion, presentDifference, presentListItem, presentRecord } from './present.ts'
+import { ConversionSchema, DifferenceSchema, TimezoneListItemSchema, TimezoneRecordSchema } from './schemas.ts'
 import type { TimezonesService } from './service.ts'
 
 const DEFAULT_LIMIT = 50
+
+// Elysia cannot compile a params schema for the wildcard, so the path member is described here.
+const TZ_NAME_DESCRIPTION =
+  'The path after /timezones/ is tz_name: an IANA zone or link name, case-insensitive, `/` included (America/Argentina/Buenos_Aires), or an abbreviation in current use with one UTC offset (JST, EDT). Zone names such as EST, GMT, UTC, CET are zones first. An abbreviation with several offsets (CST, IST, PST) is a 400 listing its zones; an unknown name a 404.'
+
+/** The wildcard tail, percent-decoded (`America%2FNew_York`); bad escapes are a 422 naming tz_name. */
+function pathName(raw: string): string {
+  if (!raw.includes('%')) return raw
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    throw invalid('tz_name', `malformed percent-encoding in ${JSON.stringify(raw)}`, 'path')
+  }
+}
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 const zoneParam = (name: 'from' | 'to') =>
@@ -37,19 +53,22 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
           ...pageQuery(config.maxLimit, DEFAULT_LIMIT),
           ...fieldsQuery,
         }),
-        detail: { summary: 'List IANA timezones with their current offset, abbreviation and DST flag', tags: ['Timezones'] },
+        detail: { summary: 'List IANA timezones with their current offset, abbreviation and DST flag', tags: ['Timezones'], ...documents({ enveloped: TimezoneListItemSchema, bare: TimezoneListItemSchema, list: true }) },
       },
     )
     .get(
       '/timezones/*',
       ({ params, form }) => {
-        const name = decodeURIComponent(params['*'] ?? '')
+        const name = pathName(params['*'] ?? '')
         if (!name) throw notFound('tz_name: give an IANA timezone name or abbreviation after /timezones/.')
         return one(presentRecord(service.record(name, nowSeconds()), form))
       },
       {
         query: t.Object(fieldsQuery),
-        detail: { summary: 'Current time, offset, abbreviation and DST flag of a timezone (IANA name, link, or abbreviation)', tags: ['Timezones'] },
+        detail: {
+          summary: 'Current time, offset, abbreviation and DST flag of a timezone (IANA name, link, or abbreviation)',
+          description: TZ_NAME_DESCRIPTION,
+          tags: ['Timezones'], ...documents({ enveloped: TimezoneRecordSchema, bare: TimezoneRecordSchema }) },
       },
     )
     .get(
@@ -57,7 +76,7 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
       ({ query, form }) => one(presentDifference(service.difference({ from: query.from, to: query.to }, nowSeconds()), form)),
       {
         query: t.Object({ from: zoneParam('from'), to: zoneParam('to'), ...fieldsQuery }),
-        detail: { summary: 'Current offset difference between two timezones (to minus from)', tags: ['Timezones'] },
+        detail: { summary: 'Current offset difference between two timezones (to minus from)', tags: ['Timezones'], ...documents({ enveloped: DifferenceSchema, bare: DifferenceSchema }) },
       },
     )
     .get(
@@ -71,6 +90,6 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
           date: t.Optional(t.String({ description: 'Date in `from`, YYYY-MM-DD; default: today in `from`. A time skipped by a DST change is moved forward by the gap; a repeated one takes its first occurrence (see from_time_status).', examples: ['2026-03-08'] })),
           ...fieldsQuery,
         }),
-        detail: { summary: 'Convert a wall-clock time from one timezone to another, DST-aware', tags: ['Timezones'] },
+        detail: { summary: 'Convert a wall-clock time from one timezone to another, DST-aware', tags: ['Timezones'], ...documents({ enveloped: ConversionSchema, bare: ConversionSchema }) },
       },
     )

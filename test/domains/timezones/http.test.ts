@@ -123,6 +123,12 @@ describe('GET /timezones/{tz_name}', () => {
     }
   })
 
+  test('a malformed percent-escape in the name is a 422 naming tz_name', async () => {
+    const { status, body } = await get('/timezones/America%ZZNew_York')
+    expect(status).toBe(422)
+    expect(body.errors[0]).toMatchObject({ in: 'path', field: 'tz_name' })
+  })
+
   test('an unknown name is a 404 naming it', async () => {
     for (const name of ['Mars/Olympus_Mons', 'XYZT', 'America/New_Yorkk']) {
       const { status, body } = await get(`/timezones/${name}`)
