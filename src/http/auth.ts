@@ -7,7 +7,7 @@
  * an attacker about a hash prefix, which reveals nothing about any key (SHA-256 is preimage resistant).
  */
 import type { Config, Plan } from '../config.ts'
-import { AlmanacError } from '../lib/errors.ts'
+import { AlmanacError, unavailable } from '../lib/errors.ts'
 import { keyHash, type KeyStore } from '../stores/keys.ts'
 import { createJwtVerifier, TokenError } from './jwt.ts'
 
@@ -66,7 +66,13 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
     const hash = keyHash(key)
     const configured = fromConfig.get(toHex(hash))
     if (configured) return { subject: configured.subject, plan: planOf(configured.plan, 'The API key'), via: 'key' }
-    const stored = options.keys?.findByHash(hash)
+    let stored
+    try {
+      stored = options.keys?.findByHash(hash)
+    } catch (e) {
+      // A locked or broken key database is an outage, not the caller's fault.
+      throw unavailable(`The API key database cannot be read: ${(e as Error).message}. Try again shortly.`)
+    }
     if (!stored) throw unauthorized('The API key is not valid.', 'invalid_token', 'key', withJwt)
     if (stored.revoked) throw unauthorized('The API key has been revoked.', 'invalid_token', 'key', withJwt)
     return { subject: `key:${stored.id}`, plan: planOf(stored.plan, 'The API key'), via: 'key' }
