@@ -11,7 +11,7 @@ import type { Domain } from './domains/types.ts'
 import { AlmanacError, unavailable } from './lib/errors.ts'
 import { type Authenticator, type Principal } from './http/auth.ts'
 import { requestContext } from './http/context.ts'
-import { bodyLimit } from './http/body-limit.ts'
+import { requestGuards } from './http/request-guards.ts'
 import { COST_KEY, costOf, type PerItemCost } from './http/cost.ts'
 import { docsRoutes } from './http/docs.ts'
 import { metaRoutes } from './http/meta.ts'
@@ -169,7 +169,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
         return errorResponse('AUTH', e, request, set.headers as Record<string, unknown>)
       }
     })
-    .use(bodyLimit(config.bodyLimit))
+    .use(requestGuards(config.bodyLimit))
     .use(observability.plugin)
     .use(openApiRoutes(() => app, () => mounted.filter((m) => !m.problem && m.domain.definitionsUpdated).flatMap((m) => m.domain.prefixes)))
     .use(docsRoutes())

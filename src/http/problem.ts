@@ -104,6 +104,8 @@ export function toProblem(code: string | number, error: unknown, instance?: stri
     case 'INVALID_COOKIE_SIGNATURE':
       return problemFromError(new AlmanacError('bad_request', 'Invalid cookie signature.'), instance)
   }
+  // decodeURIComponent of a path parameter or query member with a broken escape such as `%ZZ`.
+  if (error instanceof URIError) return problemFromError(new AlmanacError('bad_request', 'The path or query string holds an invalid percent-encoding.'), instance)
   const status = (error as any)?.status
   if (status === 413 || code === 413) return problemFromError(new AlmanacError('too_large', 'The request body is over the size limit.'), instance)
   if (status === 400) return problemFromError(new AlmanacError('bad_request', 'The request could not be read.'), instance)

@@ -1,5 +1,7 @@
 /**
- * Request body limit (`config.bodyLimit`), answered as a 413 problem in the caller's form.
+ * Checks on the request itself, before any route sees it: a path with a broken percent-escape (`%ZZ`) is a
+ * 400 (Elysia would otherwise hand routes a null path parameter), and the body limit (`config.bodyLimit`)
+ * is a 413 problem in the caller's form.
  *
  * A declared `Content-Length` over the limit is refused before a byte of the body is read. A body without
  * one (chunked) is read here with a running count and refused as soon as it passes the limit, so a client
@@ -8,7 +10,7 @@
  * so it must only ever see requests that lie about their size by a wide margin.
  */
 import { Elysia, ParseError } from 'elysia'
-import { tooLarge } from '../lib/errors.ts'
+import { badRequest, tooLarge } from '../lib/errors.ts'
 
 /** The transport-level ceiling handed to Bun.serve: generous, so our JSON 413 answers in all honest cases. */
 export const serverBodyCeiling = (bodyLimit: number) => Math.max(bodyLimit * 16, 64 * 1024 * 1024)
@@ -32,9 +34,23 @@ async function readCapped(request: Request, limit: number): Promise<string> {
   return new TextDecoder().decode(Buffer.concat(chunks))
 }
 
-export const bodyLimit = (limit: number) =>
-  new Elysia({ name: 'almanac:body-limit', seed: limit })
+function pathIsWellFormed(url: string): boolean {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  const end = url.indexOf('?', start)
+  const path = end < 0 ? url.slice(start) : url.slice(start, end)
+  if (!path.includes('%')) return true
+  try {
+    decodeURIComponent(path)
+    return true
+  } catch {
+    return false
+  }
+}
+
+export const requestGuards = (limit: number) =>
+  new Elysia({ name: 'almanac:request-guards', seed: limit })
     .onRequest(({ request }) => {
+      if (!pathIsWellFormed(request.url)) throw badRequest('The path holds an invalid percent-encoding (such as %ZZ or a lone %).')
       const declared = request.headers.get('content-length')
       if (declared !== null && !(Number(declared) <= limit)) throw overLimit(limit)
     })
