@@ -48,6 +48,12 @@ describe('digests', () => {
     }
   })
 
+  test('a lone surrogate is hashed as U+FFFD (what UTF-8 encoders do)', async () => {
+    const lone = await app.json('POST', '/api/v1/hash/sha256', { body: '{"input":"a\\ud800b"}', form: 'bare' })
+    expect(lone.status).toBe(200)
+    expect(lone.body.hash).toBe(new Bun.CryptoHasher('sha256').update(new Uint8Array([0x61, 0xef, 0xbf, 0xbd, 0x62])).digest('hex'))
+  })
+
   test('fields trims the result', async () => {
     const res = await app.json('POST', '/api/v1/hash/md5?fields=hash', { body: { input: 'abc' }, form: 'bare' })
     expect(res.body).toEqual({ hash: VECTORS.md5.abc })
