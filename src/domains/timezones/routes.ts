@@ -17,7 +17,7 @@ const DEFAULT_LIMIT = 50
 
 // Elysia cannot compile a params schema for the wildcard, so the path member is described here.
 const TZ_NAME_DESCRIPTION =
-  'The path after /timezones/ is tz_name: an IANA zone or link name, case-insensitive, `/` included (America/Argentina/Buenos_Aires), or an abbreviation in current use with one UTC offset (JST, EDT). Zone names such as EST, GMT, UTC, CET are zones first. An abbreviation with several offsets (CST, IST, PST) is a 400 listing its zones; an unknown name a 404.'
+  'The path after /timezones/ is tz_name: an IANA zone or link name, case-insensitive, `/` included (America/Argentina/Buenos_Aires), or an abbreviation in current use with one UTC offset (JST, EDT). Zone names such as EST, GMT, UTC, CET are zones first. An abbreviation with several offsets (CST, IST) is a 400 listing its zones; PST keeps its conventional meaning (Los Angeles); an unknown name a 404.'
 
 /** The wildcard tail, percent-decoded (`America%2FNew_York`); bad escapes are a 422 naming tz_name. */
 function pathName(raw: string): string {

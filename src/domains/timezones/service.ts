@@ -125,6 +125,13 @@ export const PRINCIPAL_ZONES = [
   'Pacific/Pago_Pago',
 ]
 
+/**
+ * Abbreviations tzdata shares between offsets but that the SPEC names as accepted, with the meaning
+ * callers intend. Since tzdata 2024b Asia/Manila writes PST (+08:00), which would make the SPEC's own
+ * example ambiguous; Philippine callers can name Asia/Manila.
+ */
+export const CONVENTIONAL_ABBREVIATIONS: Record<string, string> = { PST: 'America/Los_Angeles' }
+
 const isNumericAbbreviation = (a: string) => /^[+-]/.test(a)
 
 export class TimezonesService {
@@ -191,7 +198,9 @@ export class TimezonesService {
     for (const [key, use] of uses) {
       const zones = [...use.zones.keys()].sort()
       const offsets = [...use.offsets].sort((a, b) => a - b)
-      table.set(key, { abbreviation: key, offsets, zones, chosen: offsets.length === 1 ? this.principalZone(zones, use.zones) : undefined })
+      const conventional = CONVENTIONAL_ABBREVIATIONS[key]
+      const chosen = offsets.length === 1 ? this.principalZone(zones, use.zones) : conventional && use.zones.has(conventional) ? conventional : undefined
+      table.set(key, { abbreviation: key, offsets, zones, chosen })
     }
     this.abbreviations = { at: now, table }
     return table

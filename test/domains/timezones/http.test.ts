@@ -106,6 +106,14 @@ describe('GET /timezones/{tz_name}', () => {
     }
   })
 
+  test('PST keeps the meaning the SPEC names (Los Angeles) although Asia/Manila also writes it', async () => {
+    const { status, body } = await get('/timezones/PST')
+    expect([status, body.timezone]).toEqual([200, 'America/Los_Angeles'])
+    expect(['-08:00', '-07:00']).toContain(body.utc_offset)
+    const manila = await get('/timezones/Asia/Manila')
+    expect([manila.status, manila.body.abbreviation, manila.body.utc_offset]).toEqual([200, 'PST', '+08:00'])
+  })
+
   test('an abbreviation used with several offsets is a 400 listing its zones', async () => {
     const cases: [string, string[]][] = [
       ['CST', ['America/Chicago', 'Asia/Shanghai', 'America/Havana']],
@@ -123,10 +131,10 @@ describe('GET /timezones/{tz_name}', () => {
     }
   })
 
-  test('a malformed percent-escape in the name is a 422 naming tz_name', async () => {
+  test('a malformed percent-escape in the name is a 400 saying so (the shared request guard)', async () => {
     const { status, body } = await get('/timezones/America%ZZNew_York')
-    expect(status).toBe(422)
-    expect(body.errors[0]).toMatchObject({ in: 'path', field: 'tz_name' })
+    expect(status).toBe(400)
+    expect(body.detail).toContain('percent-encoding')
   })
 
   test('an unknown name is a 404 naming it', async () => {
