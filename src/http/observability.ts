@@ -146,9 +146,11 @@ export function createObservability(config: Config, options: ObservabilityOption
     }
   }
 
+  // Under `--workers N` each process is scraped on its own; the label says which one answered.
+  const worker = process.env.ALMANAC_WORKER_INDEX
   const render = () => {
     const out: string[] = []
-    out.push('# HELP almanac_build_info Version of the running server.', '# TYPE almanac_build_info gauge', `almanac_build_info${labels({ version: APP_VERSION })} 1`)
+    out.push('# HELP almanac_build_info Version of the running server (and which worker process answered).', '# TYPE almanac_build_info gauge', `almanac_build_info${labels({ version: APP_VERSION, ...(worker !== undefined ? { worker } : {}) })} 1`)
     out.push('# HELP almanac_http_requests_total Requests answered, by method, route pattern and status.', '# TYPE almanac_http_requests_total counter')
     for (const [key, n] of [...requests].sort()) {
       const [method, route, status] = key.split('\0') as [string, string, string]
