@@ -38,7 +38,7 @@ describe('health and readiness', () => {
     expect(await h.json()).toEqual({ status: 'ok' })
     const r = await fetch(quiet.url + '/readyz')
     expect(r.status).toBe(200)
-    expect((await r.json()).status).toBe('ready')
+    expect(((await r.json()) as { status: string }).status).toBe('ready')
     expect((await fetch(quiet.url + '/metrics')).status).toBe(200)
   })
 })
