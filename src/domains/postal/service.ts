@@ -190,14 +190,11 @@ export class PostalService {
     return { total, items }
   }
 
-  /** Points of a country inside a box (R*Tree first, then the country). */
-  private inBox(country: string, box: Box): { id: number; latitude: number; longitude: number; postal_code: string }[] {
+  /** Points of a country inside a box, as [id, latitude, longitude], from the R*Tree alone. */
+  private inBox(country: string, box: Box): [number, number, number][] {
     return this.db
-      .query(
-        `SELECT p.id, p.latitude, p.longitude, p.postal_code FROM places_rtree r CROSS JOIN places p ON p.id = r.id
-         WHERE r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ? AND p.country = ?`,
-      )
-      .all(box.minLat, box.maxLat, box.minLng, box.maxLng, country) as any[]
+      .query('SELECT id, latitude, longitude FROM places_rtree WHERE max_lat >= ? AND min_lat <= ? AND max_lng >= ? AND min_lng <= ? AND country = ?')
+      .values(box.minLat, box.maxLat, box.minLng, box.maxLng, country) as [number, number, number][]
   }
 
   private recordsById(ids: number[]): Map<number, PostalRecord> {
@@ -211,32 +208,35 @@ export class PostalService {
     if (!(lng >= -180 && lng <= 180)) throw invalid('lng', `longitude ${lng} is outside -180..180`)
     if (!(radius_km > 0 && radius_km <= NEARBY_MAX_RADIUS_KM)) throw invalid('radius_km', `must be greater than 0 and at most ${NEARBY_MAX_RADIUS_KM} km, got ${radius_km}`)
     const system = this.withData(country)
-    const hits: { id: number; d: number }[] = []
+    const hits: Hit[] = []
     for (const box of circleBoxes(lat, lng, radius_km)) {
-      for (const p of this.inBox(system.alpha2, box)) {
-        const d = haversineKm(lat, lng, p.latitude, p.longitude)
-        if (d <= radius_km) hits.push({ id: p.id, d })
+      for (const [id, plat, plng] of this.inBox(system.alpha2, box)) {
+        const d = haversineKm(lat, lng, plat, plng)
+        if (d <= radius_km) hits.push({ id, key: d })
       }
     }
-    hits.sort((a, b) => a.d - b.d || a.id - b.id)
-    const pageHits = hits.slice(page.offset, page.offset + page.limit)
+    const pageHits = firstOf(hits, page)
     const byId = this.recordsById(pageHits.map((h) => h.id))
-    return { total: hits.length, items: pageHits.map((h) => ({ ...byId.get(h.id)!, distance_km: Math.round(h.d * 1000) / 1000 })) }
+    return { total: hits.length, items: pageHits.map((h) => ({ ...byId.get(h.id)!, distance_km: Math.round(h.key * 1000) / 1000 })) }
   }
 
+  /** Records inside the polygons, in dataset order (GeoNames' own order, by country then code). */
   within(country: string, geometry: unknown, page: Page): Paged<PostalRecord> {
     const polygons = parsePolygons(geometry)
     const system = this.withData(country)
-    const hits = new Map<number, string>()
+    const seen = new Set<number>()
+    const hits: Hit[] = []
     for (const polygon of polygons) {
-      for (const p of this.inBox(system.alpha2, boxOf(polygon[0]!))) {
-        if (!hits.has(p.id) && inPolygon(p.longitude, p.latitude, polygon)) hits.set(p.id, p.postal_code)
+      for (const [id, lat, lng] of this.inBox(system.alpha2, boxOf(polygon[0]!))) {
+        if (!seen.has(id) && inPolygon(lng, lat, polygon)) {
+          seen.add(id)
+          hits.push({ id, key: id })
+        }
       }
     }
-    const sorted = [...hits].sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[0] - b[0]))
-    const pageIds = sorted.slice(page.offset, page.offset + page.limit).map(([id]) => id)
+    const pageIds = firstOf(hits, page).map((h) => h.id)
     const byId = this.recordsById(pageIds)
-    return { total: sorted.length, items: pageIds.map((id) => byId.get(id)!) }
+    return { total: hits.length, items: pageIds.map((id) => byId.get(id)!) }
   }
 
   /** Format check of one code (GET validate): against the country's regex, in any spelling its format allows. */
@@ -260,6 +260,37 @@ export class PostalService {
     if (!system.re || code.length > 64) return null
     return matchFormat(code, system.alpha2, system.geonamesFormat, system.re)
   }
+}
+
+interface Hit {
+  id: number
+  key: number
+}
+
+const byKey = (a: Hit, b: Hit) => a.key - b.key || a.id - b.id
+
+/**
+ * The page `offset..offset+limit` of hits ordered by (key, id), without sorting all of them: a dense
+ * 25 km circle holds tens of thousands of codes and a page is 50. Keeps the best `offset + limit` in
+ * a sorted buffer; a hit worse than the buffer's last is dropped in one comparison.
+ */
+function firstOf(hits: Hit[], page: Page): Hit[] {
+  const k = page.offset + page.limit
+  if (k * 4 >= hits.length) return hits.sort(byKey).slice(page.offset, k)
+  const best: Hit[] = []
+  for (const h of hits) {
+    if (best.length === k && byKey(h, best[k - 1]!) >= 0) continue
+    let lo = 0
+    let hi = best.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (byKey(best[mid]!, h) <= 0) lo = mid + 1
+      else hi = mid
+    }
+    best.splice(lo, 0, h)
+    if (best.length > k) best.pop()
+  }
+  return best.slice(page.offset)
 }
 
 /**
