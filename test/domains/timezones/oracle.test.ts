@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SOURCE_OUT_DIR } from '../../../src/data/open.ts'
 import { readTzdataZi } from '../../../src/domains/timezones/build.ts'
-import { TimezonesService } from '../../../src/domains/timezones/service.ts'
+import { CONVENTIONAL_ABBREVIATIONS, TimezonesService } from '../../../src/domains/timezones/service.ts'
 import { oracleAt, oracleWall } from './oracle.ts'
 
 const FROM = Date.UTC(1970, 0, 1) / 1000
@@ -130,8 +130,8 @@ describe('compiled tzdata against python zoneinfo', () => {
     for (const [key, use] of table) {
       expect({ key, offsets: use.offsets }).toEqual({ key, offsets: [...offsets.get(key)!].sort((a, b) => a - b) })
       expect({ key, zones: use.zones }).toEqual({ key, zones: [...zones.get(key)!].sort() })
-      // Resolved exactly when there is one offset, to a zone that uses the abbreviation.
-      expect({ key, resolves: !!use.chosen }).toEqual({ key, resolves: use.offsets.length === 1 })
+      // Resolved exactly when there is one offset (or the SPEC names a conventional meaning), to a zone that uses it.
+      expect({ key, resolves: !!use.chosen }).toEqual({ key, resolves: use.offsets.length === 1 || key in CONVENTIONAL_ABBREVIATIONS })
       if (use.chosen) expect(use.zones).toContain(use.chosen)
     }
     // The SPEC's example of an ambiguous abbreviation.
