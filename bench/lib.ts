@@ -42,7 +42,7 @@ async function freePort(): Promise<number> {
   return port
 }
 
-async function start(name: string, cmd: string[], env: Record<string, string>, ready: string, headers: Record<string, string>): Promise<BenchServer> {
+export async function start(name: string, cmd: string[], env: Record<string, string>, ready: string, headers: Record<string, string>): Promise<BenchServer> {
   const port = await freePort()
   const child = spawn({ cmd, cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdout: 'ignore', stderr: 'inherit' })
   const url = `http://127.0.0.1:${port}`
