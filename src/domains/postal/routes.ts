@@ -128,7 +128,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
           ),
           ...spatialPage,
         }),
-        detail: { summary: 'Postal codes inside a polygon, in code order' },
+        detail: { summary: 'Postal codes inside a polygon, in dataset order' },
       },
     )
     .get('/:country_code/validate/:postal_code', ({ params }) => one(service.validateFormat(params.country_code, params.postal_code)), {
