@@ -8,7 +8,7 @@ import { DatasetBuildError } from './data/build.ts'
 import { DataDirError } from './data/extract.ts'
 import { serve } from './serve.ts'
 import { StateError } from './stores/sqlite.ts'
-import { superviseWorkers, WORKER_ENV } from './supervisor.ts'
+import { exitWithSupervisor, superviseWorkers, WORKER_ENV } from './supervisor.ts'
 
 const [command = 'serve', ...rest] = process.argv.slice(2)
 
@@ -28,6 +28,7 @@ async function main() {
       }
       process.on('SIGTERM', stop)
       process.on('SIGINT', stop)
+      if (worker) exitWithSupervisor(() => running.stop())
       return
     }
     case 'data':

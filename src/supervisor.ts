@@ -15,6 +15,21 @@ import { resolveDataDir } from './data/open.ts'
 
 export const WORKER_ENV = 'ALMANAC_WORKER_INDEX'
 
+/**
+ * In a worker: stop when the supervisor is gone (killed with SIGKILL, or crashed), so workers never
+ * outlive it holding the port. Linux re-parents an orphan, which changes `process.ppid`.
+ */
+export function exitWithSupervisor(stop: () => Promise<void>) {
+  const parent = process.ppid
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) {
+      clearInterval(timer)
+      stop().finally(() => process.exit(0))
+    }
+  }, 1000)
+  timer.unref()
+}
+
 export interface Supervisor {
   /** The port every worker listens on. */
   port: number

@@ -4,13 +4,20 @@
  * request that never finishes; `--workers 2` runs two processes on one port that both answer, restarts one
  * that dies, and stops together.
  */
-import { describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, test } from 'bun:test'
 import { spawn, type Subprocess } from 'bun'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 
 const ROOT = resolve(import.meta.dir, '../..')
 const KEY = 'ops-key-0123456789'
+
+/** Every server this file starts, so a failing test cannot leave one running. */
+const started: Subprocess[] = []
+afterAll(async () => {
+  for (const child of started) if (child.exitCode === null) child.kill('SIGTERM')
+  await Promise.all(started.map((c) => c.exited))
+})
 
 async function freePort(): Promise<number> {
   const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
@@ -28,6 +35,7 @@ async function start(args: string[] = [], env: Record<string, string> = {}): Pro
     stdout: 'ignore',
     stderr: 'ignore',
   })
+  started.push(child)
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`almanac serve exited with ${child.exitCode}`)
@@ -161,4 +169,23 @@ describe('--workers 2', () => {
     }
     expect(await refused(url)).toBe(true)
   }, 90_000)
+
+  test('workers do not outlive a supervisor that was killed outright', async () => {
+    const { child, url } = await start(['--workers', '2'])
+    const workers = childrenOf(child.pid)
+    expect(workers.length).toBe(2)
+    child.kill('SIGKILL')
+    await child.exited
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    for (let i = 0; i < 100 && workers.some(alive); i++) await Bun.sleep(100)
+    expect(workers.filter(alive)).toEqual([])
+    expect(await refused(url)).toBe(true)
+  }, 60_000)
 })
