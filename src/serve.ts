@@ -40,8 +40,6 @@ export async function serve(config: Config, log: (line: string) => void = (l) =>
     reusePort: options.reusePort ?? false,
     development: false,
   })
-  // Handlers' `server` (client address) and the access log read the TCP peer through the app.
-  ;(app as { server: unknown }).server = server
   // Handlers read the TCP peer through Elysia's `server` (server.requestIP); app.handle alone leaves it null.
   ;(app as unknown as { server: unknown }).server = server
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`

@@ -52,9 +52,6 @@ const selfCommand = () => (Bun.main.startsWith('/$bunfs/') || Bun.main.startsWit
 export async function superviseWorkers(config: Config, argv: string[], log: (line: string) => void = (l) => console.error(l)): Promise<Supervisor> {
   const data = await resolveDataDir({ dataDir: config.dataDir }, log)
   const port = config.port === 0 ? await freePort(config.host) : config.port
-  if (config.quotaStore === 'memory') {
-    log(JSON.stringify({ level: 'warn', msg: `quota counters are per process with ALMANAC_QUOTA_STORE=memory: each of the ${config.workers} workers counts separately. Use sqlite or redis to share them.` }))
-  }
   const workers: (Subprocess | undefined)[] = new Array(config.workers).fill(undefined)
   const failures: number[] = new Array(config.workers).fill(0)
   let stopping = false
