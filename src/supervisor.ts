@@ -14,20 +14,25 @@ import type { Config } from './config.ts'
 import { resolveDataDir } from './data/open.ts'
 
 export const WORKER_ENV = 'ALMANAC_WORKER_INDEX'
+/** The supervisor's pid, so a worker that starts slowly still knows whom it serves. */
+const SUPERVISOR_ENV = 'ALMANAC_SUPERVISOR_PID'
 
 /**
  * In a worker: stop when the supervisor is gone (killed with SIGKILL, or crashed), so workers never
  * outlive it holding the port. Linux re-parents an orphan, which changes `process.ppid`.
  */
 export function exitWithSupervisor(stop: () => Promise<void>) {
-  const parent = process.ppid
-  const timer = setInterval(() => {
-    if (process.ppid !== parent) {
-      clearInterval(timer)
-      stop().finally(() => process.exit(0))
-    }
-  }, 1000)
+  // Read from the environment, not from process.ppid now: a worker still opening its datasets when the
+  // supervisor died has already been re-parented.
+  const parent = Number(process.env[SUPERVISOR_ENV]) || process.ppid
+  const check = () => {
+    if (process.ppid === parent) return
+    clearInterval(timer)
+    stop().finally(() => process.exit(0))
+  }
+  const timer = setInterval(check, 1000)
   timer.unref()
+  check()
 }
 
 export interface Supervisor {
@@ -60,7 +65,7 @@ export async function superviseWorkers(config: Config, argv: string[], log: (lin
     const startedAt = Date.now()
     const child = spawn({
       cmd: [...selfCommand(), 'serve', ...argv, '--workers', '1', '--port', String(port), '--data-dir', data.dir],
-      env: { ...process.env, [WORKER_ENV]: String(index) },
+      env: { ...process.env, [WORKER_ENV]: String(index), [SUPERVISOR_ENV]: String(process.pid) },
       stdio: ['ignore', 'inherit', 'inherit'],
     })
     workers[index] = child
