@@ -25,6 +25,7 @@ import { windowStart, type QuotaState, type QuotaStore } from './stores/quota.ts
 const STORE_RETRY_SECONDS = 2
 
 export const API_PREFIX = '/api/v1'
+const JSON_HEADERS = { 'content-type': 'application/json' }
 
 export interface AppDeps {
   data: DataDir
@@ -92,6 +93,17 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const { authenticator, quota } = deps
   const principals = new WeakMap<Request, Principal>()
   const costs = new Map<string, PerItemCost>()
+  /**
+   * Headers this request's response must carry (quota, definitions date). Kept beside Elysia's
+   * `set.headers` because a reply whose Response we build ourselves is measurably cheaper than Elysia
+   * merging a header object into every response.
+   */
+  const responseHeaders = new WeakMap<Request, Record<string, string>>()
+  const addHeaders = (request: Request, headers: Record<string, string>) => {
+    const current = responseHeaders.get(request)
+    if (current) Object.assign(current, headers)
+    else responseHeaders.set(request, { ...headers })
+  }
 
   /**
    * Quota headers when the store could not be asked. Failing open counts nothing, so the whole plan is
@@ -140,6 +152,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     if (problem.status === 500) deps.log?.(JSON.stringify({ level: 'error', path, error: String((error as Error)?.stack ?? error) }))
     const out = new Headers({ 'content-type': 'application/json' })
     for (const [k, v] of Object.entries(setHeaders)) if (typeof v === 'string') out.set(k, v)
+    for (const [k, v] of Object.entries(responseHeaders.get(request) ?? {})) out.set(k, v)
     for (const [k, v] of Object.entries(headers)) out.set(k, v)
     if (isApi(path) && !out.has('x-quota-limit')) for (const [k, v] of Object.entries(await peekHeaders(request))) out.set(k, v)
     return new Response(JSON.stringify(problemBody(problem, formOf(request, config.responseForm))), { status: problem.status, headers: out })
@@ -173,7 +186,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     .use(observability.plugin)
     .use(openApiRoutes(() => app, () => mounted.filter((m) => !m.problem && m.domain.definitionsUpdated).flatMap((m) => m.domain.prefixes)))
     .use(docsRoutes())
-    .onTransform({ as: 'global' }, async ({ request, route, body, set }) => {
+    .onTransform({ as: 'global' }, async ({ request, route, body }) => {
       const principal = principals.get(request)
       if (!principal) return
       const cost = costOf(costs.get(`${request.method} ${route}`), body)
@@ -181,12 +194,12 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       try {
         state = await quota.consume(principal.subject, principal.plan, cost)
       } catch (e) {
-        Object.assign(set.headers, storeDownHeaders(principal.plan))
+        addHeaders(request, storeDownHeaders(principal.plan))
         const failure = quotaFailure(e)
         if (failure) throw failure
         return
       }
-      Object.assign(set.headers, quotaHeaders(state))
+      addHeaders(request, quotaHeaders(state))
       if (!state.allowed) {
         const retryAfter = String(Math.max(1, state.reset - Math.floor(Date.now() / 1000)))
         const credits = `${cost} credit${cost > 1 ? 's' : ''}`
@@ -200,8 +213,13 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
         })
       }
     })
-    .onAfterHandle({ as: 'global' }, ({ response, request, query }) => {
-      if (response instanceof Reply) return body(response, formOf(request, config.responseForm), (query as Record<string, string | undefined>)?.fields)
+    .onAfterHandle({ as: 'global' }, ({ response, request, query, set }) => {
+      const headers = responseHeaders.get(request)
+      if (response instanceof Reply) {
+        const json = JSON.stringify(body(response, formOf(request, config.responseForm), (query as Record<string, string | undefined>)?.fields))
+        return new Response(json, { status: typeof set.status === 'number' ? set.status : 200, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS })
+      }
+      if (headers) Object.assign(set.headers, headers)
     })
     .get('/healthz', () => ({ status: 'ok' }), { detail: { hide: true } })
     .get(
@@ -215,7 +233,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     )
 
   const api = new Elysia({ prefix: API_PREFIX })
-  for (const m of mounted) api.use(domainRoutes(config, deps.data, m))
+  for (const m of mounted) api.use(domainRoutes(config, deps.data, m, addHeaders))
   api.use(metaRoutes(config, deps.data, mounted))
   app.use(api)
 
@@ -229,7 +247,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
 }
 
 /** A domain's routes with its definitions date header, or a stand-in that answers 503. */
-function domainRoutes(config: Config, data: DataDir, m: MountedDomain): AnyElysia {
+function domainRoutes(config: Config, data: DataDir, m: MountedDomain, addHeaders: (request: Request, headers: Record<string, string>) => void): AnyElysia {
   const { domain } = m
   if (m.problem) {
     const plugin = new Elysia({ name: `almanac:unavailable:${domain.name}` })
@@ -242,9 +260,8 @@ function domainRoutes(config: Config, data: DataDir, m: MountedDomain): AnyElysi
   const routes = domain.routes({ service: m.service, config, data })
   const date = domain.definitionsUpdated?.({ data, service: m.service })
   if (!date) return routes
+  const definitions = { 'x-definitions-updated': date }
   return new Elysia({ name: `almanac:domain:${domain.name}` })
-    .onTransform(({ set }) => {
-      set.headers['x-definitions-updated'] = date
-    })
+    .onTransform(({ request }) => addHeaders(request, definitions))
     .use(routes)
 }

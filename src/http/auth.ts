@@ -37,7 +37,8 @@ export const unauthorized = (detail: string, error?: 'invalid_request' | 'invali
   return new AlmanacError('unauthorized', detail, { headers: { 'WWW-Authenticate': challenges.join(', ') } })
 }
 
-const toHex = (b: Uint8Array) => Buffer.from(b).toString('hex')
+/** Config keys are looked up by this string form of their hash (latin1 maps each byte to one code unit). */
+const hashKey = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1')
 
 export interface AuthenticatorOptions {
   /** The key database; without it only `ALMANAC_API_KEYS` keys are accepted. */
@@ -50,8 +51,8 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
   const withJwt = jwt !== null
   const fromConfig = new Map(
     config.apiKeys.map(({ key, plan }) => {
-      const hash = toHex(keyHash(key))
-      return [hash, { subject: `key:cfg_${hash.slice(0, 16)}`, plan: plan ?? null }] as const
+      const hash = keyHash(key)
+      return [hashKey(hash), { subject: `key:cfg_${Buffer.from(hash).toString('hex').slice(0, 16)}`, plan: plan ?? null }] as const
     }),
   )
 
@@ -64,7 +65,7 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
   const byKey = (key: string): Principal => {
     if (!key || key.length > 512) throw unauthorized('The API key is not valid.', 'invalid_token', 'key', withJwt)
     const hash = keyHash(key)
-    const configured = fromConfig.get(toHex(hash))
+    const configured = fromConfig.get(hashKey(hash))
     if (configured) return { subject: configured.subject, plan: planOf(configured.plan, 'The API key'), via: 'key' }
     let stored
     try {

@@ -21,7 +21,7 @@ export function randomBase62(bytes: number): string {
 }
 
 /** The stored form of a key. */
-export const keyHash = (key: string): Uint8Array => new Bun.CryptoHasher('sha256').update(key).digest() as Uint8Array
+export const keyHash = (key: string): Uint8Array => Bun.SHA256.hash(key) as Uint8Array
 
 export interface StoredKey {
   id: string
