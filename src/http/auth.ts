@@ -8,7 +8,7 @@
  */
 import type { Config, Plan } from '../config.ts'
 import { AlmanacError, unavailable } from '../lib/errors.ts'
-import { keyHash, type KeyStore } from '../stores/keys.ts'
+import type { KeyStore } from '../stores/keys.ts'
 import { createJwtVerifier, TokenError } from './jwt.ts'
 
 export interface Principal {
@@ -37,8 +37,8 @@ export const unauthorized = (detail: string, error?: 'invalid_request' | 'invali
   return new AlmanacError('unauthorized', detail, { headers: { 'WWW-Authenticate': challenges.join(', ') } })
 }
 
-/** Config keys are looked up by this string form of their hash (latin1 maps each byte to one code unit). */
-const hashKey = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1')
+/** A key's SHA-256 in hex: config keys are looked up by it, the key database by its bytes. */
+const keyHashHex = (key: string) => Bun.SHA256.hash(key, 'hex') as string
 
 export interface AuthenticatorOptions {
   /** The key database; without it only `ALMANAC_API_KEYS` keys are accepted. */
@@ -51,8 +51,8 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
   const withJwt = jwt !== null
   const fromConfig = new Map(
     config.apiKeys.map(({ key, plan }) => {
-      const hash = keyHash(key)
-      return [hashKey(hash), { subject: `key:cfg_${Buffer.from(hash).toString('hex').slice(0, 16)}`, plan: plan ?? null }] as const
+      const hex = keyHashHex(key)
+      return [hex, { subject: `key:cfg_${hex.slice(0, 16)}`, plan: plan ?? null }] as const
     }),
   )
 
@@ -64,12 +64,12 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
 
   const byKey = (key: string): Principal => {
     if (!key || key.length > 512) throw unauthorized('The API key is not valid.', 'invalid_token', 'key', withJwt)
-    const hash = keyHash(key)
-    const configured = fromConfig.get(hashKey(hash))
+    const hex = keyHashHex(key)
+    const configured = fromConfig.get(hex)
     if (configured) return { subject: configured.subject, plan: planOf(configured.plan, 'The API key'), via: 'key' }
     let stored
     try {
-      stored = options.keys?.findByHash(hash)
+      stored = options.keys?.findByHash(Buffer.from(hex, 'hex'))
     } catch (e) {
       // A locked or broken key database is an outage, not the caller's fault.
       throw unavailable(`The API key database cannot be read: ${(e as Error).message}. Try again shortly.`)
