@@ -8,23 +8,12 @@
 import { openDataDir } from '../src/data/open.ts'
 import { ARTIFACT } from '../src/domains/countries/build.ts'
 import { openCountries } from '../src/domains/countries/service.ts'
-import { compareWithHello } from './lib.ts'
+import { compareWithHello, printCallsHeader, timeCalls as time } from './lib.ts'
 
 const service = openCountries(openDataDir().path(ARTIFACT))
-const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString('en')}/s`
-
-function time(label: string, rounds: number, fn: (i: number) => unknown) {
-  let sink = 0
-  const t0 = performance.now()
-  for (let i = 0; i < rounds; i++) if (fn(i)) sink++
-  console.log(`| ${label} | ${rounds.toLocaleString('en')} | ${rate(rounds, performance.now() - t0)} |`)
-  return sink
-}
 
 const codes = ['US', 'fr', 'DEU', '076', 'jpn', 'IN', '826', 'za']
-console.log('\nIn-process service calls')
-console.log('| call | calls | rate |')
-console.log('|---|---:|---:|')
+printCallsHeader('In-process service calls')
 time('country(code), mixed alpha-2/alpha-3/numeric', 200_000, (i) => service.country(codes[i % codes.length]!))
 time('subdivision(US-CA)', 200_000, () => service.subdivision('US-CA'))
 time('listCountries(q=united)', 50_000, () => service.listCountries({ q: 'united' }, { limit: 50, offset: 0 }))

@@ -175,3 +175,20 @@ export async function compareWithHello(title: string, cases: (LoadOptions & { na
     await almanac.stop()
   }
 }
+
+/** Prints the header of an in-process calls table; `timeCalls` prints its rows. */
+export function printCallsHeader(title: string) {
+  console.log(`\n${title}`)
+  console.log('| call | calls | rate |')
+  console.log('|---|---:|---:|')
+}
+
+/** Runs `fn` `rounds` times in process and prints the rate; returns a count so the work is not optimised away. */
+export function timeCalls(label: string, rounds: number, fn: (i: number) => unknown): number {
+  let sink = 0
+  const t0 = performance.now()
+  for (let i = 0; i < rounds; i++) if (fn(i)) sink++
+  const perSecond = Math.round((rounds / (performance.now() - t0)) * 1000)
+  console.log(`| ${label} | ${rounds.toLocaleString('en')} | ${perSecond.toLocaleString('en')}/s |`)
+  return sink
+}

@@ -7,24 +7,13 @@
 import { openDataDir } from '../src/data/open.ts'
 import { TIMEZONES_ARTIFACT } from '../src/domains/timezones/build.ts'
 import { TimezonesService } from '../src/domains/timezones/service.ts'
-import { compareWithHello } from './lib.ts'
+import { compareWithHello, printCallsHeader, timeCalls as time } from './lib.ts'
 
 const service = TimezonesService.open(openDataDir().path(TIMEZONES_ARTIFACT))
 const now = Math.floor(Date.now() / 1000)
-const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString('en')}/s`
-
-function time(label: string, rounds: number, fn: (i: number) => unknown) {
-  let sink = 0
-  const t0 = performance.now()
-  for (let i = 0; i < rounds; i++) if (fn(i)) sink++
-  console.log(`| ${label} | ${rounds.toLocaleString('en')} | ${rate(rounds, performance.now() - t0)} |`)
-  return sink
-}
 
 const names = service.names
-console.log(`\nIn-process service calls (tzdata ${service.version}, ${names.length} names)`)
-console.log('| call | calls | rate |')
-console.log('|---|---:|---:|')
+printCallsHeader(`In-process service calls (tzdata ${service.version}, ${names.length} names)`)
 time('record(every name in turn)', 200_000, (i) => service.record(names[i % names.length]!, now))
 time('record(JST) (abbreviation)', 200_000, () => service.record('JST', now))
 time('convert(New_York -> Kolkata, dated)', 200_000, (i) => service.convert({ from: 'America/New_York', to: 'Asia/Kolkata', time: '14:30', date: `20${10 + (i % 30)}-03-08` }, now))

@@ -3,11 +3,9 @@
  * so bounds and defaults are the same everywhere and show in the OpenAPI document.
  */
 import { t } from 'elysia'
+import type { Page } from '../lib/page.ts'
 
-export interface Page {
-  limit: number
-  offset: number
-}
+export type { Page }
 
 /** Query members for a paged list: `limit` 1..max (default per endpoint), `offset` >= 0. */
 export const pageQuery = (maxLimit: number, defaultLimit = 50) => ({

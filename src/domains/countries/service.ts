@@ -5,6 +5,7 @@
 import type { Database } from 'bun:sqlite'
 import { openReadonlySqlite } from '../../data/sqlite.ts'
 import { AlmanacError, invalid, notFound } from '../../lib/errors.ts'
+import type { Page, Paged } from '../../lib/page.ts'
 import { fold } from './normalize.ts'
 
 export interface Country {
@@ -40,16 +41,6 @@ export interface Withdrawn {
   withdrawn: string
   successors: string[]
   comment: string | null
-}
-
-export interface Page {
-  limit: number
-  offset: number
-}
-
-export interface Paged<T> {
-  total: number
-  items: T[]
 }
 
 export interface ValidationResult {
