@@ -19,10 +19,16 @@ const UNMATCHED = '(unmatched)'
 /** Latency buckets in seconds: sub-millisecond lookups up to slow KDF hashes. */
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-interface Histogram {
-  counts: number[]
+/** Everything counted for one method and route pattern. */
+interface RouteStats {
+  method: string
+  route: string
+  byStatus: Map<number, number>
+  /** Requests per latency bucket, not cumulative (the exposition makes them cumulative). */
+  buckets: number[]
   sum: number
   count: number
+  refusals: number
 }
 
 export interface Observability {
@@ -80,9 +86,8 @@ function bufferedStdout(): { write(line: string): void; flush(): void } {
 
 export function createObservability(config: Config, options: ObservabilityOptions = {}): Observability {
   const startedAt = Date.now() / 1000
-  const requests = new Map<string, number>()
-  const latency = new Map<string, Histogram>()
-  const refusals = new Map<string, number>()
+  /** By `method route`; a route pattern's label drops trailing slashes. */
+  const stats = new Map<string, RouteStats>()
   let inFlight = 0
   const routeOf = new WeakMap<Request, string>()
   const stdout = options.write ? undefined : bufferedStdout()
@@ -109,20 +114,28 @@ export function createObservability(config: Config, options: ObservabilityOption
     return hit
   }
 
+  const statsOf = (method: string, rawRoute: string): RouteStats => {
+    const key = method + ' ' + rawRoute
+    let entry = stats.get(key)
+    if (!entry) {
+      const route = rawRoute.length > 1 ? rawRoute.replace(/\/+$/, '') : rawRoute
+      // '/x' and '/x/' share one series.
+      entry = [...stats.values()].find((s) => s.method === method && s.route === route) ?? { method, route, byStatus: new Map(), buckets: new Array(BUCKETS.length).fill(0), sum: 0, count: 0, refusals: 0 }
+      stats.set(key, entry)
+    }
+    return entry
+  }
+
   const record = (request: Request, app: AnyElysia, status: number, seconds: number, server: any) => {
-    const path = pathOf(request.url)
     const method = request.method
-    let route = routeOf.get(request)
-    route = route ? (route.length > 1 ? route.replace(/\/+$/, '') : route) : matchRoute(app, method, path)
-    const key = `${method}\0${route}\0${status}`
-    requests.set(key, (requests.get(key) ?? 0) + 1)
-    const hkey = `${method}\0${route}`
-    let h = latency.get(hkey)
-    if (!h) latency.set(hkey, (h = { counts: new Array(BUCKETS.length).fill(0), sum: 0, count: 0 }))
-    h.sum += seconds
-    h.count++
-    for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) h.counts[i]!++
-    if (status === 429) refusals.set(route, (refusals.get(route) ?? 0) + 1)
+    const routed = routeOf.get(request)
+    const s = statsOf(method, routed ?? matchRoute(app, method, pathOf(request.url)))
+    s.byStatus.set(status, (s.byStatus.get(status) ?? 0) + 1)
+    s.sum += seconds
+    s.count++
+    const bucket = BUCKETS.findIndex((le) => seconds <= le)
+    if (bucket >= 0) s.buckets[bucket]!++
+    if (status === 429) s.refusals++
     if (config.accessLog) {
       let ip: string | undefined
       try {
@@ -135,8 +148,8 @@ export function createObservability(config: Config, options: ObservabilityOption
           time: new Date().toISOString(),
           msg: 'request',
           method,
-          path,
-          route,
+          path: pathOf(request.url),
+          route: s.route,
           status,
           duration_ms: Math.round(seconds * 1e6) / 1e3,
           ...(ip ? { ip } : {}),
@@ -151,26 +164,24 @@ export function createObservability(config: Config, options: ObservabilityOption
   const render = () => {
     const out: string[] = []
     out.push('# HELP almanac_build_info Version of the running server (and which worker process answered).', '# TYPE almanac_build_info gauge', `almanac_build_info${labels({ version: APP_VERSION, ...(worker !== undefined ? { worker } : {}) })} 1`)
+    const series = [...new Set(stats.values())].sort((x, y) => (x.route === y.route ? (x.method < y.method ? -1 : 1) : x.route < y.route ? -1 : 1))
     out.push('# HELP almanac_http_requests_total Requests answered, by method, route pattern and status.', '# TYPE almanac_http_requests_total counter')
-    for (const [key, n] of [...requests].sort()) {
-      const [method, route, status] = key.split('\0') as [string, string, string]
-      out.push(`almanac_http_requests_total${labels({ method, route, status })} ${n}`)
+    for (const { method, route, byStatus } of series) {
+      for (const [status, n] of [...byStatus].sort((x, y) => x[0] - y[0])) out.push(`almanac_http_requests_total${labels({ method, route, status: String(status) })} ${n}`)
     }
     out.push('# HELP almanac_http_request_duration_seconds Time from request to response, by method and route pattern.', '# TYPE almanac_http_request_duration_seconds histogram')
-    for (const [key, h] of [...latency].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-      const [method, route] = key.split('\0') as [string, string]
-      BUCKETS.forEach((le, i) => out.push(`almanac_http_request_duration_seconds_bucket${labels({ method, route, le: String(le) })} ${h.counts[i]}`))
-      out.push(`almanac_http_request_duration_seconds_bucket${labels({ method, route, le: '+Inf' })} ${h.count}`)
-      out.push(`almanac_http_request_duration_seconds_sum${labels({ method, route })} ${h.sum}`)
-      out.push(`almanac_http_request_duration_seconds_count${labels({ method, route })} ${h.count}`)
+    for (const { method, route, buckets, sum, count } of series) {
+      let cumulative = 0
+      BUCKETS.forEach((le, i) => out.push(`almanac_http_request_duration_seconds_bucket${labels({ method, route, le: String(le) })} ${(cumulative += buckets[i]!)}`))
+      out.push(`almanac_http_request_duration_seconds_bucket${labels({ method, route, le: '+Inf' })} ${count}`)
+      out.push(`almanac_http_request_duration_seconds_sum${labels({ method, route })} ${sum}`)
+      out.push(`almanac_http_request_duration_seconds_count${labels({ method, route })} ${count}`)
     }
     out.push('# HELP almanac_quota_refusals_total Requests refused because the caller\'s quota was used up (429), by route pattern.', '# TYPE almanac_quota_refusals_total counter')
-    let anyRefusal = false
-    for (const [route, n] of [...refusals].sort()) {
-      anyRefusal = true
-      out.push(`almanac_quota_refusals_total${labels({ route })} ${n}`)
-    }
-    if (!anyRefusal) out.push('almanac_quota_refusals_total 0')
+    const refused = new Map<string, number>()
+    for (const { route, refusals } of series) if (refusals) refused.set(route, (refused.get(route) ?? 0) + refusals)
+    for (const [route, n] of [...refused].sort()) out.push(`almanac_quota_refusals_total${labels({ route })} ${n}`)
+    if (!refused.size) out.push('almanac_quota_refusals_total 0')
     out.push('# HELP almanac_http_requests_in_flight Requests being handled now.', '# TYPE almanac_http_requests_in_flight gauge', `almanac_http_requests_in_flight ${inFlight}`)
     const cpu = process.cpuUsage()
     out.push('# HELP process_cpu_seconds_total User and system CPU time spent.', '# TYPE process_cpu_seconds_total counter', `process_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`)
