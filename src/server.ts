@@ -217,7 +217,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       const headers = responseHeaders.get(request)
       if (response instanceof Reply) {
         const json = JSON.stringify(body(response, formOf(request, config.responseForm), (query as Record<string, string | undefined>)?.fields))
-        return new Response(json, { status: typeof set.status === 'number' ? set.status : 200, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS })
+        return new Response(json, { status: typeof set.status === 'number' ? set.status : 200, headers: headers ? Object.assign(headers, JSON_HEADERS) : JSON_HEADERS })
       }
       if (headers) Object.assign(set.headers, headers)
     })

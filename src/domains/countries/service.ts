@@ -155,12 +155,19 @@ export function countriesService(db: Database) {
     calling_codes: JSON.parse(row.calling_codes),
   })
 
-  /** One country by alpha-2, alpha-3 or numeric code, any case. */
-  function country(raw: string): CountryDetail {
+  /** Countries already read, by the normalised code asked (249 countries, at most 3 codes each). */
+  const details = new Map<string, Readonly<CountryDetail>>()
+
+  /** One country by alpha-2, alpha-3 or numeric code, any case. Read once: the data never changes while open. */
+  function country(raw: string): Readonly<CountryDetail> {
     const code = pathCode(raw, (c) => ALPHA2.test(c) || ALPHA3.test(c) || ALPHA4.test(c) || NUMERIC.test(c), COUNTRY_CODE_HELP)
-    const row = countryRow(code)
-    if (!row) throw gone(raw, code, 'country')
-    return toDetail(row)
+    let detail = details.get(code)
+    if (!detail) {
+      const row = countryRow(code)
+      if (!row) throw gone(raw, code, 'country')
+      details.set(code, (detail = Object.freeze(toDetail(row))))
+    }
+    return detail
   }
 
   return {
