@@ -30,6 +30,11 @@ export class Zone {
   private readonly times: Float64Array
   private readonly indices: Uint8Array
   private readonly footer?: PosixTz
+  /**
+   * The footer's answer for the last instant asked and until when it holds: "now" is asked for on every
+   * request and working the rule out each time cost more than the rest of a record.
+   */
+  private footerCache?: { from: number; until: number; type: LocalTimeType }
 
   constructor(readonly name: string, stored: StoredZone) {
     this.types = stored.types.map(([offset, dst, abbreviation]) => ({ offset, isDst: dst === 1, abbreviation }))
@@ -59,9 +64,17 @@ export class Zone {
   typeAt(t: number): LocalTimeType {
     const n = this.times.length
     // Past the last transition the footer rules; a zone without transitions is its footer alone.
-    if (this.footer && (n === 0 || t > this.times[n - 1]!)) return posixTypeAt(this.footer, t)
+    if (this.footer && (n === 0 || t > this.times[n - 1]!)) return this.footerTypeAt(this.footer, t)
     const i = this.lastAtOrBefore(t)
     return this.types[i < 0 ? 0 : this.indices[i]!]!
+  }
+
+  private footerTypeAt(footer: PosixTz, t: number): LocalTimeType {
+    const cached = this.footerCache
+    if (cached && t >= cached.from && t < cached.until) return cached.type
+    const type = posixTypeAt(footer, t)
+    this.footerCache = { from: t, until: posixNextChange(footer, t)?.at ?? Infinity, type }
+    return type
   }
 
   /** The first change of local time type strictly after `t`, if any. */
