@@ -56,64 +56,95 @@ function dottedQuad(s: string, from: number, to: number): number {
   return value * 256 + octet
 }
 
-const hexValue = (c: number) => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1)
+/** Hex digit values by character code, either case (-1: not a hex digit). */
+const HEX = new Int8Array(128).fill(-1)
+for (let c = 0; c < 10; c++) HEX[48 + c] = c
+for (let c = 0; c < 6; c++) HEX[97 + c] = HEX[65 + c] = 10 + c
 
-/** IPv6 text (with an optional trailing dotted quad) -> 8 groups, or null. */
-export function parseV6Groups(s: string): number[] | null {
-  const groups: number[] = []
-  let gap = -1
-  let i = 0
+/**
+ * The IPv6 scanner's output: the eight 16-bit groups of the last address scanned. One buffer for the
+ * process (JS runs one call at a time), so scanning allocates nothing.
+ */
+const GROUPS = new Int32Array(8)
+
+const NOT_V6 = -1
+const NOT_CANONICAL = 0
+const CANONICAL = 1
+
+/**
+ * Scans IPv6 text (an optional trailing dotted quad in place of the last two groups) into GROUPS in
+ * one pass, without split, regex or allocation. Returns NOT_V6, or whether the text is already the
+ * RFC 5952 form (lower case, no leading zeros, the longest run of two or more zero groups — the first
+ * of equal runs — written `::`, no dotted quad), so the canonical text is built only when it differs.
+ */
+function scanV6(s: string): number {
   const n = s.length
-  if (n < 2) return null
+  if (n < 2) return NOT_V6
+  let i = 0
+  let count = 0
+  let gap = -1
+  let canonical = true
+  // Digits and lower-case hex letters have bit 0x20 set, upper-case ones do not: ANDed over every
+  // digit, it says whether any was upper case without a branch in the loop (a branch there costs 2x).
+  let lower = 0x20
   if (s.charCodeAt(0) === 58) {
-    if (s.charCodeAt(1) !== 58) return null
+    if (s.charCodeAt(1) !== 58) return NOT_V6
     gap = 0
     i = 2
-    if (i === n) return [0, 0, 0, 0, 0, 0, 0, 0]
   }
   while (i < n) {
-    if (groups.length >= 8) return null
-    // A dotted quad may end the address in place of the last two groups.
-    let j = i
+    if (count === 8) return NOT_V6
+    const start = i
     let value = 0
-    while (j < n) {
-      const h = hexValue(s.charCodeAt(j))
+    let c = 0
+    for (; i < n; i++) {
+      c = s.charCodeAt(i)
+      const h = c < 128 ? HEX[c]! : -1
       if (h < 0) break
-      value = value * 16 + h
-      j++
+      value = (value << 4) | h
+      lower &= c
     }
-    if (j < n && s.charCodeAt(j) === 46) {
-      if (groups.length > 6) return null
-      const v4 = parseV4(s, i, n)
-      if (v4 < 0) return null
-      groups.push(v4 >>> 16, v4 & 0xffff)
-      i = n
+    const digits = i - start
+    if (i < n && c === 46) {
+      // A dotted quad ends the address in place of the last two groups.
+      if (count > 6) return NOT_V6
+      const v4 = dottedQuad(s, start, n)
+      if (v4 < 0) return NOT_V6
+      GROUPS[count++] = v4 >>> 16
+      GROUPS[count++] = v4 & 0xffff
+      canonical = false
       break
     }
-    if (j === i || j - i > 4) return null
-    groups.push(value)
-    i = j
+    if (digits === 0 || digits > 4) return NOT_V6
+    if (digits > 1 && s.charCodeAt(start) === 48) canonical = false
+    GROUPS[count++] = value
     if (i === n) break
-    if (s.charCodeAt(i) !== 58) return null
-    i++
-    if (i < n && s.charCodeAt(i) === 58) {
-      if (gap >= 0) return null
-      gap = groups.length
+    if (c !== 58) return NOT_V6
+    if (++i === n) return NOT_V6 // one trailing colon
+    if (s.charCodeAt(i) === 58) {
+      if (gap >= 0) return NOT_V6 // a second `::`
+      gap = count
       i++
-      if (i === n) break
-    } else if (i === n) return null // a single trailing colon
+    }
   }
-  if (gap < 0) return groups.length === 8 ? groups : null
-  if (groups.length > 7) return null
-  const zeros = new Array(8 - groups.length).fill(0)
-  return [...groups.slice(0, gap), ...zeros, ...groups.slice(gap)]
+  if (gap < 0) {
+    if (count !== 8) return NOT_V6
+  } else {
+    if (count > 7) return NOT_V6
+    // Open the gap: move the groups after `::` to the end, zeros between.
+    const fill = 8 - count
+    for (let k = count - 1; k >= gap; k--) GROUPS[k + fill] = GROUPS[k]!
+    for (let k = gap; k < gap + fill; k++) GROUPS[k] = 0
+  }
+  if (!canonical || (lower & 0x20) === 0) return NOT_CANONICAL
+  const best = longestZeroRun(GROUPS)
+  if (best < 0) return gap < 0 ? CANONICAL : NOT_CANONICAL
+  // The `::` must stand exactly for the longest run: same start, same length.
+  return gap === (best & 15) && 8 - count === best >>> 4 ? CANONICAL : NOT_CANONICAL
 }
 
-export const formatV4 = (v: number) => `${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`
-
-/** RFC 5952: lower case, no leading zeros, the longest run (>= 2) of zero groups as `::`. */
-export function formatV6(words: number[]): string {
-  const g = [words[0]! >>> 16, words[0]! & 0xffff, words[1]! >>> 16, words[1]! & 0xffff, words[2]! >>> 16, words[2]! & 0xffff, words[3]! >>> 16, words[3]! & 0xffff]
+/** The longest run of two or more zero groups (the first of equal ones) as start | length << 4, or -1. */
+function longestZeroRun(g: ArrayLike<number>): number {
   let bestStart = -1
   let bestLen = 1
   for (let i = 0; i < 8; ) {
@@ -121,7 +152,7 @@ export function formatV6(words: number[]): string {
       i++
       continue
     }
-    let j = i
+    let j = i + 1
     while (j < 8 && g[j] === 0) j++
     if (j - i > bestLen) {
       bestStart = i
@@ -129,44 +160,71 @@ export function formatV6(words: number[]): string {
     }
     i = j
   }
+  return bestStart < 0 ? -1 : bestStart | (bestLen << 4)
+}
+
+/** IPv6 text (with an optional trailing dotted quad) -> 8 groups, or null. */
+export function parseV6Groups(s: string): number[] | null {
+  return scanV6(s) === NOT_V6 ? null : Array.from(GROUPS)
+}
+
+export const formatV4 = (v: number) => `${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`
+
+/** RFC 5952 text of eight groups: lower case, no leading zeros, the longest run (>= 2) of zero groups as `::`. */
+function formatGroups(g: ArrayLike<number>): string {
+  const best = longestZeroRun(g)
+  const bestStart = best < 0 ? -1 : best & 15
+  const bestEnd = best < 0 ? -1 : bestStart + (best >>> 4)
   let out = ''
   for (let i = 0; i < 8; i++) {
     if (i === bestStart) {
       out += '::'
-      i += bestLen - 1
+      i = bestEnd - 1
       continue
     }
-    if (out !== '' && !out.endsWith(':')) out += ':'
+    if (i !== 0 && i !== bestEnd) out += ':'
     out += g[i]!.toString(16)
   }
   return out
 }
 
-const groupsToWords = (g: number[]) => [((g[0]! << 16) | g[1]!) >>> 0, ((g[2]! << 16) | g[3]!) >>> 0, ((g[4]! << 16) | g[5]!) >>> 0, ((g[6]! << 16) | g[7]!) >>> 0]
+/** RFC 5952 text of an IPv6 address given as four u32 words. */
+export function formatV6(words: ArrayLike<number>): string {
+  const g = SPLIT
+  for (let k = 0; k < 4; k++) {
+    g[2 * k] = words[k]! >>> 16
+    g[2 * k + 1] = words[k]! & 0xffff
+  }
+  return formatGroups(g)
+}
+const SPLIT = new Int32Array(8)
+
+/** The address in GROUPS, just scanned from `input` (`canonical`: the text can be kept as it is). */
+function fromGroups(input: string, canonical: boolean): IpAddress {
+  const g = GROUPS
+  const w0 = ((g[0]! << 16) | g[1]!) >>> 0
+  const w1 = ((g[2]! << 16) | g[3]!) >>> 0
+  const w2 = ((g[4]! << 16) | g[5]!) >>> 0
+  const w3 = ((g[6]! << 16) | g[7]!) >>> 0
+  if (w0 === 0 && w1 === 0 && w2 === 0xffff) return { version: 4, text: formatV4(w3), v4: w3, v6: null }
+  return { version: 6, text: canonical ? input : formatGroups(g), v4: 0, v6: [w0, w1, w2, w3] }
+}
 
 /**
  * Parses an address. Returns the address, or a sentence saying what is wrong with the input (a port, a
  * zone, a network, or simply not an address) — callers turn that into a problem naming the field.
+ * The common case — a plain address — is one scan with no intermediate strings or arrays; the text is
+ * the input itself when it is already canonical.
  */
 export function parseIp(input: string): IpAddress | string {
   const v4 = dottedQuad(input, 0, input.length)
   if (v4 >= 0) return { version: 4, text: input, v4, v6: null }
+  const scan = scanV6(input)
+  if (scan !== NOT_V6) return fromGroups(input, scan === CANONICAL)
   const s = input.trim()
-  if (s !== input && s) {
-    const inner = parseIp(s)
-    return inner
-  }
   if (!s) return 'is empty; expected an IPv4 or IPv6 address'
-  if (s.indexOf(':') >= 0) {
-    const groups = parseV6Groups(s)
-    if (groups) {
-      const words = groupsToWords(groups)
-      if (words[0] === 0 && words[1] === 0 && words[2] === 0xffff) return { version: 4, text: formatV4(words[3]!), v4: words[3]!, v6: null }
-      return { version: 6, text: formatV6(words), v4: 0, v6: words }
-    }
-  } else if (parseV4Loose(s)) {
-    return 'is not a valid IPv4 address: each of the four parts must be 0-255 without leading zeros'
-  }
+  if (s !== input) return parseIp(s)
+  if (s.indexOf(':') < 0 && parseV4Loose(s)) return 'is not a valid IPv4 address: each of the four parts must be 0-255 without leading zeros'
   return describeBadAddress(s)
 }
 

@@ -4,7 +4,7 @@
  * over one read of the file — no parsing of the data itself.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
-import type { RangeTable } from './ranges.ts'
+import { rangeTable, type RangeTable } from './ranges.ts'
 
 const MAGIC = 'ALMIPT01'
 
@@ -81,11 +81,5 @@ export const tableSections = (t: RangeTable, prefix = ''): Record<string, Uint32
   [`${prefix}v6Value`]: t.v6Value,
 })
 
-export const readTable = (c: Container, prefix = ''): RangeTable => ({
-  v4Start: c.u32(`${prefix}v4Start`),
-  v4End: c.u32(`${prefix}v4End`),
-  v4Value: c.u32(`${prefix}v4Value`),
-  v6Start: c.u32(`${prefix}v6Start`),
-  v6End: c.u32(`${prefix}v6End`),
-  v6Value: c.u32(`${prefix}v6Value`),
-})
+export const readTable = (c: Container, prefix = ''): RangeTable =>
+  rangeTable(c.u32(`${prefix}v4Start`), c.u32(`${prefix}v4End`), c.u32(`${prefix}v4Value`), c.u32(`${prefix}v6Start`), c.u32(`${prefix}v6End`), c.u32(`${prefix}v6Value`))

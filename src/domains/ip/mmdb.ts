@@ -124,7 +124,16 @@ export class MmdbReader {
     let node = this.v6Jump[top]!
     const count = this.nodeCount
     let i = this.v6JumpDepth[top]!
-    for (; i < 128 && node < count; i++) node = this.record(node, (words[i >>> 5]! >>> (31 - (i & 31))) & 1)
+    if (this.recordSize === 28) {
+      // GeoLite2/GeoIP2 use 28-bit records: read them inline, as findV4 does (twice as fast as record()).
+      const b = this.buf
+      for (; i < 128 && node < count; i++) {
+        const p = node * 7
+        node = ((words[i >>> 5]! >>> (31 - (i & 31))) & 1) === 0 ? ((b[p + 3]! & 0xf0) << 20) | (b[p]! << 16) | (b[p + 1]! << 8) | b[p + 2]! : ((b[p + 3]! & 0x0f) << 24) | (b[p + 4]! << 16) | (b[p + 5]! << 8) | b[p + 6]!
+      }
+    } else {
+      for (; i < 128 && node < count; i++) node = this.record(node, (words[i >>> 5]! >>> (31 - (i & 31))) & 1)
+    }
     this.prefixLength = i
     return this.resolve(node)
   }

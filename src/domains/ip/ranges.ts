@@ -14,6 +14,29 @@ export interface RangeTable {
   v6Start: Uint32Array
   v6End: Uint32Array
   v6Value: Uint32Array
+  /**
+   * For each value b of the first 16 bits, how many ranges start below b << 16 (65,537 entries):
+   * a search starts in the address's own bucket, a few steps instead of ~18 over the whole table.
+   */
+  v4Buckets: Uint32Array
+  v6Buckets: Uint32Array
+}
+
+/** Bucket index of sorted starts (`stride` words per start; the first word's top 16 bits bucket it). */
+function buckets(starts: Uint32Array, stride: number): Uint32Array {
+  const n = starts.length / stride
+  const out = new Uint32Array(65537)
+  let r = 0
+  for (let b = 0; b <= 65536; b++) {
+    while (r < n && starts[r * stride]! >>> 16 < b) r++
+    out[b] = r
+  }
+  return out
+}
+
+/** A table over stored arrays (sorted by start, disjoint), with its bucket index built. */
+export function rangeTable(v4Start: Uint32Array, v4End: Uint32Array, v4Value: Uint32Array, v6Start: Uint32Array, v6End: Uint32Array, v6Value: Uint32Array): RangeTable {
+  return { v4Start, v4End, v4Value, v6Start, v6End, v6Value, v4Buckets: buckets(v4Start, 1), v6Buckets: buckets(v6Start, 4) }
 }
 
 export const NOT_FOUND = -1
@@ -21,39 +44,47 @@ export const NOT_FOUND = -1
 /** Value of the range holding an IPv4 address, or NOT_FOUND. */
 export function findV4(t: RangeTable, ip: number): number {
   const starts = t.v4Start
-  let lo = 0
-  let hi = starts.length - 1
-  if (hi < 0 || ip < starts[0]!) return NOT_FOUND
+  const b = ip >>> 16
+  // The last range starting at or before ip is between the last one before this bucket and the last in it.
+  let lo = t.v4Buckets[b]! - 1
+  let hi = t.v4Buckets[b + 1]! - 1
   while (lo < hi) {
     const mid = (lo + hi + 1) >>> 1
     if (starts[mid]! <= ip) lo = mid
     else hi = mid - 1
   }
-  return ip <= t.v4End[lo]! ? t.v4Value[lo]! : NOT_FOUND
+  return lo >= 0 && ip <= t.v4End[lo]! ? t.v4Value[lo]! : NOT_FOUND
 }
 
-const cmpAt = (arr: Uint32Array, i: number, w: ArrayLike<number>) => {
+/** Compares the address at row `i` of `arr` (four words a row) with w0..w3: -1, 0 or 1. */
+const cmpAt = (arr: Uint32Array, i: number, w0: number, w1: number, w2: number, w3: number) => {
   const p = i * 4
-  for (let k = 0; k < 4; k++) {
-    const a = arr[p + k]!
-    const b = w[k]!
-    if (a !== b) return a < b ? -1 : 1
-  }
-  return 0
+  let a = arr[p]!
+  if (a !== w0) return a < w0 ? -1 : 1
+  a = arr[p + 1]!
+  if (a !== w1) return a < w1 ? -1 : 1
+  a = arr[p + 2]!
+  if (a !== w2) return a < w2 ? -1 : 1
+  a = arr[p + 3]!
+  return a === w3 ? 0 : a < w3 ? -1 : 1
 }
 
 /** Value of the range holding an IPv6 address (four words), or NOT_FOUND. */
 export function findV6(t: RangeTable, w: ArrayLike<number>): number {
-  const n = t.v6Value.length
-  if (n === 0 || cmpAt(t.v6Start, 0, w) > 0) return NOT_FOUND
-  let lo = 0
-  let hi = n - 1
+  const w0 = w[0]!
+  const w1 = w[1]!
+  const w2 = w[2]!
+  const w3 = w[3]!
+  const b = w0 >>> 16
+  let lo = t.v6Buckets[b]! - 1
+  let hi = t.v6Buckets[b + 1]! - 1
+  const starts = t.v6Start
   while (lo < hi) {
     const mid = (lo + hi + 1) >>> 1
-    if (cmpAt(t.v6Start, mid, w) <= 0) lo = mid
+    if (cmpAt(starts, mid, w0, w1, w2, w3) <= 0) lo = mid
     else hi = mid - 1
   }
-  return cmpAt(t.v6End, lo, w) >= 0 ? t.v6Value[lo]! : NOT_FOUND
+  return lo >= 0 && cmpAt(t.v6End, lo, w0, w1, w2, w3) >= 0 ? t.v6Value[lo]! : NOT_FOUND
 }
 
 /** One input range for building: inclusive bounds as BigInt (IPv4 and IPv6 in separate lists). */
@@ -99,7 +130,7 @@ export function tableFromRanges(v4: RawRange[], v6: RawRange[]): RangeTable {
   }
   const a = pack(v4, false)
   const b = pack(v6, true)
-  return { v4Start: a.start, v4End: a.end, v4Value: a.value, v6Start: b.start, v6End: b.end, v6Value: b.value }
+  return rangeTable(a.start, a.end, a.value, b.start, b.end, b.value)
 }
 
 /**

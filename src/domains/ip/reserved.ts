@@ -4,7 +4,7 @@
  * guessed place. Ranges that are globally routable despite being special (6to4, Teredo, AS112) are not
  * listed: the databases answer for them.
  */
-import { cidrContains, parseCidr, type Cidr, type IpAddress } from '../../lib/ip-address.ts'
+import { parseCidr, type Cidr, type IpAddress } from '../../lib/ip-address.ts'
 
 export type ReservedKind =
   | 'unspecified'
@@ -58,6 +58,22 @@ const V6 = NETWORKS.filter((n) => n.cidr.version === 6)
 /** First octets that meet a special-purpose IPv4 range: the others skip the scan. */
 const V4_OCTETS = new Uint8Array(256)
 for (const r of V4) for (let o = r.first >>> 24; o <= r.last >>> 24; o++) V4_OCTETS[o] = 1
+/**
+ * IPv6 by the first 16 bits: 0 for most public addresses (one array read), else 1 + the index of the
+ * few ranges that bucket meets in V6_CANDIDATES. A CIDR block is a product of per-word intervals, so
+ * membership is four word comparisons.
+ */
+const V6_TOPS = new Uint16Array(65536)
+const V6_CANDIDATES: { first: number[]; last: number[]; kind: ReservedKind }[][] = []
+for (const r of V6) {
+  for (let t = r.cidr.first[0]! >>> 16; t <= r.cidr.last[0]! >>> 16; t++) {
+    if (V6_TOPS[t] === 0) V6_TOPS[t] = V6_CANDIDATES.push([]) // 1 + index
+    V6_CANDIDATES[V6_TOPS[t]! - 1]!.push({ first: r.cidr.first, last: r.cidr.last, kind: r.kind })
+  }
+}
+
+const inV6 = (w: number[], first: number[], last: number[]) =>
+  w[0]! >= first[0]! && w[0]! <= last[0]! && w[1]! >= first[1]! && w[1]! <= last[1]! && w[2]! >= first[2]! && w[2]! <= last[2]! && w[3]! >= first[3]! && w[3]! <= last[3]!
 
 /** The special-purpose range holding the address, or null for an ordinary one. */
 export function reservedKind(ip: IpAddress): ReservedKind | null {
@@ -67,7 +83,10 @@ export function reservedKind(ip: IpAddress): ReservedKind | null {
     for (const r of V4) if (v >= r.first && v <= r.last) return r.kind
     return null
   }
-  for (const r of V6) if (cidrContains(r.cidr, ip)) return r.kind
+  const w = ip.v6!
+  const bucket = V6_TOPS[w[0]! >>> 16]!
+  if (bucket === 0) return null
+  for (const r of V6_CANDIDATES[bucket - 1]!) if (inV6(w, r.first, r.last)) return r.kind
   return null
 }
 
