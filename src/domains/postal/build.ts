@@ -13,6 +13,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs'
 import type { BuildContext, BuildResult, DatasetBuilder } from '../../data/types.ts'
 import { parseCountryInfo } from './countryinfo.ts'
 import { foldName } from './fold.ts'
+import { CELL_DEG, Grid } from './grid.ts'
 import { bestRanks, discoverInputs, lineBatches, openInput, type PostalInput } from './inputs.ts'
 
 export const POSTAL_ARTIFACT = 'postal.sqlite'
@@ -24,7 +25,8 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE systems (
   alpha2 TEXT PRIMARY KEY, alpha3 TEXT NOT NULL, name TEXT NOT NULL,
   geonames_format TEXT NOT NULL, geonames_regex TEXT NOT NULL, format TEXT, regex TEXT,
-  total_codes INTEGER NOT NULL DEFAULT 0, total_records INTEGER NOT NULL DEFAULT 0
+  total_codes INTEGER NOT NULL DEFAULT 0, total_records INTEGER NOT NULL DEFAULT 0,
+  first_id INTEGER, last_id INTEGER
 ) WITHOUT ROWID;
 CREATE TABLE admins (
   id INTEGER PRIMARY KEY, country TEXT NOT NULL,
@@ -39,6 +41,9 @@ CREATE TABLE codes (country TEXT NOT NULL, seq INTEGER NOT NULL, postal_code TEX
 -- Auxiliary columns let radius and polygon queries read candidates from the R*Tree alone, without a
 -- lookup into places per candidate (tens of thousands of them in a dense 25 km circle).
 CREATE VIRTUAL TABLE places_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng, +country, +latitude, +longitude);
+-- Points per grid cell (grid.ts) and country: an exact radius count adds the cells wholly inside the
+-- circle and measures only the points of cells on its edge.
+CREATE TABLE cells (country TEXT NOT NULL, cell INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (country, cell)) WITHOUT ROWID;
 `
 
 const INDEXES = `
@@ -147,9 +152,10 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
     bar?.done()
     if (!rows) throw new Error(`${o.postal}: no postal code rows were read`)
 
-    const step = (label: string, sql: string) => {
+    const step = (label: string, sql: string | (() => void)) => {
       const t = performance.now()
-      db.exec(sql)
+      if (typeof sql === 'string') db.exec(sql)
+      else sql()
       log(`${label} in ${((performance.now() - t) / 1000).toFixed(1)} s`)
     }
     step('indexes', INDEXES)
@@ -162,14 +168,21 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
     )
     const system = db.prepare('INSERT INTO systems (alpha2, alpha3, name, geonames_format, geonames_regex, format, regex) VALUES (?,?,?,?,?,?,?)')
     for (const c of [...countries].sort((a, b) => a.alpha2.localeCompare(b.alpha2))) system.run(c.alpha2, c.alpha3, c.name, c.geonamesFormat, c.geonamesRegex, c.format, c.regex)
+    // first_id/last_id: when a country's ids are contiguous (one input file per country, or
+    // allCountries grouped by country as GeoNames publishes it), spatial queries select the country by
+    // id range, read from the R*Tree node itself, instead of the auxiliary column (a row lookup each).
     db.exec(`UPDATE systems SET
       total_codes = (SELECT COUNT(*) FROM codes WHERE codes.country = systems.alpha2),
-      total_records = (SELECT COUNT(*) FROM places WHERE places.country = systems.alpha2)`)
+      total_records = (SELECT COUNT(*) FROM places WHERE places.country = systems.alpha2),
+      first_id = (SELECT MIN(id) FROM places WHERE places.country = systems.alpha2),
+      last_id = (SELECT MAX(id) FROM places WHERE places.country = systems.alpha2)`)
+    step('grid cells', () => writeCells(db))
     const countriesWithData = (db.query('SELECT COUNT(*) AS n FROM systems WHERE total_records > 0').get() as { n: number }).n
     const codes = (db.query('SELECT COUNT(*) AS n FROM codes').get() as { n: number }).n
     const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)')
     meta.run('records', String(rows))
     meta.run('countries', String(countriesWithData))
+    meta.run('cell_deg', String(CELL_DEG))
     db.run('COMMIT')
     step('statistics', 'ANALYZE')
 
@@ -187,11 +200,31 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
   }
 }
 
+/**
+ * Counts of R*Tree points per grid cell and country. The cell comes from the R*Tree's own stored
+ * (32-bit, rounded-down) corner, as the service computes it for candidates it reads back.
+ */
+function writeCells(db: Database) {
+  const grid = new Grid(CELL_DEG)
+  const counts = new Map<string, Map<number, number>>()
+  for (const { country, min_lat, min_lng } of db.query<{ country: string; min_lat: number; min_lng: number }, []>('SELECT country, min_lat, min_lng FROM places_rtree').iterate()) {
+    let cells = counts.get(country)
+    if (!cells) counts.set(country, (cells = new Map()))
+    const key = grid.keyOf(min_lat, min_lng)
+    cells.set(key, (cells.get(key) ?? 0) + 1)
+  }
+  const insert = db.prepare('INSERT INTO cells (country, cell, n) VALUES (?, ?, ?)')
+  for (const country of [...counts.keys()].sort()) {
+    const cells = counts.get(country)!
+    for (const key of [...cells.keys()].sort((a, b) => a - b)) insert.run(country, key, cells.get(key)!)
+  }
+}
+
 export const postalBuilder: DatasetBuilder = {
   id: 'postal',
   sources: [POSTAL_SOURCE, COUNTRYINFO_SOURCE],
   artifacts: [POSTAL_ARTIFACT],
-  revision: 2,
+  revision: 3,
   async build(ctx) {
     const postal = await ctx.source(POSTAL_SOURCE)
     const info = await ctx.source(COUNTRYINFO_SOURCE)

@@ -7,7 +7,8 @@ import type { Database, Statement } from 'bun:sqlite'
 import { invalid, notFound } from '../../lib/errors.ts'
 import { foldName, prefixEnd } from './fold.ts'
 import { codeCandidates, districtOf, matchFormat } from './formats.ts'
-import { boxOf, circleBoxes, haversineKm, inPolygon, parsePolygons, type Box } from './geo.ts'
+import { parsePolygons } from './geo.ts'
+import { Spatial, type CountryScope } from './spatial.ts'
 
 export interface PostalSystem {
   alpha2: string
@@ -19,6 +20,8 @@ export interface PostalSystem {
   regex: string | null
   totalCodes: number
   totalRecords: number
+  /** How spatial queries select the country's points (spatial.ts). */
+  scope: CountryScope
 }
 
 export interface PostalRecord {
@@ -74,14 +77,27 @@ type AdminRow = Pick<PostalRecord, 'admin_name1' | 'admin_code1' | 'admin_name2'
 export const NEARBY_MAX_RADIUS_KM = 500
 
 export class PostalService {
+  private readonly spatial: Spatial
   private readonly byCode = new Map<string, PostalSystem & { re: RegExp | null }>()
   readonly systems: PostalSystem[]
   readonly records: number
 
   constructor(private readonly db: Database) {
     this.adminStmt = db.query('SELECT admin_name1, admin_code1, admin_name2, admin_code2, admin_name3, admin_code3 FROM admins WHERE id = ?')
-    const rows = db.query('SELECT alpha2, alpha3, name, geonames_format, format, regex, total_codes, total_records FROM systems ORDER BY alpha2').all() as any[]
-    this.systems = rows.map((r) => ({ alpha2: r.alpha2, alpha3: r.alpha3, name: r.name, geonamesFormat: r.geonames_format, format: r.format, regex: r.regex, totalCodes: r.total_codes, totalRecords: r.total_records }))
+    const rows = db.query('SELECT alpha2, alpha3, name, geonames_format, format, regex, total_codes, total_records, first_id, last_id FROM systems ORDER BY alpha2').all() as any[]
+    this.systems = rows.map((r) => ({
+      alpha2: r.alpha2,
+      alpha3: r.alpha3,
+      name: r.name,
+      geonamesFormat: r.geonames_format,
+      format: r.format,
+      regex: r.regex,
+      totalCodes: r.total_codes,
+      totalRecords: r.total_records,
+      // Contiguous ids: the range holds this country's points and no other's.
+      scope: { alpha2: r.alpha2, ids: r.total_records && r.last_id - r.first_id + 1 === r.total_records ? [r.first_id, r.last_id] : null },
+    }))
+    this.spatial = new Spatial(db)
     for (const s of this.systems) {
       const entry = { ...s, re: s.regex ? new RegExp(s.regex) : null }
       this.byCode.set(s.alpha2, entry)
@@ -210,16 +226,12 @@ export class PostalService {
     return { total, items }
   }
 
-  /** Points of a country inside a box, as [id, latitude, longitude], from the R*Tree alone. */
-  private inBox(country: string, box: Box): [number, number, number][] {
-    return this.db
-      .query('SELECT id, latitude, longitude FROM places_rtree WHERE max_lat >= ? AND min_lat <= ? AND max_lng >= ? AND min_lng <= ? AND country = ?')
-      .values(box.minLat, box.maxLat, box.minLng, box.maxLng, country) as [number, number, number][]
-  }
-
-  private recordsById(ids: number[]): Map<number, PostalRecord> {
+  /** Records by id, in the order of `ids`. */
+  private recordsInOrder(ids: number[]): PostalRecord[] {
+    if (!ids.length) return []
     const rows = this.withAdmins(this.db.query(`${PLACES} WHERE p.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as PlaceRow[])
-    return new Map(rows.map((r) => [r.id, r]))
+    const byId = new Map(rows.map((r) => [r.id, r]))
+    return ids.map((id) => byId.get(id)!)
   }
 
   nearby(country: string, at: { lat: number; lng: number; radius_km: number }, page: Page): Paged<PostalRecord> {
@@ -228,35 +240,19 @@ export class PostalService {
     if (!(lng >= -180 && lng <= 180)) throw invalid('lng', `longitude ${lng} is outside -180..180`)
     if (!(radius_km > 0 && radius_km <= NEARBY_MAX_RADIUS_KM)) throw invalid('radius_km', `must be greater than 0 and at most ${NEARBY_MAX_RADIUS_KM} km, got ${radius_km}`)
     const system = this.withData(country)
-    const hits: Hit[] = []
-    for (const box of circleBoxes(lat, lng, radius_km)) {
-      for (const [id, plat, plng] of this.inBox(system.alpha2, box)) {
-        const d = haversineKm(lat, lng, plat, plng)
-        if (d <= radius_km) hits.push({ id, key: d })
-      }
-    }
-    const pageHits = firstOf(hits, page)
-    const byId = this.recordsById(pageHits.map((h) => h.id))
-    return { total: hits.length, items: pageHits.map((h) => ({ ...byId.get(h.id)!, distance_km: Math.round(h.key * 1000) / 1000 })) }
+    const total = this.spatial.countWithin(system.scope, lat, lng, radius_km)
+    if (page.offset >= total) return { total, items: [] }
+    const hits = this.spatial.nearest(system.scope, lat, lng, radius_km, page.offset + page.limit, total).slice(page.offset)
+    const records = this.recordsInOrder(hits.map((h) => h.id))
+    return { total, items: records.map((r, i) => ({ ...r, distance_km: Math.round(hits[i]!.km * 1000) / 1000 })) }
   }
 
   /** Records inside the polygons, in dataset order (GeoNames' own order, by country then code). */
   within(country: string, geometry: unknown, page: Page): Paged<PostalRecord> {
     const polygons = parsePolygons(geometry)
     const system = this.withData(country)
-    const seen = new Set<number>()
-    const hits: Hit[] = []
-    for (const polygon of polygons) {
-      for (const [id, lat, lng] of this.inBox(system.alpha2, boxOf(polygon[0]!))) {
-        if (!seen.has(id) && inPolygon(lng, lat, polygon)) {
-          seen.add(id)
-          hits.push({ id, key: id })
-        }
-      }
-    }
-    const pageIds = firstOf(hits, page).map((h) => h.id)
-    const byId = this.recordsById(pageIds)
-    return { total: hits.length, items: pageIds.map((id) => byId.get(id)!) }
+    const { total, ids } = this.spatial.within(system.scope, polygons, page.offset + page.limit)
+    return { total, items: this.recordsInOrder(ids.slice(page.offset)) }
   }
 
   /** Format check of one code (GET validate): against the country's regex, in any spelling its format allows. */
@@ -280,37 +276,6 @@ export class PostalService {
     if (!system.re || code.length > 64) return null
     return matchFormat(code, system.alpha2, system.geonamesFormat, system.re)
   }
-}
-
-interface Hit {
-  id: number
-  key: number
-}
-
-const byKey = (a: Hit, b: Hit) => a.key - b.key || a.id - b.id
-
-/**
- * The page `offset..offset+limit` of hits ordered by (key, id), without sorting all of them: a dense
- * 25 km circle holds tens of thousands of codes and a page is 50. Keeps the best `offset + limit` in
- * a sorted buffer; a hit worse than the buffer's last is dropped in one comparison.
- */
-function firstOf(hits: Hit[], page: Page): Hit[] {
-  const k = page.offset + page.limit
-  if (k * 4 >= hits.length) return hits.sort(byKey).slice(page.offset, k)
-  const best: Hit[] = []
-  for (const h of hits) {
-    if (best.length === k && byKey(h, best[k - 1]!) >= 0) continue
-    let lo = 0
-    let hi = best.length
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1
-      if (byKey(best[mid]!, h) <= 0) lo = mid + 1
-      else hi = mid
-    }
-    best.splice(lo, 0, h)
-    if (best.length > k) best.pop()
-  }
-  return best.slice(page.offset)
 }
 
 /**

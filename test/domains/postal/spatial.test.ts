@@ -1,0 +1,152 @@
+/**
+ * Exactness of the radius count and page where the fast paths decide: circles whose edge passes within
+ * 0.1 mm of real points (so a point counted from a cell that is wrongly taken as inside, or an edge
+ * point dropped or counted twice, changes `total_count`), centres on grid-cell corners (GeoNames
+ * coordinates are often whole hundredths of a degree, exactly the cell lines), circles across the
+ * antimeridian, and a country whose ids are not contiguous (the auxiliary-column path). The oracle is
+ * the raw mirror rows and a haversine written here.
+ */
+import { Database } from 'bun:sqlite'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gunzipSync } from 'node:zlib'
+import { buildPostalDatabase } from '../../../src/domains/postal/build.ts'
+import postal from '../../../src/domains/postal/index.ts'
+import { PostalService } from '../../../src/domains/postal/service.ts'
+import { testApp, type TestApp } from '../../support/app.ts'
+
+const MIRROR = process.env.ALMANAC_MIRROR ?? '/work/shared/mirror'
+let app: TestApp
+beforeAll(async () => {
+  app = await testApp({ domains: [postal] })
+})
+afterAll(() => app.close())
+
+interface Point {
+  code: string
+  lat: number
+  lng: number
+}
+const rawLines = (cc: string) => gunzipSync(readFileSync(join(MIRROR, 'geonames-postal', `${cc}.txt.gz`))).toString('utf8').split('\n').filter(Boolean)
+const rawPoints = (cc: string): Point[] =>
+  rawLines(cc)
+    .map((l) => l.split('\t'))
+    .filter((c) => c[9] !== '' && c[10] !== '')
+    .map((c) => ({ code: c[1]!, lat: Number(c[9]), lng: Number(c[10]) }))
+
+/** Haversine with the IUGG mean radius, atan2 form (the service uses asin). */
+function distanceKm(a: { lat: number; lng: number }, b: { lat: number; lng: number }) {
+  const toRad = (d: number) => (d * Math.PI) / 180
+  const h = Math.sin(toRad(b.lat - a.lat) / 2) ** 2 + Math.cos(toRad(a.lat)) * Math.cos(toRad(b.lat)) * Math.sin(toRad(b.lng - a.lng) / 2) ** 2
+  return 2 * 6371.0088 * Math.atan2(Math.sqrt(h), Math.sqrt(1 - h))
+}
+
+const nearby = (cc: string, body: Record<string, number>) => app.json('POST', `/api/v1/postal/${cc}/nearby`, { form: 'enveloped', body })
+
+/**
+ * Radii that put the circle's edge 0.1 mm beyond and 0.1 mm short of the m-th nearest raw point, for
+ * several m: the count must move by exactly the points at that distance.
+ */
+function edgeRadii(centre: { lat: number; lng: number }, points: Point[], picks: number[]): number[] {
+  const sorted = points.map((p) => distanceKm(centre, p)).sort((a, b) => a - b)
+  const radii: number[] = []
+  for (const m of picks) {
+    const d = sorted[Math.min(m, sorted.length - 1)]!
+    if (d <= 0 || d > 500) continue
+    radii.push(d + 1e-7)
+    if (d - 1e-7 > 0) radii.push(d - 1e-7)
+  }
+  return radii
+}
+
+async function expectExact(cc: string, points: Point[], centre: { lat: number; lng: number }, radius: number) {
+  const expected = points.filter((p) => distanceKm(centre, p) <= radius).map((p) => distanceKm(centre, p)).sort((a, b) => a - b)
+  const r = await nearby(cc, { ...centre, radius_km: radius, limit: 100 })
+  expect(r.status).toBe(200)
+  expect({ centre, radius, total: r.body.total_count }).toEqual({ centre, radius, total: expected.length })
+  // The nearest page: distances in order, as the oracle's (rounded to metres as the API does).
+  expect(r.body.data.map((x: any) => x.distance_km)).toEqual(expected.slice(0, 100).map((d) => Math.round(d * 1000) / 1000))
+}
+
+describe('nearby total_count where the edge passes through real points', () => {
+  test('Germany around Berlin and Munich, centres on and off the 0.01° grid lines', async () => {
+    const points = rawPoints('DE')
+    // Whole hundredths (cell corners), and a raw point itself (distance 0 to one code).
+    const centres = [{ lat: 52.52, lng: 13.4 }, { lat: 48.13, lng: 11.57 }, { lat: 52.51234, lng: 13.38765 }, points.find((p) => p.code === '10115')!]
+    let checked = 0
+    for (const centre of centres) {
+      for (const radius of edgeRadii(centre, points, [0, 1, 7, 60, 250, 900])) {
+        await expectExact('DE', points, centre, radius)
+        checked++
+      }
+    }
+    expect(checked).toBeGreaterThan(30)
+  })
+
+  test('offsets and the far end of a large circle match the oracle', async () => {
+    const points = rawPoints('DE')
+    const centre = { lat: 51.1, lng: 10.4 }
+    const expected = points.map((p) => distanceKm(centre, p)).filter((d) => d <= 300).sort((a, b) => a - b)
+    expect(expected.length).toBeGreaterThan(3000)
+    for (const offset of [0, 1000, expected.length - 10]) {
+      const r = await nearby('DE', { ...centre, radius_km: 300, limit: 20, offset })
+      expect(r.body.total_count).toBe(expected.length)
+      expect(r.body.data.map((x: any) => x.distance_km)).toEqual(expected.slice(offset, offset + 20).map((d) => Math.round(d * 1000) / 1000))
+    }
+  })
+
+  test('across the antimeridian: Chukotka codes on both sides of 180°', async () => {
+    const points = rawPoints('RU')
+    const east = points.filter((p) => p.lng < -170).length
+    const west = points.filter((p) => p.lng > 175).length
+    expect(east).toBeGreaterThan(0)
+    expect(west).toBeGreaterThan(0)
+    for (const centre of [{ lat: 65.5, lng: 180 }, { lat: 65.5, lng: -180 }, { lat: 66, lng: 179.5 }, { lat: 64.8, lng: -179.99 }]) {
+      for (const radius of [...edgeRadii(centre, points, [0, 3, 10, 25]), 150, 500]) await expectExact('RU', points, centre, radius)
+    }
+  })
+})
+
+describe('a country whose ids are not contiguous', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'postal-spatial-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  test('allCountries with countries interleaved: nearby and within still select exactly one country', async () => {
+    // LI and AT rows interleaved: neither country's ids form one range.
+    const li = rawLines('LI')
+    const at = rawLines('AT')
+    const lines: string[] = []
+    for (let i = 0; i < Math.max(li.length, at.length); i++) {
+      if (i < at.length) lines.push(at[i]!)
+      if (i < li.length) lines.push(li[i]!)
+    }
+    writeFileSync(join(dir, 'allCountries.txt'), lines.join('\n') + '\n')
+    const out = join(dir, 'postal.sqlite')
+    await buildPostalDatabase({ postal: join(dir, 'allCountries.txt'), countryInfo: join(MIRROR, 'geonames-countryinfo/countryInfo.txt'), out })
+    const db = new Database(out, { readonly: true })
+    try {
+      const service = new PostalService(db)
+      expect(service.find('AT')!.scope.ids).toBeNull()
+      expect(service.find('LI')!.scope.ids).toBeNull()
+      const centre = { lat: 47.16, lng: 9.52 } // Vaduz, with Austria a few km away
+      for (const [cc, points] of [['LI', rawPoints('LI')], ['AT', rawPoints('AT')]] as const) {
+        for (const radius of [5, 20, 80, ...edgeRadii(centre, points, [0, 5, 40])]) {
+          const expected = points.map((p) => distanceKm(centre, p)).filter((d) => d <= radius).sort((a, b) => a - b)
+          const got = service.nearby(cc, { ...centre, radius_km: radius }, { limit: 30, offset: 0 })
+          expect({ cc, radius, total: got.total }).toEqual({ cc, radius, total: expected.length })
+          expect(got.items.map((r) => r.distance_km)).toEqual(expected.slice(0, 30).map((d) => Math.round(d * 1000) / 1000))
+          expect(got.items.every((r) => r.country_code === cc)).toBe(true)
+        }
+        const ring = [[9.4, 47.0], [9.8, 47.0], [9.8, 47.3], [9.4, 47.3], [9.4, 47.0]]
+        const inside = points.filter((p) => p.lng > 9.4 && p.lng < 9.8 && p.lat > 47.0 && p.lat < 47.3)
+        const within = service.within(cc, { type: 'Polygon', coordinates: [ring] }, { limit: 1000, offset: 0 })
+        expect(within.total).toBe(inside.length)
+        expect(within.items.map((r) => r.postal_code).sort()).toEqual(inside.map((p) => p.code).sort())
+      }
+    } finally {
+      db.close()
+    }
+  })
+})
