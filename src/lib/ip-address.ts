@@ -183,10 +183,14 @@ function formatGroups(g: ArrayLike<number>): string {
       continue
     }
     if (i !== 0 && i !== bestEnd) out += ':'
-    out += g[i]!.toString(16)
+    const v = g[i]!
+    out += GROUP_TEXT[v] ?? (GROUP_TEXT[v] = v.toString(16))
   }
   return out
 }
+
+/** Hex text of group values met so far (at most 65,536 short strings): formatting then allocates only the result. */
+const GROUP_TEXT: (string | undefined)[] = new Array(65536)
 
 /** RFC 5952 text of an IPv6 address given as four u32 words. */
 export function formatV6(words: ArrayLike<number>): string {

@@ -8,15 +8,17 @@
 import { GenerationalCache } from './cache.ts'
 import { MmdbReader } from './mmdb.ts'
 
+/** Shared by every record of the country, frozen, in Form A's member order (the response uses it as is). */
 export interface Country {
-  iso_code: string | null
-  name: string | null
-  is_in_european_union: boolean
+  readonly name: string | null
+  readonly iso_code: string | null
+  readonly is_in_european_union: boolean
 }
 
+/** Shared and frozen like Country. */
 export interface Continent {
-  code: string | null
-  name: string | null
+  readonly name: string | null
+  readonly code: string | null
 }
 
 interface Subdivision {
@@ -283,7 +285,7 @@ export class CityReader {
 
   private countryBody = (size: number, type: number): Country | null => {
     if (type !== 7) return this.skipBody(type, size), null
-    const c: Country = { iso_code: null, name: null, is_in_european_union: false }
+    const c: { -readonly [k in keyof Country]: Country[k] } = { name: null, iso_code: null, is_in_european_union: false }
     for (let i = 0; i < size; i++) {
       const k = this.key()
       if (k === K.iso_code) c.iso_code = this.string()
@@ -291,19 +293,19 @@ export class CityReader {
       else if (k === K.is_in_european_union) c.is_in_european_union = this.boolean()
       else this.r.skip()
     }
-    return c
+    return Object.freeze(c)
   }
 
   private continentBody = (size: number, type: number): Continent | null => {
     if (type !== 7) return this.skipBody(type, size), null
-    const c: Continent = { code: null, name: null }
+    const c: { -readonly [k in keyof Continent]: Continent[k] } = { name: null, code: null }
     for (let i = 0; i < size; i++) {
       const k = this.key()
       if (k === K.code) c.code = this.string()
       else if (k === K.names) c.name = this.englishName()
       else this.r.skip()
     }
-    return c
+    return Object.freeze(c)
   }
 
   private subdivisionBody = (size: number, type: number): Subdivision | null => {

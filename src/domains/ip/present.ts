@@ -17,8 +17,9 @@ export function enveloped(r: IpRecord) {
     ip_version: r.ip_version,
     is_reserved: r.reserved !== null,
     reserved_range: r.reserved,
-    country: p?.country ? { name: p.country.name, iso_code: p.country.iso_code, is_in_european_union: p.country.is_in_european_union } : null,
-    continent: p?.continent ? { name: p.continent.name, code: p.continent.code } : null,
+    // country, continent, network and security are shared frozen objects already in this shape.
+    country: p?.country ?? null,
+    continent: p?.continent ?? null,
     location:
       p && hasLocation(p)
         ? {
@@ -32,18 +33,8 @@ export function enveloped(r: IpRecord) {
             timezone: p.time_zone,
           }
         : null,
-    network: r.network
-      ? { isp: r.network.isp, organization: r.network.organization, asn: r.network.asn, asn_organization: r.network.asn_organization, connection_type: r.network.connection_type }
-      : null,
-    security: {
-      is_anonymous: r.security.is_anonymous,
-      is_anonymous_vpn: r.security.is_anonymous_vpn,
-      is_hosting_provider: r.security.is_hosting_provider,
-      is_public_proxy: r.security.is_public_proxy,
-      is_residential_proxy: r.security.is_residential_proxy,
-      is_tor_exit_node: r.security.is_tor_exit_node,
-      sources: r.security.sources,
-    },
+    network: r.network,
+    security: r.security,
   }
 }
 
