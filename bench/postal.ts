@@ -127,6 +127,9 @@ try {
   const box = (lng: number, lat: number, w: number, h: number) => ({ type: 'Polygon', coordinates: [[[lng, lat], [lng + w, lat], [lng + w, lat + h], [lng, lat + h], [lng, lat]]] })
   const paris = box(2.25, 48.815, 0.17, 0.09)
   const london = box(-0.2, 51.46, 0.16, 0.09)
+  // A city-outline-sized polygon: many vertices, so the cost of testing each candidate shows.
+  const outline = Array.from({ length: 2000 }, (_, i) => [-0.1278 + 0.173 * Math.cos((i / 2000) * 2 * Math.PI), 51.5074 + 0.108 * Math.sin((i / 2000) * 2 * Math.PI)])
+  const londonOutline = { type: 'Polygon', coordinates: [[...outline, outline[0]!]] }
 
   console.log(`\nIn-process latency at ${service.records.toLocaleString('en')} rows (ms)`)
   console.log(`Candidates: 25 km around London ${count('GB', 51.5074, -0.1278).toLocaleString('en')} codes, around Berlin ${count('DE', 52.52, 13.405).toLocaleString('en')}; within Paris box ${service.within('FR', paris, page).total.toLocaleString('en')}, London box ${service.within('GB', london, page).total.toLocaleString('en')}`)
@@ -140,9 +143,12 @@ try {
   const jitter = rng(7)
   percentiles('nearby 25 km, Berlin (DE), limit 50', 500, () => service.nearby('DE', { lat: 52.52 + (jitter() - 0.5) * 0.05, lng: 13.405 + (jitter() - 0.5) * 0.05, radius_km: 25 }, page))
   percentiles('nearby 25 km, central London (GB full codes), limit 50', 200, () => service.nearby('GB', { lat: 51.5074 + (jitter() - 0.5) * 0.05, lng: -0.1278 + (jitter() - 0.5) * 0.05, radius_km: 25 }, page))
+  percentiles('nearby 25 km, central London, limit 100 at offset 1,000', 200, () => service.nearby('GB', { lat: 51.5074 + (jitter() - 0.5) * 0.05, lng: -0.1278 + (jitter() - 0.5) * 0.05, radius_km: 25 }, { limit: 100, offset: 1000 }))
+  percentiles('nearby 100 km, central London, limit 50', 200, () => service.nearby('GB', { lat: 51.5074 + (jitter() - 0.5) * 0.05, lng: -0.1278 + (jitter() - 0.5) * 0.05, radius_km: 100 }, page))
   percentiles('nearby 5 km, central London (GB full codes), limit 50', 500, () => service.nearby('GB', { lat: 51.5074 + (jitter() - 0.5) * 0.05, lng: -0.1278 + (jitter() - 0.5) * 0.05, radius_km: 5 }, page))
   percentiles('within Paris box (~12 x 10 km), limit 50', 500, () => service.within('FR', paris, page))
   percentiles('within London box (~11 x 10 km, GB full codes), limit 50', 200, () => service.within('GB', london, page))
+  percentiles('within London 12 km circle as a 2,000-vertex polygon, limit 50', 200, () => service.within('GB', londonOutline, page))
   percentiles("search q='ber' in DE, limit 50", 2_000, () => service.search('DE', { q: 'ber' }, page))
   db.close()
 

@@ -8,7 +8,7 @@ import { invalid, notFound } from '../../lib/errors.ts'
 import { foldName, prefixEnd } from './fold.ts'
 import { codeCandidates, districtOf, matchFormat } from './formats.ts'
 import { parsePolygons } from './geo.ts'
-import { Spatial, type CountryScope } from './spatial.ts'
+import { Spatial, type CountryScope, type SpatialTuning } from './spatial.ts'
 
 export interface PostalSystem {
   alpha2: string
@@ -82,7 +82,10 @@ export class PostalService {
   readonly systems: PostalSystem[]
   readonly records: number
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    tuning: Partial<SpatialTuning> = {},
+  ) {
     this.adminStmt = db.query('SELECT admin_name1, admin_code1, admin_name2, admin_code2, admin_name3, admin_code3 FROM admins WHERE id = ?')
     const rows = db.query('SELECT alpha2, alpha3, name, geonames_format, format, regex, total_codes, total_records, first_id, last_id FROM systems ORDER BY alpha2').all() as any[]
     this.systems = rows.map((r) => ({
@@ -97,7 +100,7 @@ export class PostalService {
       // Contiguous ids: the range holds this country's points and no other's.
       scope: { alpha2: r.alpha2, ids: r.total_records && r.last_id - r.first_id + 1 === r.total_records ? [r.first_id, r.last_id] : null },
     }))
-    this.spatial = new Spatial(db)
+    this.spatial = new Spatial(db, tuning)
     for (const s of this.systems) {
       const entry = { ...s, re: s.regex ? new RegExp(s.regex) : null }
       this.byCode.set(s.alpha2, entry)

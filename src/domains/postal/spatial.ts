@@ -22,6 +22,14 @@ export interface CountryScope {
   ids: [number, number] | null
 }
 
+/** Tuning of the radius count; tests set `sparseBelow: 0` to take the cell path on sparse data. */
+export interface SpatialTuning {
+  /** Below this many points in a circle's box, the radius count measures them all. */
+  sparseBelow: number
+  /** Rows of edge runs searched with one R*Tree box: fewer, larger searches against more points read. */
+  edgeRows: number
+}
+
 /** Kilometres per degree of latitude (and the most a degree of longitude can be), rounded up. */
 const KM_PER_DEG = 111.2
 
@@ -39,7 +47,13 @@ export class Spatial {
   private readonly grid: Grid
   private readonly statements = new Map<string, Statement>()
 
-  constructor(private readonly db: Database) {
+  private readonly tuning: SpatialTuning
+
+  constructor(
+    private readonly db: Database,
+    tuning: Partial<SpatialTuning> = {},
+  ) {
+    this.tuning = { sparseBelow: 3000, edgeRows: 2, ...tuning }
     const deg = db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'cell_deg'").get()
     if (!deg) throw new Error('postal.sqlite has no grid cells (built by an older builder): rebuild it with `almanac data build --only postal`')
     this.grid = new Grid(Number(deg.value))
@@ -78,6 +92,21 @@ export class Spatial {
 
   /** Number of points of the country within `radiusKm` (haversine) of the centre, exactly. */
   countWithin(scope: CountryScope, lat: number, lng: number, radiusKm: number): number {
+    // Where the circle's box holds few points (most of the world at GeoNames density), measuring them
+    // all costs less than the cell cover's fixed ~0.3 ms; counting up to `sparseBelow` points tells which.
+    const boxes = circleBoxes(lat, lng, radiusKm * (1 + 1e-9))
+    const sparse = this.tuning.sparseBelow
+    let inBox = 0
+    for (const box of boxes) {
+      if (!sparse) break
+      const sql = `SELECT COUNT(*) AS n FROM (SELECT 1 FROM places_rtree r WHERE ${BOX} AND $SCOPE LIMIT ${sparse})`
+      inBox += (this.stmt(sql, scope).get(box.minLat, box.maxLat, box.minLng, box.maxLng, ...Spatial.scopeArgs(scope)) as { n: number }).n
+    }
+    if (inBox < sparse) {
+      let total = 0
+      for (const box of boxes) for (const [id, minLat, maxLat, minLng, maxLng] of this.boxes(scope, box)) if (this.inCircle(id, minLat, maxLat, minLng, maxLng, lat, lng, radiusKm)) total++
+      return total
+    }
     const grid = this.grid
     const cover = circleCover(grid, lat, lng, radiusKm)
     let total = 0
@@ -85,7 +114,7 @@ export class Spatial {
       total += this.cellCount(scope, cover.inside)
     }
     if (!cover.edge.length) return total
-    const boxes = edgeBoxes(cover.edge, this.edgeRows)
+    const cellBoxes = edgeBoxes(cover.edge, this.tuning.edgeRows)
     const edgeOf = new Map<number, Run[]>()
     for (const run of cover.edge) {
       const list = edgeOf.get(run.row)
@@ -96,11 +125,11 @@ export class Spatial {
       `SELECT j.key, r.id, r.min_lat, r.max_lat, r.min_lng, r.max_lng FROM json_each(?) j CROSS JOIN places_rtree r
        ON r.max_lat >= j.value ->> 0 AND r.min_lat <= j.value ->> 1 AND r.max_lng >= j.value ->> 2 AND r.min_lng <= j.value ->> 3 WHERE $SCOPE`,
       scope,
-    ).values(JSON.stringify(boxes.map((b) => searchBox(grid, b))), ...Spatial.scopeArgs(scope)) as [number, ...BoxRow][]
+    ).values(JSON.stringify(cellBoxes.map((b) => searchBox(grid, b))), ...Spatial.scopeArgs(scope)) as [number, ...BoxRow][]
     for (const [index, id, minLat, maxLat, minLng, maxLng] of rows) {
       // Each point once: only from the box that owns its cell (widened boxes overlap), and only when its
       // cell is on the edge (a box of several rows also covers inside cells).
-      const box = boxes[index]!
+      const box = cellBoxes[index]!
       const row = grid.row(minLat)
       if (row < box.fromRow || row > box.toRow) continue
       const column = grid.column(minLng)
@@ -110,9 +139,6 @@ export class Spatial {
     }
     return total
   }
-
-  /** Rows of edge runs searched with one R*Tree box (tuning: fewer, larger searches against more points read). */
-  edgeRows = 2
 
   /** Whether the point (known by its R*Tree box) is within the radius; exact coordinates only near the edge. */
   private inCircle(id: number, minLat: number, maxLat: number, minLng: number, maxLng: number, lat: number, lng: number, radiusKm: number): boolean {
@@ -133,7 +159,7 @@ export class Spatial {
    * Candidates are read as R*Tree boxes; exact coordinates are read only for those that can rank.
    */
   nearest(scope: CountryScope, lat: number, lng: number, radiusKm: number, k: number, total: number): NearHit[] {
-    let searched = total <= 4 * k || total < 2000 ? radiusKm : Math.min(radiusKm, this.startRadius(scope, lat, lng, k) ?? radiusKm * Math.sqrt((2 * k) / total))
+    let searched = total <= 4 * k || total < this.tuning.sparseBelow ? radiusKm : Math.min(radiusKm, this.startRadius(scope, lat, lng, k) ?? radiusKm * Math.sqrt((2 * k) / total))
     for (;;) {
       const reach = Math.min(searched, radiusKm)
       const ids: number[] = []

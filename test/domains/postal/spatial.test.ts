@@ -12,6 +12,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
+import { openDataDir } from '../../../src/data/open.ts'
+import { openReadonlySqlite } from '../../../src/data/sqlite.ts'
 import { buildPostalDatabase } from '../../../src/domains/postal/build.ts'
 import postal from '../../../src/domains/postal/index.ts'
 import { PostalService } from '../../../src/domains/postal/service.ts'
@@ -43,7 +45,6 @@ function distanceKm(a: { lat: number; lng: number }, b: { lat: number; lng: numb
   return 2 * 6371.0088 * Math.atan2(Math.sqrt(h), Math.sqrt(1 - h))
 }
 
-const nearby = (cc: string, body: Record<string, number>) => app.json('POST', `/api/v1/postal/${cc}/nearby`, { form: 'enveloped', body })
 
 /**
  * Radii that put the circle's edge 0.1 mm beyond and 0.1 mm short of the m-th nearest raw point, for
@@ -61,13 +62,28 @@ function edgeRadii(centre: { lat: number; lng: number }, points: Point[], picks:
   return radii
 }
 
-async function expectExact(cc: string, points: Point[], centre: { lat: number; lng: number }, radius: number) {
+/**
+ * The service as configured, and forced onto the cell path (`sparseBelow: 0`: the mirror's data is
+ * sparse enough that the default measures every point) with two groupings of edge runs.
+ */
+let services: [string, PostalService][] = []
+beforeAll(() => {
+  const db = openReadonlySqlite(openDataDir().path('postal.sqlite'))
+  services = [
+    ['default', new PostalService(db)],
+    ['cells', new PostalService(db, { sparseBelow: 0 })],
+    ['cells, 5-row edge boxes', new PostalService(db, { sparseBelow: 0, edgeRows: 5 })],
+  ]
+})
+
+function expectExact(cc: string, points: Point[], centre: { lat: number; lng: number }, radius: number, page = { limit: 100, offset: 0 }) {
   const expected = points.filter((p) => distanceKm(centre, p) <= radius).map((p) => distanceKm(centre, p)).sort((a, b) => a - b)
-  const r = await nearby(cc, { ...centre, radius_km: radius, limit: 100 })
-  expect(r.status).toBe(200)
-  expect({ centre, radius, total: r.body.total_count }).toEqual({ centre, radius, total: expected.length })
-  // The nearest page: distances in order, as the oracle's (rounded to metres as the API does).
-  expect(r.body.data.map((x: any) => x.distance_km)).toEqual(expected.slice(0, 100).map((d) => Math.round(d * 1000) / 1000))
+  for (const [path, service] of services) {
+    const r = service.nearby(cc, { ...centre, radius_km: radius }, page)
+    expect({ path, centre, radius, total: r.total }).toEqual({ path, centre, radius, total: expected.length })
+    // The page: distances in order, as the oracle's (rounded to metres as the API does).
+    expect(r.items.map((x) => x.distance_km)).toEqual(expected.slice(page.offset, page.offset + page.limit).map((d) => Math.round(d * 1000) / 1000))
+  }
 }
 
 describe('nearby total_count where the edge passes through real points', () => {
@@ -78,23 +94,22 @@ describe('nearby total_count where the edge passes through real points', () => {
     let checked = 0
     for (const centre of centres) {
       for (const radius of edgeRadii(centre, points, [0, 1, 7, 60, 250, 900])) {
-        await expectExact('DE', points, centre, radius)
+        expectExact('DE', points, centre, radius)
         checked++
       }
     }
     expect(checked).toBeGreaterThan(30)
   })
 
-  test('offsets and the far end of a large circle match the oracle', async () => {
+  test('offsets and the far end of a large circle match the oracle, in the service and over HTTP', async () => {
     const points = rawPoints('DE')
     const centre = { lat: 51.1, lng: 10.4 }
     const expected = points.map((p) => distanceKm(centre, p)).filter((d) => d <= 300).sort((a, b) => a - b)
     expect(expected.length).toBeGreaterThan(3000)
-    for (const offset of [0, 1000, expected.length - 10]) {
-      const r = await nearby('DE', { ...centre, radius_km: 300, limit: 20, offset })
-      expect(r.body.total_count).toBe(expected.length)
-      expect(r.body.data.map((x: any) => x.distance_km)).toEqual(expected.slice(offset, offset + 20).map((d) => Math.round(d * 1000) / 1000))
-    }
+    for (const offset of [0, 1000, expected.length - 10]) expectExact('DE', points, centre, 300, { limit: 20, offset })
+    const r = await app.json('POST', '/api/v1/postal/DE/nearby', { form: 'enveloped', body: { ...centre, radius_km: 300, limit: 20, offset: 1000 } })
+    expect(r.body.total_count).toBe(expected.length)
+    expect(r.body.data.map((x: any) => x.distance_km)).toEqual(expected.slice(1000, 1020).map((d) => Math.round(d * 1000) / 1000))
   })
 
   test('across the antimeridian: Chukotka codes on both sides of 180°', async () => {
@@ -104,7 +119,7 @@ describe('nearby total_count where the edge passes through real points', () => {
     expect(east).toBeGreaterThan(0)
     expect(west).toBeGreaterThan(0)
     for (const centre of [{ lat: 65.5, lng: 180 }, { lat: 65.5, lng: -180 }, { lat: 66, lng: 179.5 }, { lat: 64.8, lng: -179.99 }]) {
-      for (const radius of [...edgeRadii(centre, points, [0, 3, 10, 25]), 150, 500]) await expectExact('RU', points, centre, radius)
+      for (const radius of [...edgeRadii(centre, points, [0, 3, 10, 25]), 150, 500]) expectExact('RU', points, centre, radius)
     }
   })
 })
@@ -127,7 +142,7 @@ describe('a country whose ids are not contiguous', () => {
     await buildPostalDatabase({ postal: join(dir, 'allCountries.txt'), countryInfo: join(MIRROR, 'geonames-countryinfo/countryInfo.txt'), out })
     const db = new Database(out, { readonly: true })
     try {
-      const service = new PostalService(db)
+      const service = new PostalService(db, { sparseBelow: 0 })
       expect(service.find('AT')!.scope.ids).toBeNull()
       expect(service.find('LI')!.scope.ids).toBeNull()
       const centre = { lat: 47.16, lng: 9.52 } // Vaduz, with Austria a few km away

@@ -1,0 +1,96 @@
+/**
+ * The circle's cell cover, checked point by point against a haversine written here: every point of a
+ * cell taken as wholly inside is within the radius (its corners, middle and random points, a float
+ * step beyond its lines included), and every point within the radius (random, and just inside its
+ * edge at every 0.1° of bearing) lies in an inside or an edge cell, with no cell listed twice. Centres include the antimeridian and a pole.
+ */
+import { describe, expect, test } from 'bun:test'
+import { circleCover, Grid, type Run } from '../../../src/domains/postal/grid.ts'
+
+function distanceKm(a: { lat: number; lng: number }, b: { lat: number; lng: number }) {
+  const toRad = (d: number) => (d * Math.PI) / 180
+  const h = Math.sin(toRad(b.lat - a.lat) / 2) ** 2 + Math.cos(toRad(a.lat)) * Math.cos(toRad(b.lat)) * Math.sin(toRad(b.lng - a.lng) / 2) ** 2
+  return 2 * 6371.0088 * Math.atan2(Math.sqrt(h), Math.sqrt(1 - h))
+}
+
+/** Deterministic PRNG (mulberry32). */
+function rng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const grid = new Grid(0.01)
+const cases = [
+  { lat: 51.5074, lng: -0.1278, r: 25 },
+  { lat: 52.52, lng: 13.4, r: 3.3 }, // centre on a cell corner
+  { lat: 0.005, lng: 0.005, r: 11 }, // astride the equator and the prime meridian
+  { lat: 65.5, lng: 180, r: 40 }, // on the antimeridian
+  { lat: -41, lng: -179.99, r: 60 },
+  { lat: 89.9, lng: 10, r: 30 }, // reaching the pole: whole rows
+  { lat: -60, lng: 100, r: 0.4 },
+]
+
+const keys = (runs: Run[]) => runs.flatMap((run) => Array.from({ length: run.to - run.from + 1 }, (_, i) => grid.key(run.row, run.from + i)))
+
+describe('circle cover', () => {
+  for (const c of cases) {
+    test(`${c.lat}, ${c.lng}, ${c.r} km`, () => {
+      const centre = { lat: c.lat, lng: c.lng }
+      const cover = circleCover(grid, c.lat, c.lng, c.r)
+      const inside = keys(cover.inside)
+      const edge = keys(cover.edge)
+      const all = new Set([...inside, ...edge])
+      expect(all.size).toBe(inside.length + edge.length)
+      const random = rng(Math.round(c.lat * 1000 + c.lng))
+      // Points of inside cells, up to a 32-bit float step beyond the cell's lines.
+      const step = 2e-5
+      let sampled = 0
+      for (const run of cover.inside) {
+        for (let column = run.from; column <= run.to; column += Math.max(1, Math.floor((run.to - run.from) / 40))) {
+          const south = -90 + run.row * grid.deg
+          const west = -180 + column * grid.deg
+          const lats = [south - step, south + grid.deg + step, south + random() * grid.deg].map((v) => Math.max(-90, Math.min(90, v)))
+          const lngs = [west - step, west + grid.deg + step, west + random() * grid.deg]
+          for (const lat of lats) for (const lng of lngs) {
+            sampled++
+            if (distanceKm(centre, { lat, lng }) > c.r) throw new Error(`cell ${run.row}/${column} taken as inside, but ${lat}, ${lng} is ${distanceKm(centre, { lat, lng })} km away`)
+          }
+        }
+      }
+      // Random points of the circle (uniform in its box) lie in a listed cell.
+      const dLat = (c.r / 6371.0088) * (180 / Math.PI)
+      const dLng = Math.min(180, dLat / Math.max(0.001, Math.cos(((Math.abs(c.lat) + dLat) * Math.PI) / 180)))
+      let within = 0
+      for (let i = 0; i < 20_000; i++) {
+        const lat = Math.max(-90, Math.min(90, c.lat + (random() * 2 - 1) * dLat))
+        let lng = c.lng + (random() * 2 - 1) * dLng
+        if (lng > 180) lng -= 360
+        if (lng < -180) lng += 360
+        if (distanceKm(centre, { lat, lng }) > c.r) continue
+        within++
+        const key = grid.key(grid.row(lat), grid.column(lng))
+        if (!all.has(key)) throw new Error(`${lat}, ${lng} is within ${c.r} km but its cell is in neither list`)
+      }
+      expect(within).toBeGreaterThan(1000)
+      // Points just inside the circle's edge, every 0.1° of bearing (destination-point formula).
+      const toRad = Math.PI / 180
+      const angular = (c.r * (1 - 1e-9)) / 6371.0088
+      for (let b = 0; b < 3600; b++) {
+        const bearing = (b / 10) * toRad
+        const lat1 = c.lat * toRad
+        const lat2 = Math.asin(Math.sin(lat1) * Math.cos(angular) + Math.cos(lat1) * Math.sin(angular) * Math.cos(bearing))
+        let lng = c.lng + Math.atan2(Math.sin(bearing) * Math.sin(angular) * Math.cos(lat1), Math.cos(angular) - Math.sin(lat1) * Math.sin(lat2)) / toRad
+        if (lng > 180) lng -= 360
+        if (lng < -180) lng += 360
+        const lat = lat2 / toRad
+        const key = grid.key(grid.row(lat), grid.column(lng))
+        if (!all.has(key)) throw new Error(`${lat}, ${lng} is on the edge of ${c.r} km but its cell is in neither list`)
+      }
+      if (c.r > 1) expect(sampled).toBeGreaterThan(0)
+    })
+  }
+})
