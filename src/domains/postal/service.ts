@@ -5,6 +5,7 @@
  */
 import type { Database, Statement } from 'bun:sqlite'
 import { invalid, notFound } from '../../lib/errors.ts'
+import type { Page, Paged } from '../../lib/page.ts'
 import { foldName, prefixEnd } from './fold.ts'
 import { codeCandidates, districtOf, matchFormat } from './formats.ts'
 import { parsePolygons } from './geo.ts'
@@ -39,16 +40,6 @@ export interface PostalRecord {
   longitude: number | null
   accuracy: number | null
   distance_km?: number
-}
-
-export interface Page {
-  limit: number
-  offset: number
-}
-
-export interface Paged<T> {
-  total: number
-  items: T[]
 }
 
 export interface SearchFilters {
