@@ -241,8 +241,9 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     const cost = (route.hooks as any)?.detail?.[COST_KEY] as PerItemCost | undefined
     if (cost) costs.set(`${route.method} ${route.path}`, cost)
   }
-  // Outermost: metrics and the access log see every response, whichever layer produced it.
-  app.handle = observability.wrap(app.handle, app)
+  // Outermost: metrics and the access log see every response, whichever layer produced it. Elysia's own
+  // handle answers synchronously or with a promise despite its type; the wrapper keeps whichever it got.
+  app.handle = observability.wrap(app.handle, app) as typeof app.handle
   return app
 }
 

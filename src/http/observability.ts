@@ -31,11 +31,13 @@ interface RouteStats {
   refusals: number
 }
 
+type Handle = (request: Request) => Response | Promise<Response>
+
 export interface Observability {
   /** The `/metrics` route and the hook that remembers each request's route pattern. */
   plugin: AnyElysia
   /** Wraps the app's handler: times, counts and logs every request, whatever answered it. */
-  wrap<H extends (request: Request, ...rest: any[]) => Response | Promise<Response>>(handle: H, app: AnyElysia): H
+  wrap(handle: Handle, app: AnyElysia): Handle
   /** Prometheus text exposition of everything counted so far. */
   render(): string
   /** Writes out buffered access-log lines. */
@@ -86,8 +88,8 @@ function bufferedStdout(): { write(line: string): void; flush(): void } {
 
 export function createObservability(config: Config, options: ObservabilityOptions = {}): Observability {
   const startedAt = Date.now() / 1000
-  /** By `method route`; a route pattern's label drops trailing slashes. */
-  const stats = new Map<string, RouteStats>()
+  /** One entry per series; a route pattern's label drops trailing slashes. */
+  const stats: RouteStats[] = []
   let inFlight = 0
   const routeOf = new WeakMap<Request, string>()
   const stdout = options.write ? undefined : bufferedStdout()
@@ -114,14 +116,18 @@ export function createObservability(config: Config, options: ObservabilityOption
     return hit
   }
 
+  /** By raw route pattern, then method: two lookups on strings Elysia already holds, no per-request key. */
+  const byRoute = new Map<string, Map<string, RouteStats>>()
   const statsOf = (method: string, rawRoute: string): RouteStats => {
-    const key = method + ' ' + rawRoute
-    let entry = stats.get(key)
+    let methods = byRoute.get(rawRoute)
+    if (!methods) byRoute.set(rawRoute, (methods = new Map()))
+    let entry = methods.get(method)
     if (!entry) {
       const route = rawRoute.length > 1 ? rawRoute.replace(/\/+$/, '') : rawRoute
       // '/x' and '/x/' share one series.
-      entry = [...stats.values()].find((s) => s.method === method && s.route === route) ?? { method, route, byStatus: new Map(), buckets: new Array(BUCKETS.length).fill(0), sum: 0, count: 0, refusals: 0 }
-      stats.set(key, entry)
+      entry = stats.find((s) => s.method === method && s.route === route)
+      if (!entry) stats.push((entry = { method, route, byStatus: new Map(), buckets: new Array(BUCKETS.length).fill(0), sum: 0, count: 0, refusals: 0 }))
+      methods.set(method, entry)
     }
     return entry
   }
@@ -133,8 +139,9 @@ export function createObservability(config: Config, options: ObservabilityOption
     s.byStatus.set(status, (s.byStatus.get(status) ?? 0) + 1)
     s.sum += seconds
     s.count++
-    const bucket = BUCKETS.findIndex((le) => seconds <= le)
-    if (bucket >= 0) s.buckets[bucket]!++
+    let bucket = 0
+    while (bucket < BUCKETS.length && seconds > BUCKETS[bucket]!) bucket++
+    if (bucket < BUCKETS.length) s.buckets[bucket]!++
     if (status === 429) s.refusals++
     if (config.accessLog) {
       let ip: string | undefined
@@ -164,7 +171,7 @@ export function createObservability(config: Config, options: ObservabilityOption
   const render = () => {
     const out: string[] = []
     out.push('# HELP almanac_build_info Version of the running server (and which worker process answered).', '# TYPE almanac_build_info gauge', `almanac_build_info${labels({ version: APP_VERSION, ...(worker !== undefined ? { worker } : {}) })} 1`)
-    const series = [...new Set(stats.values())].sort((x, y) => (x.route === y.route ? (x.method < y.method ? -1 : 1) : x.route < y.route ? -1 : 1))
+    const series = [...stats].sort((x, y) => (x.route === y.route ? (x.method < y.method ? -1 : 1) : x.route < y.route ? -1 : 1))
     out.push('# HELP almanac_http_requests_total Requests answered, by method, route pattern and status.', '# TYPE almanac_http_requests_total counter')
     for (const { method, route, byStatus } of series) {
       for (const [status, n] of [...byStatus].sort((x, y) => x[0] - y[0])) out.push(`almanac_http_requests_total${labels({ method, route, status: String(status) })} ${n}`)
@@ -198,27 +205,31 @@ export function createObservability(config: Config, options: ObservabilityOption
     })
     .get(METRICS_PATH, () => new Response(render(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' } }), { detail: { hide: true } })
 
-  const wrap = <H extends (request: Request, ...rest: any[]) => Response | Promise<Response>>(handle: H, app: AnyElysia): H =>
-    (async (request: Request, ...rest: any[]) => {
-      const started = performance.now()
-      inFlight++
-      let response: Response
-      try {
-        response = await handle(request, ...rest)
-      } catch (e) {
-        // The app maps every error to a problem; this is the last line so the process never dies on input.
-        console.error(JSON.stringify({ level: 'error', msg: 'unhandled', path: pathOf(request.url), error: String((e as Error)?.stack ?? e) }))
-        const problem = { type: 'urn:almanac:problem:internal', title: 'Internal server error', status: 500, detail: 'An internal error occurred. It has been logged.' }
-        response = new Response(JSON.stringify(problemBody(problem, formOf(request, config.responseForm))), {
-          status: 500,
-          headers: { 'content-type': 'application/json' },
-        })
-      } finally {
-        inFlight--
-      }
+  /** The app maps every error to a problem; this is the last line, so the process never dies on input. */
+  const internalError = (request: Request, e: unknown): Response => {
+    console.error(JSON.stringify({ level: 'error', msg: 'unhandled', path: pathOf(request.url), error: String((e as Error)?.stack ?? e) }))
+    const problem = { type: 'urn:almanac:problem:internal', title: 'Internal server error', status: 500, detail: 'An internal error occurred. It has been logged.' }
+    return new Response(JSON.stringify(problemBody(problem, formOf(request, config.responseForm))), { status: 500, headers: { 'content-type': 'application/json' } })
+  }
+
+  // Not an async function: a promise chain only when the app's answer is one, and no extra frame per request.
+  const wrap = (handle: Handle, app: AnyElysia): Handle => (request) => {
+    const started = performance.now()
+    inFlight++
+    const done = (response: Response) => {
+      inFlight--
       record(request, app, response.status, (performance.now() - started) / 1000, (app as any).server)
       return response
-    }) as H
+    }
+    const failed = (e: unknown) => done(internalError(request, e))
+    let answer: Response | Promise<Response>
+    try {
+      answer = handle(request)
+    } catch (e) {
+      return failed(e)
+    }
+    return answer instanceof Promise ? answer.then(done, failed) : done(answer)
+  }
 
   return { plugin, wrap, render, flush: () => stdout?.flush() }
 }
