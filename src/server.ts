@@ -92,7 +92,8 @@ export function quotaHeaders(state: QuotaState): Record<string, string> {
 export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[]): AnyElysia {
   const { authenticator, quota } = deps
   const principals = new WeakMap<Request, Principal>()
-  const costs = new Map<string, PerItemCost>()
+  /** Per-item costs by route pattern, then method. */
+  const costs = new Map<string, Map<string, PerItemCost>>()
   /**
    * Headers this request's response must carry (quota, definitions date). Kept beside Elysia's
    * `set.headers` because a reply whose Response we build ourselves is measurably cheaper than Elysia
@@ -170,6 +171,29 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     return [...methods].sort()
   }
 
+  /** After the store answered: the quota headers, and a 429 when the request does not fit. */
+  const spend = (request: Request, principal: Principal, cost: number, state: QuotaState) => {
+    addHeaders(request, quotaHeaders(state))
+    if (state.allowed) return
+    const retryAfter = String(Math.max(1, state.reset - Math.floor(Date.now() / 1000)))
+    const credits = `${cost} credit${cost > 1 ? 's' : ''}`
+    const detail =
+      cost > state.limit
+        ? `This request costs ${credits}, more than the ${state.limit} that plan ${principal.plan.name} allows per window; send at most ${state.limit} items.`
+        : `This request costs ${credits} and ${state.remaining} remain in the window of plan ${principal.plan.name}; it resets at ${new Date(state.reset * 1000).toISOString()}.`
+    throw new AlmanacError('quota', detail, {
+      headers: { 'Retry-After': retryAfter },
+      extra: { cost, remaining: state.remaining, reset: state.reset },
+    })
+  }
+
+  /** The store could not be asked: a 503, or (fail-open) the request goes through uncounted. */
+  const storeDown = (request: Request, plan: Plan, e: unknown) => {
+    addHeaders(request, storeDownHeaders(plan))
+    const failure = quotaFailure(e)
+    if (failure) throw failure
+  }
+
   const observability = deps.observability ?? createObservability(config)
   const app: AnyElysia = new Elysia()
     .use(requestContext(config.responseForm))
@@ -186,32 +210,19 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     .use(observability.plugin)
     .use(openApiRoutes(() => app, () => mounted.filter((m) => !m.problem && m.domain.definitionsUpdated).flatMap((m) => m.domain.prefixes)))
     .use(docsRoutes())
-    .onTransform({ as: 'global' }, async ({ request, route, body }) => {
+    .onTransform({ as: 'global' }, ({ request, route, body }) => {
       const principal = principals.get(request)
       if (!principal) return
-      const cost = costOf(costs.get(`${request.method} ${route}`), body)
-      let state: QuotaState
+      const cost = costOf(costs.get(route)?.get(request.method), body)
+      const spent = (state: QuotaState) => spend(request, principal, cost, state)
+      const failed = (e: unknown) => storeDown(request, principal.plan, e)
+      let answer: QuotaState | Promise<QuotaState>
       try {
-        state = await quota.consume(principal.subject, principal.plan, cost)
+        answer = quota.consume(principal.subject, principal.plan, cost)
       } catch (e) {
-        addHeaders(request, storeDownHeaders(principal.plan))
-        const failure = quotaFailure(e)
-        if (failure) throw failure
-        return
+        return failed(e)
       }
-      addHeaders(request, quotaHeaders(state))
-      if (!state.allowed) {
-        const retryAfter = String(Math.max(1, state.reset - Math.floor(Date.now() / 1000)))
-        const credits = `${cost} credit${cost > 1 ? 's' : ''}`
-        const detail =
-          cost > state.limit
-            ? `This request costs ${credits}, more than the ${state.limit} that plan ${principal.plan.name} allows per window; send at most ${state.limit} items.`
-            : `This request costs ${credits} and ${state.remaining} remain in the window of plan ${principal.plan.name}; it resets at ${new Date(state.reset * 1000).toISOString()}.`
-        throw new AlmanacError('quota', detail, {
-          headers: { 'Retry-After': retryAfter },
-          extra: { cost, remaining: state.remaining, reset: state.reset },
-        })
-      }
+      return answer instanceof Promise ? answer.then(spent, failed) : spent(answer)
     })
     .onAfterHandle({ as: 'global' }, ({ response, request, query, set }) => {
       const headers = responseHeaders.get(request)
@@ -239,7 +250,9 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
 
   for (const route of app.routes) {
     const cost = (route.hooks as any)?.detail?.[COST_KEY] as PerItemCost | undefined
-    if (cost) costs.set(`${route.method} ${route.path}`, cost)
+    if (!cost) continue
+    if (!costs.has(route.path)) costs.set(route.path, new Map())
+    costs.get(route.path)!.set(route.method, cost)
   }
   // Outermost: metrics and the access log see every response, whichever layer produced it. Elysia's own
   // handle answers synchronously or with a promise despite its type; the wrapper keeps whichever it got.

@@ -46,7 +46,7 @@ export function sqliteQuotaStore(stateDir: string): QuotaStore {
   })
 
   return {
-    async consume(subject, plan, cost, now = Date.now()) {
+    consume(subject, plan, cost, now = Date.now()) {
       const window = windowStart(plan, now)
       if (cost === 0) return quotaState(plan, window, usedNow(subject, plan, window), true)
       if (now - lastSweep > 3_600_000) {
@@ -55,7 +55,7 @@ export function sqliteQuotaStore(stateDir: string): QuotaStore {
       }
       return consume.immediate(subject, plan, cost, window)
     },
-    async peek(subject, plan, now = Date.now()) {
+    peek(subject, plan, now = Date.now()) {
       const window = windowStart(plan, now)
       return quotaState(plan, window, usedNow(subject, plan, window), true)
     },

@@ -19,11 +19,17 @@ export interface QuotaState {
   windowSeconds: number
 }
 
+/**
+ * Memory and SQLite answer at once; Redis answers with a promise. The request path takes either, so the
+ * local stores cost no promise per request.
+ */
+export type Answer<T> = T | Promise<T>
+
 export interface QuotaStore {
-  /** Spends `cost` credits if all fit; `cost` 0 spends nothing. Rejects if the store is unreachable. */
-  consume(subject: string, plan: Plan, cost: number, now?: number): Promise<QuotaState>
+  /** Spends `cost` credits if all fit; `cost` 0 spends nothing. Throws or rejects if the store is unreachable. */
+  consume(subject: string, plan: Plan, cost: number, now?: number): Answer<QuotaState>
   /** The current state without spending anything. */
-  peek(subject: string, plan: Plan, now?: number): Promise<QuotaState>
+  peek(subject: string, plan: Plan, now?: number): Answer<QuotaState>
   close(): Promise<void> | void
 }
 
@@ -41,29 +47,40 @@ export const quotaState = (plan: Plan, window: number, used: number, allowed: bo
 })
 
 export function memoryQuotaStore(): QuotaStore {
-  const used = new Map<string, { window: number; used: number }>()
-  let sweptWindow = 0
+  /** Counters by subject, then by plan (name and window length): no key string built per request. */
+  const used = new Map<string, Map<string, { windowSeconds: number; window: number; used: number }[]>>()
+  let sweptAt = 0
   const state = (subject: string, plan: Plan, cost: number, now: number): QuotaState => {
     const window = windowStart(plan, now)
     // Forget counters of past windows now and then, so the map holds only recent subjects.
-    if (used.size > 10_000 && now - sweptWindow > 60_000) {
-      sweptWindow = now
-      for (const [k, e] of used) if (e.window + Number(k.slice(0, k.indexOf('\0'))) <= now / 1000) used.delete(k)
+    if (used.size > 10_000 && now - sweptAt > 60_000) {
+      sweptAt = now
+      for (const [who, plans] of used) {
+        for (const [name, entries] of plans) {
+          const live = entries.filter((e) => e.window + e.windowSeconds > now / 1000)
+          if (live.length) plans.set(name, live)
+          else plans.delete(name)
+        }
+        if (!plans.size) used.delete(who)
+      }
     }
-    const key = `${plan.windowSeconds}\0${plan.name}\0${subject}`
-    let entry = used.get(key)
-    if (!entry || entry.window !== window) used.set(key, (entry = { window, used: 0 }))
+    let plans = used.get(subject)
+    if (!plans) used.set(subject, (plans = new Map()))
+    let entries = plans.get(plan.name)
+    if (!entries) plans.set(plan.name, (entries = []))
+    let entry = entries.find((e) => e.windowSeconds === plan.windowSeconds)
+    if (!entry) entries.push((entry = { windowSeconds: plan.windowSeconds, window, used: 0 }))
+    if (entry.window !== window) {
+      entry.window = window
+      entry.used = 0
+    }
     const allowed = entry.used + cost <= plan.credits
     if (allowed) entry.used += cost
     return quotaState(plan, window, entry.used, allowed)
   }
   return {
-    async consume(subject, plan, cost, now = Date.now()) {
-      return state(subject, plan, cost, now)
-    },
-    async peek(subject, plan, now = Date.now()) {
-      return state(subject, plan, 0, now)
-    },
+    consume: (subject, plan, cost, now = Date.now()) => state(subject, plan, cost, now),
+    peek: (subject, plan, now = Date.now()) => state(subject, plan, 0, now),
     close() {
       used.clear()
     },

@@ -156,7 +156,7 @@ describe('redis quota store', () => {
     // The server came back empty (no persistence); the store dials again after its back-off.
     let state
     for (let i = 0; i < 100 && !state; i++) {
-      state = await store.consume('lee', plan, 1, T0).catch(() => undefined)
+      state = await Promise.resolve(store.consume('lee', plan, 1, T0)).catch(() => undefined)
       if (!state) await Bun.sleep(50)
     }
     expect(state?.remaining).toBe(19)
@@ -166,7 +166,7 @@ describe('redis quota store', () => {
 
   test('a server that was never there rejects with a message naming it, password hidden', async () => {
     const store = redisQuotaStore(`redis://user:s3cret@127.0.0.1:${(await import('../support/redis.ts')).freePort()}`)
-    const error = await store.consume('mia', plan, 1, T0).catch((e: Error) => e)
+    const error = await Promise.resolve(store.consume('mia', plan, 1, T0)).catch((e: Error) => e)
     expect(error).toBeInstanceOf(Error)
     expect((error as Error).message).toMatch(/Redis at redis:\/\/user:\*\*\*@127\.0\.0\.1:\d+ is unreachable/)
     expect((error as Error).message).not.toContain('s3cret')
