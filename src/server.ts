@@ -198,13 +198,17 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const app: AnyElysia = new Elysia()
     .use(requestContext(config.responseForm))
     .onError(({ code, error, request, set }) => errorResponse(code, error, request, set.headers as Record<string, unknown>))
-    .onRequest(async ({ request, set }) => {
+    .onRequest(({ request, set }) => {
       if (!isApi(pathOf(request))) return
+      const refused = (e: unknown) => errorResponse('AUTH', e, request, set.headers as Record<string, unknown>)
+      let answer: Principal | Promise<Principal>
       try {
-        principals.set(request, await authenticator.authenticate(request))
+        answer = authenticator.authenticate(request)
       } catch (e) {
-        return errorResponse('AUTH', e, request, set.headers as Record<string, unknown>)
+        return refused(e)
       }
+      if (!(answer instanceof Promise)) return void principals.set(request, answer)
+      return answer.then((principal) => void principals.set(request, principal), refused)
     })
     .use(requestGuards(config.bodyLimit))
     .use(observability.plugin)

@@ -19,8 +19,11 @@ export interface Principal {
 }
 
 export interface Authenticator {
-  /** Resolves the caller or throws an `unauthorized` (401) or `forbidden` (403) AlmanacError. */
-  authenticate(request: Request): Promise<Principal>
+  /**
+   * The caller, or an `unauthorized` (401) or `forbidden` (403) AlmanacError thrown. API keys are answered
+   * at once; a JWT with a promise (signature checks are async).
+   */
+  authenticate(request: Request): Principal | Promise<Principal>
 }
 
 const REALM = 'realm="almanac"'
@@ -94,7 +97,7 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
   }
 
   return {
-    async authenticate(request) {
+    authenticate(request) {
       const key = request.headers.get('x-api-key')
       // X-API-Key wins when both are sent: a proxy may add its own Authorization header.
       if (key !== null) return byKey(key.trim())
