@@ -11,6 +11,7 @@
 import { Elysia, type AnyElysia } from 'elysia'
 import { APP_VERSION } from '../cli/version.ts'
 import type { Config } from '../config.ts'
+import { existingExchange } from './exchange.ts'
 import { formOf, problemBody } from './reply.ts'
 
 export const METRICS_PATH = '/metrics'
@@ -34,7 +35,7 @@ interface RouteStats {
 type Handle = (request: Request) => Response | Promise<Response>
 
 export interface Observability {
-  /** The `/metrics` route and the hook that remembers each request's route pattern. */
+  /** The `/metrics` route. Series are labelled by the route pattern the app's transform hook records. */
   plugin: AnyElysia
   /** Wraps the app's handler: times, counts and logs every request, whatever answered it. */
   wrap(handle: Handle, app: AnyElysia): Handle
@@ -91,7 +92,6 @@ export function createObservability(config: Config, options: ObservabilityOption
   /** One entry per series; a route pattern's label drops trailing slashes. */
   const stats: RouteStats[] = []
   let inFlight = 0
-  const routeOf = new WeakMap<Request, string>()
   const stdout = options.write ? undefined : bufferedStdout()
   const write = options.write ?? stdout!.write
 
@@ -134,7 +134,7 @@ export function createObservability(config: Config, options: ObservabilityOption
 
   const record = (request: Request, app: AnyElysia, status: number, seconds: number, server: any) => {
     const method = request.method
-    const routed = routeOf.get(request)
+    const routed = existingExchange(request)?.route
     const s = statsOf(method, routed ?? matchRoute(app, method, pathOf(request.url)))
     s.byStatus.set(status, (s.byStatus.get(status) ?? 0) + 1)
     s.sum += seconds
@@ -199,11 +199,7 @@ export function createObservability(config: Config, options: ObservabilityOption
     return out.join('\n') + '\n'
   }
 
-  const plugin = new Elysia({ name: 'almanac:observability' })
-    .onTransform({ as: 'global' }, ({ request, route }) => {
-      routeOf.set(request, route)
-    })
-    .get(METRICS_PATH, () => new Response(render(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' } }), { detail: { hide: true } })
+  const plugin = new Elysia({ name: 'almanac:observability' }).get(METRICS_PATH, () => new Response(render(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' } }), { detail: { hide: true } })
 
   /** The app maps every error to a problem; this is the last line, so the process never dies on input. */
   const internalError = (request: Request, e: unknown): Response => {

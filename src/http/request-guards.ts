@@ -47,25 +47,27 @@ function pathIsWellFormed(url: string): boolean {
   }
 }
 
-export const requestGuards = (limit: number) =>
-  new Elysia({ name: 'almanac:request-guards', seed: limit })
-    .onRequest(({ request }) => {
-      if (!pathIsWellFormed(request.url)) throw badRequest('The path holds an invalid percent-encoding (such as %ZZ or a lone %).')
-      const declared = request.headers.get('content-length')
-      if (declared !== null && !(Number(declared) <= limit)) throw overLimit(limit)
-    })
-    .onParse({ as: 'global' }, async ({ request, contentType }) => {
-      // With a Content-Length (already checked) Elysia's own parsers read the body.
-      if (request.headers.has('content-length') || !request.body) return
-      const text = await readCapped(request, limit)
-      const type = (contentType ?? '').toLowerCase()
-      if (type.includes('json')) {
-        try {
-          return JSON.parse(text)
-        } catch (e) {
-          throw new ParseError(e as Error)
-        }
+/** The checks made before routing (called from the app's one request hook): throws a 400 or a 413. */
+export function checkRequest(request: Request, limit: number): void {
+  if (!pathIsWellFormed(request.url)) throw badRequest('The path holds an invalid percent-encoding (such as %ZZ or a lone %).')
+  const declared = request.headers.get('content-length')
+  if (declared !== null && !(Number(declared) <= limit)) throw overLimit(limit)
+}
+
+/** Reads a body sent without a Content-Length, counting as it goes. */
+export const bodyReader = (limit: number) =>
+  new Elysia({ name: 'almanac:body-reader', seed: limit }).onParse({ as: 'global' }, async ({ request, contentType }) => {
+    // With a Content-Length (already checked) Elysia's own parsers read the body.
+    if (request.headers.has('content-length') || !request.body) return
+    const text = await readCapped(request, limit)
+    const type = (contentType ?? '').toLowerCase()
+    if (type.includes('json')) {
+      try {
+        return JSON.parse(text)
+      } catch (e) {
+        throw new ParseError(e as Error)
       }
-      if (type.startsWith('application/x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(text))
-      return text
-    })
+    }
+    if (type.startsWith('application/x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(text))
+    return text
+  })

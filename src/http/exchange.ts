@@ -1,0 +1,25 @@
+/**
+ * What the shared layers learn about one request on its way through (server.ts, observability.ts), kept on
+ * the Request itself under a private symbol. It dies with the request; a WeakMap entry per request and
+ * layer cost ~0.15 µs each plus collector work, a property next to nothing.
+ */
+import type { Principal } from './auth.ts'
+
+export interface Exchange {
+  /** Who is calling (set by authentication on /api/v1 requests). */
+  principal?: Principal
+  /** The route pattern matched (the metrics label); absent when no route matched. */
+  route?: string
+  /** Headers the response must carry: quota, definitions date. */
+  headers?: Record<string, string>
+}
+
+const EXCHANGE = Symbol('almanac.exchange')
+
+type Carrier = Request & { [EXCHANGE]?: Exchange }
+
+/** This request's exchange, made on first use. */
+export const exchangeOf = (request: Request): Exchange => ((request as Carrier)[EXCHANGE] ??= {})
+
+/** This request's exchange if a layer has made one. */
+export const existingExchange = (request: Request): Exchange | undefined => (request as Carrier)[EXCHANGE]
