@@ -63,6 +63,17 @@ export interface SubdivisionFilter {
 type CountryRow = Country & { languages: string; currencies: string; calling_codes: string }
 type WithdrawnRow = Omit<Withdrawn, 'successors'> & { successors: string }
 
+/** A record held in memory with the folded text a `q` filter searches. */
+interface Searchable<T> {
+  item: T
+  search: string
+}
+
+const pageOf = <T>(matches: Searchable<T>[], page: Page): Paged<T> => ({
+  total: matches.length,
+  items: matches.slice(page.offset, page.offset + page.limit).map((m) => m.item),
+})
+
 const COUNTRY_COLUMNS = 'alpha2, alpha3, numeric, name, official_name, region, sub_region, intermediate_region, capital'
 const SUBDIVISION_COLUMNS = 'code, name, type, parent, country'
 
@@ -88,8 +99,8 @@ export function countriesService(db: Database) {
   const byAlpha3 = db.query<CountryRow, [string]>(`SELECT ${COUNTRY_COLUMNS}, languages, currencies, calling_codes FROM countries WHERE alpha3 = ?`)
   const byNumeric = db.query<CountryRow, [string]>(`SELECT ${COUNTRY_COLUMNS}, languages, currencies, calling_codes FROM countries WHERE numeric = ?`)
   const subdivisionByCode = db.query<Subdivision, [string]>(`SELECT ${SUBDIVISION_COLUMNS} FROM subdivisions WHERE code = ?`)
-  const subdivisionsByCountry = new Map<string, Subdivision[]>()
-  const allSubdivisionsOf = db.query<Subdivision, [string]>(`SELECT ${SUBDIVISION_COLUMNS} FROM subdivisions WHERE country = ? ORDER BY code`)
+  const subdivisionsByCountry = new Map<string, { items: Subdivision[]; searchable: Searchable<Subdivision>[] }>()
+  const subdivisionsOfCountry = db.query<Subdivision & { search: string }, [string]>(`SELECT ${SUBDIVISION_COLUMNS}, search FROM subdivisions WHERE country = ? ORDER BY code`)
   const withdrawnByCode = db.query<WithdrawnRow, [string, string]>(`SELECT code, kind, name, withdrawn, successors, comment FROM withdrawn WHERE code = ? AND kind = ? ORDER BY withdrawn`)
 
   const distinct = (sql: string) => db.query<{ v: string }, []>(sql).all().map((r) => r.v)
@@ -98,6 +109,12 @@ export function countriesService(db: Database) {
     'SELECT DISTINCT sub_region AS v FROM countries WHERE sub_region IS NOT NULL UNION SELECT DISTINCT intermediate_region FROM countries WHERE intermediate_region IS NOT NULL ORDER BY 1',
   )
   const subdivisionTypes = distinct('SELECT DISTINCT type AS v FROM subdivisions ORDER BY 1')
+  // 249 countries in list order, held with their search text: a list filters them in memory, ~100x faster
+  // than SQLite counting and sorting the table for every request.
+  const listed: Searchable<Country>[] = db
+    .query<Country & { search: string }, []>(`SELECT ${COUNTRY_COLUMNS}, search FROM countries ORDER BY sort_key, alpha2`)
+    .all()
+    .map(({ search, ...item }) => ({ item, search }))
   const meta = Object.fromEntries(db.query<{ key: string; value: string }, []>('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]))
 
   const countryRow = (code: string): CountryRow | null => {
@@ -136,7 +153,8 @@ export function countriesService(db: Database) {
     if (q === undefined) return undefined
     const folded = fold(q)
     if (!folded) throw invalid('q', 'must contain at least one letter or digit', 'query')
-    return folded
+    // Names are stored framed by spaces (`searchText`): ` query` matches at the start of a word.
+    return ' ' + folded
   }
 
   /** The stored spelling of a filter value, matched case-insensitively; a 422 listing the valid ones otherwise. */
@@ -170,6 +188,16 @@ export function countriesService(db: Database) {
     return detail
   }
 
+  /** A country's subdivisions with their search text, read once per country (≤ 5,046 rows in all). */
+  const subdivisionsOf = (alpha2: string) => {
+    let found = subdivisionsByCountry.get(alpha2)
+    if (!found) {
+      const searchable = subdivisionsOfCountry.all(alpha2).map(({ search, ...item }) => ({ item, search }))
+      subdivisionsByCountry.set(alpha2, (found = { items: searchable.map((s) => s.item), searchable }))
+    }
+    return found
+  }
+
   return {
     /** iso-codes release and date the artifact was built from. */
     meta,
@@ -178,49 +206,34 @@ export function countriesService(db: Database) {
     subdivisionTypes,
 
     listCountries(filter: CountryFilter, page: Page): Paged<Country> {
-      const where: string[] = []
-      const args: string[] = []
       const region = oneOf('region', filter.region, regions)
-      if (region) where.push('region = ?'), args.push(region)
-      const subRegion = oneOf('sub_region', filter.sub_region, subRegions)
       // An M.49 intermediate region (Caribbean, South America …) is accepted as a sub-region too.
-      if (subRegion) where.push('(sub_region = ? OR intermediate_region = ?)'), args.push(subRegion, subRegion)
+      const subRegion = oneOf('sub_region', filter.sub_region, subRegions)
       const q = query(filter.q)
-      if (q) where.push(`instr(search, ?) > 0`), args.push(' ' + q)
-      const clause = where.length ? `WHERE ${where.join(' AND ')}` : ''
-      const total = db.query<{ n: number }, string[]>(`SELECT count(*) AS n FROM countries ${clause}`).get(...args)!.n
-      const items = db
-        .query<Country, (string | number)[]>(`SELECT ${COUNTRY_COLUMNS} FROM countries ${clause} ORDER BY sort_key, alpha2 LIMIT ? OFFSET ?`)
-        .all(...args, page.limit, page.offset)
-      return { total, items }
+      return pageOf(
+        listed.filter(
+          ({ item, search }) =>
+            (!region || item.region === region) && (!subRegion || item.sub_region === subRegion || item.intermediate_region === subRegion) && (!q || search.includes(q)),
+        ),
+        page,
+      )
     },
 
     country,
 
     /** Every subdivision of a country, ordered by code (Form A embeds them in the country). */
-    /** A country's subdivisions, read once per country: the data never changes while open (≤ 5,046 rows in all). */
-    allSubdivisions(alpha2: string): Subdivision[] {
-      let subdivisions = subdivisionsByCountry.get(alpha2)
-      if (!subdivisions) subdivisionsByCountry.set(alpha2, (subdivisions = allSubdivisionsOf.all(alpha2)))
-      return subdivisions
-    },
+    allSubdivisions: (alpha2: string): Subdivision[] => subdivisionsOf(alpha2).items,
 
     subdivisionsOf(raw: string, filter: SubdivisionFilter, page: Page): Paged<Subdivision> {
       const { alpha2 } = country(raw)
-      const where = ['country = ?']
-      const args: string[] = [alpha2]
+      let type: string | undefined
       if (filter.type !== undefined) {
         const wanted = filter.type.trim().toLowerCase()
-        const type = subdivisionTypes.find((t) => t.toLowerCase() === wanted)
         // A type no subdivision anywhere has matches nothing, like a type this country lacks.
-        where.push('type = ?'), args.push(type ?? '\0')
+        type = subdivisionTypes.find((t) => t.toLowerCase() === wanted) ?? '\0'
       }
       const q = query(filter.q)
-      if (q) where.push('instr(search, ?) > 0'), args.push(' ' + q)
-      const clause = `WHERE ${where.join(' AND ')}`
-      const total = db.query<{ n: number }, string[]>(`SELECT count(*) AS n FROM subdivisions ${clause}`).get(...args)!.n
-      const items = db.query<Subdivision, (string | number)[]>(`SELECT ${SUBDIVISION_COLUMNS} FROM subdivisions ${clause} ORDER BY code LIMIT ? OFFSET ?`).all(...args, page.limit, page.offset)
-      return { total, items }
+      return pageOf(subdivisionsOf(alpha2).searchable.filter(({ item, search }) => (!type || item.type === type) && (!q || search.includes(q))), page)
     },
 
     subdivision(raw: string): Subdivision {
