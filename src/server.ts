@@ -19,7 +19,7 @@ import { metaRoutes } from './http/meta.ts'
 import { createObservability, type Observability } from './http/observability.ts'
 import { openApiRoutes } from './http/openapi.ts'
 import { toProblem } from './http/problem.ts'
-import { body, formOf, problemBody, Reply } from './http/reply.ts'
+import { bodyJson, formOf, problemBody, Reply } from './http/reply.ts'
 import { windowStart, type QuotaState, type QuotaStore } from './stores/quota.ts'
 
 /** Retry-After of the 503 sent while the quota store is unreachable. */
@@ -208,7 +208,12 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const app: AnyElysia = new Elysia()
     .use(requestContext(config.responseForm))
     .onError(({ code, error, request, set }) => errorResponse(code, error, request, set.headers as Record<string, unknown>))
-    .onRequest(({ request, set }) => {
+    .onRequest((context) => {
+      // The context made here is the one handlers get (Elysia makes it before routing when a request hook
+      // exists), so the form is set on it once. Request and set are always on it, whatever a minifier
+      // does to this function's text (Elysia reads hook source to decide what else to provide).
+      const { request, set } = context
+      context.form = formOf(request, config.responseForm)
       // Who is calling, before any body is read; then the request's own shape (400, 413).
       const refused = (e: unknown) => errorResponse('AUTH', e, request, set.headers as Record<string, unknown>)
       if (!isApi(pathOf(request))) return checkRequest(request, config.bodyLimit)
@@ -231,18 +236,15 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     .use(observability.plugin)
     .use(openApiRoutes(() => app, () => mounted.filter((m) => !m.problem && m.domain.definitionsUpdated).flatMap((m) => m.domain.prefixes)))
     .use(docsRoutes())
-    .onTransform({ as: 'global' }, (context) => {
-      // After routing and parsing, before the schema: form, route label, definitions date, then quota.
-      const request = context.request
-      const route = context.route
-      context.form = formOf(request, config.responseForm)
+    .onTransform({ as: 'global' }, ({ request, route, body }) => {
+      // After routing and parsing, before the schema: route label, definitions date, then quota.
       const exchange = exchangeOf(request)
       exchange.route = route
       const dated = definitionsOf(route)
       if (dated) addHeaders(request, dated)
       const principal = exchange.principal
       if (!principal) return
-      const cost = costOf(costs.get(route)?.get(request.method), context.body)
+      const cost = costOf(costs.get(route)?.get(request.method), body)
       const spent = (state: QuotaState) => spend(request, principal, cost, state)
       const failed = (e: unknown) => storeDown(request, principal.plan, e)
       let answer: QuotaState | Promise<QuotaState>
@@ -256,7 +258,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     .onAfterHandle({ as: 'global' }, ({ response, request, query, set }) => {
       const headers = existingExchange(request)?.headers
       if (response instanceof Reply) {
-        const json = JSON.stringify(body(response, formOf(request, config.responseForm), (query as Record<string, string | undefined>)?.fields))
+        const json = bodyJson(response, formOf(request, config.responseForm), (query as Record<string, string | undefined>)?.fields)
         return new Response(json, { status: typeof set.status === 'number' ? set.status : 200, headers: headers ? Object.assign(headers, JSON_HEADERS) : JSON_HEADERS })
       }
       if (headers) Object.assign(set.headers, headers)

@@ -77,7 +77,7 @@ export const metaRoutes = (config: Config, data: DataDir, mounted: MountedDomain
   const infos = datasetInfos(data, mounted)
   return new Elysia({ name: 'almanac:meta', prefix: '/meta' })
     .use(requestContext(config.responseForm))
-    .get('/datasets', () => list(infos, { total: infos.length, enveloped: { app_version: APP_VERSION }, bare: { app_version: APP_VERSION }, fieldNames: DATASET_FIELDS }), {
+    .get('/datasets', () => list(infos, { total: infos.length, enveloped: { app_version: APP_VERSION }, bare: { app_version: APP_VERSION }, fieldNames: DATASET_FIELDS, stable: true }), {
       query: t.Object(fieldsQuery),
       detail: { summary: 'Datasets, their versions, licences and required attribution', tags: ['meta'] },
     })
@@ -86,7 +86,7 @@ export const metaRoutes = (config: Config, data: DataDir, mounted: MountedDomain
       ({ params }) => {
         const found = infos.find((d) => d.id === params.id)
         if (!found) throw notFound(`No dataset ${JSON.stringify(params.id)}; known: ${infos.map((d) => d.id).join(', ') || 'none'}.`)
-        return one(found, { fieldNames: DATASET_FIELDS })
+        return one(found, { fieldNames: DATASET_FIELDS, stable: true })
       },
       {
         params: t.Object({ id: t.String({ description: 'Dataset id, as listed by GET /api/v1/meta/datasets.' }) }),

@@ -19,6 +19,12 @@ export interface ReplyOptions {
    * Defaults to the keys of the items themselves.
    */
   fieldNames?: readonly string[]
+  /**
+   * The data is one object served to every request that asks for it and never changed (the route memoizes
+   * it): its JSON is made once and kept with it. Large bodies with text beyond Latin-1 gain most, as Bun's
+   * JSON.stringify is several times slower on such strings (a country with its subdivisions: ~45 µs).
+   */
+  stable?: boolean
 }
 
 export class Reply {
@@ -52,7 +58,7 @@ export const list = (items: unknown[], meta: ListMeta = {}) =>
     items,
     { ...(meta.total !== undefined ? { total: meta.total } : {}), ...meta.enveloped },
     { ...(meta.total !== undefined ? { count: meta.total } : {}), ...meta.bare },
-    { fieldNames: meta.fieldNames },
+    { fieldNames: meta.fieldNames, stable: meta.stable },
   )
 
 /** The form for this request: `X-Response-Form` header, else the deployment default. */
@@ -129,6 +135,28 @@ export function applyFields(reply: Reply, fields: string | undefined): unknown {
   const items = reply.kind === 'list' ? (reply.data as unknown[]) : [reply.data]
   checkNames(items, sel, reply.options.fieldNames)
   return reply.kind === 'list' ? items.map((i) => pick(i, sel)) : pick(reply.data, sel)
+}
+
+/** JSON of stable data, by the data object (see `ReplyOptions.stable`). */
+const stableJson = new WeakMap<object, string>()
+
+/** `{"a":1}` -> `"a":1`: the members of an object, to splice next to pre-serialized data. */
+const members = (o: Record<string, unknown>) => JSON.stringify(o).slice(1, -1)
+
+/** The response body for a successful reply in the given form, as JSON text. */
+export function bodyJson(reply: Reply, form: ResponseForm, fields: string | undefined): string {
+  const data = reply.data
+  if (!reply.options.stable || (fields && fields.trim()) || typeof data !== 'object' || data === null) return JSON.stringify(body(reply, form, fields))
+  let json = stableJson.get(data)
+  if (json === undefined) stableJson.set(data, (json = JSON.stringify(data)))
+  // The same members, in the same order, as `body` gives.
+  if (form === 'enveloped') {
+    const rest = members(reply.enveloped)
+    return `{"status":"ok","data":${json},"error":null${rest ? ',' + rest : ''}}`
+  }
+  if (reply.kind === 'one') return json
+  const rest = members(reply.bare!)
+  return `{${rest ? rest + ',' : ''}"results":${json}}`
 }
 
 /** The response body for a successful reply in the given form. */

@@ -93,6 +93,27 @@ describe('the compiled executable, alone in an empty folder', () => {
     }
   })
 
+  // Elysia reads hook source text to decide what a request context carries; the executable is minified,
+  // so the shared layers are checked again here, not only from source.
+  test('minified, the shared layers still see the form, the route, the definitions date and the per-item cost', async () => {
+    const get = (form: string) => fetch(`${server.url}/api/v1/countries/FR?fields=name`, { headers: { 'x-api-key': SMOKE_KEY, 'x-response-form': form } })
+    const enveloped = await get('enveloped')
+    expect(await enveloped.json()).toEqual({ status: 'ok', data: { name: 'France' }, error: null })
+    expect(enveloped.headers.get('x-definitions-updated')).toMatch(/^\d{4}-\d{2}-\d{2}$/)
+    const bare = await get('bare')
+    expect(await bare.json()).toEqual({ name: 'France' })
+    const before = Number(bare.headers.get('x-quota-remaining'))
+    const bulk = await fetch(`${server.url}/api/v1/countries/validate`, {
+      method: 'POST',
+      headers: { 'x-api-key': SMOKE_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ codes: ['FR', 'DE', 'XX'] }),
+    })
+    expect(bulk.status).toBe(200)
+    expect(Number(bulk.headers.get('x-quota-remaining'))).toBe(before - 3)
+    const metrics = await (await fetch(`${server.url}/metrics`)).text()
+    expect(metrics).toContain('almanac_http_requests_total{method="GET",route="/api/v1/countries/:code",status="200"}')
+  })
+
   test('the docs page and its UI assets are served from inside the executable', async () => {
     const page = await fetch(`${server.url}/docs`)
     if (page.status === 404) return // no docs route in this build

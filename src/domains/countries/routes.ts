@@ -33,6 +33,8 @@ const notAGetPath = (code: string, path: string) => {
 }
 
 export function countriesRoutes(service: CountriesService, config: Config) {
+  /** Single-country views by the service's memoized country and form, presented once: nothing changes while open. */
+  const views = { enveloped: new WeakMap<object, object>(), bare: new WeakMap<object, object>() }
   const countries = new Elysia({ prefix: '/countries' })
     .use(requestContext(config.responseForm))
     .get(
@@ -65,7 +67,9 @@ export function countriesRoutes(service: CountriesService, config: Config) {
       ({ params, form, path }) => {
         notAGetPath(params.code, path)
         const country = service.country(params.code)
-        return one(presentCountryDetail(country, form, form === 'enveloped' ? service.allSubdivisions(country.alpha2) : []))
+        let view = views[form].get(country)
+        if (!view) views[form].set(country, (view = presentCountryDetail(country, form, form === 'enveloped' ? service.allSubdivisions(country.alpha2) : [])))
+        return one(view, { stable: true })
       },
       {
         params: countryCode,

@@ -1,0 +1,46 @@
+/**
+ * Stable replies keep their JSON (reply.ts `stable`): the spliced text must be exactly what the plain path
+ * gives, in both forms, for single items and lists with their siblings, and `fields` must bypass the cache.
+ */
+import { describe, expect, test } from 'bun:test'
+import { body, bodyJson, list, one, type Reply } from '../../src/http/reply.ts'
+
+const item = { code: 'FR-971', name: 'Guadeloupe', note: 'Côte-d’Or → “quoted”', nested: { a: [1, 2], b: null } }
+const items = [item, { ...item, code: 'FR-972', name: 'Martinique' }]
+
+const cases: [string, (stable: boolean) => Reply][] = [
+  ['one', (stable) => one(item, { stable })],
+  ['list without siblings', (stable) => list(items, { stable })],
+  ['list with total', (stable) => list(items, { total: 7, stable })],
+  ['list with extra siblings', (stable) => list(items, { total: 2, enveloped: { app_version: '1.2.3' }, bare: { app_version: '1.2.3' }, stable })],
+  ['empty list', (stable) => list([], { total: 0, stable })],
+]
+
+describe('stable replies', () => {
+  for (const [name, make] of cases) {
+    for (const form of ['enveloped', 'bare'] as const) {
+      test(`${name}, ${form}: the same JSON as the plain path, first and second time`, () => {
+        const expected = JSON.stringify(body(make(false), form, undefined))
+        const reply = make(true)
+        expect(bodyJson(reply, form, undefined)).toBe(expected)
+        expect(bodyJson(reply, form, undefined)).toBe(expected)
+        expect(JSON.parse(bodyJson(reply, form, undefined))).toEqual(JSON.parse(expected))
+      })
+    }
+  }
+
+  test('fields select from the data, not from the kept JSON', () => {
+    const reply = one(item, { stable: true })
+    bodyJson(reply, 'bare', undefined)
+    expect(JSON.parse(bodyJson(reply, 'bare', 'name'))).toEqual({ name: 'Guadeloupe' })
+    expect(JSON.parse(bodyJson(reply, 'enveloped', 'code,nested.a'))).toEqual({ status: 'ok', data: { code: 'FR-971', nested: { a: [1, 2] } }, error: null })
+  })
+
+  test('the JSON is kept by the data object: the same object answers from the cache', () => {
+    const data = { name: 'first' }
+    expect(bodyJson(one(data, { stable: true }), 'bare', undefined)).toBe('{"name":"first"}')
+    data.name = 'changed' // a broken promise: stable data must never change; the kept JSON shows it
+    expect(bodyJson(one(data, { stable: true }), 'bare', undefined)).toBe('{"name":"first"}')
+    expect(bodyJson(one(data), 'bare', undefined)).toBe('{"name":"changed"}')
+  })
+})
