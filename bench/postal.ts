@@ -17,9 +17,10 @@ import { openReadonlySqlite } from '../src/data/sqlite.ts'
 import { buildPostalDatabase } from '../src/domains/postal/build.ts'
 import { PostalService } from '../src/domains/postal/service.ts'
 import { progress } from '../src/lib/progress.ts'
-import { compareWithHello } from './lib.ts'
+import { compareWithHello, ROOT } from './lib.ts'
 
-const MIRROR = process.env.ALMANAC_MIRROR ?? '/work/shared/mirror'
+// The mirror beside the checkout, as .ci/run uses it, unless ALMANAC_MIRROR says otherwise.
+const MIRROR = process.env.ALMANAC_MIRROR ?? join(ROOT, '../shared/mirror')
 const POSTAL_DIR = join(MIRROR, 'geonames-postal')
 const COUNTRY_INFO = join(MIRROR, 'geonames-countryinfo/countryInfo.txt')
 const TARGET_ROWS = 4_250_000
