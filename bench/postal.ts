@@ -6,7 +6,7 @@
  * at 4.25M rows, in-process latency percentiles of lookup, nearby (25 km in dense areas) and within (a
  * city-sized polygon), and HTTP lookup throughput as a ratio of hello-world measured in the same run.
  * Prints figures; asserts nothing.
- * Run: `ALMANAC_MIRROR=/work/shared/mirror bun bench/postal.ts` (needs ~2 GB of free space in TMPDIR;
+ * Run: `bun bench/postal.ts` (needs ~2 GB of free space in TMPDIR;
  * `--keep` leaves the synthetic files there).
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'

@@ -13,8 +13,8 @@ import { openIpService, type IpService } from '../../../src/domains/ip/service.t
 import { formatV4, formatV6, parseCidr, type Cidr } from '../../../src/lib/ip-address.ts'
 import ipDomain from '../../../src/domains/ip/index.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
+import { MIRROR } from '../../support/mirror.ts'
 
-const MIRROR = process.env.ALMANAC_MIRROR ?? '/work/shared/mirror'
 const data = openDataDir()
 let app: TestApp
 let service: IpService

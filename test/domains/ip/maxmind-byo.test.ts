@@ -12,8 +12,9 @@ import { openIpService, type IpRecord, type IpService } from '../../../src/domai
 import { compareWords, formatV4, formatV6, parseCidr, type Cidr } from '../../../src/lib/ip-address.ts'
 import ipDomain from '../../../src/domains/ip/index.ts'
 import { testApp } from '../../support/app.ts'
+import { MIRROR } from '../../support/mirror.ts'
 
-const MM = `${process.env.ALMANAC_MIRROR ?? '/work/shared/mirror'}/maxmind-test`
+const MM = `${MIRROR}/maxmind-test`
 const data = openDataDir()
 
 interface Network {

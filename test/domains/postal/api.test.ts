@@ -9,8 +9,8 @@ import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import postal from '../../../src/domains/postal/index.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
+import { MIRROR } from '../../support/mirror.ts'
 
-const MIRROR = process.env.ALMANAC_MIRROR ?? '/work/shared/mirror'
 let app: TestApp
 beforeAll(async () => {
   app = await testApp({ domains: [postal] })

@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseCountryInfo } from '../../../src/domains/postal/countryinfo.ts'
 import { codeCandidates, districtOf, effectiveRegex, matchFormat, specFormat } from '../../../src/domains/postal/formats.ts'
+import { MIRROR } from '../../support/mirror.ts'
 
-const MIRROR = process.env.ALMANAC_MIRROR ?? '/work/shared/mirror'
 const countries = parseCountryInfo(readFileSync(join(MIRROR, 'geonames-countryinfo/countryInfo.txt'), 'utf8'))
 const byCode = new Map(countries.map((c) => [c.alpha2, c]))
 

@@ -14,8 +14,8 @@ import { gzipSync } from 'node:zlib'
 import { buildPostalDatabase } from '../../../src/domains/postal/build.ts'
 import { classify } from '../../../src/domains/postal/inputs.ts'
 import { zipEntries } from '../../../src/domains/postal/zip.ts'
+import { MIRROR } from '../../support/mirror.ts'
 
-const MIRROR = process.env.ALMANAC_MIRROR ?? '/work/shared/mirror'
 const COUNTRY_INFO = join(MIRROR, 'geonames-countryinfo/countryInfo.txt')
 const dir = mkdtempSync(join(tmpdir(), 'postal-import-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

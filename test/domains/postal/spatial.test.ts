@@ -18,8 +18,8 @@ import { buildPostalDatabase } from '../../../src/domains/postal/build.ts'
 import postal from '../../../src/domains/postal/index.ts'
 import { PostalService } from '../../../src/domains/postal/service.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
+import { MIRROR } from '../../support/mirror.ts'
 
-const MIRROR = process.env.ALMANAC_MIRROR ?? '/work/shared/mirror'
 let app: TestApp
 beforeAll(async () => {
   app = await testApp({ domains: [postal] })
