@@ -195,12 +195,12 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
 
   /** `x-definitions-updated` of the domain answering a route pattern (SPEC: reference-data endpoints). */
   const definitions = definitionsHeaders(config, deps.data, mounted)
+  const definitionsByRoute = new Map<string, Record<string, string> | null>()
   const definitionsOf = (route: string) => {
     let found = definitionsByRoute.get(route)
     if (found === undefined) definitionsByRoute.set(route, (found = definitions.find((d) => route === d.base || route.startsWith(d.base + '/'))?.headers ?? null))
     return found
   }
-  const definitionsByRoute = new Map<string, Record<string, string> | null>()
 
   const observability = deps.observability ?? createObservability(config)
   // The shared layers run in one request hook and one transform hook: each Elysia hook costs a fixed
@@ -255,10 +255,10 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       }
       return answer instanceof Promise ? answer.then(spent, failed) : spent(answer)
     })
-    .onAfterHandle({ as: 'global' }, ({ response, request, query, set }) => {
+    .onAfterHandle({ as: 'global' }, ({ response, request, query, set, form }) => {
       const headers = existingExchange(request)?.headers
       if (response instanceof Reply) {
-        const json = bodyJson(response, formOf(request, config.responseForm), (query as Record<string, string | undefined>)?.fields)
+        const json = bodyJson(response, form, (query as Record<string, string | undefined>)?.fields)
         return new Response(json, { status: typeof set.status === 'number' ? set.status : 200, headers: headers ? Object.assign(headers, JSON_HEADERS) : JSON_HEADERS })
       }
       if (headers) Object.assign(set.headers, headers)

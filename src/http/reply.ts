@@ -69,58 +69,81 @@ export function formOf(request: Request, fallback: ResponseForm): ResponseForm {
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-/** Parses `fields=a,b.c` into a tree of selected keys (`true` keeps the whole value). */
-function selection(fields: string): Map<string, true | Set<string>> {
-  const out = new Map<string, true | Set<string>>()
+/** Selected keys: `true` keeps the whole value, a nested selection picks inside an object. */
+type Selection = Map<string, true | Selection>
+
+/** Parses `fields=a,b.c` into a tree of selected keys. */
+function parseSelection(fields: string): Selection {
+  const out: Selection = new Map()
   for (const raw of fields.split(',')) {
     const name = raw.trim()
     if (!name) continue
-    const dot = name.indexOf('.')
-    if (dot < 0) {
-      out.set(name, true)
-      continue
+    let node = out
+    const path = name.split('.')
+    for (let i = 0; i < path.length; i++) {
+      const key = path[i]!
+      const current = node.get(key)
+      if (current === true) break // the whole value is already selected
+      if (i === path.length - 1) node.set(key, true)
+      else if (current) node = current
+      else {
+        const child: Selection = new Map()
+        node.set(key, child)
+        node = child
+      }
     }
-    const head = name.slice(0, dot)
-    const rest = name.slice(dot + 1)
-    const current = out.get(head)
-    if (current === true) continue
-    out.set(head, (current ?? new Set<string>()).add(rest))
   }
   return out
 }
 
-function pick(item: unknown, sel: Map<string, true | Set<string>>): unknown {
+/** Parsed selections by `fields` text: clients repeat the same few, so each is parsed once. */
+const selections = new Map<string, Selection>()
+function selectionOf(fields: string): Selection {
+  let found = selections.get(fields)
+  if (!found) {
+    if (selections.size >= 1000) selections.clear() // arbitrary client text must not grow memory
+    selections.set(fields, (found = parseSelection(fields)))
+  }
+  return found
+}
+
+/** The dotted paths below a selected key, as the caller wrote them: `true` -> [''], {b: {c}} -> ['.b.c']. */
+const leaves = (sel: true | Selection): string[] => (sel === true ? [''] : [...sel].flatMap(([key, sub]) => leaves(sub).map((rest) => `.${key}${rest}`)))
+
+const has = (o: Record<string, unknown>, key: string) => Object.hasOwn(o, key)
+
+function pick(item: unknown, sel: Selection): unknown {
   if (!isPlainObject(item)) return item
   const out: Record<string, unknown> = {}
   for (const [key, sub] of sel) {
-    if (!(key in item)) continue
+    if (!has(item, key)) continue
     const value = item[key]
-    if (sub === true || !isPlainObject(value)) out[key] = value
-    else out[key] = pick(value, selection([...sub].join(',')))
+    out[key] = sub === true || !isPlainObject(value) ? value : pick(value, sub)
   }
   return out
 }
 
-/** Checks every selected name against the names the items carry; a stranger is a 400 listing the valid ones. */
-function checkNames(items: unknown[], sel: Map<string, true | Set<string>>, declared?: readonly string[]) {
+/**
+ * Checks every selected name against the names the items carry (one level into nested objects); a
+ * stranger is a 400 listing the valid ones. Nothing to select from (an empty list, no declared names)
+ * passes.
+ */
+function checkNames(items: unknown[], sel: Selection, declared?: readonly string[]) {
   const objects = items.filter(isPlainObject)
-  const valid = new Set<string>(declared ?? [])
-  for (const o of objects) for (const k of Object.keys(o)) valid.add(k)
-  if (!valid.size) return // nothing to select from (empty list, no declared names)
+  if (!objects.length && !declared?.length) return
   const unknown: string[] = []
   for (const [key, sub] of sel) {
-    if (!valid.has(key)) {
+    if (!declared?.includes(key) && !objects.some((o) => has(o, key))) {
       unknown.push(key)
       continue
     }
     if (sub === true) continue
-    const nested = new Set<string>()
-    for (const o of objects) if (isPlainObject(o[key])) for (const k of Object.keys(o[key] as object)) nested.add(k)
-    if (!nested.size) continue
-    for (const path of sub) if (!nested.has(path.split('.')[0]!)) unknown.push(`${key}.${path}`)
+    const nested = objects.map((o) => o[key]).filter(isPlainObject)
+    if (!nested.length) continue
+    for (const [inner, deeper] of sub) if (!nested.some((n) => has(n, inner))) unknown.push(...leaves(deeper).map((rest) => `${key}.${inner}${rest}`))
   }
   if (unknown.length) {
-    const names = [...valid].sort()
+    const names = [...new Set([...(declared ?? []), ...objects.flatMap((o) => Object.keys(o))])].sort()
     throw badRequest(`Unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} in fields. Valid fields: ${names.join(', ')}.`, {
       errors: unknown.map((field) => ({ in: 'query', field: 'fields', message: `unknown field ${field}` })),
       valid_fields: names,
@@ -131,7 +154,7 @@ function checkNames(items: unknown[], sel: Map<string, true | Set<string>>, decl
 /** Applies `fields` to the resource(s) of a reply. */
 export function applyFields(reply: Reply, fields: string | undefined): unknown {
   if (!fields || !fields.trim()) return reply.data
-  const sel = selection(fields)
+  const sel = selectionOf(fields)
   const items = reply.kind === 'list' ? (reply.data as unknown[]) : [reply.data]
   checkNames(items, sel, reply.options.fieldNames)
   return reply.kind === 'list' ? items.map((i) => pick(i, sel)) : pick(reply.data, sel)

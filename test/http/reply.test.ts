@@ -3,7 +3,8 @@
  * gives, in both forms, for single items and lists with their siblings, and `fields` must bypass the cache.
  */
 import { describe, expect, test } from 'bun:test'
-import { body, bodyJson, list, one, type Reply } from '../../src/http/reply.ts'
+import { applyFields, body, bodyJson, list, one, type Reply } from '../../src/http/reply.ts'
+import { AlmanacError } from '../../src/lib/errors.ts'
 
 const item = { code: 'FR-971', name: 'Guadeloupe', note: 'Côte-d’Or → “quoted”', nested: { a: [1, 2], b: null } }
 const items = [item, { ...item, code: 'FR-972', name: 'Martinique' }]
@@ -42,5 +43,43 @@ describe('stable replies', () => {
     data.name = 'changed' // a broken promise: stable data must never change; the kept JSON shows it
     expect(bodyJson(one(data, { stable: true }), 'bare', undefined)).toBe('{"name":"first"}')
     expect(bodyJson(one(data), 'bare', undefined)).toBe('{"name":"changed"}')
+  })
+})
+
+describe('fields', () => {
+  const planet = { name: 'mars', orbit: { days: 687, moons: { count: 2, names: ['Phobos', 'Deimos'] } } }
+  const refused = (fields: string, data: unknown = planet) => {
+    try {
+      applyFields(one(data), fields)
+    } catch (e) {
+      return (e as AlmanacError).detail
+    }
+    return null
+  }
+
+  test('a whole key wins over a path into it, whichever comes first', () => {
+    expect(applyFields(one(planet), 'orbit.days,orbit')).toEqual({ orbit: planet.orbit })
+    expect(applyFields(one(planet), 'orbit,orbit.days')).toEqual({ orbit: planet.orbit })
+  })
+
+  test('paths go as deep as they are written; empty names between commas are ignored', () => {
+    expect(applyFields(one(planet), 'orbit.moons.count,,name,')).toEqual({ name: 'mars', orbit: { moons: { count: 2 } } })
+  })
+
+  test('only own names count: inherited ones such as toString are unknown, not selected', () => {
+    expect(refused('toString')).toContain('Unknown field toString')
+    expect(refused('name,constructor')).toContain('constructor')
+    expect(refused('orbit.hasOwnProperty')).toContain('orbit.hasOwnProperty')
+  })
+
+  test('an unknown nested name is reported with the whole path the caller wrote', () => {
+    expect(refused('orbit.rings.count')).toContain('Unknown field orbit.rings.count in fields')
+    expect(refused('orbit..days')).toContain('orbit..days')
+  })
+
+  test('the same fields text asked again selects the same', () => {
+    const first = applyFields(list([planet, { ...planet, name: 'venus' }]), 'name')
+    expect(applyFields(list([planet, { ...planet, name: 'venus' }]), 'name')).toEqual(first)
+    expect(first).toEqual([{ name: 'mars' }, { name: 'venus' }])
   })
 })
