@@ -77,6 +77,8 @@ export class PostalService {
     private readonly db: Database,
     tuning: Partial<SpatialTuning> = {},
   ) {
+    this.byCodeStmt = db.query(`${PLACES} WHERE p.country = ? AND p.postal_code = ?`)
+    this.codeExistsStmt = db.query('SELECT 1 AS found FROM places WHERE country = ? AND postal_code = ? LIMIT 1')
     this.adminStmt = db.query('SELECT admin_name1, admin_code1, admin_name2, admin_code2, admin_name3, admin_code3 FROM admins WHERE id = ?')
     const rows = db.query('SELECT alpha2, alpha3, name, geonames_format, format, regex, total_codes, total_records, first_id, last_id FROM systems ORDER BY alpha2').all() as any[]
     this.systems = rows.map((r) => ({
@@ -151,27 +153,42 @@ export class PostalService {
 
   // No ORDER BY: index entries with equal keys are stored in rowid order, so rows come in id order
   // already, and an ORDER BY made SQLite sort anyway (7 µs of a 9 µs lookup).
-  private readonly byCodeStmt = () => this.db.query<PlaceRow, [string, string]>(`${PLACES} WHERE p.country = ? AND p.postal_code = ?`)
+  private readonly byCodeStmt: Statement<PlaceRow, [string, string]>
+  /** Existence only (batch validate): one index probe, no rows read, however many places share the code. */
+  private readonly codeExistsStmt: Statement<{ found: number }, [string, string]>
 
   /**
-   * Records of one code, trying the spellings the country's format allows, then the district part of a
-   * full code when the data holds only districts (GB outward codes, CA FSAs, NL digits, US ZIP of ZIP+4).
+   * The first spelling of `input` the data holds, trying those the country's format allows, then the
+   * district part of a full code when the data holds only districts (GB outward codes, CA FSAs, NL
+   * digits, US ZIP of ZIP+4); `fetch` reads what the caller needs for a spelling, or null.
    */
-  private resolve(system: PostalSystem, input: string): { code: string; records: PostalRecord[] } | null {
+  private firstHeld<T>(system: PostalSystem, input: string, fetch: (code: string) => T | null): { code: string; found: T } | null {
     if (!input.trim() || input.length > 64) return null
-    const stmt = this.byCodeStmt()
     const candidates = codeCandidates(input, system.alpha2, system.geonamesFormat)
     for (const code of candidates) {
-      const records = stmt.all(system.alpha2, code)
-      if (records.length) return { code, records: this.withAdmins(records) }
+      const found = fetch(code)
+      if (found !== null) return { code, found }
     }
     for (const full of candidates) {
       const district = districtOf(full)
-      if (!district) continue
-      const records = stmt.all(system.alpha2, district)
-      if (records.length) return { code: district, records: this.withAdmins(records) }
+      const found = district ? fetch(district) : null
+      if (found !== null) return { code: district!, found }
     }
     return null
+  }
+
+  /** Records of one code (see `firstHeld` for the spellings tried). */
+  private resolve(system: PostalSystem, input: string): { code: string; records: PostalRecord[] } | null {
+    const held = this.firstHeld(system, input, (code) => {
+      const rows = this.byCodeStmt.all(system.alpha2, code)
+      return rows.length ? rows : null
+    })
+    return held && { code: held.code, records: this.withAdmins(held.found) }
+  }
+
+  /** The spelling of one code the data holds, without reading its records. */
+  private held(system: PostalSystem, input: string): string | null {
+    return this.firstHeld(system, input, (code) => this.codeExistsStmt.get(system.alpha2, code))?.code ?? null
   }
 
   lookup(country: string, code: string): { system: PostalSystem; records: PostalRecord[] } {
@@ -261,8 +278,8 @@ export class PostalService {
     const system = this.find(country)
     if (!system) return { country_code: country, postal_code: code, format_valid: false, exists: false }
     const match = this.formatMatch(system, code)
-    const found = system.totalRecords ? this.resolve(system, code) : null
-    return { country_code: system.alpha2, postal_code: match ?? found?.code ?? code.trim(), format_valid: match !== null, exists: found !== null }
+    const held = system.totalRecords ? this.held(system, code) : null
+    return { country_code: system.alpha2, postal_code: match ?? held ?? code.trim(), format_valid: match !== null, exists: held !== null }
   }
 
   /** The first spelling of `code` that the country's regex accepts, or null. */

@@ -327,6 +327,28 @@ describe('validate', () => {
     expect(b.body).toEqual({ results: [{ country_code: 'US', postal_code: '90210', valid: true, format_valid: true, exists: true }] })
   })
 
+  test('batch exists agrees with lookup for codes straight from the mirror, loosely written and as full codes', async () => {
+    // Raw rows from the mirror (shared codes such as IN 110001 have many places), rewritten the ways
+    // callers write them, plus GB full codes whose district is all the data holds.
+    const asked: { country_code: string; postal_code: string }[] = []
+    for (const cc of ['IN', 'GB', 'NL', 'US', 'PT', 'CA']) {
+      const rows = rawRows(cc)
+      for (let i = 0; i < rows.length; i += Math.ceil(rows.length / 12)) {
+        const code = rows[i]!.code
+        asked.push({ country_code: cc, postal_code: code }, { country_code: cc.toLowerCase(), postal_code: code.toLowerCase().replace(/[ -]/g, '') })
+      }
+    }
+    asked.push({ country_code: 'GB', postal_code: 'SW1A 1AA' }, { country_code: 'GB', postal_code: 'ZZ9 9ZZ' }, { country_code: 'IN', postal_code: '110001' })
+    for (let start = 0; start < asked.length; start += 100) {
+      const batch = asked.slice(start, start + 100)
+      const { body } = await post('/validate', { codes: batch })
+      for (const [i, item] of batch.entries()) {
+        const lookup = await get(`/${item.country_code}/${encodeURIComponent(item.postal_code)}`)
+        expect({ item, exists: body.results[i].exists }).toEqual({ item, exists: lookup.status === 200 })
+      }
+    }
+  })
+
   test('batch limits: 1 to 100 items; each item costs one credit', async () => {
     const over = await post('/validate', { codes: Array.from({ length: 101 }, () => ({ country_code: 'US', postal_code: '90210' })) })
     expect(over.status).toBe(422)
