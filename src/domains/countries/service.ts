@@ -115,6 +115,8 @@ export function countriesService(db: Database) {
     .query<Country & { search: string }, []>(`SELECT ${COUNTRY_COLUMNS}, search FROM countries ORDER BY sort_key, alpha2`)
     .all()
     .map(({ search, ...item }) => ({ item, search }))
+  /** Every current code (alpha-2, alpha-3, numeric) -> its country, for batch validation. */
+  const byAnyCode = new Map<string, Country>(listed.flatMap(({ item }) => [[item.alpha2, item], [item.alpha3, item], [item.numeric, item]]))
   const meta = Object.fromEntries(db.query<{ key: string; value: string }, []>('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]))
 
   const countryRow = (code: string): CountryRow | null => {
@@ -246,8 +248,9 @@ export function countriesService(db: Database) {
     /** Unknown, withdrawn and malformed codes alike are `valid: false, name: null` (SPEC: not an error). */
     validateCountries(codes: string[]): ValidationResult[] {
       return codes.map((code) => {
-        const row = countryRow(code.trim().toUpperCase())
-        return { code, valid: !!row, name: row?.name ?? null }
+        const upper = code.trim().toUpperCase()
+        const found = byAnyCode.get(NUMERIC.test(upper) ? upper.padStart(3, '0') : upper)
+        return { code, valid: !!found, name: found?.name ?? null }
       })
     },
 
