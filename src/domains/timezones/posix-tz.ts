@@ -135,7 +135,7 @@ function ruleDay(rule: RuleDate, y: number): number {
 }
 
 /** The UTC instants at which DST starts and ends in year `y`. */
-function changesIn(tz: PosixTz, y: number): { at: number; type: LocalTimeType }[] {
+function changesIn(tz: PosixTz, y: number): Change[] {
   const { std, dst, start, end } = tz
   // The start rule's time is given in standard time, the end rule's in daylight time.
   return [
@@ -155,12 +155,28 @@ const yearOf = (t: number) => {
   return yoe + era * 400 + (mp >= 10 ? 1 : 0)
 }
 
+type Change = { at: number; type: LocalTimeType }
+
+/**
+ * Changes by year, per TZ string: requests cluster around the present, so a year's three-year window is
+ * worked out once (a convert asks for it twice). Bounded, as callers may ask for any year.
+ */
+const changesByYear = new WeakMap<PosixTz, Map<number, Change[]>>()
+
 /** Rule changes of the years around `t`, in time order. */
-function changesAround(tz: PosixTz, t: number) {
+function changesAround(tz: PosixTz, t: number): Change[] {
   const y = yearOf(t)
-  const all = [...changesIn(tz, y - 1), ...changesIn(tz, y), ...changesIn(tz, y + 1)].sort((a, b) => a.at - b.at)
-  // All-year DST is written as an end that coincides with the next start: of changes at one instant, the last wins.
-  return all.filter((c, i) => all[i + 1]?.at !== c.at)
+  let years = changesByYear.get(tz)
+  if (!years) changesByYear.set(tz, (years = new Map()))
+  let changes = years.get(y)
+  if (!changes) {
+    const all = [...changesIn(tz, y - 1), ...changesIn(tz, y), ...changesIn(tz, y + 1)].sort((a, b) => a.at - b.at)
+    // All-year DST is written as an end that coincides with the next start: of changes at one instant, the last wins.
+    changes = all.filter((c, i) => all[i + 1]?.at !== c.at)
+    if (years.size >= 64) years.clear()
+    years.set(y, changes)
+  }
+  return changes
 }
 
 /** The local time type the TZ string gives at instant `t`. */
@@ -175,7 +191,7 @@ export function posixTypeAt(tz: PosixTz, t: number): LocalTimeType {
 }
 
 /** The first change strictly after `t` (a real change of type), or undefined when there is none. */
-export function posixNextChange(tz: PosixTz, t: number): { at: number; type: LocalTimeType } | undefined {
+export function posixNextChange(tz: PosixTz, t: number): Change | undefined {
   if (!tz.dst) return undefined
   let current = posixTypeAt(tz, t)
   for (let probe = t, guard = 0; guard < 4; guard++) {
