@@ -163,15 +163,36 @@ export function applyFields(reply: Reply, fields: string | undefined): unknown {
 /** JSON of stable data, by the data object (see `ReplyOptions.stable`). */
 const stableJson = new WeakMap<object, string>()
 
-/** `{"a":1}` -> `"a":1`: the members of an object, to splice next to pre-serialized data. */
+/**
+ * Items serialized this many at a time. Bun's JSON.stringify leaves its fast path for the whole value at
+ * the first string holding a character beyond Latin-1 (`İstanbul`) and redoes the work; in chunks only
+ * that chunk pays. 100 IP answers with one such name: 143 -> 42 µs; all Latin-1: 38.0 -> 38.4 µs.
+ */
+const CHUNK = 10
+
+function itemsJson(items: unknown[]): string {
+  const parts: string[] = []
+  for (let i = 0; i < items.length; i += CHUNK) parts.push(JSON.stringify(items.slice(i, i + CHUNK)).slice(1, -1))
+  return `[${parts.join(',')}]`
+}
+
+/** The resource(s) of a reply as JSON text, `fields` applied. */
+function dataJson(reply: Reply, fields: string | undefined): string {
+  const selecting = !!fields && !!fields.trim()
+  const data = selecting ? applyFields(reply, fields) : reply.data
+  const serialize = () => (Array.isArray(data) && data.length > CHUNK ? itemsJson(data) : (JSON.stringify(data) ?? 'null'))
+  if (selecting || !reply.options.stable || typeof data !== 'object' || data === null) return serialize()
+  let json = stableJson.get(data)
+  if (json === undefined) stableJson.set(data, (json = serialize()))
+  return json
+}
+
+/** `{"a":1}` -> `"a":1`: the members of an object, to splice next to serialized data. */
 const members = (o: Record<string, unknown>) => JSON.stringify(o).slice(1, -1)
 
-/** The response body for a successful reply in the given form, as JSON text. */
+/** The response body for a successful reply in the given form, as JSON text: `body` serialized. */
 export function bodyJson(reply: Reply, form: ResponseForm, fields: string | undefined): string {
-  const data = reply.data
-  if (!reply.options.stable || (fields && fields.trim()) || typeof data !== 'object' || data === null) return JSON.stringify(body(reply, form, fields))
-  let json = stableJson.get(data)
-  if (json === undefined) stableJson.set(data, (json = JSON.stringify(data)))
+  const json = dataJson(reply, fields)
   // The same members, in the same order, as `body` gives.
   if (form === 'enveloped') {
     const rest = members(reply.enveloped)

@@ -15,6 +15,14 @@ const cases: [string, (stable: boolean) => Reply][] = [
   ['list with total', (stable) => list(items, { total: 7, stable })],
   ['list with extra siblings', (stable) => list(items, { total: 2, enveloped: { app_version: '1.2.3' }, bare: { app_version: '1.2.3' }, stable })],
   ['empty list', (stable) => list([], { total: 0, stable })],
+  // Long lists are serialized in chunks: lengths around the chunk size, text beyond Latin-1, and items
+  // that are not objects (undefined becomes null inside an array, as JSON.stringify does).
+  ...[9, 10, 11, 20, 21, 100].map(
+    (n): [string, (stable: boolean) => Reply] => [
+      `list of ${n} mixed items`,
+      (stable) => list(Array.from({ length: n }, (_, i) => [{ ...item, i }, `İstanbul ${i}`, i, null, undefined, { name: 'Ōsaka', skip: undefined }][i % 6]), { total: n, stable }),
+    ],
+  ),
 ]
 
 describe('stable replies', () => {
