@@ -106,6 +106,13 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   }
 
   /**
+   * `x-definitions-updated` of the domain a path or route pattern belongs to (SPEC: reference-data
+   * endpoints), on every response under its prefixes, problems included. A handful of prefixes: a scan.
+   */
+  const definitions = definitionsHeaders(config, deps.data, mounted)
+  const definitionsOf = (path: string) => definitions.find((d) => path.startsWith(d.prefix) || path === d.base)?.headers
+
+  /**
    * Quota headers when the store could not be asked. Failing open counts nothing, so the whole plan is
    * reported until the window ends; a 503 says "nothing can be spent now, retry in a moment" rather than
    * pointing clients at the window's end, which could stall them for a day over a short outage.
@@ -154,6 +161,9 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     for (const [k, v] of Object.entries(setHeaders)) if (typeof v === 'string') out.set(k, v)
     for (const [k, v] of Object.entries(existingExchange(request)?.headers ?? {})) out.set(k, v)
     for (const [k, v] of Object.entries(headers)) out.set(k, v)
+    // Failures before routing (401, 400, 413) never passed the transform hook that adds it.
+    const dated = definitionsOf(path)
+    if (dated && !out.has('x-definitions-updated')) out.set('x-definitions-updated', dated['x-definitions-updated']!)
     if (isApi(path) && !out.has('x-quota-limit')) for (const [k, v] of Object.entries(await peekHeaders(request))) out.set(k, v)
     return new Response(JSON.stringify(problemBody(problem, formOf(request, config.responseForm))), { status: problem.status, headers: out })
   }
@@ -198,15 +208,6 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     addHeaders(request, storeDownHeaders(plan))
     const failure = quotaFailure(e)
     if (failure) throw failure
-  }
-
-  /** `x-definitions-updated` of the domain answering a route pattern (SPEC: reference-data endpoints). */
-  const definitions = definitionsHeaders(config, deps.data, mounted)
-  const definitionsByRoute = new Map<string, Record<string, string> | null>()
-  const definitionsOf = (route: string) => {
-    let found = definitionsByRoute.get(route)
-    if (found === undefined) definitionsByRoute.set(route, (found = definitions.find((d) => route === d.base || route.startsWith(d.base + '/'))?.headers ?? null))
-    return found
   }
 
   const observability = deps.observability ?? createObservability(config)
@@ -310,12 +311,13 @@ function domainRoutes(config: Config, data: DataDir, m: MountedDomain): AnyElysi
   return plugin
 }
 
-/** The definitions-date header of each open domain that has one, by the route prefixes it answers. */
+/** The definitions-date header of each open domain that has one, by the path prefixes it answers. */
 function definitionsHeaders(config: Config, data: DataDir, mounted: MountedDomain[]) {
   return mounted.flatMap(({ domain, service, problem }) => {
     const date = problem ? undefined : domain.definitionsUpdated?.({ data, service })
     if (!date) return []
     const headers = { 'x-definitions-updated': date }
-    return domain.prefixes.map((prefix) => ({ base: API_PREFIX + prefix, headers }))
+    // `/countries` covers `/api/v1/countries` and `/api/v1/countries/...`, not `/api/v1/countriesx`.
+    return domain.prefixes.map((prefix) => ({ base: API_PREFIX + prefix, prefix: `${API_PREFIX}${prefix}/`, headers }))
   })
 }

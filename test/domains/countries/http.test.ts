@@ -4,11 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import countriesDomain from '../../../src/domains/countries/index.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
+import { MIRROR } from '../../support/mirror.ts'
 
-const MIRROR = process.env.ALMANAC_MIRROR || resolve(import.meta.dir, '../../../../shared/mirror')
 
 let app: TestApp
 beforeAll(async () => {
@@ -315,4 +315,18 @@ test('every countries response carries X-Definitions-Updated: the iso-codes rele
   for (const r of [get('/countries'), get('/countries/US'), get('/countries/QQ'), get('/countries/US/subdivisions'), get('/subdivisions/US-CA'), post('/countries/validate', { codes: ['US'] }), post('/subdivisions/validate', { codes: [1] })]) {
     expect((await r).headers.get('x-definitions-updated')).toBe(date)
   }
+  // Problems that happen before routing: no key (401), malformed JSON (400), a path no route has (404).
+  const early = [
+    app.request('GET', '/api/v1/countries/US', { key: null }),
+    app.request('POST', '/api/v1/countries/validate', { body: '{"codes": [', headers: { 'content-type': 'application/json' } }),
+    app.request('GET', '/api/v1/subdivisions/US-CA/nothing/here'),
+  ]
+  for (const r of early) {
+    const res = await r
+    expect({ status: res.status, date: res.headers.get('x-definitions-updated') }).toEqual({ status: expect.any(Number), date })
+    expect(res.status).toBeGreaterThanOrEqual(400)
+  }
+  // Only under the domain's prefixes.
+  expect((await app.request('GET', '/api/v1/countriesx')).headers.get('x-definitions-updated')).toBeNull()
+  expect((await app.request('GET', '/api/v1/meta/datasets')).headers.get('x-definitions-updated')).toBeNull()
 })
