@@ -87,6 +87,30 @@ function bufferedStdout(): { write(line: string): void; flush(): void } {
   }
 }
 
+/** The ISO time of the current millisecond, made once per millisecond (a busy server logs many per ms). */
+let isoMs = 0
+let isoText = ''
+function isoNow(): string {
+  const now = Date.now()
+  if (now !== isoMs) {
+    isoMs = now
+    isoText = new Date(now).toISOString()
+  }
+  return isoText
+}
+
+/**
+ * One access-log line: `{"time","msg","method","path","route","status","duration_ms","ip"?,"ua"?}`. Built
+ * as text, with JSON.stringify only for the strings a client controls: a third of the cost of stringifying
+ * an object made for the purpose.
+ */
+function accessLine(method: string, path: string, route: string, status: number, seconds: number, ip: string | undefined, ua: string | null): string {
+  let line = `{"time":"${isoNow()}","msg":"request","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"route":${JSON.stringify(route)},"status":${status},"duration_ms":${Math.round(seconds * 1e6) / 1e3}`
+  if (ip) line += `,"ip":${JSON.stringify(ip)}`
+  if (ua) line += `,"ua":${JSON.stringify(ua.slice(0, 256))}`
+  return line + '}'
+}
+
 export function createObservability(config: Config, options: ObservabilityOptions = {}): Observability {
   const startedAt = Date.now() / 1000
   /** One entry per series; a route pattern's label drops trailing slashes. */
@@ -150,19 +174,7 @@ export function createObservability(config: Config, options: ObservabilityOption
       } catch {
         ip = undefined
       }
-      write(
-        JSON.stringify({
-          time: new Date().toISOString(),
-          msg: 'request',
-          method,
-          path: pathOf(request.url),
-          route: s.route,
-          status,
-          duration_ms: Math.round(seconds * 1e6) / 1e3,
-          ...(ip ? { ip } : {}),
-          ...(request.headers.get('user-agent') ? { ua: request.headers.get('user-agent')!.slice(0, 256) } : {}),
-        }),
-      )
+      write(accessLine(method, pathOf(request.url), s.route, status, seconds, ip, request.headers.get('user-agent')))
     }
   }
 

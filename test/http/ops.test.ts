@@ -90,6 +90,19 @@ describe('access log', () => {
     expect(server.log.join('\n')).not.toContain('secret-in-query')
   })
 
+  test('a line stays valid JSON whatever the client sends, and keeps at most 256 characters of user agent', async () => {
+    const before = server.log.length
+    const ua = 'evil "quoted" \\ back\tslash ' + 'é'.repeat(300)
+    await fetch(server.url + '/api/v1/planets/%22quoted%22%5C', { headers: { 'x-api-key': TEST_KEY, 'user-agent': ua } })
+    const [line] = server.log.slice(before)
+    const parsed = JSON.parse(line!)
+    expect(Object.keys(parsed)).toEqual(['time', 'msg', 'method', 'path', 'route', 'status', 'duration_ms', 'ip', 'ua'])
+    // The status is whatever the small test plan allows (404, or 429 once spent); the line is the point.
+    expect(parsed).toEqual(expect.objectContaining({ msg: 'request', method: 'GET', path: '/api/v1/planets/%22quoted%22%5C', route: '/api/v1/planets/:name', status: expect.any(Number) }))
+    expect(parsed.ua).toBe(ua.slice(0, 256))
+    expect(Math.abs(new Date(parsed.time).getTime() - Date.now())).toBeLessThan(60_000)
+  })
+
   test('is off when ALMANAC_ACCESS_LOG=false', async () => {
     await get(quiet, '/healthz')
     await get(quiet, '/api/v1/planets/mars')
