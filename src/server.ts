@@ -109,7 +109,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
    * `x-definitions-updated` of the domain a path or route pattern belongs to (SPEC: reference-data
    * endpoints), on every response under its prefixes, problems included. A handful of prefixes: a scan.
    */
-  const definitions = definitionsHeaders(config, deps.data, mounted)
+  const definitions = definitionsHeaders(deps.data, mounted)
   const definitionsOf = (path: string) => definitions.find((d) => path.startsWith(d.prefix) || path === d.base)?.headers
 
   /**
@@ -312,7 +312,7 @@ function domainRoutes(config: Config, data: DataDir, m: MountedDomain): AnyElysi
 }
 
 /** The definitions-date header of each open domain that has one, by the path prefixes it answers. */
-function definitionsHeaders(config: Config, data: DataDir, mounted: MountedDomain[]) {
+function definitionsHeaders(data: DataDir, mounted: MountedDomain[]) {
   return mounted.flatMap(({ domain, service, problem }) => {
     const date = problem ? undefined : domain.definitionsUpdated?.({ data, service })
     if (!date) return []
