@@ -188,16 +188,7 @@ export class CityReader {
 
   private string(): string | null {
     const r = this.r
-    const ctrl = r.buf[r.pos]!
-    if (ctrl >> 5 === 1) {
-      r.pos++
-      const target = r.pointer(ctrl)
-      const after = r.pos
-      r.pos = target
-      const s = this.string()
-      r.pos = after
-      return s
-    }
+    if (r.atPointer()) return r.pointed(() => this.string())
     const { type, size } = r.header()
     if (type !== 2) {
       this.skipBody(type, size)
@@ -210,16 +201,7 @@ export class CityReader {
 
   private number(): number | null {
     const r = this.r
-    const ctrl = r.buf[r.pos]!
-    if (ctrl >> 5 === 1) {
-      r.pos++
-      const target = r.pointer(ctrl)
-      const after = r.pos
-      r.pos = target
-      const n = this.number()
-      r.pos = after
-      return n
-    }
+    if (r.atPointer()) return r.pointed(() => this.number())
     const { type, size } = r.header()
     const p = r.pos
     switch (type) {
@@ -243,16 +225,7 @@ export class CityReader {
 
   private boolean(): boolean {
     const r = this.r
-    const ctrl = r.buf[r.pos]!
-    if (ctrl >> 5 === 1) {
-      r.pos++
-      const target = r.pointer(ctrl)
-      const after = r.pos
-      r.pos = target
-      const v = this.boolean()
-      r.pos = after
-      return v
-    }
+    if (r.atPointer()) return r.pointed(() => this.boolean())
     const { type, size } = r.header()
     if (type === 14) return size !== 0
     this.skipBody(type, size)

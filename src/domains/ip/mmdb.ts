@@ -175,6 +175,22 @@ export class MmdbReader {
     return { type, size }
   }
 
+  /** Whether the value at the cursor is a pointer. */
+  atPointer(): boolean {
+    return this.buf[this.pos]! >> 5 === 1
+  }
+
+  /** Reads, with `read`, the value the pointer at the cursor points to; leaves the cursor after the pointer. */
+  pointed<T>(read: () => T): T {
+    const ctrl = this.buf[this.pos++]!
+    const target = this.pointer(ctrl)
+    const after = this.pos
+    this.pos = target
+    const value = read()
+    this.pos = after
+    return value
+  }
+
   /** Target (absolute offset) of a pointer whose control byte was `ctrl`; `pos` is after the control byte. */
   pointer(ctrl: number): number {
     const b = this.buf
@@ -205,17 +221,8 @@ export class MmdbReader {
   }
 
   private value(): unknown {
+    if (this.atPointer()) return this.pointed(() => this.value())
     const b = this.buf
-    const ctrl = b[this.pos]!
-    if (ctrl >> 5 === 1) {
-      this.pos++
-      const target = this.pointer(ctrl)
-      const after = this.pos
-      this.pos = target
-      const v = this.value()
-      this.pos = after
-      return v
-    }
     const { type, size } = this.header()
     const p = this.pos
     switch (type) {
