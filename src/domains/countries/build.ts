@@ -14,7 +14,8 @@ import { COUNTRY_SUCCESSORS, SUBDIVISION_CHANGES } from './withdrawn.ts'
 
 export const ARTIFACT = 'countries.sqlite'
 
-interface IsoCountry {
+/** An ISO 3166-1 entry of iso-codes' JSON (the tests read the same files as their oracle). */
+export interface IsoCountry {
   alpha_2: string
   alpha_3: string
   numeric: string
@@ -22,7 +23,8 @@ interface IsoCountry {
   common_name?: string
   official_name?: string
 }
-interface IsoSubdivision {
+/** An ISO 3166-2 entry of iso-codes' JSON. */
+export interface IsoSubdivision {
   code: string
   name: string
   type: string

