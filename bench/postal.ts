@@ -18,6 +18,7 @@ import { buildPostalDatabase } from '../src/domains/postal/build.ts'
 import { PostalService } from '../src/domains/postal/service.ts'
 import { progress } from '../src/lib/progress.ts'
 import { compareWithHello, ROOT } from './lib.ts'
+import { rng } from '../test/support/random.ts'
 
 // The mirror beside the checkout, as .ci/run uses it, unless ALMANAC_MIRROR says otherwise.
 const MIRROR = process.env.ALMANAC_MIRROR ?? join(ROOT, '../shared/mirror')
@@ -27,15 +28,6 @@ const TARGET_ROWS = 4_250_000
 const work = mkdtempSync(join(tmpdir(), 'almanac-postal-bench-'))
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`
 
-/** Deterministic PRNG (mulberry32), so every run generates the same synthetic set. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 const random = rng(42)
 const LETTERS = 'ABDEFGHJLNPQRSTUWXYZ'
 const letter = () => LETTERS[Math.floor(random() * LETTERS.length)]!

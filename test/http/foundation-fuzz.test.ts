@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { TEST_KEY } from '../support/app.ts'
 import { liveServer, type LiveServer } from './helpers.ts'
+import { rng } from '../support/random.ts'
 
 let server: LiveServer
 const LIMIT = 4096
@@ -16,16 +17,6 @@ beforeAll(async () => {
   server = await liveServer({ env: { ALMANAC_BODY_LIMIT: String(LIMIT) } })
 })
 afterAll(() => server.stop())
-
-/** mulberry32: small, seeded, good enough to vary inputs reproducibly. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const key = { 'x-api-key': TEST_KEY }
 

@@ -9,6 +9,7 @@ import { describe, expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { parseIp } from '../../../src/lib/ip-address.ts'
+import { rng } from '../../support/random.ts'
 
 const PYTHON = '/usr/bin/python3'
 
@@ -28,16 +29,6 @@ for s in json.load(sys.stdin):
         out.append([a.version, str(a)])
 print(json.dumps(out))
 `
-
-/** mulberry32: a small seeded generator so a failure can be reproduced. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const EDGE_CASES = [
   '::', '::1', '1::', '::0', '0::0', '0:0:0:0:0:0:0:0', '0000:0000:0000:0000:0000:0000:0000:0000', '::0:0',

@@ -8,15 +8,7 @@ import { existsSync } from 'node:fs'
 import { RESERVED_NETWORKS, reservedKind } from '../../../src/domains/ip/reserved.ts'
 import { findV4, findV6, NOT_FOUND, tableFromRanges, type RawRange } from '../../../src/domains/ip/ranges.ts'
 import { parseIp, type IpAddress } from '../../../src/lib/ip-address.ts'
-
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { rng } from '../../support/random.ts'
 
 const MAX4 = 0xffffffffn
 const MAX6 = (1n << 128n) - 1n

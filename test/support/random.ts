@@ -1,0 +1,12 @@
+/**
+ * mulberry32: a small seeded generator, so generated inputs are the same on every run and a failure can
+ * be reproduced. Returns numbers in [0, 1) like Math.random. Shared by tests and benchmarks.
+ */
+export function rng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
