@@ -4,35 +4,25 @@
  * concurrency case, and Redis going away (503 or fail-open) and coming back.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { memoryQuotaStore, type QuotaStore } from '../../src/stores/quota.ts'
 import { redisQuotaStore } from '../../src/stores/quota-redis.ts'
 import { sqliteQuotaStore } from '../../src/stores/quota-sqlite.ts'
 import { testApp, TEST_KEY, type TestApp } from '../support/app.ts'
 import { startRedis, type TestRedis } from '../support/redis.ts'
+import { tempDirs } from '../support/temp.ts'
 import { sampleDomain } from '../support/sample-domain.ts'
 
 const TINY = { ALMANAC_PLANS: 'test:1000000/1d,tiny:20/1h', ALMANAC_API_KEYS: `${TEST_KEY}:tiny` }
 const QUOTA_HEADERS = ['x-quota-limit', 'x-quota-remaining', 'x-quota-reset', 'ratelimit-policy', 'ratelimit']
 
 let redis: TestRedis
-const dirs: string[] = []
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'almanac-quota-http-'))
-  dirs.push(d)
-  return d
-}
+const tempDir = tempDirs('almanac-quota-http-')
 let prefixes = 0
 
 beforeAll(async () => {
   redis = await startRedis()
 })
-afterAll(async () => {
-  await redis.close()
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
-})
+afterAll(() => redis.close())
 
 /** Per store: a factory for a second "instance" sharing the first one's counters (same file / server). */
 const stores: [string, () => () => QuotaStore][] = [

@@ -3,14 +3,12 @@
  * redis-server). Time is passed in, so window boundaries are tested without waiting.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { Plan } from '../../src/config.ts'
 import { memoryQuotaStore, type QuotaStore } from '../../src/stores/quota.ts'
 import { redisQuotaStore } from '../../src/stores/quota-redis.ts'
 import { sqliteQuotaStore } from '../../src/stores/quota-sqlite.ts'
 import { startRedis, type TestRedis } from '../support/redis.ts'
+import { tempDirs } from '../support/temp.ts'
 
 const plan: Plan = { name: 'tiny', credits: 20, windowSeconds: 60 }
 // 1_700_000_123.456 s lies in the minute that starts at 1_700_000_100 (1_700_000_100 / 60 = 28_333_335).
@@ -18,21 +16,13 @@ const T0 = 1_700_000_123_456
 const WINDOW_END = 1_700_000_160
 
 let redis: TestRedis
-const dirs: string[] = []
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'almanac-quota-'))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = tempDirs('almanac-quota-')
 let prefixes = 0
 
 beforeAll(async () => {
   redis = await startRedis()
 })
-afterAll(async () => {
-  await redis.close()
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
-})
+afterAll(() => redis.close())
 
 const stores: [string, () => QuotaStore][] = [
   ['memory', () => memoryQuotaStore()],
