@@ -1,11 +1,15 @@
 /** The build's guard: a tzdata release older than TZDATA_MIN is refused with a message saying what to do. */
 import { describe, expect, test } from 'bun:test'
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { sourceById } from '../../../datasets/sources.ts'
 import { TZDATA_MIN } from '../../../datasets/sources/timezones.ts'
-import type { BuildContext } from '../../../src/data/types.ts'
-import { compareTzVersions, timezonesBuilder } from '../../../src/domains/timezones/build.ts'
+import { buildDatasets } from '../../../src/data/build.ts'
+import { compareTzVersions } from '../../../src/domains/timezones/build.ts'
+import timezones from '../../../src/domains/timezones/index.ts'
+import { tempDirs } from '../../support/temp.ts'
+
+const tempDir = tempDirs('tz-old-')
 
 describe('tzdata release guard', () => {
   test('release names order by year, then letters (z < za)', () => {
@@ -16,15 +20,15 @@ describe('tzdata release guard', () => {
   })
 
   test('an older tzdata.zi stops the build, naming both releases and the fix', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tz-old-'))
-    writeFileSync(join(dir, 'tzdata.zi'), '# version 2025b\nZ Etc/UTC 0 - UTC\n')
-    const ctx = {
-      source: async () => ({ path: join(dir, 'tzdata.zi') }),
-      out: (name: string) => join(dir, name),
-      progress: () => ({ tick() {}, done() {} }),
-      log() {},
-    } as unknown as BuildContext
-    const failure = await timezonesBuilder.build(ctx).then(() => undefined, (e: Error) => e.message)
+    // The real build runner and builder, with the tzdata source pointed at a file naming an old release.
+    const dir = tempDir()
+    const old = join(dir, 'tzdata.zi')
+    writeFileSync(old, '# version 2025b\nZ Etc/UTC 0 - UTC\n')
+    const sources = (id: string) => (id === 'tzdata' ? { ...sourceById(id), system: old } : sourceById(id))
+    const failure = await buildDatasets([timezones], { outDir: join(dir, 'out'), sources, log: () => {} }).then(
+      () => 'built',
+      (e: Error) => e.message,
+    )
     expect(failure).toContain('2025b')
     expect(failure).toContain(TZDATA_MIN)
     expect(failure).toContain('apt-get install tzdata')
