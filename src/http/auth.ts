@@ -8,7 +8,7 @@
  */
 import type { Config, Plan } from '../config.ts'
 import { AlmanacError, unavailable } from '../lib/errors.ts'
-import type { KeyStore } from '../stores/keys.ts'
+import { keyHash, type KeyStore } from '../stores/keys.ts'
 import { createJwtVerifier, TokenError } from './jwt.ts'
 
 export interface Principal {
@@ -40,8 +40,8 @@ export const unauthorized = (detail: string, error?: 'invalid_request' | 'invali
   return new AlmanacError('unauthorized', detail, { headers: { 'WWW-Authenticate': challenges.join(', ') } })
 }
 
-/** A key's SHA-256 in hex: config keys are looked up by it, the key database by its bytes. */
-const keyHashHex = (key: string) => Bun.SHA256.hash(key, 'hex') as string
+/** A digest as hex: config keys are looked up by it, the key database by the bytes themselves. */
+const hex = (digest: Uint8Array) => Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('hex')
 
 export interface AuthenticatorOptions {
   /** The key database; without it only `ALMANAC_API_KEYS` keys are accepted. */
@@ -52,27 +52,28 @@ export interface AuthenticatorOptions {
 export function createAuthenticator(config: Config, options: AuthenticatorOptions = {}): Authenticator {
   const jwt = createJwtVerifier(config, options.log)
   const withJwt = jwt !== null
-  const fromConfig = new Map(
-    config.apiKeys.map(({ key, plan }) => {
-      const hex = keyHashHex(key)
-      return [hex, { subject: `key:cfg_${hex.slice(0, 16)}`, plan: plan ?? null }] as const
-    }),
-  )
-
   const planOf = (name: string | null, whose: string): Plan => {
     const plan = config.plans[name ?? config.defaultPlan]
     if (!plan) throw new AlmanacError('forbidden', `${whose} names plan ${JSON.stringify(name)}, which this server does not offer (plans: ${Object.keys(config.plans).join(', ')}).`)
     return plan
   }
 
+  /** `ALMANAC_API_KEYS` by the hex of their hash; each key's Principal is made on its first use, then shared. */
+  const fromConfig = new Map<string, { subject: string; plan: string | null; principal?: Principal }>(
+    config.apiKeys.map(({ key, plan }) => {
+      const id = hex(keyHash(key))
+      return [id, { subject: `key:cfg_${id.slice(0, 16)}`, plan: plan ?? null }]
+    }),
+  )
+
   const byKey = (key: string): Principal => {
     if (!key || key.length > 512) throw unauthorized('The API key is not valid.', 'invalid_token', 'key', withJwt)
-    const hex = keyHashHex(key)
-    const configured = fromConfig.get(hex)
-    if (configured) return { subject: configured.subject, plan: planOf(configured.plan, 'The API key'), via: 'key' }
+    const digest = keyHash(key)
+    const configured = fromConfig.size ? fromConfig.get(hex(digest)) : undefined
+    if (configured) return (configured.principal ??= { subject: configured.subject, plan: planOf(configured.plan, 'The API key'), via: 'key' })
     let stored
     try {
-      stored = options.keys?.findByHash(Buffer.from(hex, 'hex'))
+      stored = options.keys?.findByHash(digest)
     } catch (e) {
       // A locked or broken key database is an outage, not the caller's fault.
       throw unavailable(`The API key database cannot be read: ${(e as Error).message}. Try again shortly.`)
