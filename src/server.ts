@@ -20,7 +20,7 @@ import { createObservability, type Observability } from './http/observability.ts
 import { openApiRoutes } from './http/openapi.ts'
 import { toProblem } from './http/problem.ts'
 import { bodyJson, formOf, problemBody, Reply } from './http/reply.ts'
-import { windowStart, type QuotaState, type QuotaStore } from './stores/quota.ts'
+import { quotaState, windowStart, type QuotaState, type QuotaStore } from './stores/quota.ts'
 
 /** Retry-After of the 503 sent while the quota store is unreachable. */
 const STORE_RETRY_SECONDS = 2
@@ -121,7 +121,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     const now = Date.now()
     return quotaHeaders(
       config.quotaFailOpen
-        ? { allowed: true, policy: plan.name, limit: plan.credits, remaining: plan.credits, reset: windowStart(plan, now) + plan.windowSeconds, windowSeconds: plan.windowSeconds }
+        ? quotaState(plan, windowStart(plan, now), 0, true)
         : { allowed: false, policy: plan.name, limit: plan.credits, remaining: 0, reset: Math.floor(now / 1000) + STORE_RETRY_SECONDS, windowSeconds: plan.windowSeconds },
     )
   }

@@ -52,7 +52,7 @@ async function freePort(host: string): Promise<number> {
 }
 
 /** How to run this same program again: the executable alone when compiled, `bun <main>` from source. */
-const selfCommand = () => (Bun.main.startsWith('/$bunfs/') || Bun.main.startsWith('B:\\~BUN') ? [process.execPath] : [process.execPath, Bun.main])
+const selfCommand = () => (Bun.isStandaloneExecutable ? [process.execPath] : [process.execPath, Bun.main])
 
 export async function superviseWorkers(config: Config, argv: string[], log: (line: string) => void = (l) => console.error(l)): Promise<Supervisor> {
   const data = await resolveDataDir({ dataDir: config.dataDir }, log)

@@ -12,6 +12,7 @@ import { Elysia, type AnyElysia } from 'elysia'
 import { APP_VERSION } from '../cli/version.ts'
 import type { Config } from '../config.ts'
 import { existingExchange } from './exchange.ts'
+import { internalProblem } from './problem.ts'
 import { formOf, problemBody } from './reply.ts'
 
 export const METRICS_PATH = '/metrics'
@@ -216,8 +217,7 @@ export function createObservability(config: Config, options: ObservabilityOption
   /** The app maps every error to a problem; this is the last line, so the process never dies on input. */
   const internalError = (request: Request, e: unknown): Response => {
     console.error(JSON.stringify({ level: 'error', msg: 'unhandled', path: pathOf(request.url), error: String((e as Error)?.stack ?? e) }))
-    const problem = { type: 'urn:almanac:problem:internal', title: 'Internal server error', status: 500, detail: 'An internal error occurred. It has been logged.' }
-    return new Response(JSON.stringify(problemBody(problem, formOf(request, config.responseForm))), { status: 500, headers: { 'content-type': 'application/json' } })
+    return new Response(JSON.stringify(problemBody(internalProblem().problem, formOf(request, config.responseForm))), { status: 500, headers: { 'content-type': 'application/json' } })
   }
 
   // Not an async function: a promise chain only when the app's answer is one, and no extra frame per request.

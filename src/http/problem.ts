@@ -109,5 +109,8 @@ export function toProblem(code: string | number, error: unknown, instance?: stri
   const status = (error as any)?.status
   if (status === 413 || code === 413) return problemFromError(new AlmanacError('too_large', 'The request body is over the size limit.'), instance)
   if (status === 400) return problemFromError(new AlmanacError('bad_request', 'The request could not be read.'), instance)
-  return problemFromError(new AlmanacError('internal', 'An internal error occurred. It has been logged.'), instance)
+  return internalProblem(instance)
 }
+
+/** A 500 that says nothing of what went wrong (the cause is logged, never sent). */
+export const internalProblem = (instance?: string): ProblemResult => problemFromError(new AlmanacError('internal', 'An internal error occurred. It has been logged.'), instance)
