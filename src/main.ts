@@ -47,17 +47,7 @@ async function main() {
   }
 }
 
-function usage(text: string) {
-  return new UsageError(`usage: ${text}`)
-}
-
-class UsageError extends Error {}
-
 main().catch((e) => {
-  if (e instanceof UsageError) {
-    console.error(`almanac: ${e.message}`)
-    process.exit(2)
-  }
   if (e instanceof ConfigError) {
     console.error(`almanac: configuration error: ${e.message}`)
     process.exit(2)

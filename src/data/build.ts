@@ -20,7 +20,6 @@ import { HashCache } from './hashes.ts'
 import { readManifest, SOURCE_OUT_DIR } from './open.ts'
 import type { BuildContext, DatasetBuilder, Manifest, ManifestEntry, ResolvedSource, Source } from './types.ts'
 
-export { sha256File } from './hashes.ts'
 
 export interface BuildOptions {
   outDir?: string

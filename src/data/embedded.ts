@@ -30,15 +30,3 @@ export function registerEmbeddedData(data: EmbeddedData | undefined) {
 }
 
 export const embeddedData = (): EmbeddedData | undefined => embedded
-
-/**
- * The path to give `new Worker(...)` for a worker module, in a source run and in the executable.
- * In the executable every module is bundled into one file whose `import.meta.url` is the executable's,
- * so a URL relative to the caller does not exist; extra entry points live at `/$bunfs/root/<path from
- * the project root>` instead (build/compile.ts adds every `src/**\/*worker.ts` as an entry point).
- *
- *   new Worker(workerPath('src/domains/hash/kdf-worker.ts', new URL('./kdf-worker.ts', import.meta.url)))
- */
-export function workerPath(projectPath: string, local: URL): string {
-  return Bun.isStandaloneExecutable ? `/$bunfs/root/${projectPath}` : local.href
-}

@@ -11,8 +11,6 @@ import { ConfigError, type Config } from '../config.ts'
 export class TokenError extends Error {}
 
 export interface JwtVerifier {
-  /** Algorithms a token may use, for messages and docs. */
-  algorithms(): string[]
   /** The verified claims, or a TokenError saying what is wrong in words a client developer can act on. */
   verify(token: string): Promise<JWTPayload>
 }
@@ -105,7 +103,6 @@ export function createJwtVerifier(config: Pick<Config, 'jwtSecret' | 'jwtJwks' |
   const accepted = () => [...(secret ? ['HS256'] : []), ...(currentJwks()?.algorithms ?? [])]
 
   return {
-    algorithms: accepted,
     async verify(token) {
       const allowed = accepted()
       try {

@@ -24,10 +24,6 @@ export interface Cidr {
 }
 
 /** Strict dotted quad (no leading zeros, which some parsers read as octal) -> u32, or -1. */
-export function parseV4(s: string, from = 0, to = s.length): number {
-  return dottedQuad(s, from, to)
-}
-
 function dottedQuad(s: string, from: number, to: number): number {
   let value = 0
   let octet = 0
@@ -163,11 +159,6 @@ function longestZeroRun(g: ArrayLike<number>): number {
   return bestStart < 0 ? -1 : bestStart | (bestLen << 4)
 }
 
-/** IPv6 text (with an optional trailing dotted quad) -> 8 groups, or null. */
-export function parseV6Groups(s: string): number[] | null {
-  return scanV6(s) === NOT_V6 ? null : Array.from(GROUPS)
-}
-
 export const formatV4 = (v: number) => `${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`
 
 /** RFC 5952 text of eight groups: lower case, no leading zeros, the longest run (>= 2) of zero groups as `::`. */
@@ -246,7 +237,7 @@ function describeBadAddress(s: string): string {
     return bracketed[2] ? `carries a port (:${bracketed[2]}); send the address alone` : 'is bracketed; send the address without brackets'
   }
   const port = /^(\d+\.\d+\.\d+\.\d+):(\d+)$/.exec(s)
-  if (port && parseV4(port[1]!) >= 0) return `carries a port (:${port[2]}); send the address alone`
+  if (port && dottedQuad(port[1]!, 0, port[1]!.length) >= 0) return `carries a port (:${port[2]}); send the address alone`
   return 'is not an IPv4 or IPv6 address'
 }
 

@@ -78,10 +78,6 @@ export class CityReader {
     this.r = reader
   }
 
-  get metadata() {
-    return this.r.metadata
-  }
-
   /** The place of an IPv4 address (u32), or null when the database has none. */
   findV4(ip: number): Place | null {
     const offset = this.r.findV4(ip)

@@ -41,8 +41,6 @@ export class MmdbReader {
   private readonly v4JumpDepth = new Uint8Array(65536)
   private readonly v6Jump = new Uint32Array(65536)
   private readonly v6JumpDepth = new Uint8Array(65536)
-  /** Prefix length of the network matched by the last find (for callers that report it). */
-  prefixLength = 0
   /** Position after the last decoded value. */
   pos = 0
 
@@ -113,7 +111,6 @@ export class MmdbReader {
     } else {
       for (; i < 32 && node < count; i++) node = this.record(node, (ip >>> (31 - i)) & 1)
     }
-    this.prefixLength = i
     return this.resolve(node)
   }
 
@@ -134,7 +131,6 @@ export class MmdbReader {
     } else {
       for (; i < 128 && node < count; i++) node = this.record(node, (words[i >>> 5]! >>> (31 - (i & 31))) & 1)
     }
-    this.prefixLength = i
     return this.resolve(node)
   }
 

@@ -193,5 +193,4 @@ export function parseListText(text: string, bit: number): { v4: RawRange[]; v6: 
   return { v4, v6, bad }
 }
 
-export const emptyTable = (): RangeTable => tableFromRanges([], [])
 

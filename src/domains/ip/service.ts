@@ -66,8 +66,6 @@ export interface IpService {
   bulk(inputs: readonly unknown[], field?: string): (IpRecord | ItemError)[]
   /** Re-reads the operator's list files (SIGHUP). On failure the previous lists stay. */
   reload(): { ok: boolean; lists: number; messages: string[] }
-  /** Where each part of the answer comes from (for logs and docs). */
-  describe(): Record<string, string>
 }
 
 interface IspRecord {
@@ -312,13 +310,6 @@ export function openIpService(config: Config, data: DataDir, log: (line: string)
         return { ok: false, lists: operator.labels.length, messages: [`operator lists not reloaded, the previous ones stay: ${(e as Error).message}`] }
       }
     },
-    describe: () => ({
-      city: config.ip.cityMmdb ?? `${CITY_ARTIFACT} (${city.metadata.database_type}, built ${new Date(city.metadata.build_epoch * 1000).toISOString().slice(0, 10)})`,
-      asn: config.ip.asnMmdb ?? ASN_ARTIFACT,
-      isp: config.ip.ispMmdb ?? 'AS organisation',
-      anonymous: [LISTS_ARTIFACT, ...operator.labels.map((l) => l.source), ...(config.ip.anonymousIpMmdb ? [config.ip.anonymousIpMmdb] : [])].join(', '),
-      connection_type: config.ip.connectionTypeMmdb ?? 'none',
-    }),
   }
 }
 

@@ -92,20 +92,6 @@ function parseRing(ring: unknown, path: string, what: string): Ring {
   return out
 }
 
-export function boxOf(ring: Ring): Box {
-  let minLat = 90
-  let maxLat = -90
-  let minLng = 180
-  let maxLng = -180
-  for (const [lng, lat] of ring) {
-    if (lat < minLat) minLat = lat
-    if (lat > maxLat) maxLat = lat
-    if (lng < minLng) minLng = lng
-    if (lng > maxLng) maxLng = lng
-  }
-  return { minLat, maxLat, minLng, maxLng }
-}
-
 /** Even-odd ray casting in the longitude/latitude plane (GeoJSON's own model of edges). */
 export function inRing(lng: number, lat: number, ring: Ring): boolean {
   let inside = false
