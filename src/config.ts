@@ -257,19 +257,28 @@ export interface ConfigSources {
   argv?: string[]
 }
 
-/** Splits `--name value` / `--name=value` pairs; bare `--flag` is `true`. */
-export const parseFlags = (argv: string[]): Map<string, string> => {
+/**
+ * Splits `--name value` / `--name=value` pairs; bare `--flag` is `true`, and so is every flag named in
+ * `switches`, which never take the next argument. What is neither a flag nor a flag's value is positional.
+ */
+export function parseArgs(argv: string[], switches: ReadonlySet<string> = new Set()): { flags: Map<string, string>; positional: string[] } {
   const flags = new Map<string, string>()
+  const positional: string[] = []
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
-    if (!arg.startsWith('--')) continue
+    if (!arg.startsWith('--')) {
+      positional.push(arg)
+      continue
+    }
     const eq = arg.indexOf('=')
     if (eq > 0) flags.set(arg.slice(0, eq), arg.slice(eq + 1))
-    else if (i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) flags.set(arg, argv[++i]!)
+    else if (!switches.has(arg) && i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) flags.set(arg, argv[++i]!)
     else flags.set(arg, 'true')
   }
-  return flags
+  return { flags, positional }
 }
+
+export const parseFlags = (argv: string[]): Map<string, string> => parseArgs(argv).flags
 
 /** Builds the Config; throws ConfigError naming the first bad setting. */
 export function loadConfig({ env = process.env, argv = [] }: ConfigSources = {}, overrides: Partial<Config> = {}): Config {

@@ -4,7 +4,7 @@
  * works; only its SHA-256 is kept. A running server sees new and revoked keys at once (it looks each
  * key up per request).
  */
-import { ConfigError, loadConfig, parseFlags } from '../config.ts'
+import { ConfigError, loadConfig, parseArgs } from '../config.ts'
 import { KeyStoreError, openKeyStore, type StoredKey } from '../stores/keys.ts'
 import { StateError } from '../stores/sqlite.ts'
 
@@ -26,7 +26,8 @@ const table = (rows: StoredKey[]): string => {
 /** Runs the subcommand; returns the process exit code. */
 export async function keysCommand(args: string[], env: Record<string, string | undefined> = process.env, log: (line: string) => void = (l) => console.error(l)): Promise<number> {
   const [sub, ...rest] = args
-  const flags = parseFlags(rest)
+  // `--json` never takes a value: `keys revoke --json NAME` revokes NAME.
+  const { flags, positional } = parseArgs(rest, new Set(['--json']))
   const json = flags.has('--json')
   if (!sub || !['create', 'list', 'revoke'].includes(sub)) {
     log(USAGE)
@@ -61,7 +62,7 @@ export async function keysCommand(args: string[], env: Record<string, string | u
       console.log(json ? JSON.stringify(keys, null, 2) : keys.length ? table(keys) : 'no keys')
       return 0
     }
-    const target = rest.find((a) => !a.startsWith('--'))
+    const target = positional[0]
     if (!target) {
       log(`almanac: keys revoke needs an id or a name\n${USAGE}`)
       return 2

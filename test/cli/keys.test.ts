@@ -122,4 +122,13 @@ describe('almanac keys', () => {
     expect(again.stdout.trim()).not.toBe(aliceKey)
     expect((await cli('revoke', 'nobody')).code).toBe(1)
   })
+
+  test('revoke finds its target among flags: after --state-dir DIR, and after --json', async () => {
+    for (const name of ['carol', 'dave']) expect((await cli('create', '--name', name)).code).toBe(0)
+    const carol = await cli('revoke', '--state-dir', stateDir, 'carol')
+    expect({ code: carol.code, stderr: carol.stderr }).toEqual({ code: 0, stderr: expect.stringContaining('(carol)') })
+    const dave = await cli('revoke', '--json', 'dave')
+    expect(dave.code).toBe(0)
+    expect(JSON.parse(dave.stdout)).toMatchObject({ name: 'dave', revoked: expect.any(String) })
+  })
 })
