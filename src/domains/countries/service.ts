@@ -96,8 +96,6 @@ export function openCountries(path: string) {
 
 export function countriesService(db: Database) {
   const byAlpha2 = db.query<CountryRow, [string]>(`SELECT ${COUNTRY_COLUMNS}, languages, currencies, calling_codes FROM countries WHERE alpha2 = ?`)
-  const byAlpha3 = db.query<CountryRow, [string]>(`SELECT ${COUNTRY_COLUMNS}, languages, currencies, calling_codes FROM countries WHERE alpha3 = ?`)
-  const byNumeric = db.query<CountryRow, [string]>(`SELECT ${COUNTRY_COLUMNS}, languages, currencies, calling_codes FROM countries WHERE numeric = ?`)
   const subdivisionByCode = db.query<Subdivision, [string]>(`SELECT ${SUBDIVISION_COLUMNS} FROM subdivisions WHERE code = ?`)
   const subdivisionsByCountry = new Map<string, { items: Subdivision[]; searchable: Searchable<Subdivision>[] }>()
   const subdivisionsOfCountry = db.query<Subdivision & { search: string }, [string]>(`SELECT ${SUBDIVISION_COLUMNS}, search FROM subdivisions WHERE country = ? ORDER BY code`)
@@ -115,16 +113,11 @@ export function countriesService(db: Database) {
     .query<Country & { search: string }, []>(`SELECT ${COUNTRY_COLUMNS}, search FROM countries ORDER BY sort_key, alpha2`)
     .all()
     .map(({ search, ...item }) => ({ item, search }))
-  /** Every current code (alpha-2, alpha-3, numeric) -> its country, for batch validation. */
+  /** Every current code (alpha-2, alpha-3, numeric) -> its country. */
   const byAnyCode = new Map<string, Country>(listed.flatMap(({ item }) => [[item.alpha2, item], [item.alpha3, item], [item.numeric, item]]))
+  /** The current country an upper-case code names (numeric codes padded to three digits), if any. */
+  const current = (code: string): Country | undefined => byAnyCode.get(NUMERIC.test(code) ? code.padStart(3, '0') : code)
   const meta = Object.fromEntries(db.query<{ key: string; value: string }, []>('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]))
-
-  const countryRow = (code: string): CountryRow | null => {
-    if (ALPHA2.test(code)) return byAlpha2.get(code)
-    if (ALPHA3.test(code)) return byAlpha3.get(code)
-    if (NUMERIC.test(code)) return byNumeric.get(code.padStart(3, '0'))
-    return null
-  }
 
   const withdrawnAs = (code: string, kind: Withdrawn['kind']): Withdrawn[] =>
     withdrawnByCode.all(code, kind).map((w) => ({ ...w, successors: JSON.parse(w.successors) as string[] }))
@@ -175,18 +168,16 @@ export function countriesService(db: Database) {
     calling_codes: JSON.parse(row.calling_codes),
   })
 
-  /** Countries already read, by the normalised code asked (249 countries, at most 3 codes each). */
+  /** Countries already read in full, by alpha-2 (249 at most). */
   const details = new Map<string, Readonly<CountryDetail>>()
 
   /** One country by alpha-2, alpha-3 or numeric code, any case. Read once: the data never changes while open. */
   function country(raw: string): Readonly<CountryDetail> {
     const code = pathCode(raw, (c) => ALPHA2.test(c) || ALPHA3.test(c) || ALPHA4.test(c) || NUMERIC.test(c), COUNTRY_CODE_HELP)
-    let detail = details.get(code)
-    if (!detail) {
-      const row = countryRow(code)
-      if (!row) throw gone(raw, code, 'country')
-      details.set(code, (detail = Object.freeze(toDetail(row))))
-    }
+    const found = current(code)
+    if (!found) throw gone(raw, code, 'country')
+    let detail = details.get(found.alpha2)
+    if (!detail) details.set(found.alpha2, (detail = Object.freeze(toDetail(byAlpha2.get(found.alpha2)!))))
     return detail
   }
 
@@ -248,8 +239,7 @@ export function countriesService(db: Database) {
     /** Unknown, withdrawn and malformed codes alike are `valid: false, name: null` (SPEC: not an error). */
     validateCountries(codes: string[]): ValidationResult[] {
       return codes.map((code) => {
-        const upper = code.trim().toUpperCase()
-        const found = byAnyCode.get(NUMERIC.test(upper) ? upper.padStart(3, '0') : upper)
+        const found = current(code.trim().toUpperCase())
         return { code, valid: !!found, name: found?.name ?? null }
       })
     },
