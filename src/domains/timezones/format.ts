@@ -3,22 +3,9 @@
  * seconds since 1970-01-01 as if the zone were UTC). No Date or Intl: they would consult the runtime's
  * own, older tz copy for nothing, and cost time on the hot path.
  */
-export { daysFromCivil } from './posix-tz.ts'
+import { civilFromDays } from './calendar.ts'
 
 const pad2 = (n: number) => (n < 10 ? '0' : '') + n
-
-/** Proleptic Gregorian date of a day count since the epoch (Hinnant's civil_from_days). */
-export function civilFromDays(days: number): { year: number; month: number; day: number } {
-  const z = days + 719468
-  const era = Math.floor(z / 146097)
-  const doe = z - era * 146097
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365)
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100))
-  const mp = Math.floor((5 * doy + 2) / 153)
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1
-  const month = mp < 10 ? mp + 3 : mp - 9
-  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month, day }
-}
 
 /** `YYYY-MM-DD` of wall seconds. */
 export function formatDate(wall: number): string {

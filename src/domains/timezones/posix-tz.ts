@@ -3,6 +3,7 @@
  * times, quoted `<+05>` names): parsed once, then asked which local time type applies at an instant and
  * when the next change after an instant happens. Pure integer arithmetic; no Date, no Intl.
  */
+import { civilFromDays, daysFromCivil, daysInMonth, isLeap } from './calendar.ts'
 import type { LocalTimeType } from './tzif.ts'
 
 type RuleDate = { kind: 'J'; day: number } | { kind: 'n'; day: number } | { kind: 'M'; month: number; week: number; weekday: number }
@@ -101,20 +102,6 @@ export function parsePosixTz(s: string): PosixTz {
   return { std, dst, start, end }
 }
 
-const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0
-
-/** Days since 1970-01-01 of a proleptic Gregorian date (month 1-12). */
-export function daysFromCivil(y: number, m: number, d: number): number {
-  y -= m <= 2 ? 1 : 0
-  const era = Math.floor(y / 400)
-  const yoe = y - era * 400
-  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy
-  return era * 146097 + doe - 719468
-}
-
-const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-
 /** Days since the epoch of the rule's date in year `y` (local calendar). */
 function ruleDay(rule: RuleDate, y: number): number {
   const jan1 = daysFromCivil(y, 1, 1)
@@ -127,7 +114,7 @@ function ruleDay(rule: RuleDate, y: number): number {
       const first = daysFromCivil(y, rule.month, 1)
       const firstWeekday = (((first + 4) % 7) + 7) % 7 // 1970-01-01 was a Thursday
       let day = first + ((rule.weekday - firstWeekday + 7) % 7) + (rule.week - 1) * 7
-      const length = MONTH_DAYS[rule.month - 1]! + (rule.month === 2 && isLeap(y) ? 1 : 0)
+      const length = daysInMonth(y, rule.month)
       while (day >= first + length) day -= 7 // week 5 means "last"
       return day
     }
@@ -144,16 +131,8 @@ function changesIn(tz: PosixTz, y: number): Change[] {
   ]
 }
 
-const yearOf = (t: number) => {
-  // Civil year of a UTC instant (Hinnant's civil_from_days, year only).
-  const z = Math.floor(t / 86400) + 719468
-  const era = Math.floor(z / 146097)
-  const doe = z - era * 146097
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365)
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100))
-  const mp = Math.floor((5 * doy + 2) / 153)
-  return yoe + era * 400 + (mp >= 10 ? 1 : 0)
-}
+/** Civil year of a UTC instant. */
+const yearOf = (t: number) => civilFromDays(Math.floor(t / 86400)).year
 
 type Change = { at: number; type: LocalTimeType }
 

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs'
 import { AlmanacError, invalid, notFound } from '../../lib/errors.ts'
 import type { TimezonesArtifact } from './build.ts'
-import { daysFromCivil, formatDate, formatDifference, formatOffset, formatTime12Long, formatTime12Short, formatTime24 } from './format.ts'
+import { daysFromCivil, daysInMonth } from './calendar.ts'
+import { formatDate, formatDifference, formatOffset, formatTime12Long, formatTime12Short, formatTime24 } from './format.ts'
 import { Zone, type WallStatus } from './zone.ts'
 import type { LocalTimeType } from './tzif.ts'
 
@@ -356,15 +357,12 @@ export function parseTime(text: string): number {
   return Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3] ?? 0)
 }
 
-const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-
 /** `YYYY-MM-DD` (a real calendar date, years 0001-9999) -> days since the epoch; else a 422 naming `date`. */
 export function parseDate(text: string): number {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text.trim())
   const bad = (why: string) => invalid('date', `${why}, got ${JSON.stringify(text)}`, 'query')
   if (!m) throw bad('expected a date YYYY-MM-DD')
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
-  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0
-  if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > MONTH_DAYS[mo - 1]! + (mo === 2 && leap ? 1 : 0)) throw bad('no such calendar date')
+  if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) throw bad('no such calendar date')
   return daysFromCivil(y, mo, d)
 }
