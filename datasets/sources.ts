@@ -10,10 +10,10 @@ import { ipSources } from './sources/ip.ts'
 import { postalSources } from './sources/postal.ts'
 import { timezonesSources } from './sources/timezones.ts'
 
-export const sources: Source[] = [...timezonesSources, ...countriesSources, ...postalSources, ...ipSources, ...hashSources]
-
-/** The same sources by the domain that declares them (NOTICE.md is grouped this way). */
+/** The sources by the domain that declares them (NOTICE.md is grouped this way). */
 export const sourcesByDomain: Record<string, Source[]> = { timezones: timezonesSources, countries: countriesSources, postal: postalSources, ip: ipSources, hash: hashSources }
+
+export const sources: Source[] = Object.values(sourcesByDomain).flat()
 
 export const sourceById = (id: string): Source => {
   const source = sources.find((s) => s.id === id)

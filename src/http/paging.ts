@@ -9,19 +9,22 @@ export type { Page }
 
 /** Query members for a paged list: `limit` 1..max (default per endpoint), `offset` >= 0. */
 export const pageQuery = (maxLimit: number, defaultLimit = 50) => ({
-  limit: t.Optional(queryInteger('limit', 1, maxLimit, `Most results to return (1-${maxLimit}, default ${defaultLimit}).`)),
-  offset: t.Optional(queryInteger('offset', 0, Number.MAX_SAFE_INTEGER, 'Results to skip (default 0).')),
+  limit: t.Optional(namedInteger('limit', 1, maxLimit, `Most results to return (1-${maxLimit}, default ${defaultLimit}).`)),
+  offset: t.Optional(namedInteger('offset', 0, Number.MAX_SAFE_INTEGER, 'Results to skip (default 0).')),
 })
 
 /**
- * An integer query member whose validation problem names it (Elysia validates coerced query members one
- * at a time and would otherwise report them nameless).
+ * An integer member (query or body) whose validation problem names it and says its range plainly: Elysia
+ * validates coerced query members one at a time and would report them nameless, and wraps integers in a
+ * union to accept numeric strings ("should be one of: 'integer', 'integer'"). `fallback` is the documented
+ * default.
  */
-export const queryInteger = (name: string, minimum: number, maximum: number, description: string) =>
+export const namedInteger = (name: string, minimum: number, maximum: number, description: string, fallback?: number) =>
   t.Integer({
     minimum,
     maximum,
     description,
+    ...(fallback !== undefined ? { default: fallback } : {}),
     error: `${name}: expected an integer${maximum === Number.MAX_SAFE_INTEGER ? ` of at least ${minimum}` : ` from ${minimum} to ${maximum}`}`,
   })
 

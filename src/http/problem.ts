@@ -50,7 +50,7 @@ export function problemFromError(error: AlmanacError, instance?: string): Proble
 /** TypeBox/Elysia validation error entries -> FieldErrors with dotted paths. */
 function validationErrors(error: any): FieldError[] {
   // Elysia checks coerced query members one by one ("property") and loses their names; schemas built
-  // with `queryInteger` carry them in a custom message `name: why`.
+  // with `namedInteger` carry them in a custom message `name: why`.
   if (error.type === 'property') {
     const m = /^([\w.]+): (.*)$/s.exec(String(error.customError ?? ''))
     return [{ in: 'query', field: m?.[1] ?? '(query)', message: m?.[2] ?? 'invalid value' }]

@@ -5,7 +5,7 @@
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../config.ts'
 import { requestContext } from '../../http/context.ts'
-import { fieldsQuery } from '../../http/paging.ts'
+import { fieldsQuery, namedInteger } from '../../http/paging.ts'
 import { one } from '../../http/reply.ts'
 import { present } from './present.ts'
 import { DEFAULTS, DIGESTS, MAX_INPUT_BYTES, type HashService } from './service.ts'
@@ -19,13 +19,6 @@ const DIGEST_LENGTH: Record<(typeof DIGESTS)[number], number> = { md5: 32, sha1:
 const RESULT_NOTE =
   'The result is a Hash result: `algorithm` and `hash`; Form A (enveloped) KDF results add `params`, the parameters actually used. ' +
   'A full worker queue answers 503 with Retry-After; a value over one of this server\'s ceilings answers 422 naming the field and the ceiling (`ceilings[]`).'
-
-/**
- * An integer body member whose 422 says its range plainly (Elysia wraps integers in a union to accept
- * numeric strings, and its default message would read "should be one of: 'integer', 'integer'").
- */
-const integer = (name: string, minimum: number, maximum: number, description: string, fallback?: number) =>
-  t.Integer({ minimum, maximum, description, ...(fallback !== undefined ? { default: fallback } : {}), error: `${name}: expected an integer from ${minimum} to ${maximum}` })
 
 export function hashRoutes(service: HashService, config: Config) {
   const c = config.hash
@@ -47,7 +40,7 @@ export function hashRoutes(service: HashService, config: Config) {
     .post('/bcrypt', async ({ body, form }) => one(present(await service.bcrypt(body.input, body), form)), {
       body: t.Object({
         input,
-        rounds: t.Optional(integer('rounds', 4, 31, `Cost as log2 of the iteration count, 4-31 (default 12). This server's ceiling: ${c.bcryptMaxRounds} (hash.bcryptMaxRounds).`, DEFAULTS.bcrypt.rounds)),
+        rounds: t.Optional(namedInteger('rounds', 4, 31, `Cost as log2 of the iteration count, 4-31 (default 12). This server's ceiling: ${c.bcryptMaxRounds} (hash.bcryptMaxRounds).`, DEFAULTS.bcrypt.rounds)),
       }),
       query: t.Object(fieldsQuery),
       detail: {
@@ -63,12 +56,12 @@ export function hashRoutes(service: HashService, config: Config) {
       body: t.Object({
         input,
         // No schema `default` here: a filled-in default under one spelling would clash with the other.
-        n: t.Optional(integer('n', 2, 2 ** 32, `CPU/memory cost N: a power of two greater than 1 (default ${DEFAULTS.scrypt.n}). Form A name: cost_factor. 128·n·r bytes must not exceed this server's ceiling of ${c.scryptMaxMemoryBytes} bytes (hash.scryptMaxMemoryBytes).`)),
-        r: t.Optional(integer('r', 1, 2 ** 20, `Block size r (default ${DEFAULTS.scrypt.r}). Form A name: block_size.`)),
-        p: t.Optional(integer('p', 1, 2 ** 20, `Parallelism p (default ${DEFAULTS.scrypt.p}); r·p < 2^30. Form A name: parallelism. This server's ceiling: ${c.scryptMaxParallelism} (hash.scryptMaxParallelism).`)),
-        cost_factor: t.Optional(integer('cost_factor', 2, 2 ** 32, `Form A name of n (default ${DEFAULTS.scrypt.n}); a power of two greater than 1. Either spelling is accepted; both with different values is a 422.`)),
-        block_size: t.Optional(integer('block_size', 1, 2 ** 20, `Form A name of r (default ${DEFAULTS.scrypt.r}).`)),
-        parallelism: t.Optional(integer('parallelism', 1, 2 ** 20, `Form A name of p (default ${DEFAULTS.scrypt.p}).`)),
+        n: t.Optional(namedInteger('n', 2, 2 ** 32, `CPU/memory cost N: a power of two greater than 1 (default ${DEFAULTS.scrypt.n}). Form A name: cost_factor. 128·n·r bytes must not exceed this server's ceiling of ${c.scryptMaxMemoryBytes} bytes (hash.scryptMaxMemoryBytes).`)),
+        r: t.Optional(namedInteger('r', 1, 2 ** 20, `Block size r (default ${DEFAULTS.scrypt.r}). Form A name: block_size.`)),
+        p: t.Optional(namedInteger('p', 1, 2 ** 20, `Parallelism p (default ${DEFAULTS.scrypt.p}); r·p < 2^30. Form A name: parallelism. This server's ceiling: ${c.scryptMaxParallelism} (hash.scryptMaxParallelism).`)),
+        cost_factor: t.Optional(namedInteger('cost_factor', 2, 2 ** 32, `Form A name of n (default ${DEFAULTS.scrypt.n}); a power of two greater than 1. Either spelling is accepted; both with different values is a 422.`)),
+        block_size: t.Optional(namedInteger('block_size', 1, 2 ** 20, `Form A name of r (default ${DEFAULTS.scrypt.r}).`)),
+        parallelism: t.Optional(namedInteger('parallelism', 1, 2 ** 20, `Form A name of p (default ${DEFAULTS.scrypt.p}).`)),
       }),
       query: t.Object(fieldsQuery),
       detail: {
@@ -83,9 +76,9 @@ export function hashRoutes(service: HashService, config: Config) {
     .post('/argon2id', async ({ body, form }) => one(present(await service.argon2id(body.input, body), form)), {
       body: t.Object({
         input,
-        time_cost: t.Optional(integer('time_cost', 1, 2 ** 32 - 1, `Iterations (passes), default 3. This server's ceiling: ${c.argon2MaxTimeCost} (hash.argon2MaxTimeCost).`, DEFAULTS.argon2id.time_cost)),
-        memory_cost: t.Optional(integer('memory_cost', 8, 2 ** 32 - 1, `Memory in KiB, default 65536; at least 8 × parallelism. This server's ceiling: ${c.argon2MaxMemoryKiB} KiB (hash.argon2MaxMemoryKiB).`, DEFAULTS.argon2id.memory_cost)),
-        parallelism: t.Optional(integer('parallelism', 1, 2 ** 24 - 1, `Lanes, default 4. This server's ceiling: ${c.argon2MaxParallelism} (hash.argon2MaxParallelism).`, DEFAULTS.argon2id.parallelism)),
+        time_cost: t.Optional(namedInteger('time_cost', 1, 2 ** 32 - 1, `Iterations (passes), default 3. This server's ceiling: ${c.argon2MaxTimeCost} (hash.argon2MaxTimeCost).`, DEFAULTS.argon2id.time_cost)),
+        memory_cost: t.Optional(namedInteger('memory_cost', 8, 2 ** 32 - 1, `Memory in KiB, default 65536; at least 8 × parallelism. This server's ceiling: ${c.argon2MaxMemoryKiB} KiB (hash.argon2MaxMemoryKiB).`, DEFAULTS.argon2id.memory_cost)),
+        parallelism: t.Optional(namedInteger('parallelism', 1, 2 ** 24 - 1, `Lanes, default 4. This server's ceiling: ${c.argon2MaxParallelism} (hash.argon2MaxParallelism).`, DEFAULTS.argon2id.parallelism)),
       }),
       query: t.Object(fieldsQuery),
       detail: {

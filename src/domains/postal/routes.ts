@@ -97,7 +97,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
     .post(
       '/:country_code/nearby',
       ({ params, body, form }) => {
-        const page = { limit: body.limit ?? 50, offset: body.offset ?? 0 }
+        const page = pageOf(body)
         const { total, items } = service.nearby(params.country_code, body, page)
         return spatialList(items.map((r) => presentRecord(r, form)), total, page, [...RECORD_FIELDS[form], 'distance_km'])
       },
@@ -115,7 +115,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
     .post(
       '/:country_code/within',
       ({ params, body, form }) => {
-        const page = { limit: body.limit ?? 50, offset: body.offset ?? 0 }
+        const page = pageOf(body)
         const { total, items } = service.within(params.country_code, body.geometry, page)
         return spatialList(items.map((r) => presentRecord(r, form)), total, page, RECORD_FIELDS[form])
       },
