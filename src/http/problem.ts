@@ -3,7 +3,7 @@
  * `instance`, plus `errors[]` naming each bad field). This file owns the mapping from error kinds and
  * Elysia's own error codes to statuses; `reply.ts` wraps the problem in the caller's response form.
  */
-import { AlmanacError, type ErrorKind, type FieldError } from '../lib/errors.ts'
+import { AlmanacError, invalidFields, type ErrorKind, type FieldError } from '../lib/errors.ts'
 
 export interface Problem {
   type: string
@@ -93,12 +93,8 @@ export function toProblem(code: string | number, error: unknown, instance?: stri
   switch (code) {
     case 'PARSE':
       return problemFromError(new AlmanacError('bad_request', 'The request body is not valid JSON.'), instance)
-    case 'VALIDATION': {
-      const errors = validationErrors(error)
-      const first = errors[0]!
-      const detail = errors.length === 1 ? `${first.field}: ${first.message}` : `${errors.length} invalid values; first ${first.field}: ${first.message}`
-      return problemFromError(new AlmanacError('invalid', detail, { errors }), instance)
-    }
+    case 'VALIDATION':
+      return problemFromError(invalidFields(validationErrors(error)), instance)
     case 'NOT_FOUND':
       return problemFromError(new AlmanacError('not_found', 'No such route.'), instance)
     case 'INVALID_COOKIE_SIGNATURE':

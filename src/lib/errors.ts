@@ -48,6 +48,13 @@ export const notFound = (detail: string, extra?: Record<string, unknown>) =>
 export const invalid = (field: string, message: string, where: FieldError['in'] = 'body') =>
   new AlmanacError('invalid', `${field}: ${message}`, { errors: [{ in: where, field, message }] })
 
+/** Several bad input values (at least one): the detail names the first and says how many there are. */
+export const invalidFields = (errors: FieldError[]) => {
+  const [first] = errors
+  const detail = errors.length === 1 ? `${first!.field}: ${first!.message}` : `${errors.length} invalid values; first ${first!.field}: ${first!.message}`
+  return new AlmanacError('invalid', detail, { errors })
+}
+
 export const badRequest = (detail: string, extra?: Record<string, unknown>) =>
   new AlmanacError('bad_request', detail, { extra })
 

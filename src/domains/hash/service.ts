@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { Config } from '../../config.ts'
-import { AlmanacError, tooLarge, type FieldError } from '../../lib/errors.ts'
+import { AlmanacError, invalidFields, tooLarge, type FieldError } from '../../lib/errors.ts'
 import type { Argon2Params, KdfJob, ScryptParams } from './kdf.ts'
 import type { KdfPool } from './pool.ts'
 
@@ -57,9 +57,6 @@ function overCeilings(algorithm: string, over: Ceiling[]): AlmanacError {
     extra: { ceilings: over.map(({ setting, env, value, field }) => ({ field, setting, env, value })) },
   })
 }
-
-const invalidFields = (errors: FieldError[]) =>
-  new AlmanacError('invalid', errors.length === 1 ? `${errors[0]!.field}: ${errors[0]!.message}` : `${errors.length} invalid values; first ${errors[0]!.field}: ${errors[0]!.message}`, { errors })
 
 /** Refuses an input over the SPEC limit before any work is done. */
 export function checkInput(input: string) {
