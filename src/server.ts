@@ -12,6 +12,7 @@ import { AlmanacError, unavailable } from './lib/errors.ts'
 import { type Authenticator, type Principal } from './http/auth.ts'
 import { requestContext } from './http/context.ts'
 import { exchangeOf, existingExchange } from './http/exchange.ts'
+import { routeMatcher } from './http/route-match.ts'
 import { bodyReader, checkRequest } from './http/request-guards.ts'
 import { COST_KEY, costOf, type PerItemCost } from './http/cost.ts'
 import { docsRoutes } from './http/docs.ts'
@@ -169,23 +170,8 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   }
 
   /** Methods that do answer a path that was not found with the request's method (for 405). */
-  let routePatterns: { method: string; pattern: RegExp }[] | undefined
-  /** By path; bounded, as clients send arbitrary paths (one scan of every route pattern is ~3 µs). */
-  const allowedByPath = new Map<string, string[]>()
-  const allowedMethods = (path: string): string[] => {
-    let allowed = allowedByPath.get(path)
-    if (allowed) return allowed
-    routePatterns ??= app.routes.map((r) => ({
-      method: r.method,
-      pattern: new RegExp('^' + r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*') + '/?$'),
-    }))
-    const methods = new Set(routePatterns.filter((r) => r.pattern.test(path)).map((r) => r.method))
-    methods.delete('ALL')
-    allowed = [...methods].sort()
-    if (allowedByPath.size >= 10_000) allowedByPath.clear()
-    allowedByPath.set(path, allowed)
-    return allowed
-  }
+  const matching = routeMatcher(() => app.routes)
+  const allowedMethods = (path: string): string[] => [...new Set(matching(path).map((r) => r.method))].filter((m) => m !== 'ALL').sort()
 
   /** After the store answered: the quota headers, and a 429 when the request does not fit. */
   const spend = (request: Request, principal: Principal, cost: number, state: QuotaState) => {

@@ -12,6 +12,7 @@ import { Elysia, type AnyElysia } from 'elysia'
 import { APP_VERSION } from '../cli/version.ts'
 import type { Config } from '../config.ts'
 import { existingExchange } from './exchange.ts'
+import { routeMatcher, type RouteMatch } from './route-match.ts'
 import { internalProblem } from './problem.ts'
 import { formOf, problemBody } from './reply.ts'
 
@@ -121,24 +122,11 @@ export function createObservability(config: Config, options: ObservabilityOption
   const write = options.write ?? stdout!.write
 
   /** Route pattern of a request no route hook saw (401 before routing, 404, 405, parse errors). */
-  let matchers: { pattern: RegExp; method: string; path: string }[] | undefined
-  const fallbackCache = new Map<string, string>()
+  let matching: ((path: string) => RouteMatch[]) | undefined
   const matchRoute = (app: AnyElysia, method: string, path: string): string => {
-    const cacheKey = method + ' ' + path
-    const cached = fallbackCache.get(cacheKey)
-    if (cached) return cached
-    matchers ??= app.routes
-      .filter((r) => !r.path.endsWith('*') || r.path.length > 2)
-      .map((r) => ({
-        method: r.method,
-        path: r.path.length > 1 ? r.path.replace(/\/+$/, '') : r.path,
-        pattern: new RegExp('^' + r.path.replace(/\/+$/, '').replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*') + '/?$'),
-      }))
-    const candidates = matchers.filter((m) => m.pattern.test(path))
-    const hit = (candidates.find((m) => m.method === method || m.method === 'ALL') ?? candidates[0])?.path ?? UNMATCHED
-    if (fallbackCache.size > 10_000) fallbackCache.clear() // arbitrary client paths must not grow memory
-    fallbackCache.set(cacheKey, hit)
-    return hit
+    matching ??= routeMatcher(() => app.routes)
+    const candidates = matching(path)
+    return (candidates.find((m) => m.method === method || m.method === 'ALL') ?? candidates[0])?.path ?? UNMATCHED
   }
 
   /** By raw route pattern, then method: two lookups on strings Elysia already holds, no per-request key. */

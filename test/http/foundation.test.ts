@@ -198,6 +198,11 @@ describe('problems', () => {
       const put = await app.json('PUT', '/api/v1/planets/bulk', { form, body: { names: ['mars'] } })
       expect(put.status).toBe(405)
       expect(put.headers.get('allow')!.split(', ')).toContain('POST')
+      // A list route registered as `/planets/` answers `/planets` too, so a wrong method there is a 405 as well.
+      for (const path of ['/api/v1/planets', '/api/v1/planets/']) {
+        const del = await app.json('DELETE', path, { form })
+        expect({ path, status: del.status, allow: del.headers.get('allow') }).toEqual({ path, status: 405, allow: 'GET' })
+      }
     })
 
     test(`a body over the limit is a 413, declared or not (${form})`, async () => {
