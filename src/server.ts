@@ -12,6 +12,7 @@ import { AlmanacError, unavailable } from './lib/errors.ts'
 import { type Authenticator, type Principal } from './http/auth.ts'
 import { requestContext } from './http/context.ts'
 import { exchangeOf, existingExchange } from './http/exchange.ts'
+import { API_PREFIX, isApi, pathOf } from './http/paths.ts'
 import { routeMatcher } from './http/route-match.ts'
 import { bodyReader, checkRequest } from './http/request-guards.ts'
 import { COST_KEY, costOf, type PerItemCost } from './http/cost.ts'
@@ -26,7 +27,6 @@ import { quotaState, windowStart, type QuotaState, type QuotaStore } from './sto
 /** Retry-After of the 503 sent while the quota store is unreachable. */
 const STORE_RETRY_SECONDS = 2
 
-export const API_PREFIX = '/api/v1'
 const JSON_HEADERS = { 'content-type': 'application/json' }
 
 export interface AppDeps {
@@ -71,13 +71,6 @@ export async function openDomains(config: Config, data: DataDir, domains: Domain
   return out
 }
 
-const isApi = (path: string) => path === API_PREFIX || path.startsWith(API_PREFIX + '/')
-const pathOf = (request: Request) => {
-  const url = request.url
-  const start = url.indexOf('/', url.indexOf('//') + 2)
-  const q = url.indexOf('?', start)
-  return q < 0 ? url.slice(start) : url.slice(start, q)
-}
 
 export function quotaHeaders(state: QuotaState): Record<string, string> {
   const resetIn = Math.max(0, state.reset - Math.floor(Date.now() / 1000))
@@ -151,7 +144,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   }
 
   const errorResponse = async (code: string | number, error: unknown, request: Request, setHeaders: Record<string, unknown>) => {
-    const path = pathOf(request)
+    const path = pathOf(request.url)
     if (code === 'NOT_FOUND') {
       const allow = allowedMethods(path)
       if (allow.length) error = new AlmanacError('method', `${request.method} is not allowed on ${path}; use ${allow.join(' or ')}.`, { headers: { Allow: allow.join(', ') } })
@@ -210,7 +203,8 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       context.form = formOf(request, config.responseForm)
       // Who is calling, before any body is read; then the request's own shape (400, 413).
       const refused = (e: unknown) => errorResponse('AUTH', e, request, set.headers as Record<string, unknown>)
-      if (!isApi(pathOf(request))) return checkRequest(request, config.bodyLimit)
+      const path = pathOf(request.url)
+      if (!isApi(path)) return checkRequest(request, path, config.bodyLimit)
       let answer: Principal | Promise<Principal>
       try {
         answer = authenticator.authenticate(request)
@@ -219,11 +213,11 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       }
       if (!(answer instanceof Promise)) {
         exchangeOf(request).principal = answer
-        return checkRequest(request, config.bodyLimit)
+        return checkRequest(request, path, config.bodyLimit)
       }
       return answer.then((principal) => {
         exchangeOf(request).principal = principal
-        checkRequest(request, config.bodyLimit)
+        checkRequest(request, path, config.bodyLimit)
       }, refused)
     })
     .use(bodyReader(config.bodyLimit))

@@ -12,6 +12,7 @@ import { Elysia, type AnyElysia } from 'elysia'
 import { APP_VERSION } from '../cli/version.ts'
 import type { Config } from '../config.ts'
 import { existingExchange } from './exchange.ts'
+import { pathOf } from './paths.ts'
 import { routeMatcher, type RouteMatch } from './route-match.ts'
 import { internalProblem } from './problem.ts'
 import { formOf, problemBody } from './reply.ts'
@@ -62,12 +63,6 @@ const labels = (pairs: Record<string, string>) =>
     .join(',') +
   '}'
 
-const pathOf = (url: string) => {
-  const start = url.indexOf('/', url.indexOf('//') + 2)
-  if (start < 0) return '/'
-  const q = url.indexOf('?', start)
-  return q < 0 ? url.slice(start) : url.slice(start, q)
-}
 
 /** Stdout through Bun's buffered sink, flushed a few times a second and at exit. */
 function bufferedStdout(): { write(line: string): void; flush(): void } {

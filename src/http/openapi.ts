@@ -11,9 +11,9 @@ import { toOpenAPISchema } from '@elysiajs/openapi'
 import { Elysia, type AnyElysia, type TSchema } from 'elysia'
 import { APP_VERSION } from '../cli/version.ts'
 import { COST_KEY, type PerItemCost } from './cost.ts'
+import { API_PREFIX } from './paths.ts'
 
 export const OPENAPI_PATH = '/openapi.json'
-const API_PREFIX = '/api/v1'
 
 /** Detail key carrying a route's resource schema in each form (see `documents`). */
 export const RESPONSE_KEY = 'x-almanac-response'

@@ -34,10 +34,7 @@ async function readCapped(request: Request, limit: number): Promise<string> {
   return new TextDecoder().decode(Buffer.concat(chunks))
 }
 
-function pathIsWellFormed(url: string): boolean {
-  const start = url.indexOf('/', url.indexOf('//') + 2)
-  const end = url.indexOf('?', start)
-  const path = end < 0 ? url.slice(start) : url.slice(start, end)
+function pathIsWellFormed(path: string): boolean {
   if (!path.includes('%')) return true
   try {
     decodeURIComponent(path)
@@ -47,9 +44,9 @@ function pathIsWellFormed(url: string): boolean {
   }
 }
 
-/** The checks made before routing (called from the app's one request hook): throws a 400 or a 413. */
-export function checkRequest(request: Request, limit: number): void {
-  if (!pathIsWellFormed(request.url)) throw badRequest('The path holds an invalid percent-encoding (such as %ZZ or a lone %).')
+/** The checks made before routing on the request and its path (from the app's one request hook): throws a 400 or a 413. */
+export function checkRequest(request: Request, path: string, limit: number): void {
+  if (!pathIsWellFormed(path)) throw badRequest('The path holds an invalid percent-encoding (such as %ZZ or a lone %).')
   const declared = request.headers.get('content-length')
   if (declared !== null && !(Number(declared) <= limit)) throw overLimit(limit)
 }
