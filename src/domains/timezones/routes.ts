@@ -1,15 +1,15 @@
 /**
  * Timezones routes (SPEC "Timezones"): the list, one record by IANA name or abbreviation (the name may
- * contain `/`, so it is the wildcard tail of the path), difference and conversion.
+ * contain `/`, so it is the wildcard tail of the path), difference and conversion. The SPEC gives one
+ * shape for each (no Form A / Form B variants), so the service's results are the resources in both forms
+ * and there is no presenter; the envelope is added by http/reply.ts.
  */
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../config.ts'
-import { requestContext } from '../../http/context.ts'
 import { documents } from '../../http/openapi.ts'
 import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
 import { list, one } from '../../http/reply.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
-import { presentConversion, presentDifference, presentListItem, presentRecord } from './present.ts'
 import { ConversionSchema, DifferenceSchema, TimezoneListItemSchema, TimezoneRecordSchema } from './schemas.ts'
 import type { TimezonesService } from './service.ts'
 
@@ -35,16 +35,12 @@ const zoneParam = (name: 'from' | 'to') =>
 
 export const timezonesRoutes = (service: TimezonesService, config: Config) =>
   new Elysia()
-    .use(requestContext(config.responseForm))
     .get(
       '/timezones',
-      ({ query, form }) => {
+      ({ query }) => {
         const page = pageOf(query, DEFAULT_LIMIT)
         const { total, items } = service.list({ region: query.region, country: query.country, ...page }, nowSeconds())
-        return list(
-          items.map((i) => presentListItem(i, form)),
-          { total, fieldNames: ['timezone', 'utc_offset', 'abbreviation', 'is_dst', 'country_codes', 'link_to'] },
-        )
+        return list(items, { total, fieldNames: ['timezone', 'utc_offset', 'abbreviation', 'is_dst', 'country_codes', 'link_to'] })
       },
       {
         query: t.Object({
@@ -58,10 +54,10 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
     )
     .get(
       '/timezones/*',
-      ({ params, form }) => {
+      ({ params }) => {
         const name = pathName(params['*'] ?? '')
         if (!name) throw notFound('tz_name: give an IANA timezone name or abbreviation after /timezones/.')
-        return one(presentRecord(service.record(name, nowSeconds()), form))
+        return one(service.record(name, nowSeconds()))
       },
       {
         query: t.Object(fieldsQuery),
@@ -73,7 +69,7 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
     )
     .get(
       '/timezones-diff',
-      ({ query, form }) => one(presentDifference(service.difference({ from: query.from, to: query.to }, nowSeconds()), form)),
+      ({ query }) => one(service.difference({ from: query.from, to: query.to }, nowSeconds())),
       {
         query: t.Object({ from: zoneParam('from'), to: zoneParam('to'), ...fieldsQuery }),
         detail: { summary: 'Current offset difference between two timezones (to minus from)', tags: ['Timezones'], ...documents({ enveloped: DifferenceSchema, bare: DifferenceSchema }) },
@@ -81,7 +77,7 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
     )
     .get(
       '/timezones-convert',
-      ({ query, form }) => one(presentConversion(service.convert({ from: query.from, to: query.to, time: query.time, date: query.date }, nowSeconds()), form)),
+      ({ query }) => one(service.convert({ from: query.from, to: query.to, time: query.time, date: query.date }, nowSeconds())),
       {
         query: t.Object({
           from: zoneParam('from'),
