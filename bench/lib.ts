@@ -7,6 +7,7 @@ import { spawn, type Subprocess } from 'bun'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { freePort } from '../test/support/ports.ts'
 
 export const ROOT = resolve(import.meta.dir, '..')
 export const BENCH_KEY = 'bench-key-0123456789abcdef'
@@ -33,13 +34,6 @@ async function waitFor(url: string, child: Subprocess, seconds = 120) {
     await Bun.sleep(50)
   }
   throw new Error(`no answer from ${url} within ${seconds}s`)
-}
-
-async function freePort(): Promise<number> {
-  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const port = server.port!
-  server.stop(true)
-  return port
 }
 
 export async function start(name: string, cmd: string[], env: Record<string, string>, ready: string, headers: Record<string, string>): Promise<BenchServer> {

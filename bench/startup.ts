@@ -15,6 +15,7 @@ import { sandbox, sandboxEnv, SMOKE_KEY } from '../build/smoke.ts'
 import { parseFlags } from '../src/config.ts'
 import { domains } from '../src/domains/index.ts'
 import { PROBES } from '../test/build/probes.ts'
+import { freePort } from '../test/support/ports.ts'
 
 const ROOT = resolve(import.meta.dir, '..')
 const flags = parseFlags(process.argv.slice(2))
@@ -28,13 +29,6 @@ if (flags.has('--compile') || !existsSync(exe)) {
 
 function mib(bytes: number) {
   return `${(bytes / 2 ** 20).toFixed(1)} MiB`
-}
-
-async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const port = s.port!
-  s.stop(true)
-  return port
 }
 
 const rssBytes = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { spawn, type Subprocess } from 'bun'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { freePort } from '../support/ports.ts'
 
 const ROOT = resolve(import.meta.dir, '../..')
 const KEY = 'ops-key-0123456789'
@@ -18,13 +19,6 @@ afterAll(async () => {
   for (const child of started) if (child.exitCode === null) child.kill('SIGTERM')
   await Promise.all(started.map((c) => c.exited))
 })
-
-async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const port = s.port!
-  s.stop(true)
-  return port
-}
 
 async function start(args: string[] = [], env: Record<string, string> = {}): Promise<{ child: Subprocess; url: string }> {
   const port = await freePort()

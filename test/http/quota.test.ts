@@ -213,7 +213,7 @@ describe('Redis outage', () => {
   })
 
   test('the store chosen by ALMANAC_QUOTA_STORE: a redis:// URL nobody answers gives 503, not a crash', async () => {
-    const { freePort } = await import('../support/redis.ts')
+    const { freePort } = await import('../support/ports.ts')
     const a = await testApp({ domains: [sampleDomain()], env: { ...TINY, ALMANAC_QUOTA_STORE: `redis://127.0.0.1:${freePort()}` } })
     try {
       const res = await a.json('GET', '/api/v1/planets/earth')

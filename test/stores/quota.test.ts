@@ -155,7 +155,7 @@ describe('redis quota store', () => {
   })
 
   test('a server that was never there rejects with a message naming it, password hidden', async () => {
-    const store = redisQuotaStore(`redis://user:s3cret@127.0.0.1:${(await import('../support/redis.ts')).freePort()}`)
+    const store = redisQuotaStore(`redis://user:s3cret@127.0.0.1:${(await import('../support/ports.ts')).freePort()}`)
     const error = await Promise.resolve(store.consume('mia', plan, 1, T0)).catch((e: Error) => e)
     expect(error).toBeInstanceOf(Error)
     expect((error as Error).message).toMatch(/Redis at redis:\/\/user:\*\*\*@127\.0\.0\.1:\d+ is unreachable/)

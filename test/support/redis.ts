@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { freePort } from './ports.ts'
 
 export interface TestRedis {
   url: string
@@ -14,14 +15,6 @@ export interface TestRedis {
   stop(): Promise<void>
   /** Stops the server and removes its directory. */
   close(): Promise<void>
-}
-
-/** A port nobody listens on right now (the OS picks it). */
-export function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
 }
 
 /** True when a TCP connection to the port answers PING with PONG. */

@@ -10,6 +10,7 @@ import { gunzipSync } from 'node:zlib'
 import postal from '../../../src/domains/postal/index.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
 import { MIRROR } from '../../support/mirror.ts'
+import { distanceKm } from '../../support/geo.ts'
 
 let app: TestApp
 beforeAll(async () => {
@@ -31,13 +32,6 @@ const rawRows = (cc: string): RawRow[] =>
     .filter(Boolean)
     .map((l) => l.split('\t'))
     .map((c) => ({ code: c[1]!, place: c[2]!, admin1: c[3]!, lat: Number(c[9]), lng: Number(c[10]) }))
-
-/** Haversine with the IUGG mean radius, written independently of src/domains/postal/geo.ts. */
-function distanceKm(a: { lat: number; lng: number }, b: { lat: number; lng: number }) {
-  const toRad = (d: number) => (d * Math.PI) / 180
-  const h = Math.sin(toRad(b.lat - a.lat) / 2) ** 2 + Math.cos(toRad(a.lat)) * Math.cos(toRad(b.lat)) * Math.sin(toRad(b.lng - a.lng) / 2) ** 2
-  return 2 * 6371.0088 * Math.atan2(Math.sqrt(h), Math.sqrt(1 - h))
-}
 
 /** Winding number (a different algorithm from the service's ray casting). */
 function winding(x: number, y: number, ring: number[][]) {

@@ -7,12 +7,7 @@
 import { describe, expect, test } from 'bun:test'
 import { circleCover, Grid, type Run } from '../../../src/domains/postal/grid.ts'
 import { rng } from '../../support/random.ts'
-
-function distanceKm(a: { lat: number; lng: number }, b: { lat: number; lng: number }) {
-  const toRad = (d: number) => (d * Math.PI) / 180
-  const h = Math.sin(toRad(b.lat - a.lat) / 2) ** 2 + Math.cos(toRad(a.lat)) * Math.cos(toRad(b.lat)) * Math.sin(toRad(b.lng - a.lng) / 2) ** 2
-  return 2 * 6371.0088 * Math.atan2(Math.sqrt(h), Math.sqrt(1 - h))
-}
+import { distanceKm } from '../../support/geo.ts'
 
 const grid = new Grid(0.01)
 const cases = [

@@ -19,6 +19,7 @@ import postal from '../../../src/domains/postal/index.ts'
 import { PostalService } from '../../../src/domains/postal/service.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
 import { MIRROR } from '../../support/mirror.ts'
+import { distanceKm } from '../../support/geo.ts'
 
 let app: TestApp
 beforeAll(async () => {
@@ -37,13 +38,6 @@ const rawPoints = (cc: string): Point[] =>
     .map((l) => l.split('\t'))
     .filter((c) => c[9] !== '' && c[10] !== '')
     .map((c) => ({ code: c[1]!, lat: Number(c[9]), lng: Number(c[10]) }))
-
-/** Haversine with the IUGG mean radius, atan2 form (the service uses asin). */
-function distanceKm(a: { lat: number; lng: number }, b: { lat: number; lng: number }) {
-  const toRad = (d: number) => (d * Math.PI) / 180
-  const h = Math.sin(toRad(b.lat - a.lat) / 2) ** 2 + Math.cos(toRad(a.lat)) * Math.cos(toRad(b.lat)) * Math.sin(toRad(b.lng - a.lng) / 2) ** 2
-  return 2 * 6371.0088 * Math.atan2(Math.sqrt(h), Math.sqrt(1 - h))
-}
 
 
 /**
