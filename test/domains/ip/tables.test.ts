@@ -4,10 +4,10 @@
  * comparisons) against CPython's `ipaddress` membership at every range's edges.
  */
 import { describe, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
 import { RESERVED_NETWORKS, reservedKind } from '../../../src/domains/ip/reserved.ts'
 import { findV4, findV6, NOT_FOUND, tableFromRanges, type RawRange } from '../../../src/domains/ip/ranges.ts'
 import { parseIp, type IpAddress } from '../../../src/lib/ip-address.ts'
+import { pythonJson } from '../../support/python.ts'
 import { rng } from '../../support/random.ts'
 
 const MAX4 = 0xffffffffn
@@ -74,7 +74,6 @@ describe('range tables', () => {
   })
 })
 
-const PYTHON = '/usr/bin/python3'
 // Reads [[cidr, kind]] on stdin; prints each network's edges and neighbours with the kind of the first
 // network (in table order) holding them, or null.
 const EDGES = `
@@ -91,10 +90,9 @@ for net, _ in nets:
 print(json.dumps(out))
 `
 
-describe.skipIf(!existsSync(PYTHON))('special-purpose ranges', () => {
+describe('special-purpose ranges', () => {
   test('every range edge and neighbour, as ipaddress places them', () => {
-    const proc = Bun.spawnSync([PYTHON, '-c', EDGES], { stdin: Buffer.from(JSON.stringify(RESERVED_NETWORKS)) })
-    const cases = JSON.parse(proc.stdout.toString()) as [string, string | null][]
+    const cases = pythonJson<[string, string | null][]>(EDGES, RESERVED_NETWORKS)
     expect(cases.length).toBeGreaterThan(RESERVED_NETWORKS.length * 4)
     for (const [text, kind] of cases) {
       const ip = parseIp(text) as IpAddress

@@ -7,8 +7,8 @@ import { spawnSync } from 'bun'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { PYTHON } from '../../support/python.ts'
 
-const PYTHON = '/usr/bin/python3'
 
 const SCRIPT = String.raw`
 import json, sys
