@@ -5,6 +5,7 @@
 import pkg from '../../package.json' with { type: 'json' }
 import { parseFlags } from '../config.ts'
 import { currentManifest } from '../data/open.ts'
+import { provenance } from '../data/provenance.ts'
 import type { Manifest } from '../data/types.ts'
 
 export const APP_VERSION: string = pkg.version
@@ -26,9 +27,9 @@ export function versionReport(manifest: Manifest, from: string): VersionReport {
     datasets: Object.values(manifest.datasets).map((d) => ({
       id: d.id,
       version: d.version,
-      date: d.date ?? (d.sources.map((s) => s.date).sort().at(-1) || null),
+      date: d.date ?? provenance(d.sources).date,
       built: d.built,
-      license: d.license ?? (d.sources.length ? [...new Set(d.sources.map((s) => s.license))].join('; ') : null),
+      license: d.license ?? provenance(d.sources).license,
     })),
   }
 }

@@ -19,6 +19,7 @@ import { progress } from '../lib/progress.ts'
 import { HashCache } from './hashes.ts'
 import { readManifest, SOURCE_OUT_DIR } from './open.ts'
 import type { BuildContext, DatasetBuilder, Manifest, ManifestEntry, ResolvedSource, Source } from './types.ts'
+import { provenance } from './provenance.ts'
 
 
 export interface BuildOptions {
@@ -332,7 +333,7 @@ async function runBuilder(builder: DatasetBuilder, resolved: Map<string, Resolve
       sha256: s.sha256,
     }))
     const version = result.version ?? [...new Set(sources.map((s) => s.version))].join('+')
-    const date = sources.map((s) => s.date).sort().at(-1)
+    const { date, license, attribution } = provenance(sources)
     log(`${builder.id}: built in ${((performance.now() - started) / 1000).toFixed(1)} s: ${countsText(result.counts)}`)
     return {
       id: builder.id,
@@ -342,8 +343,8 @@ async function runBuilder(builder: DatasetBuilder, resolved: Map<string, Resolve
       revision: builder.revision,
       inputs,
       sources,
-      license: [...new Set(sources.map((s) => s.license))].join('; '),
-      attribution: [...new Set(sources.map((s) => s.attribution).filter(Boolean))],
+      license: license ?? '',
+      attribution,
       counts: result.counts,
       artifacts,
       ...(result.notes?.length ? { notes: result.notes } : {}),

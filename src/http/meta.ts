@@ -6,6 +6,7 @@
 import { Elysia, t } from 'elysia'
 import { APP_VERSION } from '../cli/version.ts'
 import type { Config } from '../config.ts'
+import { provenance } from '../data/provenance.ts'
 import type { DataDir, ManifestEntry } from '../data/types.ts'
 import { notFound } from '../lib/errors.ts'
 import type { MountedDomain } from '../server.ts'
@@ -43,15 +44,16 @@ function info(id: string, entry: ManifestEntry | undefined, mounted: MountedDoma
     ...(homepage ? { homepage } : {}),
   }))
   const status = !entry ? 'missing' : mounted?.problem ? 'unavailable' : 'open'
+  const declared = provenance(sources)
   return {
     id,
     domain: mounted?.domain.name ?? null,
     status,
     version: entry?.version ?? null,
-    date: entry?.date ?? (sources.map((s) => s.date).sort().at(-1) || null),
+    date: entry?.date ?? declared.date,
     built: entry?.built ?? null,
-    license: entry?.license ?? ([...new Set(sources.map((s) => s.license))].join('; ') || null),
-    attribution: entry?.attribution ?? [...new Set(sources.map((s) => s.attribution).filter(Boolean))],
+    license: entry?.license ?? declared.license,
+    attribution: entry?.attribution ?? declared.attribution,
     sources,
     counts: entry?.counts ?? {},
     ...(status !== 'open' && mounted?.problem ? { problem: mounted.problem } : {}),
