@@ -3,7 +3,7 @@
  * a socket: the browser, body limits enforced by Bun.serve, fuzzing with raw bytes.
  */
 import type { Server } from 'bun'
-import { loadConfig, type Config } from '../../src/config.ts'
+import type { Config } from '../../src/config.ts'
 import { openDataDir } from '../../src/data/open.ts'
 import type { Domain } from '../../src/domains/types.ts'
 import { createAuthenticator } from '../../src/http/auth.ts'
@@ -11,7 +11,7 @@ import { serverBodyCeiling } from '../../src/http/request-guards.ts'
 import { createObservability } from '../../src/http/observability.ts'
 import { createApp, openDomains } from '../../src/server.ts'
 import { memoryQuotaStore } from '../../src/stores/quota.ts'
-import { TEST_KEY } from '../support/app.ts'
+import { testConfig } from '../support/app.ts'
 import { sampleDomain } from '../support/sample-domain.ts'
 
 export interface LiveServer {
@@ -25,10 +25,7 @@ export interface LiveServer {
 }
 
 export async function liveServer(options: { env?: Record<string, string>; config?: Partial<Config>; domains?: Domain[] } = {}): Promise<LiveServer> {
-  const config = loadConfig(
-    { env: { ALMANAC_API_KEYS: `${TEST_KEY}:test`, ALMANAC_PLANS: 'test:1000000/1d', ALMANAC_DEFAULT_PLAN: 'test', ALMANAC_ACCESS_LOG: 'false', ...options.env } },
-    options.config,
-  )
+  const config = testConfig(options.env, options.config)
   const data = openDataDir(config.dataDir)
   const domains = options.domains ?? [sampleDomain()]
   const mounted = await openDomains(config, data, domains, () => {})

@@ -14,6 +14,10 @@ import type { QuotaStore } from '../../src/stores/quota.ts'
 
 export const TEST_KEY = 'test-key-0123456789'
 
+/** The tests' config: TEST_KEY on a plan that never runs out, access log off; `env` and `overrides` on top. */
+export const testConfig = (env: Record<string, string> = {}, overrides: Partial<Config> = {}): Config =>
+  loadConfig({ env: { ALMANAC_API_KEYS: `${TEST_KEY}:test`, ALMANAC_PLANS: 'test:1000000/1d', ALMANAC_DEFAULT_PLAN: 'test', ALMANAC_ACCESS_LOG: 'false', ...env } }, overrides)
+
 export interface TestApp {
   config: Config
   /** Sends a request; `body` objects are sent as JSON; the API key is added unless `headers` has auth. */
@@ -30,7 +34,7 @@ export async function testApp(
    */
   options: { env?: Record<string, string>; config?: Partial<Config>; domains?: Domain[]; quota?: QuotaStore } = {},
 ): Promise<TestApp> {
-  const config = loadConfig({ env: { ALMANAC_API_KEYS: `${TEST_KEY}:test`, ALMANAC_PLANS: 'test:1000000/1d', ALMANAC_DEFAULT_PLAN: 'test', ALMANAC_ACCESS_LOG: 'false', ...options.env } }, options.config)
+  const config = testConfig(options.env, options.config)
   const data = openDataDir(config.dataDir)
   const domains = options.domains ?? allDomains
   const mounted = await openDomains(config, data, domains, () => {})
