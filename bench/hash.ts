@@ -8,19 +8,12 @@
 import { availableParallelism } from 'node:os'
 import { argon2id, bcrypt, scrypt } from '../src/domains/hash/kdf.ts'
 import { digest } from '../src/domains/hash/service.ts'
-import { load, printTable, startAlmanac, startHello, type Row } from './lib.ts'
+import { load, printCallsHeader, printTable, startAlmanac, startHello, timeCalls, type Row } from './lib.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 
-console.log(`\nIn-process (one thread, ${availableParallelism()} cores on this machine)`)
-console.log('| call | calls | rate |')
-console.log('|---|---:|---:|')
-function time(label: string, rounds: number, fn: () => unknown) {
-  const t0 = performance.now()
-  for (let i = 0; i < rounds; i++) fn()
-  const ms = performance.now() - t0
-  console.log(`| ${label} | ${rounds.toLocaleString('en')} | ${Math.round((rounds / ms) * 1000).toLocaleString('en')}/s (${(ms / rounds).toFixed(3)} ms each) |`)
-}
+printCallsHeader(`In-process (one thread, ${availableParallelism()} cores on this machine)`)
+const time = (label: string, rounds: number, fn: () => unknown) => timeCalls(label, rounds, () => (fn(), true))
 time('sha256, 16 bytes', 200_000, () => digest('sha256', 'correct horse 16'))
 time('sha256, 4 KiB', 50_000, () => digest('sha256', 'x'.repeat(4096)))
 time('sha512, 256 KiB (the limit)', 500, () => digest('sha512', 'x'.repeat(262144)))

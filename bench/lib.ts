@@ -177,12 +177,16 @@ export function printCallsHeader(title: string) {
   console.log('|---|---:|---:|')
 }
 
-/** Runs `fn` `rounds` times in process and prints the rate; returns a count so the work is not optimised away. */
+/**
+ * Runs `fn` `rounds` times in process and prints the rate (and the time per call when a call takes a
+ * millisecond or more); returns a count so the work is not optimised away.
+ */
 export function timeCalls(label: string, rounds: number, fn: (i: number) => unknown): number {
   let sink = 0
   const t0 = performance.now()
   for (let i = 0; i < rounds; i++) if (fn(i)) sink++
-  const perSecond = Math.round((rounds / (performance.now() - t0)) * 1000)
-  console.log(`| ${label} | ${rounds.toLocaleString('en')} | ${perSecond.toLocaleString('en')}/s |`)
+  const ms = performance.now() - t0
+  const each = ms / rounds >= 1 ? ` (${(ms / rounds).toFixed(3)} ms each)` : ''
+  console.log(`| ${label} | ${rounds.toLocaleString('en')} | ${Math.round((rounds / ms) * 1000).toLocaleString('en')}/s${each} |`)
   return sink
 }
