@@ -11,7 +11,7 @@
  * - One missing source fails its builder only; the others still build and the run ends with a summary.
  */
 import { createHash } from 'node:crypto'
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { sourceById } from '../../datasets/sources.ts'
 import type { Domain } from '../domains/types.ts'
@@ -20,6 +20,7 @@ import { HashCache } from './hashes.ts'
 import { readManifest, SOURCE_OUT_DIR } from './open.ts'
 import type { BuildContext, DatasetBuilder, Manifest, ManifestEntry, ResolvedSource, Source } from './types.ts'
 import { provenance } from './provenance.ts'
+import { processAlive, sweepOrphans } from '../lib/orphans.ts'
 
 
 export interface BuildOptions {
@@ -160,7 +161,7 @@ function withManifestLock<T>(outDir: string, fn: () => T): T {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
       const holder = Number(readFileSync(lock, 'utf8').trim() || 0)
-      if (!holder || !alive(holder) || Date.now() > until) rmSync(lock, { force: true })
+      if (!holder || !processAlive(holder) || Date.now() > until) rmSync(lock, { force: true })
       else Bun.sleepSync(25)
     }
   }
@@ -168,15 +169,6 @@ function withManifestLock<T>(outDir: string, fn: () => T): T {
     return fn()
   } finally {
     rmSync(lock, { force: true })
-  }
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 
@@ -193,12 +185,7 @@ function saveEntry(outDir: string, entry: ManifestEntry) {
 }
 
 /** Removes staging folders of builds whose process is gone. */
-function sweepStaging(outDir: string) {
-  for (const name of readdirSync(outDir)) {
-    const m = /^\.staging-.+-(\d+)$/.exec(name)
-    if (m && !alive(Number(m[1]))) rmSync(join(outDir, name), { recursive: true, force: true })
-  }
-}
+const sweepStaging = (outDir: string) => sweepOrphans(outDir, /^\.staging-.+-(\d+)$/)
 
 const countsText = (counts: Record<string, number>) => Object.entries(counts).map(([k, v]) => `${v.toLocaleString('en')} ${k}`).join(', ')
 

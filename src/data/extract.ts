@@ -5,13 +5,14 @@
  * when complete: a crash or a full disk never leaves a folder that looks finished but is not.
  */
 import { createHash } from 'node:crypto'
-import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createZstdDecompress } from 'node:zlib'
 import type { EmbeddedData } from './embedded.ts'
+import { sweepOrphans } from '../lib/orphans.ts'
 
 /** The data directory cannot be made or used; the message says what to do. */
 export class DataDirError extends Error {
@@ -133,20 +134,4 @@ async function extractFile(f: EmbeddedData['files'][number], dest: string) {
 }
 
 /** Removes temporary folders left by extractions whose process died. */
-function sweep(root: string) {
-  let names: string[]
-  try {
-    names = readdirSync(root)
-  } catch {
-    return
-  }
-  for (const name of names) {
-    const m = /^\.(?:extract|stale)-.+-(\d+)-[a-z0-9]+$/.exec(name)
-    if (!m) continue
-    try {
-      process.kill(Number(m[1]), 0)
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ESRCH') rmSync(join(root, name), { recursive: true, force: true })
-    }
-  }
-}
+const sweep = (root: string) => sweepOrphans(root, /^\.(?:extract|stale)-.+-(\d+)-[a-z0-9]+$/)
