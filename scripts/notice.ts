@@ -32,7 +32,7 @@ function sourceSection(s: Source): string {
 /** Runtime npm dependencies whose code is bundled into the executable (data packages are listed above). */
 function bundledPackages(): { name: string; version: string; license: string }[] {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }
-  const dataPackages = new Set(Object.values(sourcesByDomain).flatMap((list) => list.flatMap((s) => (s.npm ? [s.npm.package] : []))))
+  const dataPackages = new Set([...sourcesByDomain.values()].flatMap((list) => list.flatMap((s) => (s.npm ? [s.npm.package] : []))))
   return Object.keys(pkg.dependencies ?? {})
     .filter((name) => !dataPackages.has(name))
     .sort()
@@ -56,7 +56,7 @@ export function renderNotice(): string {
     'server also serves every line at `GET /api/v1/meta/datasets`. Whoever redistributes the executable',
     'redistributes these datasets and takes on the duties listed with them.',
   ]
-  for (const [domain, list] of Object.entries(sourcesByDomain).sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [domain, list] of [...sourcesByDomain].sort(([a], [b]) => a.localeCompare(b))) {
     out.push('', `## ${domain}`, '')
     if (!list.length) out.push('No upstream dataset.')
     else out.push(list.map(sourceSection).join('\n\n'))

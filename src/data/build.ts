@@ -76,7 +76,7 @@ function verified(source: Source, path: string, via: ResolvedSource['via'], hash
     const sha = hashes.of(path)
     if (sha !== source.sha256.toLowerCase()) {
       throw new SourceMissingError(
-        `Source ${source.id} (${source.version}) at ${path} (${via}) has sha256 ${sha}, but datasets/sources.ts pins ${source.sha256}: the file is not the pinned release. Replace it with the pinned file, or update the source's version, date and sha256 together.`,
+        `Source ${source.id} (${source.version}) at ${path} (${via}) has sha256 ${sha}, but its domain's sources.ts pins ${source.sha256}: the file is not the pinned release. Replace it with the pinned file, or update the source's version, date and sha256 together.`,
       )
     }
   }
@@ -127,9 +127,9 @@ async function download(source: Source, path: string, log: (line: string) => voi
   const bytes = new Uint8Array(await res.arrayBuffer())
   const sha = createHash('sha256').update(bytes).digest('hex')
   if (source.sha256 && sha !== source.sha256.toLowerCase()) {
-    throw new SourceMissingError(`Source ${source.id}: ${source.url} served a file with sha256 ${sha}, but datasets/sources.ts pins ${source.sha256}; the upstream changed. Update the source's version, date and sha256 after checking the new release.`)
+    throw new SourceMissingError(`Source ${source.id}: ${source.url} served a file with sha256 ${sha}, but its domain's sources.ts pins ${source.sha256}; the upstream changed. Update the source's version, date and sha256 after checking the new release.`)
   }
-  if (!source.sha256) log(`${source.id}: warning: no sha256 pinned in datasets/sources.ts; the download has sha256 ${sha}`)
+  if (!source.sha256) log(`${source.id}: warning: no sha256 pinned in its domain's sources.ts; the download has sha256 ${sha}`)
   mkdirSync(dirname(path), { recursive: true })
   const tmp = `${path}.${process.pid}.part`
   writeFileSync(tmp, bytes)
@@ -144,7 +144,7 @@ function missing(source: Source, tried: string[]) {
     source.url && `let this machine download ${source.url}${source.sha256 ? ` (sha256 ${source.sha256})` : ''}`,
   ].filter(Boolean)
   return new SourceMissingError(
-    `Source ${source.id} (${source.version}, ${source.date}) is missing: ${tried.join('; ') || 'it declares no way to get it'}. To supply it: ${ways.join('; or ') || 'declare a mirror path, npm package, system path or URL for it in datasets/sources/'}.`,
+    `Source ${source.id} (${source.version}, ${source.date}) is missing: ${tried.join('; ') || 'it declares no way to get it'}. To supply it: ${ways.join('; or ') || 'declare a mirror path, npm package, system path or URL for it in src/domains/<name>/sources.ts'}.`,
   )
 }
 

@@ -3,7 +3,7 @@
  * (recorded in `manifest.json`), and at run time a domain opens those artifacts from a DataDir.
  */
 
-/** One upstream as declared in `datasets/sources.ts`. */
+/** One upstream as declared in a domain's `sources.ts`. */
 export interface Source {
   id: string
   /** Upstream version or release name (e.g. `2026f`, `4.20.1`). */
@@ -59,7 +59,7 @@ export interface BuildResult {
 export interface DatasetBuilder {
   /** Dataset id, also the manifest key (e.g. `postal`). */
   id: string
-  /** Source ids from `datasets/sources.ts`. */
+  /** Source ids declared in the domain's `sources.ts`. */
   sources: string[]
   /** Artifact file names this builder writes (relative to `datasets/out/`). */
   artifacts: string[]

@@ -1,10 +1,13 @@
 /**
- * A domain is routes + a pure service over its opened datasets. `server.ts` mounts every domain in
- * `domains/index.ts`; one whose datasets are missing is mounted as "unavailable" (503 naming the dataset).
+ * A domain is routes + a pure service over its opened datasets, described in one place: its folder's
+ * `index.ts` names its routes, datasets and their builders, upstream sources (NOTICE.md, the datasets
+ * endpoint) and docs page. `server.ts` mounts every domain in `domains/index.ts`; one whose datasets are
+ * missing is mounted as "unavailable" (503 naming the dataset). The executable test sends each domain the
+ * probes in `test/domains/<name>/probes.ts`.
  */
 import type { AnyElysia } from 'elysia'
 import type { Config } from '../config.ts'
-import type { DataDir, DatasetBuilder } from '../data/types.ts'
+import type { DataDir, DatasetBuilder, Source } from '../data/types.ts'
 
 export interface DomainContext<S> {
   service: S
@@ -27,6 +30,10 @@ export interface Domain<S = unknown> {
   /** Releases what `open` took (workers, file handles). */
   close?(service: S): void | Promise<void>
   builders?: DatasetBuilder[]
+  /** The upstreams its builders read (`sources.ts` in the domain folder). */
+  sources?: Source[]
+  /** The operator and API-user page for the domain, relative to the repository root. */
+  docs?: string
 }
 
 export const defineDomain = <S>(domain: Domain<S>) => domain as Domain<unknown>

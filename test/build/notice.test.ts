@@ -1,10 +1,10 @@
-/** NOTICE.md is generated from datasets/sources.ts and must be regenerated when a source changes. */
+/** NOTICE.md is generated from the domains' sources (each domain's sources.ts) and must be regenerated when one changes. */
 import { expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { sources } from '../../datasets/sources.ts'
 import { NOTICE_PATH, renderNotice } from '../../scripts/notice.ts'
 
-test('NOTICE.md is up to date with datasets/sources.ts (regenerate with `bun run notice`)', () => {
+test('NOTICE.md is up to date with the domains\' sources (regenerate with `bun run notice`)', () => {
   expect(readFileSync(NOTICE_PATH, 'utf8')).toBe(renderNotice())
 })
 

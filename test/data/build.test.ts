@@ -188,7 +188,7 @@ describe('data build', () => {
 
   test('a file that does not match its pinned sha256 is refused, naming both hashes', async () => {
     const error = await build([domain('alpha', [upper('alpha', 'pinned')])]).catch((e) => e)
-    expect((error as Error).message).toContain(`has sha256 ${sha('pear\napple\nfig\n')}, but datasets/sources.ts pins ${'0'.repeat(64)}`)
+    expect((error as Error).message).toContain(`has sha256 ${sha('pear\napple\nfig\n')}, but its domain's sources.ts pins ${'0'.repeat(64)}`)
   })
 
   test('two builds at once keep both manifest entries (the manifest is merged under a lock)', async () => {

@@ -3,6 +3,7 @@ import { defineDomain } from '../types.ts'
 import { ARTIFACT, countriesBuilder } from './build.ts'
 import { countriesRoutes } from './routes.ts'
 import { openCountries, type CountriesService } from './service.ts'
+import { countriesSources } from './sources.ts'
 
 export default defineDomain<CountriesService>({
   name: 'countries',
@@ -14,4 +15,6 @@ export default defineDomain<CountriesService>({
   definitionsUpdated: ({ service }) => service.meta.iso_codes_date!,
   close: (service) => service.close(),
   builders: [countriesBuilder],
+  sources: countriesSources,
+  docs: 'docs/countries.md',
 })

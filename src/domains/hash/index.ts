@@ -7,6 +7,7 @@ import { defineDomain } from '../types.ts'
 import { createKdfPool } from './pool.ts'
 import { hashRoutes } from './routes.ts'
 import { createHashService, type HashService } from './service.ts'
+import { hashSources } from './sources.ts'
 
 export default defineDomain<HashService>({
   name: 'hash',
@@ -18,4 +19,6 @@ export default defineDomain<HashService>({
   },
   routes: ({ service, config }) => hashRoutes(service, config),
   close: (service) => service.pool.close(),
+  sources: hashSources,
+  docs: 'docs/hash.md',
 })

@@ -8,6 +8,7 @@ import { defineDomain } from '../types.ts'
 import { ipBuilders } from './build.ts'
 import { ipRoutes, type IpDomainState } from './routes.ts'
 import { openIpService } from './service.ts'
+import { ipSources } from './sources.ts'
 
 const log = (fields: Record<string, unknown>) => console.error(JSON.stringify({ domain: 'ip', ...fields }))
 
@@ -30,4 +31,6 @@ export default defineDomain<IpDomainState>({
     process.off('SIGHUP', state.onHangup)
   },
   builders: ipBuilders,
+  sources: ipSources,
+  docs: 'docs/ip.md',
 })

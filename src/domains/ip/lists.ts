@@ -22,7 +22,7 @@ export interface ListSet {
   labels: ListLabel[]
 }
 
-/** The built-in lists, in bit order; `files` are source ids of datasets/sources/ip.ts. */
+/** The built-in lists, in bit order; `files` are source ids of ./sources.ts. */
 export const BUILTIN_LISTS: { source: string; kind: ListKind; files: string[] }[] = [
   { source: 'tor-exit-nodes', kind: 'tor', files: ['tor-exit-nodes'] },
   { source: 'x4bnet-vpn', kind: 'vpn', files: ['x4bnet-vpn-ipv4', 'x4bnet-vpn-ipv6'] },

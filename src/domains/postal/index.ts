@@ -4,6 +4,7 @@ import { defineDomain } from '../types.ts'
 import { POSTAL_ARTIFACT, postalBuilder } from './build.ts'
 import { postalRoutes } from './routes.ts'
 import { PostalService } from './service.ts'
+import { postalSources } from './sources.ts'
 
 export default defineDomain<{ service: PostalService; close(): void }>({
   name: 'postal',
@@ -16,4 +17,6 @@ export default defineDomain<{ service: PostalService; close(): void }>({
   routes: ({ service, config }) => postalRoutes(service.service, config),
   close: (opened) => opened.close(),
   builders: [postalBuilder],
+  sources: postalSources,
+  docs: 'docs/postal.md',
 })

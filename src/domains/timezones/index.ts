@@ -6,6 +6,7 @@ import { defineDomain } from '../types.ts'
 import { timezonesBuilder, TIMEZONES_ARTIFACT } from './build.ts'
 import { timezonesRoutes } from './routes.ts'
 import { TimezonesService } from './service.ts'
+import { timezonesSources } from './sources.ts'
 
 export default defineDomain<TimezonesService>({
   name: 'timezones',
@@ -14,4 +15,6 @@ export default defineDomain<TimezonesService>({
   builders: [timezonesBuilder],
   open: ({ data }) => TimezonesService.open(data.path(TIMEZONES_ARTIFACT)),
   routes: ({ service, config }) => timezonesRoutes(service, config),
+  sources: timezonesSources,
+  docs: 'docs/timezones.md',
 })

@@ -8,7 +8,7 @@
  * `GB_full.csv.zip`, `CA_full.csv.zip`, `NL_full.csv.zip`). Without a mirror, `allCountries.zip` is
  * downloaded.
  */
-import type { Source } from '../../src/data/types.ts'
+import type { Source } from '../../data/types.ts'
 
 const GEONAMES_ATTRIBUTION = 'Postal code data from GeoNames (https://www.geonames.org/), CC BY 4.0'
 

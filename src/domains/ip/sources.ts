@@ -3,7 +3,7 @@
  * and the anonymity lists of the local mirror (Tor exits, X4BNet VPN and datacenter ranges, public
  * proxies). Operators may also bring their own MaxMind databases and list files (config `ip.*`).
  */
-import type { Source } from '../../src/data/types.ts'
+import type { Source } from '../../data/types.ts'
 
 const X4BNET_COMMIT = '167937a76d424a1a176eccda7d929e40cedd6b40'
 const X4BNET = {

@@ -1,4 +1,4 @@
 /** Upstream sources of the hash domain (none yet). */
-import type { Source } from '../../src/data/types.ts'
+import type { Source } from '../../data/types.ts'
 
 export const hashSources: Source[] = []

@@ -3,7 +3,7 @@
  * exist and what they are called; the npm packages only add facts ISO 3166 does not carry (UN M.49
  * regions, capitals, languages, currencies, calling codes).
  */
-import type { Source } from '../../src/data/types.ts'
+import type { Source } from '../../data/types.ts'
 
 const ISO_CODES = {
   version: '4.20.1',

@@ -6,7 +6,7 @@
  * installed, refusing anything older than TZDATA_MIN. `.ci/run` greps the TZDATA_MIN line to decide
  * whether to upgrade the Debian package: keep it on one line, in this exact form.
  */
-import type { Source } from '../../src/data/types.ts'
+import type { Source } from '../../data/types.ts'
 
 export const TZDATA_MIN = '2026f'
 
