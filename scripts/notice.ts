@@ -1,10 +1,11 @@
 /**
- * Generates NOTICE.md from `datasets/sources.ts` (every upstream dataset: licence, credit line, duties)
- * and from the npm packages bundled into the executable. `bun run notice` rewrites it;
- * test/build/notice.test.ts fails when it is out of date.
+ * Generates NOTICE.md from the domains' sources (every upstream dataset: licence, credit line, duties)
+ * and from the npm packages bundled into the executable, with their licence texts. `bun run notice`
+ * rewrites it; test/build/notice.test.ts (run by CI) fails when it is out of date.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { workerEntryPoints } from '../build/compile.ts'
 import { sourcesByDomain } from '../datasets/sources.ts'
 import type { Source } from '../src/data/types.ts'
 
@@ -29,22 +30,54 @@ function sourceSection(s: Source): string {
   return lines.join('\n')
 }
 
-/** Runtime npm dependencies whose code is bundled into the executable (data packages are listed above). */
-function bundledPackages(): { name: string; version: string; license: string }[] {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }
-  const dataPackages = new Set([...sourcesByDomain.values()].flatMap((list) => list.flatMap((s) => (s.npm ? [s.npm.package] : []))))
-  return Object.keys(pkg.dependencies ?? {})
-    .filter((name) => !dataPackages.has(name))
-    .sort()
-    .map((name) => {
-      const path = join(ROOT, 'node_modules', name, 'package.json')
-      const meta = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { version?: string; license?: string | { type?: string } }) : {}
-      const license = typeof meta.license === 'string' ? meta.license : (meta.license?.type ?? 'see the package')
-      return { name, version: meta.version ?? pkg.dependencies![name]!, license }
-    })
+interface BundledPackage {
+  name: string
+  version: string
+  license: string
+  /** The package's own licence and notice files, verbatim. */
+  texts: { file: string; text: string }[]
 }
 
-export function renderNotice(): string {
+/** Licence and notice files a package ships, plus the licence headers its bundled file carries (Swagger UI). */
+const LICENCE_FILE = /^(licen[cs]e|notice|copying)(\.(md|txt))?$|\.js\.LICENSE\.txt$/i
+
+/** The package root of a bundled file path: the last `node_modules/<name>` or `node_modules/@scope/<name>`. */
+function packageRoot(file: string): string | null {
+  const at = file.lastIndexOf('node_modules/')
+  if (at < 0) return null
+  const parts = file.slice(at + 'node_modules/'.length).split('/')
+  return file.slice(0, at) + 'node_modules/' + parts.slice(0, parts[0]!.startsWith('@') ? 2 : 1).join('/')
+}
+
+/**
+ * Every npm package whose code or assets `bun build` puts into the executable, transitive ones included:
+ * read off the bundler's own metafile for the same entry points as build/compile.ts, so the list is what
+ * is actually shipped, not what package.json declares.
+ */
+export async function bundledPackages(): Promise<BundledPackage[]> {
+  const result = await Bun.build({ entrypoints: [join(ROOT, 'src/main.ts'), ...workerEntryPoints().map((w) => join(ROOT, w))], root: ROOT, target: 'bun', metafile: true, throw: true })
+  const inputs = Object.keys(result.metafile?.inputs ?? {})
+  const roots = new Map<string, string>()
+  for (const input of inputs) {
+    const root = packageRoot(input)
+    if (root) roots.set(root, input)
+  }
+  const bundledFiles = new Set(inputs.map((i) => i.split('/').pop()!))
+  const out: BundledPackage[] = []
+  for (const root of roots.keys()) {
+    const dir = join(ROOT, root)
+    const meta = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; version: string; license?: string | { type?: string } }
+    const license = typeof meta.license === 'string' ? meta.license : (meta.license?.type ?? 'see the package')
+    const texts = readdirSync(dir)
+      .filter((f) => LICENCE_FILE.test(f) && (!f.endsWith('.js.LICENSE.txt') || bundledFiles.has(f.replace(/\.LICENSE\.txt$/, ''))))
+      .sort()
+      .map((file) => ({ file, text: readFileSync(join(dir, file), 'utf8').trim() }))
+    out.push({ name: meta.name, version: meta.version, license, texts })
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name))
+}
+
+export async function renderNotice(): Promise<string> {
   const out = [
     '# Notices',
     '',
@@ -65,14 +98,23 @@ export function renderNotice(): string {
     '',
     '## Software bundled into the executable',
     '',
-    '- Bun runtime (https://bun.sh), MIT; it includes JavaScriptCore and other components under their own licences (LGPL-2.1 among them), listed at https://bun.com/docs/project/licensing.',
-    ...bundledPackages().map((p) => `- npm \`${p.name}\` ${p.version}: ${p.license}`),
+    'Every npm package whose code or assets the executable carries (read off the bundler\'s metafile by',
+    '`scripts/notice.ts`), with its licence and notice files as the package ships them.',
     '',
+    '- Bun runtime (https://bun.sh), MIT; it includes JavaScriptCore and other components under their own licences (LGPL-2.1 among them), listed at https://bun.com/docs/project/licensing.',
   )
+  const packages = await bundledPackages()
+  for (const p of packages) out.push(`- npm \`${p.name}\` ${p.version}: ${p.license}`)
+  for (const p of packages) {
+    out.push('', `### ${p.name} ${p.version}`)
+    if (!p.texts.length) out.push('', `The package ships no licence file; its package.json says ${p.license}.`)
+    for (const t of p.texts) out.push('', `\`${t.file}\`:`, '', '```text', t.text, '```')
+  }
+  out.push('')
   return out.join('\n')
 }
 
 if (import.meta.main) {
-  writeFileSync(NOTICE_PATH, renderNotice())
+  writeFileSync(NOTICE_PATH, await renderNotice())
   console.error(`wrote ${NOTICE_PATH}`)
 }

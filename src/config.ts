@@ -22,12 +22,15 @@ export interface Config {
   responseForm: ResponseForm
   /** Keys accepted from configuration, in addition to those in the state database. */
   apiKeys: { key: string; plan?: string }[]
-  plans: Record<string, Plan>
+  /** By name. A Map: plan names come from tokens and keys, and a plain object would answer `constructor`. */
+  plans: ReadonlyMap<string, Plan>
   defaultPlan: string
   jwtSecret?: string
   jwtJwks?: string
   /** Clock leeway for JWT `exp`/`nbf`, in seconds. */
   jwtLeewaySeconds: number
+  /** Refuse tokens without an `exp` claim (default true). */
+  jwtRequireExp: boolean
   /** When set, a JWT's `iss` must equal it. */
   jwtIssuer?: string
   /** When set, a JWT's `aud` must contain it. */
@@ -54,13 +57,19 @@ export interface Config {
     /** KDF jobs allowed to wait for a worker before 503. */
     queueSize: number
     bcryptMaxRounds: number
-    /** Ceiling on scrypt's 128 * n * r bytes. */
+    /** Ceiling on scrypt's memory, 128·r·(n + p) bytes. */
     scryptMaxMemoryBytes: number
     /** Ceiling on scrypt's p: each lane repeats the whole n·r work, so p multiplies the time. */
     scryptMaxParallelism: number
     argon2MaxMemoryKiB: number
     argon2MaxTimeCost: number
     argon2MaxParallelism: number
+    /** Ceiling on scrypt's n·r·p, which the time grows with (each of the p lanes does 2·n block mixes of r). */
+    scryptMaxWork: number
+    /** Ceiling on argon2id's time_cost·memory_cost; parallelism splits memory_cost into lanes, adding no work. */
+    argon2MaxWork: number
+    /** KDF jobs one caller may have running or waiting at once; more is a 503 for that caller only. */
+    jobsPerCaller: number
   }
   ip: {
     cityMmdb?: string
@@ -138,15 +147,19 @@ const apiKeys: Parser = (raw, name) =>
 const WINDOW_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 }
 
 /** `free:1000/1d,tiny:5/60s` -> plans; each window is a count and a unit (s, m, h, d). */
+/** Names a plan may not have: what a plain object already answers (`__proto__`, `constructor`, …). */
+const RESERVED_PLAN_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype))
+
 const plans: Parser = (raw, name) => {
-  const out: Record<string, Plan> = {}
+  const out = new Map<string, Plan>()
   for (const entry of list(raw, name) as string[]) {
     const m = /^([A-Za-z0-9_.-]+):(\d+)\/(\d*)([smhd])$/.exec(entry)
     if (!m) fail(name, `expected name:credits/window such as free:1000/1d, got ${JSON.stringify(entry)}`)
     const [, plan, credits, count, unit] = m!
     const windowSeconds = Number(count || 1) * WINDOW_UNITS[unit!]!
     if (Number(credits) < 1 || windowSeconds < 1) fail(name, `plan ${plan} needs at least 1 credit and a window of at least 1s`)
-    out[plan!] = { name: plan!, credits: Number(credits), windowSeconds }
+    if (RESERVED_PLAN_NAMES.has(plan!)) fail(name, `plan name ${plan} is reserved; choose another`)
+    out.set(plan!, { name: plan!, credits: Number(credits), windowSeconds })
   }
   return out
 }
@@ -183,6 +196,7 @@ const SETTINGS: Setting[] = [
   S('jwtSecret', text, 'ALMANAC_JWT_SECRET'),
   S('jwtJwks', text, 'ALMANAC_JWT_JWKS', '--jwt-jwks'),
   S('jwtLeewaySeconds', integer(0, 600), 'ALMANAC_JWT_LEEWAY'),
+  S('jwtRequireExp', boolean, 'ALMANAC_JWT_REQUIRE_EXP'),
   S('jwtIssuer', text, 'ALMANAC_JWT_ISSUER'),
   S('jwtAudience', text, 'ALMANAC_JWT_AUDIENCE'),
   S('stateDir', text, 'ALMANAC_STATE_DIR', '--state-dir'),
@@ -202,6 +216,9 @@ const SETTINGS: Setting[] = [
   S('hash.argon2MaxMemoryKiB', integer(8, 2 ** 32 - 1), 'ALMANAC_HASH_ARGON2_MAX_MEMORY'),
   S('hash.argon2MaxTimeCost', integer(1, 2 ** 32 - 1), 'ALMANAC_HASH_ARGON2_MAX_TIME'),
   S('hash.argon2MaxParallelism', integer(1, 255), 'ALMANAC_HASH_ARGON2_MAX_PARALLELISM'),
+  S('hash.scryptMaxWork', integer(1, 2 ** 40), 'ALMANAC_HASH_SCRYPT_MAX_WORK'),
+  S('hash.argon2MaxWork', integer(1, 2 ** 40), 'ALMANAC_HASH_ARGON2_MAX_WORK'),
+  S('hash.jobsPerCaller', integer(1, 100000), 'ALMANAC_HASH_JOBS_PER_CALLER'),
   S('ip.cityMmdb', text, 'ALMANAC_IP_CITY_MMDB'),
   S('ip.asnMmdb', text, 'ALMANAC_IP_ASN_MMDB'),
   S('ip.ispMmdb', text, 'ALMANAC_IP_ISP_MMDB'),
@@ -219,9 +236,10 @@ export const DEFAULTS: Config = {
   workers: 1,
   responseForm: 'enveloped',
   apiKeys: [],
-  plans: { default: { name: 'default', credits: 10000, windowSeconds: 3600 } },
+  plans: new Map([['default', { name: 'default', credits: 10000, windowSeconds: 3600 }]]),
   defaultPlan: 'default',
   jwtLeewaySeconds: 30,
+  jwtRequireExp: true,
   stateDir: '.state',
   quotaStore: 'memory',
   quotaFailOpen: false,
@@ -239,6 +257,11 @@ export const DEFAULTS: Config = {
     argon2MaxMemoryKiB: 262144,
     argon2MaxTimeCost: 10,
     argon2MaxParallelism: 8,
+    // n·r·p: the default scrypt (16384·8·1) is 2^17 and takes ~50 ms; 2^23 is ~3 s of one core.
+    scryptMaxWork: 2 ** 23,
+    // time_cost · memory_cost (KiB): the default argon2id is 196,608; 2^20 is ~1.5 s of one core.
+    argon2MaxWork: 2 ** 20,
+    jobsPerCaller: 4,
   },
   ip: { torListFiles: [], vpnListFiles: [], proxyListFiles: [], hostingListFiles: [] },
 }
@@ -321,10 +344,13 @@ export function loadConfig({ env = process.env, argv = [] }: ConfigSources = {},
 }
 
 function validate(config: Config) {
-  if (!config.plans[config.defaultPlan]) {
-    throw new ConfigError(`ALMANAC_DEFAULT_PLAN: plan ${JSON.stringify(config.defaultPlan)} is not among ALMANAC_PLANS (${Object.keys(config.plans).join(', ')})`)
+  // RFC 7518 §3.2: an HS256 key must be at least as long as the hash output; a shorter one can be guessed.
+  const secretBytes = config.jwtSecret === undefined ? 32 : Buffer.byteLength(config.jwtSecret)
+  if (secretBytes < 32) throw new ConfigError(`ALMANAC_JWT_SECRET: ${secretBytes} bytes; HS256 needs at least 32 (RFC 7518 section 3.2), e.g. \`openssl rand -base64 32\``)
+  if (!config.plans.has(config.defaultPlan)) {
+    throw new ConfigError(`ALMANAC_DEFAULT_PLAN: plan ${JSON.stringify(config.defaultPlan)} is not among ALMANAC_PLANS (${[...config.plans.keys()].join(', ')})`)
   }
   for (const { key, plan } of config.apiKeys) {
-    if (plan && !config.plans[plan]) throw new ConfigError(`ALMANAC_API_KEYS: key ${key.slice(0, 3)}… names unknown plan ${JSON.stringify(plan)}`)
+    if (plan && !config.plans.has(plan)) throw new ConfigError(`ALMANAC_API_KEYS: key ${key.slice(0, 3)}… names unknown plan ${JSON.stringify(plan)}`)
   }
 }

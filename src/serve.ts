@@ -8,13 +8,15 @@ import { domains as allDomains } from './domains/index.ts'
 import { createAuthenticator } from './http/auth.ts'
 import { serverBodyCeiling } from './http/request-guards.ts'
 import { createObservability } from './http/observability.ts'
-import { createApp, openDomains } from './server.ts'
+import { createApp, openDomains, verifyDatasets } from './server.ts'
 import { createQuotaStore } from './stores/index.ts'
 import { openKeyStore, type KeyStore } from './stores/keys.ts'
 
 export interface Running {
   server: Server<unknown>
   url: string
+  /** Settles when the background dataset integrity check is done. */
+  verified: Promise<void>
   stop(): Promise<void>
 }
 
@@ -44,9 +46,12 @@ export async function serve(config: Config, log: (line: string) => void = (l) =>
   ;(app as unknown as { server: unknown }).server = server
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`
   log(JSON.stringify({ level: 'info', msg: 'listening', url }))
+  // Sizes were checked before opening; the full hashes are checked while serving.
+  const verified = verifyDatasets(data, mounted, log).catch((e) => log(JSON.stringify({ level: 'error', msg: 'dataset integrity check failed to run', error: String(e) })))
   return {
     server,
     url,
+    verified,
     async stop() {
       // Stop accepting; let in-flight requests finish for up to the grace period, then cut them off.
       const drained = server.stop(false).then(() => true)

@@ -6,13 +6,14 @@
  */
 import { Elysia, type AnyElysia } from 'elysia'
 import type { Config, Plan } from './config.ts'
+import { contentMismatch, sizeMismatch } from './data/integrity.ts'
 import type { DataDir } from './data/types.ts'
 import type { Domain } from './domains/types.ts'
-import { AlmanacError, unavailable } from './lib/errors.ts'
+import { AlmanacError, badRequest, unavailable } from './lib/errors.ts'
 import { type Authenticator, type Principal } from './http/auth.ts'
 import { requestContext } from './http/context.ts'
 import { exchangeOf, existingExchange } from './http/exchange.ts'
-import { API_PREFIX, isApi, pathOf } from './http/paths.ts'
+import { API_PREFIX, isApi, pathOf, pathStart } from './http/paths.ts'
 import { routeMatcher } from './http/route-match.ts'
 import { bodyReader, checkRequest } from './http/request-guards.ts'
 import { COST_KEY, costOf, type PerItemCost } from './http/cost.ts'
@@ -27,7 +28,8 @@ import { quotaState, windowStart, type QuotaState, type QuotaStore } from './sto
 /** Retry-After of the 503 sent while the quota store is unreachable. */
 const STORE_RETRY_SECONDS = 2
 
-const JSON_HEADERS = { 'content-type': 'application/json' }
+/** Every JSON answer's body depends on the caller's X-Response-Form, so shared caches must key on it. */
+const JSON_HEADERS = { 'content-type': 'application/json', vary: 'X-Response-Form' }
 
 export interface AppDeps {
   data: DataDir
@@ -39,38 +41,66 @@ export interface AppDeps {
   observability?: Observability
 }
 
-/** A domain as opened at start: its service, or why it is unavailable. */
+/**
+ * A domain as opened at start: its service, or why it is unavailable. `problem` is shown to callers (the
+ * 503 of its routes, /readyz, the datasets endpoint), so it names datasets, never file paths; the log
+ * has the whole story. It may be set later, when the background integrity check finds a corrupt artifact.
+ */
 export interface MountedDomain {
   domain: Domain
   service?: unknown
   problem?: string
 }
 
+/** A message for callers: absolute file paths (an operator's layout) become "…", the log keeps them. */
+export const redactPaths = (message: string) => message.replace(/(^|[\s"'(=])\/[^\s"'),;]+/g, '$1…')
+
 /** Opens each domain's datasets; a domain that cannot open is kept, disabled, with the reason. */
 export async function openDomains(config: Config, data: DataDir, domains: Domain[], log: (l: string) => void = console.error): Promise<MountedDomain[]> {
   const out: MountedDomain[] = []
+  const disabled = (domain: Domain, problem: string, logged = problem) => {
+    log(`The ${domain.name} domain is disabled: ${logged}`)
+    out.push({ domain, problem: `The ${domain.name} domain is disabled: ${problem}` })
+  }
   for (const domain of domains) {
     const missing = domain.datasets.filter((id) => !data.manifest.datasets[id])
     if (missing.length) {
       const fix = Bun.isStandaloneExecutable
         ? `this executable was compiled without it: run \`bun run data && bun run compile\` in a checkout, or point ALMANAC_DATA_DIR at a datasets/out that has it`
         : `run \`almanac data build --only ${domain.name}\``
-      const problem = `The ${domain.name} domain is disabled: dataset ${missing.join(', ')} is not built (${fix}).`
-      log(problem)
-      out.push({ domain, problem })
+      disabled(domain, `dataset ${missing.join(', ')} is not built (${fix}).`)
+      continue
+    }
+    const damaged = domain.datasets.map((id) => sizeMismatch(data, id)).find(Boolean)
+    if (damaged) {
+      disabled(domain, `${damaged}; rebuild or re-extract the datasets.`)
       continue
     }
     try {
       out.push({ domain, service: await domain.open({ config, data }) })
     } catch (e) {
-      const problem = `The ${domain.name} domain is disabled: ${(e as Error).message}`
-      log(problem)
-      out.push({ domain, problem })
+      disabled(domain, redactPaths((e as Error).message), (e as Error).message)
     }
   }
   return out
 }
 
+/**
+ * Hashes every open domain's artifacts in the background and disables a domain whose artifacts do not
+ * match the manifest (its routes answer 503 from then on, /readyz says not ready). Resolves when done.
+ */
+export async function verifyDatasets(data: DataDir, mounted: MountedDomain[], log: (l: string) => void = console.error): Promise<void> {
+  for (const m of mounted) {
+    if (m.problem) continue
+    for (const id of m.domain.datasets) {
+      const mismatch = await contentMismatch(data, id)
+      if (!mismatch) continue
+      m.problem = `The ${m.domain.name} domain is disabled: ${mismatch}; rebuild or re-extract the datasets.`
+      log(JSON.stringify({ level: 'error', msg: m.problem, dir: data.dir }))
+      break
+    }
+  }
+}
 
 export function quotaHeaders(state: QuotaState): Record<string, string> {
   const resetIn = Math.max(0, state.reset - Math.floor(Date.now() / 1000))
@@ -104,6 +134,8 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
    * endpoints), on every response under its prefixes, problems included. A handful of prefixes: a scan.
    */
   const definitions = definitionsHeaders(deps.data, mounted)
+  /** Domains open at start, which the background integrity check may still disable, by their route prefixes. */
+  const openAtStart = mounted.filter((m) => !m.problem).flatMap((m) => m.domain.prefixes.map((prefix) => ({ mounted: m, base: API_PREFIX + prefix })))
   const definitionsOf = (path: string) => definitions.find((d) => path.startsWith(d.prefix) || path === d.base)?.headers
 
   /**
@@ -134,7 +166,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
    */
   const peekHeaders = async (request: Request): Promise<Record<string, string>> => {
     const principal = existingExchange(request)?.principal
-    const plan = principal?.plan ?? config.plans[config.defaultPlan]!
+    const plan = principal?.plan ?? config.plans.get(config.defaultPlan)!
     if (!principal) return quotaHeaders({ allowed: false, policy: plan.name, limit: plan.credits, remaining: 0, reset: Math.floor(Date.now() / 1000), windowSeconds: plan.windowSeconds })
     try {
       return quotaHeaders(await quota.peek(principal.subject, plan))
@@ -151,7 +183,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     }
     const { problem, headers } = toProblem(code, error, path)
     if (problem.status === 500) deps.log?.(JSON.stringify({ level: 'error', path, error: String((error as Error)?.stack ?? error) }))
-    const out = new Headers({ 'content-type': 'application/json' })
+    const out = new Headers(JSON_HEADERS)
     for (const [k, v] of Object.entries(setHeaders)) if (typeof v === 'string') out.set(k, v)
     for (const [k, v] of Object.entries(existingExchange(request)?.headers ?? {})) out.set(k, v)
     for (const [k, v] of Object.entries(headers)) out.set(k, v)
@@ -192,7 +224,8 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const observability = deps.observability ?? createObservability(config)
   // The shared layers run in one request hook and one transform hook: each Elysia hook costs a fixed
   // ~0.6-1 µs a request whatever it does, more than the work inside these.
-  const app: AnyElysia = new Elysia()
+  // standardHostname: false makes the router cut the path where paths.ts does (see there).
+  const app: AnyElysia = new Elysia({ handler: { standardHostname: false } })
     .use(requestContext(config.responseForm))
     .onError(({ code, error, request, set }) => errorResponse(code, error, request, set.headers as Record<string, unknown>))
     .onRequest((context) => {
@@ -203,6 +236,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       context.form = formOf(request, config.responseForm)
       // Who is calling, before any body is read; then the request's own shape (400, 413).
       const refused = (e: unknown) => errorResponse('AUTH', e, request, set.headers as Record<string, unknown>)
+      if (pathStart(request.url) < 0) throw badRequest('The request has no valid Host header (RFC 9112 section 3.2): send the host name the server is reached by.')
       const path = pathOf(request.url)
       if (!isApi(path)) return checkRequest(request, path, config.bodyLimit)
       let answer: Principal | Promise<Principal>
@@ -228,6 +262,8 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       // After routing and parsing, before the schema: route label, definitions date, then quota.
       const exchange = exchangeOf(request)
       exchange.route = route
+      // A domain disabled after start (a corrupt artifact) keeps its routes but answers 503.
+      for (const { mounted: m, base } of openAtStart) if (m.problem && (route === base || route.startsWith(base + '/'))) throw unavailable(m.problem, { domain: m.domain.name, datasets: m.domain.datasets })
       const dated = definitionsOf(route)
       if (dated) addHeaders(request, dated)
       const principal = exchange.principal

@@ -51,9 +51,9 @@ describe('configuration layers', () => {
     const config = loadConfig({
       env: { ALMANAC_PLANS: 'free:1000/1d,tiny:5/60s,hourly:10/h', ALMANAC_DEFAULT_PLAN: 'free', ALMANAC_API_KEYS: 'abcdefgh1234, zyxwvuts9876:tiny', ALMANAC_TRUSTED_PROXIES: '10.0.0.0/8, ::1' },
     })
-    expect(config.plans.free).toEqual({ name: 'free', credits: 1000, windowSeconds: 86400 })
-    expect(config.plans.tiny).toEqual({ name: 'tiny', credits: 5, windowSeconds: 60 })
-    expect(config.plans.hourly!.windowSeconds).toBe(3600)
+    expect(config.plans.get('free')).toEqual({ name: 'free', credits: 1000, windowSeconds: 86400 })
+    expect(config.plans.get('tiny')).toEqual({ name: 'tiny', credits: 5, windowSeconds: 60 })
+    expect(config.plans.get('hourly')!.windowSeconds).toBe(3600)
     expect(config.apiKeys).toEqual([{ key: 'abcdefgh1234' }, { key: 'zyxwvuts9876', plan: 'tiny' }])
     expect(config.trustedProxies).toEqual(['10.0.0.0/8', '::1'])
   })
@@ -72,6 +72,12 @@ describe('bad settings are named', () => {
     [{ ALMANAC_ACCESS_LOG: 'maybe' }, /^ALMANAC_ACCESS_LOG: expected true or false/],
   ])('%o', (env, message) => {
     expect(errorOf(() => loadConfig({ env }))).toMatch(message)
+  })
+
+  test('plan names a plain object already answers are refused', () => {
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      expect(() => loadConfig({ env: { ALMANAC_PLANS: `${name}:5/1h`, ALMANAC_DEFAULT_PLAN: name } })).toThrow(`ALMANAC_PLANS: plan name ${name} is reserved`)
+    }
   })
 
   test('a flag is named as the operator wrote it', () => {

@@ -43,8 +43,8 @@ export async function keysCommand(args: string[], env: Record<string, string | u
         return 2
       }
       const plan = flags.get('--plan') ?? null
-      if (plan !== null && !config.plans[plan]) {
-        log(`almanac: --plan ${JSON.stringify(plan)} is not among the configured plans (${Object.keys(config.plans).join(', ')}); set ALMANAC_PLANS as the server does`)
+      if (plan !== null && !config.plans.has(plan)) {
+        log(`almanac: --plan ${JSON.stringify(plan)} is not among the configured plans (${[...config.plans.keys()].join(', ')}); set ALMANAC_PLANS as the server does`)
         return 2
       }
       store = openKeyStore(config.stateDir)

@@ -27,7 +27,12 @@ export interface Authenticator {
 }
 
 const REALM = 'realm="almanac"'
-const quoted = (s: string) => `"${s.replace(/["\\]/g, '')}"`
+/**
+ * A quoted-string for a challenge parameter holding text that may echo caller input (a JWT's `alg`):
+ * RFC 6750 allows %x20-21 / %x23-5B / %x5D-7E in error_description, and a header value beyond Latin-1
+ * makes the whole response fail, so anything else becomes `?`.
+ */
+const quoted = (s: string) => `"${s.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, '?')}"`
 
 /**
  * A 401 with one challenge per accepted scheme (RFC 9110 §11.6.1). `error` follows RFC 6750: absent when
@@ -53,8 +58,8 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
   const jwt = createJwtVerifier(config, options.log)
   const withJwt = jwt !== null
   const planOf = (name: string | null, whose: string): Plan => {
-    const plan = config.plans[name ?? config.defaultPlan]
-    if (!plan) throw new AlmanacError('forbidden', `${whose} names plan ${JSON.stringify(name)}, which this server does not offer (plans: ${Object.keys(config.plans).join(', ')}).`)
+    const plan = config.plans.get(name ?? config.defaultPlan)
+    if (!plan) throw new AlmanacError('forbidden', `${whose} names plan ${JSON.stringify(name)}, which this server does not offer (plans: ${[...config.plans.keys()].join(', ')}).`)
     return plan
   }
 

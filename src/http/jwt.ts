@@ -74,10 +74,9 @@ function explain(e: unknown, accepted: string[]): TokenError {
   return new TokenError('The token is malformed.')
 }
 
-export function createJwtVerifier(config: Pick<Config, 'jwtSecret' | 'jwtJwks' | 'jwtLeewaySeconds' | 'jwtIssuer' | 'jwtAudience'>, log: (line: string) => void = () => {}): JwtVerifier | null {
+export function createJwtVerifier(config: Pick<Config, 'jwtSecret' | 'jwtJwks' | 'jwtLeewaySeconds' | 'jwtIssuer' | 'jwtAudience' | 'jwtRequireExp'>, log: (line: string) => void = () => {}): JwtVerifier | null {
   if (!config.jwtSecret && !config.jwtJwks) return null
   const secret = config.jwtSecret ? new TextEncoder().encode(config.jwtSecret) : null
-  if (secret && secret.length < 32) log(JSON.stringify({ level: 'warn', msg: 'ALMANAC_JWT_SECRET is shorter than 32 bytes; RFC 7518 asks for at least 256 bits for HS256' }))
   let jwks = config.jwtJwks ? loadJwks(config.jwtJwks) : null
   let checkedAt = Date.now()
 
@@ -96,7 +95,8 @@ export function createJwtVerifier(config: Pick<Config, 'jwtSecret' | 'jwtJwks' |
 
   const claims: JWTVerifyOptions = {
     clockTolerance: config.jwtLeewaySeconds,
-    requiredClaims: ['sub'],
+    // A token without exp is valid forever once leaked; ALMANAC_JWT_REQUIRE_EXP=false accepts such tokens.
+    requiredClaims: config.jwtRequireExp ? ['sub', 'exp'] : ['sub'],
     ...(config.jwtIssuer ? { issuer: config.jwtIssuer } : {}),
     ...(config.jwtAudience ? { audience: config.jwtAudience } : {}),
   }

@@ -76,16 +76,24 @@ export function datasetInfos(data: DataDir, mounted: MountedDomain[]): DatasetIn
 }
 
 export const metaRoutes = (config: Config, data: DataDir, mounted: MountedDomain[]) => {
-  const infos = datasetInfos(data, mounted)
+  // Made again only when a domain's state changed (the integrity check may disable one while serving).
+  let infos = datasetInfos(data, mounted)
+  let state = mounted.map((m) => m.problem ?? '').join('\0')
+  const current = () => {
+    const now = mounted.map((m) => m.problem ?? '').join('\0')
+    if (now !== state) [infos, state] = [datasetInfos(data, mounted), now]
+    return infos
+  }
   return new Elysia({ name: 'almanac:meta', prefix: '/meta' })
     .use(requestContext(config.responseForm))
-    .get('/datasets', () => list(infos, { total: infos.length, enveloped: { app_version: APP_VERSION }, bare: { app_version: APP_VERSION }, fieldNames: DATASET_FIELDS, stable: true }), {
+    .get('/datasets', () => list(current(), { total: current().length, enveloped: { app_version: APP_VERSION }, bare: { app_version: APP_VERSION }, fieldNames: DATASET_FIELDS, stable: true }), {
       query: t.Object(fieldsQuery),
       detail: { summary: 'Datasets, their versions, licences and required attribution', tags: ['meta'] },
     })
     .get(
       '/datasets/:id',
       ({ params }) => {
+        const infos = current()
         const found = infos.find((d) => d.id === params.id)
         if (!found) throw notFound(`No dataset ${JSON.stringify(params.id)}; known: ${infos.map((d) => d.id).join(', ') || 'none'}.`)
         return one(found, { fieldNames: DATASET_FIELDS, stable: true })

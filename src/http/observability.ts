@@ -200,7 +200,7 @@ export function createObservability(config: Config, options: ObservabilityOption
   /** The app maps every error to a problem; this is the last line, so the process never dies on input. */
   const internalError = (request: Request, e: unknown): Response => {
     console.error(JSON.stringify({ level: 'error', msg: 'unhandled', path: pathOf(request.url), error: String((e as Error)?.stack ?? e) }))
-    return new Response(JSON.stringify(problemBody(internalProblem().problem, formOf(request, config.responseForm))), { status: 500, headers: { 'content-type': 'application/json' } })
+    return new Response(JSON.stringify(problemBody(internalProblem().problem, formOf(request, config.responseForm))), { status: 500, headers: { 'content-type': 'application/json', vary: 'X-Response-Form' } })
   }
 
   // Not an async function: a promise chain only when the app's answer is one, and no extra frame per request.

@@ -4,6 +4,7 @@
  */
 import { t } from 'elysia'
 import type { Page } from '../lib/page.ts'
+import { FIELDS_LIMITS } from './reply.ts'
 
 export type { Page }
 
@@ -32,7 +33,9 @@ export const namedInteger = (name: string, minimum: number, maximum: number, des
 export const fieldsQuery = {
   fields: t.Optional(
     t.String({
-      description: 'Comma-separated response fields to keep; dotted paths select inside objects. An unknown name is a 400 listing the valid ones.',
+      maxLength: FIELDS_LIMITS.length,
+      description: `Comma-separated response fields to keep; dotted paths select inside objects (at most ${FIELDS_LIMITS.names} names, ${FIELDS_LIMITS.depth} levels deep, ${FIELDS_LIMITS.length} characters). An unknown name is a 400 listing the valid ones.`,
+      error: `fields: at most ${FIELDS_LIMITS.length} characters`,
     }),
   ),
 }

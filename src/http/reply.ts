@@ -6,6 +6,7 @@
  * wrappers of the SPEC ("Response forms") and applies `fields` to the resource, never to the wrapper.
  */
 import type { ResponseForm } from '../config.ts'
+import { GenerationalCache } from '../lib/cache.ts'
 import { badRequest } from '../lib/errors.ts'
 import type { Problem } from './problem.ts'
 
@@ -72,14 +73,24 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 /** Selected keys: `true` keeps the whole value, a nested selection picks inside an object. */
 type Selection = Map<string, true | Selection>
 
+/** Limits on `fields` (also in its query schema, paging.ts): longer, wider or deeper selections are a 400. */
+export const FIELDS_LIMITS = { length: 1024, names: 64, depth: 8 } as const
+
+const tooMuch = (what: string) =>
+  badRequest(`fields ${what}.`, { errors: [{ in: 'query', field: 'fields', message: what }] })
+
 /** Parses `fields=a,b.c` into a tree of selected keys. */
 function parseSelection(fields: string): Selection {
+  if (fields.length > FIELDS_LIMITS.length) throw tooMuch(`is longer than ${FIELDS_LIMITS.length} characters`)
+  const names = fields.split(',')
+  if (names.length > FIELDS_LIMITS.names) throw tooMuch(`names more than ${FIELDS_LIMITS.names} fields`)
   const out: Selection = new Map()
-  for (const raw of fields.split(',')) {
+  for (const raw of names) {
     const name = raw.trim()
     if (!name) continue
     let node = out
     const path = name.split('.')
+    if (path.length > FIELDS_LIMITS.depth) throw tooMuch(`path ${name.slice(0, 80)} is deeper than ${FIELDS_LIMITS.depth} levels`)
     for (let i = 0; i < path.length; i++) {
       const key = path[i]!
       const current = node.get(key)
@@ -96,14 +107,14 @@ function parseSelection(fields: string): Selection {
   return out
 }
 
-/** Parsed selections by `fields` text: clients repeat the same few, so each is parsed once. */
-const selections = new Map<string, Selection>()
+/**
+ * Parsed selections by `fields` text: clients repeat the same few, so each is parsed once. Bounded in
+ * entries and bytes (a selection weighs a few times its text).
+ */
+const selections = new GenerationalCache<string, Selection>(1000, 4 * 1024 * 1024, (text) => 64 + text.length * 8)
 function selectionOf(fields: string): Selection {
   let found = selections.get(fields)
-  if (!found) {
-    if (selections.size >= 1000) selections.clear() // arbitrary client text must not grow memory
-    selections.set(fields, (found = parseSelection(fields)))
-  }
+  if (!found) selections.set(fields, (found = parseSelection(fields)))
   return found
 }
 

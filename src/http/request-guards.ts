@@ -1,7 +1,7 @@
 /**
  * Checks on the request itself, before any route sees it: a path with a broken percent-escape (`%ZZ`) is a
  * 400 (Elysia would otherwise hand routes a null path parameter), and the body limit (`config.bodyLimit`)
- * is a 413 problem in the caller's form.
+ * is a 413 problem in the caller's form. JSON bodies are limited in depth and size before they are parsed.
  *
  * A declared `Content-Length` over the limit is refused before a byte of the body is read. A body without
  * one (chunked) is read here with a running count and refused as soon as it passes the limit, so a client
@@ -11,6 +11,7 @@
  */
 import { Elysia, ParseError } from 'elysia'
 import { badRequest, tooLarge } from '../lib/errors.ts'
+import { checkJsonShape } from './json-shape.ts'
 
 /** The transport-level ceiling handed to Bun.serve: generous, so our JSON 413 answers in all honest cases. */
 export const serverBodyCeiling = (bodyLimit: number) => Math.max(bodyLimit * 16, 64 * 1024 * 1024)
@@ -51,14 +52,21 @@ export function checkRequest(request: Request, path: string, limit: number): voi
   if (declared !== null && !(Number(declared) <= limit)) throw overLimit(limit)
 }
 
-/** Reads a body sent without a Content-Length, counting as it goes. */
+/**
+ * Reads request bodies: every JSON body (its shape checked before it is parsed, json-shape.ts), and any
+ * body sent without a Content-Length, counting as it goes. Other bodies with a Content-Length (already
+ * checked against the limit) are left to Elysia's own parsers.
+ */
 export const bodyReader = (limit: number) =>
   new Elysia({ name: 'almanac:body-reader', seed: limit }).onParse({ as: 'global' }, async ({ request, contentType }) => {
-    // With a Content-Length (already checked) Elysia's own parsers read the body.
-    if (request.headers.has('content-length') || !request.body) return
-    const text = await readCapped(request, limit)
+    if (!request.body) return
     const type = (contentType ?? '').toLowerCase()
-    if (type.includes('json')) {
+    const json = type.includes('json')
+    const declared = request.headers.has('content-length')
+    if (declared && !json) return
+    const text = declared ? await request.text() : await readCapped(request, limit)
+    if (json) {
+      checkJsonShape(text)
       try {
         return JSON.parse(text)
       } catch (e) {

@@ -1,31 +1,61 @@
 /**
  * Which route patterns a raw path matches, for answers given without Elysia's router: the `Allow` list of
  * a 405 and the metrics label of a request no route hook saw. A pattern matches with or without a trailing
- * slash (`/countries/` answers `/countries`); a bare `/*` catch-all matches nothing here. Compiled on first
- * use; results kept per path, bounded, as clients send arbitrary paths (one scan of every pattern ~3 µs).
+ * slash (`/countries/` answers `/countries`); a bare `/*` catch-all matches nothing here.
+ *
+ * Results are cached by the path's shape, not the raw path: each segment that is a literal of some
+ * pattern stays, any other becomes one placeholder, and segments past the deepest pattern are cut. Which
+ * patterns match depends only on that shape, and the number of shapes is bounded by the patterns, so
+ * clients sending arbitrary paths (up to 16 KB each) cannot grow the cache.
  */
+import { GenerationalCache } from '../lib/cache.ts'
+
 export interface RouteMatch {
   method: string
   /** The pattern without its trailing slash (`/api/v1/countries/:code`). */
   path: string
 }
 
+/** Stands for a non-empty segment that no pattern names literally (a path segment cannot hold it raw). */
+const OTHER = '\u0000'
+
+interface Compiled {
+  patterns: (RouteMatch & { pattern: RegExp })[]
+  literals: Set<string>
+  /** Segments a path may have and still match a pattern without a wildcard (a trailing slash included). */
+  depth: number
+}
+
+function compile(routes: readonly { method: string; path: string }[]): Compiled {
+  const literals = new Set<string>()
+  let depth = 0
+  const patterns = routes
+    .filter((r) => !r.path.endsWith('*') || r.path.length > 2)
+    .map((r) => {
+      const trimmed = r.path.length > 1 ? r.path.replace(/\/+$/, '') : r.path
+      const segments = trimmed.split('/').slice(1)
+      depth = Math.max(depth, segments.length + 1)
+      for (const s of segments) if (!s.startsWith(':') && s !== '*') literals.add(s)
+      const source = segments.map((s) => (s.startsWith(':') ? '[^/]+' : s === '*' ? '.*' : s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))).join('/')
+      return { method: r.method, path: trimmed, pattern: new RegExp(`^/${source}/?$`) }
+    })
+  return { patterns, literals, depth }
+}
+
+/** The path with every segment no pattern names replaced by OTHER, cut after `depth + 1` segments. */
+function shapeOf(path: string, { literals, depth }: Compiled): string {
+  const segments = path.split('/', depth + 2).slice(1)
+  return '/' + segments.map((s) => (s === '' || literals.has(s) ? s : OTHER)).join('/')
+}
+
 export function routeMatcher(routes: () => readonly { method: string; path: string }[]): (path: string) => RouteMatch[] {
-  let compiled: (RouteMatch & { pattern: RegExp })[] | undefined
-  const byPath = new Map<string, RouteMatch[]>()
+  let compiled: Compiled | undefined
+  const byShape = new GenerationalCache<string, RouteMatch[]>(4096)
   return (path) => {
-    let found = byPath.get(path)
-    if (found) return found
-    compiled ??= routes()
-      .filter((r) => !r.path.endsWith('*') || r.path.length > 2)
-      .map((r) => {
-        const trimmed = r.path.length > 1 ? r.path.replace(/\/+$/, '') : r.path
-        const source = trimmed.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')
-        return { method: r.method, path: trimmed, pattern: new RegExp(`^${source}/?$`) }
-      })
-    found = compiled.filter((r) => r.pattern.test(path)).map(({ method, path }) => ({ method, path }))
-    if (byPath.size >= 10_000) byPath.clear()
-    byPath.set(path, found)
+    compiled ??= compile(routes())
+    const shape = shapeOf(path, compiled)
+    let found = byShape.get(shape)
+    if (!found) byShape.set(shape, (found = compiled.patterns.filter((r) => r.pattern.test(shape)).map(({ method, path }) => ({ method, path }))))
     return found
   }
 }

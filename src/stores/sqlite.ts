@@ -14,18 +14,26 @@ export class StateError extends Error {
   }
 }
 
-/** Opens (creating if needed) `<stateDir>/<file>`; `migrate` runs once per schema version. */
+/**
+ * Opens (creating if needed) `<stateDir>/<file>`; each schema step runs once. Anything that fails on the
+ * way (a missing permission, a full disk while the journal or the schema is written) is a StateError
+ * naming ALMANAC_STATE_DIR, which the CLI reports in one line.
+ */
 export function openStateDatabase(stateDir: string, file: string, schema: string[]): Database {
   const path = join(stateDir, file)
-  let db: Database
   try {
-    mkdirSync(stateDir, { recursive: true, mode: 0o700 })
-    db = new Database(path, { create: true, strict: true })
-    // Hashes and counters only, but nobody else needs to read them.
-    chmodSync(path, 0o600)
+    return open(stateDir, path, schema)
   } catch (e) {
+    if (e instanceof StateError) throw e
     throw new StateError(`ALMANAC_STATE_DIR: cannot open ${path}: ${(e as Error).message}`)
   }
+}
+
+function open(stateDir: string, path: string, schema: string[]): Database {
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 })
+  const db = new Database(path, { create: true, strict: true })
+  // Hashes and counters only, but nobody else needs to read them.
+  chmodSync(path, 0o600)
   db.exec('PRAGMA busy_timeout = 5000')
   db.exec('PRAGMA journal_mode = WAL')
   db.exec('PRAGMA synchronous = NORMAL')

@@ -22,8 +22,10 @@ const now = () => Math.floor(Date.now() / 1000)
 async function sign(alg: string, claims: JWTPayload, key: CryptoKey | Uint8Array, kid?: string) {
   return new SignJWT(claims).setProtectedHeader({ alg, ...(kid ? { kid } : {}) }).sign(key)
 }
-const hs = (claims: JWTPayload) => sign('HS256', claims, new TextEncoder().encode(SECRET))
-const asym = (alg: keyof typeof keys, claims: JWTPayload) => sign(alg, claims, keys[alg].privateKey, alg)
+/** Tokens expire in a minute unless a test says otherwise (exp is required by default; `exp: undefined` leaves it out). */
+const expiring = (claims: JWTPayload): JWTPayload => JSON.parse(JSON.stringify({ exp: now() + 60, ...claims }))
+const hs = (claims: JWTPayload) => sign('HS256', expiring(claims), new TextEncoder().encode(SECRET))
+const asym = (alg: keyof typeof keys, claims: JWTPayload) => sign(alg, expiring(claims), keys[alg].privateKey, alg)
 
 const get = (headers: Record<string, string>, path = '/api/v1/planets/earth') => app.json('GET', path, { headers, key: null })
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
@@ -226,6 +228,42 @@ describe('JWT configuration', () => {
       expect(await call({ sub: 'u' })).toBe(401)
     } finally {
       await strict.close()
+    }
+  })
+
+  test('exp is required unless ALMANAC_JWT_REQUIRE_EXP=false', async () => {
+    expectUnauthorized(await get(bearer(await hs({ sub: 'forever', exp: undefined }))), /exp/, 'invalid_token')
+    const lenient = await testApp({ domains: [sampleDomain()], env: { ALMANAC_JWT_SECRET: SECRET, ALMANAC_JWT_REQUIRE_EXP: 'false' } })
+    try {
+      const res = await lenient.json('GET', '/api/v1/planets/earth', { headers: bearer(await hs({ sub: 'forever', exp: undefined })), key: null })
+      expect(res.status).toBe(200)
+    } finally {
+      await lenient.close()
+    }
+  })
+
+  test('an HS256 secret shorter than 32 bytes is refused at start', async () => {
+    await expect(testApp({ domains: [sampleDomain()], env: { ALMANAC_JWT_SECRET: 'x'.repeat(31) } })).rejects.toThrow(/ALMANAC_JWT_SECRET: 31 bytes; HS256 needs at least 32/)
+    // Bytes, not characters: 11 three-byte characters are 33 bytes.
+    const wide = await testApp({ domains: [sampleDomain()], env: { ALMANAC_JWT_SECRET: '€'.repeat(11) } })
+    await wide.close()
+  })
+
+  test('a plan claim naming an Object.prototype member is a 403, not a 500', async () => {
+    for (const plan of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
+      const res = await get(bearer(await hs({ sub: 'proto', plan })))
+      expect({ plan, status: res.status, type: (res.body.error ?? res.body).type }).toEqual({ plan, status: 403, type: 'urn:almanac:problem:forbidden' })
+    }
+  })
+
+  test('caller text never reaches a header unencoded: a JWT alg beyond Latin-1 is a 401 with an ASCII challenge', async () => {
+    for (const alg of ['中', '\u{1F600}', 'a\u2028b', 'x"y\\z', 'é']) {
+      const token = `${base64url.encode(JSON.stringify({ alg, typ: 'JWT' }))}.${base64url.encode(JSON.stringify({ sub: 'u', exp: now() + 60 }))}.c2ln`
+      const res = await get(bearer(token))
+      expect({ alg, status: res.status }).toEqual({ alg, status: 401 })
+      const challenge = res.headers.get('www-authenticate')!
+      expect(challenge).toMatch(/^[\x20-\x7e]+$/)
+      expect(challenge).toContain('error="invalid_token"')
     }
   })
 

@@ -15,7 +15,7 @@ export default defineDomain<HashService>({
   datasets: [],
   open: ({ config }) => {
     const size = config.hash.workers || availableParallelism()
-    return createHashService(config.hash, createKdfPool({ size, queueSize: config.hash.queueSize }))
+    return createHashService(config.hash, createKdfPool({ size, queueSize: config.hash.queueSize, perOwner: config.hash.jobsPerCaller }))
   },
   routes: ({ service, config }) => hashRoutes(service, config),
   close: (service) => service.pool.close(),

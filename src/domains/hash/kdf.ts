@@ -36,11 +36,14 @@ export const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64').
  */
 export const bcrypt = (input: string, { rounds }: BcryptParams) => Bun.password.hashSync(input, { algorithm: 'bcrypt', cost: rounds })
 
+/** Bytes scrypt allocates: V of 128·r·(n + 2) (OpenSSL's count) and B of 128·r·p. */
+export const scryptMemory = ({ n, r, p }: ScryptParams) => 128 * r * (n + 2) + 128 * r * p
+
 /** scrypt (RFC 7914): `$scrypt$ln=<log2 n>,r=<r>,p=<p>$<salt>$<hash>`, base64 standard and unpadded. */
 export function scrypt(input: string, { n, r, p }: ScryptParams): string {
   const salt = randomBytes(SALT_BYTES)
-  // maxmem must cover V (128·n·r) plus B (128·r·p); OpenSSL refuses anything above it.
-  const maxmem = 128 * n * r + 128 * r * p + 2 ** 20
+  // maxmem must cover what OpenSSL allocates, V (128·r·(n + 2)) plus B (128·r·p); it refuses anything above.
+  const maxmem = scryptMemory({ n, r, p }) + 2 ** 20
   const key = scryptSync(Buffer.from(input, 'utf8'), salt, KEY_BYTES, { N: n, r, p, maxmem })
   return `$scrypt$ln=${Math.log2(n)},r=${r},p=${p}$${b64(salt)}$${b64(key)}`
 }

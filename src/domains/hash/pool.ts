@@ -60,14 +60,20 @@ export interface PoolStats {
 }
 
 export interface KdfPool {
-  run(job: KdfJob): Promise<string>
+  /** Runs a job for `owner` (a caller), who may hold at most `perOwner` jobs running or waiting at once. */
+  run(job: KdfJob, owner?: string): Promise<string>
   stats(): PoolStats
   close(): Promise<void>
 }
 
-export function createKdfPool({ size, queueSize, url = workerUrl() }: { size: number; queueSize: number; url?: string }): KdfPool {
+/** Logs what a worker reported; the caller gets a problem that says nothing of it (library text is not for clients). */
+const logFailure = (algorithm: string, message: string) => console.error(JSON.stringify({ level: 'error', msg: `${algorithm} worker failed`, error: message }))
+
+export function createKdfPool({ size, queueSize, perOwner = Infinity, url = workerUrl() }: { size: number; queueSize: number; perOwner?: number; url?: string }): KdfPool {
   const slots: Slot[] = []
   const queue: Pending[] = []
+  /** Jobs running or waiting, by owner; an owner is removed at zero, so the map holds only active callers. */
+  const held = new Map<string, number>()
   let nextId = 1
   let closed = false
 
@@ -78,8 +84,10 @@ export function createKdfPool({ size, queueSize, url = workerUrl() }: { size: nu
       const job = slot.current
       if (!job || job.id !== event.data.id) return
       slot.current = undefined
-      if (event.data.error !== undefined) job.reject(new AlmanacError('internal', `${job.job.algorithm} failed: ${event.data.error}`))
-      else job.resolve(event.data.hash!)
+      if (event.data.error !== undefined) {
+        logFailure(job.job.algorithm, event.data.error)
+        job.reject(new AlmanacError('internal', `${job.job.algorithm} failed.`))
+      } else job.resolve(event.data.hash!)
       next(slot)
     }
     // A worker that dies (out of memory, a crash) fails its job and is replaced; the pool keeps serving.
@@ -90,7 +98,10 @@ export function createKdfPool({ size, queueSize, url = workerUrl() }: { size: nu
       slot.worker.terminate()
       const i = slots.indexOf(slot)
       if (i >= 0) slots.splice(i, 1)
-      job?.reject(new AlmanacError('internal', `${job.job.algorithm} worker failed: ${event.message}`))
+      if (job) {
+        logFailure(job.job.algorithm, event.message)
+        job.reject(new AlmanacError('internal', `${job.job.algorithm} failed.`))
+      }
       if (!closed && queue.length) dispatch(queue.shift()!)
     }
     slots.push(slot)
@@ -116,9 +127,11 @@ export function createKdfPool({ size, queueSize, url = workerUrl() }: { size: nu
   }
 
   return {
-    run(job) {
+    run(job, owner) {
       if (closed) return Promise.reject(unavailable('The hashing workers are shutting down.'))
-      return new Promise<string>((resolve, reject) => {
+      const mine = owner === undefined ? 0 : (held.get(owner) ?? 0)
+      if (mine >= perOwner) return Promise.reject(busy(`You already have ${mine} password hash${mine === 1 ? '' : 'es'} running or waiting, the most one caller may (hash.jobsPerCaller); send the next when one finishes.`, 1))
+      const running = new Promise<string>((resolve, reject) => {
         const pending: Pending = { id: nextId++, job, resolve, reject }
         if (dispatch(pending)) return
         if (queue.length >= queueSize) {
@@ -127,6 +140,15 @@ export function createKdfPool({ size, queueSize, url = workerUrl() }: { size: nu
         }
         queue.push(pending)
       })
+      if (owner === undefined) return running
+      held.set(owner, mine + 1)
+      const release = () => {
+        const left = held.get(owner)! - 1
+        if (left) held.set(owner, left)
+        else held.delete(owner)
+      }
+      running.then(release, release)
+      return running
     },
     stats: () => ({ size, busy: slots.filter((s) => s.current).length, queued: queue.length, queueSize }),
     async close() {

@@ -6,6 +6,7 @@ import { Elysia, t } from 'elysia'
 import type { Config } from '../../config.ts'
 import { requestContext } from '../../http/context.ts'
 import { fieldsQuery, namedInteger } from '../../http/paging.ts'
+import { existingExchange } from '../../http/exchange.ts'
 import { one } from '../../http/reply.ts'
 import { present } from './present.ts'
 import { DEFAULTS, DIGESTS, MAX_INPUT_BYTES, type HashService } from './service.ts'
@@ -18,7 +19,10 @@ const DIGEST_LENGTH: Record<(typeof DIGESTS)[number], number> = { md5: 32, sha1:
 
 const RESULT_NOTE =
   'The result is a Hash result: `algorithm` and `hash`; Form A (enveloped) KDF results add `params`, the parameters actually used. ' +
-  'A full worker queue answers 503 with Retry-After; a value over one of this server\'s ceilings answers 422 naming the field and the ceiling (`ceilings[]`).'
+  'A full worker queue, or a caller who already has hash.jobsPerCaller jobs running or waiting, answers 503 with Retry-After; a value over one of this server\'s ceilings (memory, work, rounds, lanes) answers 422 naming the field and the ceiling (`ceilings[]`). An empty `input` is a 422.'
+
+/** The caller's quota subject (authentication has set it on every /api/v1 request). */
+const callerOf = (request: Request) => existingExchange(request)?.principal?.subject ?? 'anonymous'
 
 export function hashRoutes(service: HashService, config: Config) {
   const c = config.hash
@@ -37,7 +41,7 @@ export function hashRoutes(service: HashService, config: Config) {
   }
 
   return app
-    .post('/bcrypt', async ({ body, form }) => one(present(await service.bcrypt(body.input, body), form)), {
+    .post('/bcrypt', async ({ body, form, request }) => one(present(await service.bcrypt(body.input, body, callerOf(request)), form)), {
       body: t.Object({
         input,
         rounds: t.Optional(namedInteger('rounds', 4, 31, `Cost as log2 of the iteration count, 4-31 (default 12). This server's ceiling: ${c.bcryptMaxRounds} (hash.bcryptMaxRounds).`, DEFAULTS.bcrypt.rounds)),
@@ -52,11 +56,11 @@ export function hashRoutes(service: HashService, config: Config) {
           RESULT_NOTE,
       },
     })
-    .post('/scrypt', async ({ body, form }) => one(present(await service.scrypt(body.input, body), form)), {
+    .post('/scrypt', async ({ body, form, request }) => one(present(await service.scrypt(body.input, body, callerOf(request)), form)), {
       body: t.Object({
         input,
         // No schema `default` here: a filled-in default under one spelling would clash with the other.
-        n: t.Optional(namedInteger('n', 2, 2 ** 32, `CPU/memory cost N: a power of two greater than 1 (default ${DEFAULTS.scrypt.n}). Form A name: cost_factor. 128·n·r bytes must not exceed this server's ceiling of ${c.scryptMaxMemoryBytes} bytes (hash.scryptMaxMemoryBytes).`)),
+        n: t.Optional(namedInteger('n', 2, 2 ** 32, `CPU/memory cost N: a power of two greater than 1 (default ${DEFAULTS.scrypt.n}). Form A name: cost_factor. 128·r·(n + 2 + p) bytes must not exceed this server's ceiling of ${c.scryptMaxMemoryBytes} bytes (hash.scryptMaxMemoryBytes), nor n·r·p its work ceiling of ${c.scryptMaxWork} (hash.scryptMaxWork).`)),
         r: t.Optional(namedInteger('r', 1, 2 ** 20, `Block size r (default ${DEFAULTS.scrypt.r}). Form A name: block_size.`)),
         p: t.Optional(namedInteger('p', 1, 2 ** 20, `Parallelism p (default ${DEFAULTS.scrypt.p}); r·p < 2^30. Form A name: parallelism. This server's ceiling: ${c.scryptMaxParallelism} (hash.scryptMaxParallelism).`)),
         cost_factor: t.Optional(namedInteger('cost_factor', 2, 2 ** 32, `Form A name of n (default ${DEFAULTS.scrypt.n}); a power of two greater than 1. Either spelling is accepted; both with different values is a 422.`)),
@@ -73,7 +77,7 @@ export function hashRoutes(service: HashService, config: Config) {
           RESULT_NOTE,
       },
     })
-    .post('/argon2id', async ({ body, form }) => one(present(await service.argon2id(body.input, body), form)), {
+    .post('/argon2id', async ({ body, form, request }) => one(present(await service.argon2id(body.input, body, callerOf(request)), form)), {
       body: t.Object({
         input,
         time_cost: t.Optional(namedInteger('time_cost', 1, 2 ** 32 - 1, `Iterations (passes), default 3. This server's ceiling: ${c.argon2MaxTimeCost} (hash.argon2MaxTimeCost).`, DEFAULTS.argon2id.time_cost)),

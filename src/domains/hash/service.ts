@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import type { Config } from '../../config.ts'
 import { AlmanacError, invalidFields, tooLarge, type FieldError } from '../../lib/errors.ts'
-import type { Argon2Params, KdfJob, ScryptParams } from './kdf.ts'
+import { scryptMemory, type Argon2Params, type KdfJob, type ScryptParams } from './kdf.ts'
 import type { KdfPool } from './pool.ts'
 
 /** SPEC Limits: hash input 256 KB, counted as bytes of the UTF-8 encoding. */
@@ -58,6 +58,12 @@ function overCeilings(algorithm: string, over: Ceiling[]): AlmanacError {
   })
 }
 
+/** A password hash of nothing protects nothing, and bcrypt refuses it outright: a 422 naming `input`. */
+function checkPassword(input: string) {
+  checkInput(input)
+  if (input === '') throw invalidFields([{ in: 'body', field: 'input', message: 'must not be empty for a password hash' }])
+}
+
 /** Refuses an input over the SPEC limit before any work is done. */
 export function checkInput(input: string) {
   const bytes = Buffer.byteLength(input, 'utf8')
@@ -97,14 +103,24 @@ export function scryptParams(body: ScryptRequest, limits: HashCeilings): ScryptP
   if (errors.length) throw invalidFields(errors)
 
   const over: Ceiling[] = []
-  const memory = 128 * n.value * r.value
+  const memory = scryptMemory({ n: n.value, r: r.value, p: p.value })
   if (memory > limits.scryptMaxMemoryBytes) {
     over.push({
       field: n.field,
       setting: 'hash.scryptMaxMemoryBytes',
       env: 'ALMANAC_HASH_SCRYPT_MAX_MEMORY',
       value: limits.scryptMaxMemoryBytes,
-      message: `128 × ${n.field} × ${r.field} = ${memory} bytes is over this server's ceiling hash.scryptMaxMemoryBytes = ${limits.scryptMaxMemoryBytes}`,
+      message: `128 × ${r.field} × (${n.field} + 2 + ${p.field}) = ${memory} bytes is over this server's ceiling hash.scryptMaxMemoryBytes = ${limits.scryptMaxMemoryBytes}`,
+    })
+  }
+  const work = n.value * r.value * p.value
+  if (work > limits.scryptMaxWork) {
+    over.push({
+      field: n.field,
+      setting: 'hash.scryptMaxWork',
+      env: 'ALMANAC_HASH_SCRYPT_MAX_WORK',
+      value: limits.scryptMaxWork,
+      message: `${n.field} × ${r.field} × ${p.field} = ${work} is over this server's work ceiling hash.scryptMaxWork = ${limits.scryptMaxWork}`,
     })
   }
   if (p.value > limits.scryptMaxParallelism) {
@@ -147,34 +163,45 @@ export function argon2Params(body: Partial<Argon2Params>, limits: HashCeilings):
   cap('time_cost', 'hash.argon2MaxTimeCost', 'ALMANAC_HASH_ARGON2_MAX_TIME', limits.argon2MaxTimeCost)
   cap('memory_cost', 'hash.argon2MaxMemoryKiB', 'ALMANAC_HASH_ARGON2_MAX_MEMORY', limits.argon2MaxMemoryKiB, ' KiB')
   cap('parallelism', 'hash.argon2MaxParallelism', 'ALMANAC_HASH_ARGON2_MAX_PARALLELISM', limits.argon2MaxParallelism)
+  const work = params.time_cost * params.memory_cost
+  if (work > limits.argon2MaxWork) {
+    over.push({
+      field: 'time_cost',
+      setting: 'hash.argon2MaxWork',
+      env: 'ALMANAC_HASH_ARGON2_MAX_WORK',
+      value: limits.argon2MaxWork,
+      message: `time_cost × memory_cost = ${work} KiB-passes is over this server's work ceiling hash.argon2MaxWork = ${limits.argon2MaxWork}`,
+    })
+  }
   if (over.length) throw overCeilings('argon2id', over)
   return params
 }
 
+/** The password hashes take the caller's quota subject: one caller may hold only so many KDF jobs. */
 export interface HashService {
   digest(algorithm: DigestAlgorithm, input: string): HashResult
-  bcrypt(input: string, body: { rounds?: number }): Promise<HashResult>
-  scrypt(input: string, body: ScryptRequest): Promise<HashResult>
-  argon2id(input: string, body: Partial<Argon2Params>): Promise<HashResult>
+  bcrypt(input: string, body: { rounds?: number }, caller: string): Promise<HashResult>
+  scrypt(input: string, body: ScryptRequest, caller: string): Promise<HashResult>
+  argon2id(input: string, body: Partial<Argon2Params>, caller: string): Promise<HashResult>
   pool: KdfPool
 }
 
 export function createHashService(limits: HashCeilings, pool: KdfPool): HashService {
-  const kdf = async (job: KdfJob): Promise<HashResult> => ({ algorithm: job.algorithm, hash: await pool.run(job), params: { ...job.params } })
+  const kdf = async (job: KdfJob, caller: string): Promise<HashResult> => ({ algorithm: job.algorithm, hash: await pool.run(job, caller), params: { ...job.params } })
   return {
     digest,
     pool,
-    async bcrypt(input, body) {
-      checkInput(input)
-      return kdf({ algorithm: 'bcrypt', input, params: bcryptParams(body, limits) })
+    async bcrypt(input, body, caller) {
+      checkPassword(input)
+      return kdf({ algorithm: 'bcrypt', input, params: bcryptParams(body, limits) }, caller)
     },
-    async scrypt(input, body) {
-      checkInput(input)
-      return kdf({ algorithm: 'scrypt', input, params: scryptParams(body, limits) })
+    async scrypt(input, body, caller) {
+      checkPassword(input)
+      return kdf({ algorithm: 'scrypt', input, params: scryptParams(body, limits) }, caller)
     },
-    async argon2id(input, body) {
-      checkInput(input)
-      return kdf({ algorithm: 'argon2id', input, params: argon2Params(body, limits) })
+    async argon2id(input, body, caller) {
+      checkPassword(input)
+      return kdf({ algorithm: 'argon2id', input, params: argon2Params(body, limits) }, caller)
     },
   }
 }

@@ -5,7 +5,7 @@
  * networks share one record, and the shared parts (country, continent, subdivisions, cities) are
  * pointers in the file, cached per pointer target — so a lookup is a tree walk plus a Map hit.
  */
-import { GenerationalCache } from './cache.ts'
+import { GenerationalCache } from '../../lib/cache.ts'
 import { MmdbReader } from './mmdb.ts'
 
 /** Shared by every record of the country, frozen, in Form A's member order (the response uses it as is). */

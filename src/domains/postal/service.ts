@@ -3,6 +3,7 @@
  * `postal.sqlite`. Country systems (252 rows) are held in memory; records are always read through an
  * index: the code index for lookups, the folded-name index for place search, the R*Tree for space.
  */
+import { wildcardMatch } from '../../lib/wildcard.ts'
 import type { Database, Statement } from 'bun:sqlite'
 import { invalid, notFound } from '../../lib/errors.ts'
 import type { Page, Paged } from '../../lib/page.ts'
@@ -294,7 +295,6 @@ export class PostalService {
  * wildcard the pattern must equal one of the country's alternatives.
  */
 function formatMatcher(like: string): (alternative: string) => boolean {
-  const pattern = like.trim().replace(/@/g, 'A')
-  const re = new RegExp(`^${pattern.split(/[*%]/).map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`)
-  return (alternative) => re.test(alternative)
+  const pattern = like.trim().replace(/@/g, 'A').replace(/%/g, '*')
+  return (alternative) => wildcardMatch(pattern, alternative)
 }
