@@ -72,7 +72,8 @@ function validationErrors(error: any): FieldError[] {
     // A schema's own `error: 'name: why'` beats TypeBox's summary (which for Elysia's numeric unions
     // reads "should be one of: 'integer', 'integer'").
     const custom = typeof e.schema?.error === 'string' ? /^([\w.]+): (.*)$/s.exec(e.schema.error) : null
-    const message = (custom && custom[1] === field ? custom[2] : undefined) ?? e.summary ?? e.message ?? 'invalid value'
+    // TypeBox's own message ("Expected string"), never Elysia's summary, which quotes the value found.
+    const message = (custom && custom[1] === field ? custom[2] : undefined) ?? e.message ?? 'invalid value'
     const key = field + '\0' + message
     if (seen.has(key)) continue
     seen.add(key)

@@ -77,12 +77,22 @@ const refused = async (url: string) => {
   }
 }
 
+/** Polls /metrics until the server is inside `n` requests besides the metrics request itself. */
+async function untilInFlight(url: string, n: number) {
+  for (let i = 0; i < 200; i++) {
+    const text = await (await fetch(url + '/metrics')).text()
+    if (Number(/^almanac_http_requests_in_flight (\d+)$/m.exec(text)?.[1]) >= n + 1) return
+    await Bun.sleep(50)
+  }
+  throw new Error(`the server never had ${n} request(s) in flight`)
+}
+
 describe('graceful shutdown', () => {
   test('SIGTERM: the in-flight request finishes, new connections are refused, exit 0', async () => {
     const { child, url } = await start([], { ALMANAC_SHUTDOWN_GRACE: '30' })
     const post = slowPost(url)
     await post.started
-    await Bun.sleep(300) // the server is now inside the request, waiting for the rest of the body
+    await untilInFlight(url, 1) // the server is now inside the request, waiting for the rest of the body
     child.kill('SIGTERM')
     let gone = false
     for (let i = 0; i < 50 && !gone; i++) {
@@ -107,7 +117,7 @@ describe('graceful shutdown', () => {
     const post = slowPost(url)
     const outcome = post.response.then((r) => r.status).catch(() => 'closed')
     await post.started
-    await Bun.sleep(300)
+    await untilInFlight(url, 1)
     child.kill('SIGTERM')
     expect(await child.exited).toBe(0)
     expect(await outcome).toBe('closed')

@@ -42,10 +42,34 @@ function checkScrypt(phc: string, input: string) {
   const [, ln, r, p, salt, key] = m!
   const expected = Buffer.from(key!, 'base64')
   const N = 2 ** Number(ln)
-  const actual = scryptSync(Buffer.from(input, 'utf8'), Buffer.from(salt!, 'base64'), expected.length, { N, r: Number(r), p: Number(p), maxmem: 256 * N * Number(r) + 2 ** 20 })
+  const actual = scryptSync(Buffer.from(input, 'utf8'), Buffer.from(salt!, 'base64'), expected.length, { N, r: Number(r), p: Number(p), maxmem: 128 * Number(r) * (N + 2 + Number(p)) + 2 ** 20 })
   expect(actual.equals(expected)).toBe(true)
   return { ln: Number(ln), r: Number(r), p: Number(p), saltBytes: Buffer.from(salt!, 'base64').length, keyBytes: expected.length }
 }
+
+describe('refusals are 422s naming the parameter, never library text', () => {
+  test('an empty input is refused by every password hash', async () => {
+    for (const algorithm of ['bcrypt', 'scrypt', 'argon2id']) {
+      const res = await post(algorithm, { input: '' })
+      expect({ algorithm, status: res.status, fields: res.body.errors.map((e: any) => e.field) }).toEqual({ algorithm, status: 422, fields: ['input'] })
+    }
+  })
+
+  test('scrypt n 2, r 65536, p 16 (OpenSSL refused it for a maxmem counted short) is computed and verifies', async () => {
+    const res = await post('scrypt', { input: 'wide', n: 2, r: 65536, p: 16 })
+    expect(res.status).toBe(200)
+    expect(checkScrypt(res.body.hash, 'wide')).toMatchObject({ ln: 1, r: 65536, p: 16 })
+  })
+
+  test('work ceilings: scrypt n·r·p and argon2id time·memory', async () => {
+    const scrypt = await post('scrypt', { input: 'x', n: 2 ** 17, r: 8, p: 16 })
+    expect(scrypt.status).toBe(422)
+    expect(scrypt.body.ceilings.map((c: any) => c.setting)).toEqual(['hash.scryptMaxWork'])
+    const argon = await post('argon2id', { input: 'x', time_cost: 10, memory_cost: 262144, parallelism: 1 })
+    expect(argon.status).toBe(422)
+    expect(argon.body.ceilings.map((c: any) => c.setting)).toEqual(['hash.argon2MaxWork'])
+  })
+})
 
 describe('bcrypt', () => {
   test('default rounds 12, $2b$ format, verifies, fresh salt each call', async () => {

@@ -137,6 +137,18 @@ describe('postal systems', () => {
     expect(prefixed.body.results.map((s: any) => s.country_code)).toEqual(['LV'])
   })
 
+  test('format_like with many stars is matched in linear time (30 stars and a Z took 11 s as a RegExp)', async () => {
+    const all = (await get('/?has_system=true&limit=1000')).body.results as { country_code: string; format: string }[]
+    const stars = await get(`/?format_like=${'*'.repeat(30)}Z&limit=1000`)
+    expect(stars.status).toBe(200)
+    // Any run before a final Z: exactly the systems with an alternative ending in a literal Z (FIQQ 1ZZ, ...).
+    const endingInZ = all.filter((s) => s.format.split(' / ').some((f) => f.endsWith('Z'))).map((s) => s.country_code)
+    expect(endingInZ.length).toBeGreaterThan(0)
+    expect(stars.body.results.map((s: any) => s.country_code)).toEqual(endingInZ)
+    const any = await get(`/?format_like=${'*'.repeat(30)}&limit=1000`)
+    expect(any.body.count).toBe(all.length)
+  })
+
   test('single system: total_codes counted from the raw data', async () => {
     for (const cc of ['DE', 'LI', 'PT']) {
       const b = await get(`/${cc}`)

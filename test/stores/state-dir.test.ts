@@ -1,0 +1,25 @@
+/**
+ * A state directory that cannot be written at start (here: a file-size limit of 1 KiB, so SQLite's first
+ * page write fails as on a full disk) stops the server with one line naming ALMANAC_STATE_DIR, not a stack.
+ */
+import { expect, test } from 'bun:test'
+import { resolve } from 'node:path'
+import { tempDirs } from '../support/temp.ts'
+
+const ROOT = resolve(import.meta.dir, '../..')
+const tempDir = tempDirs('almanac-full-state-')
+
+test('a full disk at start: one line naming ALMANAC_STATE_DIR, exit 1, no stack trace', async () => {
+  const dir = tempDir()
+  // ulimit -f 1: writes past 1 KiB fail with EFBIG; SIGXFSZ is ignored so the write fails instead of killing.
+  const child = Bun.spawn(['bash', '-c', 'ulimit -f 1; trap "" XFSZ; exec bun src/main.ts serve --port 0 --host 127.0.0.1'], {
+    cwd: ROOT,
+    env: { ...process.env, ALMANAC_QUOTA_STORE: 'sqlite', ALMANAC_STATE_DIR: dir, ALMANAC_API_KEYS: 'state-key-0123456789', ALMANAC_ACCESS_LOG: 'false' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()])
+  expect(code).toBe(1)
+  expect(stderr).toContain(`almanac: ALMANAC_STATE_DIR: cannot open ${dir}/quota.sqlite`)
+  expect(stderr).not.toMatch(/^\s+at /m)
+}, 30_000)
