@@ -15,7 +15,7 @@ export function rawRequest(port: number, head: string, body = ''): Promise<RawAn
     const socket = connect(port, '127.0.0.1', () => socket.end(`${head}\r\nConnection: close\r\n\r\n${body}`))
     const chunks: Buffer[] = []
     socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')))
-    socket.on('data', (c) => chunks.push(c))
+    socket.on('data', (c: Buffer) => chunks.push(c))
     socket.on('error', reject)
     socket.on('close', () => {
       const text = Buffer.concat(chunks).toString('utf8')
