@@ -39,6 +39,8 @@ export interface AppDeps {
   log?: (line: string) => void
   /** Metrics and access log; one is made from the config when absent (tests pass their own to read the log). */
   observability?: Observability
+  /** Milliseconds since the epoch for quota windows and their headers (tests fix it; default Date.now). */
+  clock?: () => number
 }
 
 /**
@@ -102,8 +104,8 @@ export async function verifyDatasets(data: DataDir, mounted: MountedDomain[], lo
   }
 }
 
-export function quotaHeaders(state: QuotaState): Record<string, string> {
-  const resetIn = Math.max(0, state.reset - Math.floor(Date.now() / 1000))
+export function quotaHeaders(state: QuotaState, now: number): Record<string, string> {
+  const resetIn = Math.max(0, state.reset - Math.floor(now / 1000))
   return {
     'x-quota-limit': String(state.limit),
     'x-quota-remaining': String(state.remaining),
@@ -116,6 +118,7 @@ export function quotaHeaders(state: QuotaState): Record<string, string> {
 
 export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[]): AnyElysia {
   const { authenticator, quota } = deps
+  const clock = deps.clock ?? Date.now
   /** Per-item costs by route pattern, then method. */
   const costs = new Map<string, Map<string, PerItemCost>>()
   /**
@@ -144,11 +147,12 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
    * pointing clients at the window's end, which could stall them for a day over a short outage.
    */
   const storeDownHeaders = (plan: Plan) => {
-    const now = Date.now()
+    const now = clock()
     return quotaHeaders(
       config.quotaFailOpen
         ? quotaState(plan, windowStart(plan, now), 0, true)
         : { allowed: false, policy: plan.name, limit: plan.credits, remaining: 0, reset: Math.floor(now / 1000) + STORE_RETRY_SECONDS, windowSeconds: plan.windowSeconds },
+      now,
     )
   }
 
@@ -167,9 +171,10 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const peekHeaders = async (request: Request): Promise<Record<string, string>> => {
     const principal = existingExchange(request)?.principal
     const plan = principal?.plan ?? config.plans.get(config.defaultPlan)!
-    if (!principal) return quotaHeaders({ allowed: false, policy: plan.name, limit: plan.credits, remaining: 0, reset: Math.floor(Date.now() / 1000), windowSeconds: plan.windowSeconds })
+    const now = clock()
+    if (!principal) return quotaHeaders({ allowed: false, policy: plan.name, limit: plan.credits, remaining: 0, reset: Math.floor(now / 1000), windowSeconds: plan.windowSeconds }, now)
     try {
-      return quotaHeaders(await quota.peek(principal.subject, plan))
+      return quotaHeaders(await quota.peek(principal.subject, plan, now), now)
     } catch {
       return storeDownHeaders(plan)
     }
@@ -199,10 +204,10 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const allowedMethods = (path: string): string[] => [...new Set(matching(path).map((r) => r.method))].filter((m) => m !== 'ALL').sort()
 
   /** After the store answered: the quota headers, and a 429 when the request does not fit. */
-  const spend = (request: Request, principal: Principal, cost: number, state: QuotaState) => {
-    addHeaders(request, quotaHeaders(state))
+  const spend = (request: Request, principal: Principal, cost: number, state: QuotaState, now: number) => {
+    addHeaders(request, quotaHeaders(state, now))
     if (state.allowed) return
-    const retryAfter = String(Math.max(1, state.reset - Math.floor(Date.now() / 1000)))
+    const retryAfter = String(Math.max(1, state.reset - Math.floor(now / 1000)))
     const credits = `${cost} credit${cost > 1 ? 's' : ''}`
     const detail =
       cost > state.limit
@@ -269,11 +274,12 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       const principal = exchange.principal
       if (!principal) return
       const cost = costOf(costs.get(route)?.get(request.method), body)
-      const spent = (state: QuotaState) => spend(request, principal, cost, state)
+      const now = clock()
+      const spent = (state: QuotaState) => spend(request, principal, cost, state, now)
       const failed = (e: unknown) => storeDown(request, principal.plan, e)
       let answer: QuotaState | Promise<QuotaState>
       try {
-        answer = quota.consume(principal.subject, principal.plan, cost)
+        answer = quota.consume(principal.subject, principal.plan, cost, now)
       } catch (e) {
         return failed(e)
       }

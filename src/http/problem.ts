@@ -38,11 +38,18 @@ export interface ProblemResult {
   headers: Record<string, string>
 }
 
+/**
+ * Problems quote caller input (`"…" is not an IPv4 address`); a quoted megabyte would be sent straight
+ * back, so each text is cut at this many characters, as is the path in `instance`.
+ */
+const MAX_TEXT = 500
+const clamp = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text)
+
 export function problemFromError(error: AlmanacError, instance?: string): ProblemResult {
   const { status, title } = KINDS[error.kind]
-  const problem: Problem = { type: typeOf(error.kind), title, status, detail: error.detail }
-  if (instance) problem.instance = instance
-  if (error.options.errors?.length) problem.errors = error.options.errors
+  const problem: Problem = { type: typeOf(error.kind), title, status, detail: clamp(error.detail) }
+  if (instance) problem.instance = clamp(instance)
+  if (error.options.errors?.length) problem.errors = error.options.errors.slice(0, 100).map((e) => ({ ...e, field: clamp(e.field), message: clamp(e.message) }))
   if (error.options.extra) Object.assign(problem, error.options.extra)
   return { problem, headers: error.options.headers ?? {} }
 }

@@ -10,7 +10,7 @@
  * so it must only ever see requests that lie about their size by a wide margin.
  */
 import { Elysia, ParseError } from 'elysia'
-import { badRequest, tooLarge } from '../lib/errors.ts'
+import { badRequest, invalid, tooLarge } from '../lib/errors.ts'
 import { checkJsonShape } from './json-shape.ts'
 
 /** The transport-level ceiling handed to Bun.serve: generous, so our JSON 413 answers in all honest cases. */
@@ -67,11 +67,15 @@ export const bodyReader = (limit: number) =>
     const text = declared ? await request.text() : await readCapped(request, limit)
     if (json) {
       checkJsonShape(text)
+      let parsed: unknown
       try {
-        return JSON.parse(text)
+        parsed = JSON.parse(text)
       } catch (e) {
         throw new ParseError(e as Error)
       }
+      // Every body is an object (or an array); a bare string of 300,000 characters took the schema 0.7 s.
+      if (typeof parsed !== 'object' || parsed === null) throw invalid('(root)', 'the request body must be a JSON object')
+      return parsed
     }
     if (type.startsWith('application/x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(text))
     return text

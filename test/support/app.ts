@@ -30,9 +30,10 @@ export interface TestApp {
 export async function testApp(
   /**
    * `quota`: a store the test made (and closes itself), else the one `ALMANAC_QUOTA_STORE` names.
-   * The key database under the state dir is opened only when the test names a state dir.
+   * The key database under the state dir is opened only when the test names a state dir. `clock` fixes
+   * the time quota windows are counted in.
    */
-  options: { env?: Record<string, string>; config?: Partial<Config>; domains?: Domain[]; quota?: QuotaStore } = {},
+  options: { env?: Record<string, string>; config?: Partial<Config>; domains?: Domain[]; quota?: QuotaStore; clock?: () => number } = {},
 ): Promise<TestApp> {
   const config = testConfig(options.env, options.config)
   const data = openDataDir(config.dataDir)
@@ -40,7 +41,7 @@ export async function testApp(
   const mounted = await openDomains(config, data, domains, () => {})
   const quota = options.quota ?? createQuotaStore(config)
   const keys = options.env?.ALMANAC_STATE_DIR || options.config?.stateDir ? openKeyStore(config.stateDir) : undefined
-  const app = createApp(config, { data, domains, authenticator: createAuthenticator(config, { keys }), quota }, mounted)
+  const app = createApp(config, { data, domains, authenticator: createAuthenticator(config, { keys }), quota, clock: options.clock }, mounted)
   const request: TestApp['request'] = (method, path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers }
     if (init.key !== null && !headers.authorization && !headers['x-api-key']) headers['x-api-key'] = init.key ?? TEST_KEY

@@ -4,7 +4,7 @@
  * waiting jobs cleanly. No timing is asserted: the checks are about which requests finish before which.
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import hash from '../../../src/domains/hash/index.ts'
@@ -131,28 +131,18 @@ describe('inside a compiled executable', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
   test('the pool finds kdf-worker among the entry points, as build/compile.ts lays them out', async () => {
-    // A minimal program that imports the pool the way the server does; built like build/compile.ts does
-    // (root = the repository, every *worker.ts an extra entry point), then run from another directory.
-    const entry = join(ROOT, 'src/domains/hash', `.compile-probe-${process.pid}.ts`)
-    writeFileSync(
-      entry,
-      "import { createKdfPool } from './pool.ts'\n" +
-        'const pool = createKdfPool({ size: 1, queueSize: 1 })\n' +
-        "console.log(await pool.run({ algorithm: 'argon2id', input: 'compiled', params: { time_cost: 1, memory_cost: 64, parallelism: 2 } }))\n" +
-        'await pool.close()\n',
-    )
-    try {
-      const outfile = join(dir, 'probe')
-      const built = await Bun.build({ entrypoints: [entry, join(ROOT, 'src/domains/hash/kdf-worker.ts')], root: ROOT, target: 'bun', compile: { outfile }, throw: false })
-      expect(built.logs.map(String)).toEqual([])
-      expect(built.success).toBe(true)
-      const run = Bun.spawnSync([outfile], { cwd: dir })
-      expect(run.stderr.toString()).toBe('')
-      const out = run.stdout.toString().trim()
-      expect(out).toStartWith('$argon2id$v=19$m=64,t=1,p=2$')
-      expect(await Bun.password.verify('compiled', out)).toBe(true)
-    } finally {
-      rmSync(entry, { force: true })
-    }
+    // A minimal program (fixtures/compile-probe.ts) that imports the pool the way the server does; built like
+    // build/compile.ts does (root = the repository, every *worker.ts an extra entry point), then run from
+    // another directory.
+    const entry = join(import.meta.dir, 'fixtures/compile-probe.ts')
+    const outfile = join(dir, 'probe')
+    const built = await Bun.build({ entrypoints: [entry, join(ROOT, 'src/domains/hash/kdf-worker.ts')], root: ROOT, target: 'bun', compile: { outfile }, throw: false })
+    expect(built.logs.map(String)).toEqual([])
+    expect(built.success).toBe(true)
+    const run = Bun.spawnSync([outfile], { cwd: dir })
+    expect(run.stderr.toString()).toBe('')
+    const out = run.stdout.toString().trim()
+    expect(out).toStartWith('$argon2id$v=19$m=64,t=1,p=2$')
+    expect(await Bun.password.verify('compiled', out)).toBe(true)
   })
 })
