@@ -201,10 +201,9 @@ function dataJson(reply: Reply, fields: string | undefined): string {
 /** `{"a":1}` -> `"a":1`: the members of an object, to splice next to serialized data. */
 const members = (o: Record<string, unknown>) => JSON.stringify(o).slice(1, -1)
 
-/** The response body for a successful reply in the given form, as JSON text: `body` serialized. */
+/** The response body for a successful reply in the given form, as JSON text (`fields` applied). */
 export function bodyJson(reply: Reply, form: ResponseForm, fields: string | undefined): string {
   const json = dataJson(reply, fields)
-  // The same members, in the same order, as `body` gives.
   if (form === 'enveloped') {
     const rest = members(reply.enveloped)
     return `{"status":"ok","data":${json},"error":null${rest ? ',' + rest : ''}}`
@@ -212,14 +211,6 @@ export function bodyJson(reply: Reply, form: ResponseForm, fields: string | unde
   if (reply.kind === 'one') return json
   const rest = members(reply.bare!)
   return `{${rest ? rest + ',' : ''}"results":${json}}`
-}
-
-/** The response body for a successful reply in the given form. */
-export function body(reply: Reply, form: ResponseForm, fields: string | undefined): unknown {
-  const data = applyFields(reply, fields)
-  if (form === 'enveloped') return { status: 'ok', data, error: null, ...reply.enveloped }
-  if (reply.kind === 'one') return data
-  return { ...reply.bare, results: data }
 }
 
 /** The response body for a problem: Form A `{status: 'error', data: null, error}`, Form B the problem. */

@@ -3,11 +3,21 @@
  * gives, in both forms, for single items and lists with their siblings, and `fields` must bypass the cache.
  */
 import { describe, expect, test } from 'bun:test'
-import { applyFields, body, bodyJson, list, one, type Reply } from '../../src/http/reply.ts'
+import { applyFields, bodyJson, list, one, type Reply } from '../../src/http/reply.ts'
 import { AlmanacError } from '../../src/lib/errors.ts'
 
 const item = { code: 'FR-971', name: 'Guadeloupe', note: 'Côte-d’Or → “quoted”', nested: { a: [1, 2], b: null } }
 const items = [item, { ...item, code: 'FR-972', name: 'Martinique' }]
+
+/**
+ * The SPEC's two forms ("Response forms"), written out: Form A `{status, data, error}` with list siblings
+ * such as `total`; Form B the item itself, or `{count, ...siblings, results}` for a list.
+ */
+function expectedBody(reply: Reply, form: 'enveloped' | 'bare'): unknown {
+  const data = JSON.parse(JSON.stringify(reply.data) ?? 'null')
+  if (form === 'enveloped') return { status: 'ok', data, error: null, ...reply.enveloped }
+  return reply.kind === 'one' ? data : { ...reply.bare, results: data }
+}
 
 const cases: [string, (stable: boolean) => Reply][] = [
   ['one', (stable) => one(item, { stable })],
@@ -28,12 +38,12 @@ const cases: [string, (stable: boolean) => Reply][] = [
 describe('stable replies', () => {
   for (const [name, make] of cases) {
     for (const form of ['enveloped', 'bare'] as const) {
-      test(`${name}, ${form}: the same JSON as the plain path, first and second time`, () => {
-        const expected = JSON.stringify(body(make(false), form, undefined))
+      test(`${name}, ${form}: the form's shape, and the same JSON as the plain path, first and second time`, () => {
+        const plain = bodyJson(make(false), form, undefined)
+        expect(JSON.parse(plain)).toEqual(expectedBody(make(false), form))
         const reply = make(true)
-        expect(bodyJson(reply, form, undefined)).toBe(expected)
-        expect(bodyJson(reply, form, undefined)).toBe(expected)
-        expect(JSON.parse(bodyJson(reply, form, undefined))).toEqual(JSON.parse(expected))
+        expect(bodyJson(reply, form, undefined)).toBe(plain)
+        expect(bodyJson(reply, form, undefined)).toBe(plain)
       })
     }
   }

