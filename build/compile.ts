@@ -26,6 +26,14 @@ const COMPRESS_FROM_BYTES = 64 * 1024
 const COMPRESS_WORTH = 0.9
 const ZSTD_LEVEL = 12
 
+/**
+ * How the executable's code is minified: identifiers are kept. Elysia tells errors apart by class name
+ * (`error.constructor.name === 'TransformDecodeError'`) and reads hook source text; Bun 1.4's keepNames
+ * does not keep class names, and with renamed identifiers the range checks on query integers were lost
+ * (`limit=100000` answered 200). test/build/minified.test.ts guards this in seconds.
+ */
+export const MINIFY = { whitespace: true, syntax: true, identifiers: false } as const
+
 export interface CompileOptions {
   outfile?: string
   dataDir?: string
@@ -128,8 +136,7 @@ export async function compile(options: CompileOptions = {}): Promise<CompileResu
     root: ROOT,
     target: 'bun',
     format: 'esm',
-    // keepNames: error classes and Elysia plugins are told apart by name at run time.
-    minify: { whitespace: true, syntax: true, identifiers: true, keepNames: true },
+    minify: MINIFY,
     sourcemap: 'linked',
     bytecode: options.bytecode ?? true,
     compile: { outfile: tmpOut, autoloadBunfig: false },
