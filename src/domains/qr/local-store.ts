@@ -40,11 +40,13 @@ export interface LocalStoreOptions {
   dir: string
   maxBytes: number
   signer: Signer
-  /** Milliseconds since the epoch; injected by tests. */
+  /** Milliseconds since the epoch: what expiries are compared with; injected by tests. */
   now: () => number
+  /** The file system's clock, for the age of temporary files (their ctime); injected by tests. */
+  fsNow?: () => number
 }
 
-export function createLocalStore({ dir, maxBytes, signer, now }: LocalStoreOptions): LocalStore {
+export function createLocalStore({ dir, maxBytes, signer, now, fsNow = Date.now }: LocalStoreOptions): LocalStore {
   let bytes = 0
   let counted = false
   let made = false
@@ -76,9 +78,9 @@ export function createLocalStore({ dir, maxBytes, signer, now }: LocalStoreOptio
       const path = join(dir, name)
       try {
         if (name.startsWith(TEMP_PREFIX)) {
-          // A temp file's mtime is set to its expiry before the rename; its birth time says how old it is.
+          // A temp file's mtime is set to its expiry before the rename; its ctime says how old it is.
           const s = statSync(path)
-          if (nowMs - s.ctimeMs > TEMP_MAX_AGE_MS) (unlinkSync(path), deleted++)
+          if (fsNow() - s.ctimeMs > TEMP_MAX_AGE_MS) (unlinkSync(path), deleted++)
           continue
         }
         if (!OBJECT_NAME.test(name)) continue

@@ -32,7 +32,9 @@ export function publicOrigin(request: Request, peer: string | null | undefined, 
   if (configured) return configured
   const own = new URL(request.url)
   let proto = own.protocol.slice(0, -1)
-  let host = own.host
+  // Bun builds request.url from the Host header; reading the header also serves requests made in-process.
+  const hostHeader = request.headers.get('host')
+  let host = hostHeader && hostHeader.length <= 300 && HOST.test(hostHeader) ? hostHeader : own.host
   const peerIp = peer ? parseIp(peer) : null
   if (peerIp && typeof peerIp !== 'string' && trusted.contains(peerIp)) {
     const f = forwarded(request.headers.get('forwarded'))
