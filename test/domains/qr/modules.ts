@@ -55,7 +55,7 @@ export function ecLevelOf(m: Module): string | null {
   for (let r = 7; r >= 0; r--) if (r !== 6) cells.push([r, 8])
   const bits = cells.map(([r, c]) => (m(r, c) ? 1 : 0))
   for (const order of [bits, [...bits].reverse()]) {
-    const word = order.slice(0, 15).reduce((acc, b) => (acc << 1) | b, 0)
+    const word = order.slice(0, 15).reduce((acc: number, b) => (acc << 1) | b, 0)
     const data = WORDS.get(word)
     if (data !== undefined) return LEVELS.get(data >> 3) ?? null
   }
