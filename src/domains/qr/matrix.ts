@@ -1,6 +1,6 @@
 /**
  * Payload text -> QR matrix, by npm `qrcode`'s encoder core (ISO/IEC 18004; it picks the smallest version
- * and the best mask, and splits the text into numeric, alphanumeric and byte segments optimally). Text is
+ * and the best mask) over segments from `segments.ts` (numeric, alphanumeric and byte runs, optimal). Text is
  * encoded as UTF-8 in byte segments, without an ECI header: what zbar, ZXing and phone cameras expect.
  * A payload that does not fit in version 40 at the chosen level is a 422 stating that level's capacity.
  */
@@ -9,6 +9,7 @@ import * as Mode from 'qrcode/lib/core/mode.js'
 import { create } from 'qrcode/lib/core/qrcode.js'
 import { getCapacity } from 'qrcode/lib/core/version.js'
 import { AlmanacError } from '../../lib/errors.ts'
+import { optimalSegments, segmentBits, VERSION_RANGES, type Segment } from './segments.ts'
 
 export const EC_LEVELS = ['L', 'M', 'Q', 'H'] as const
 export type EcLevel = (typeof EC_LEVELS)[number]
@@ -46,11 +47,27 @@ export function capacityOf(level: EcLevel): Capacity {
 
 const TOO_BIG = 'The amount of data is too big to be stored in a QR Code'
 
+/**
+ * Segments for the smallest version that holds them: the optimum depends on the count-indicator sizes,
+ * which change at versions 10 and 27, so each range is tried in turn (as Project Nayuki's encoder does).
+ * When none fits, the largest range's segments go on to the encoder, which then reports the overflow.
+ */
+function segmentsFor(payload: string, level: EcLevel): Segment[] {
+  const ec = LEVEL.get(level)
+  let segments: Segment[] = []
+  for (const range of [0, 1, 2] as const) {
+    segments = optimalSegments(payload, range)
+    const bits = segmentBits(segments, range)
+    if (bits <= getCapacity(VERSION_RANGES[range]![1], ec, Mode.MIXED)) return segments
+  }
+  return segments
+}
+
 /** The matrix of `payload` at `level`; a payload over the capacity is a 422 naming `field`. */
 export function encodeMatrix(payload: string, level: EcLevel, field: string): QrMatrix {
   let symbol
   try {
-    symbol = create(payload, { errorCorrectionLevel: level })
+    symbol = create(segmentsFor(payload, level), { errorCorrectionLevel: level })
   } catch (e) {
     if ((e as Error).message !== TOO_BIG) throw e
     const c = capacityOf(level)

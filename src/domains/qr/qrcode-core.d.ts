@@ -9,7 +9,7 @@ declare module 'qrcode/lib/core/qrcode.js' {
     version: number
     maskPattern: number
   }
-  export function create(data: string, options: { errorCorrectionLevel: 'L' | 'M' | 'Q' | 'H' }): Symbol
+  export function create(data: string | { data: string; mode: 'numeric' | 'alphanumeric' | 'byte' }[], options: { errorCorrectionLevel: 'L' | 'M' | 'Q' | 'H' }): Symbol
 }
 
 declare module 'qrcode/lib/core/version.js' {
@@ -27,4 +27,5 @@ declare module 'qrcode/lib/core/mode.js' {
   export const NUMERIC: unknown
   export const ALPHANUMERIC: unknown
   export const BYTE: unknown
+  export const MIXED: unknown
 }
