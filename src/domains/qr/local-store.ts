@@ -115,7 +115,7 @@ export function createLocalStore({ dir, maxBytes, signer, now, fsNow = Date.now 
       }
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code
-      if (code !== 'ENOENT') throw storeDown(`The QR image store ${dir} cannot be read (${code ?? (e as Error).message}).`)
+      if (code !== 'ENOENT') throw storeDown(`The QR image store ${dir} cannot be read or updated (${code ?? (e as Error).message}).`)
     }
     if (bytes + object.bytes.length > maxBytes) {
       sweep()

@@ -160,3 +160,26 @@ describe('payload limits', () => {
     expect((await app.json('GET', '/api/v1/qr/text', { form: 'bare' })).status).toBe(405)
   })
 })
+
+describe('odd input never makes a 500', () => {
+  test('a lone surrogate is encoded as U+FFFD', async () => {
+    const { status, body } = await post('text', { text: 'a\ud800b' })
+    expect(status).toBe(200)
+    expect(zbar((await imageOf(app, body)).bytes)).toBe('a\ufffdb')
+  })
+
+  test('seeded random bodies on every route: 200, 400 or 422, never 5xx', async () => {
+    const { rng } = await import('../../support/random.ts')
+    const next = rng(1616)
+    const pick = <T>(xs: T[]) => xs[Math.floor(next() * xs.length)]!
+    const values = () => [null, true, 0, -1, 1e308, -0.5, 2 ** 53, '', ' ', '\u0000', '\ud800', '😀'.repeat(50), 'x'.repeat(5000), '#fff', 'L', 'svg', 'base64', [], {}, { a: 1 }, ['x'], '__proto__', 'constructor', '%00', 'https://a.b/\u2028', '+1 555', 'a@b', 48.85, -180, 100, 2000, 86400]
+    const names = ['text', 'url', 'ssid', 'password', 'encryption', 'hidden', 'name', 'phone', 'email', 'org', 'address', 'to', 'subject', 'body', 'message', 'latitude', 'longitude', 'format', 'size', 'fg_color', 'bg_color', 'error_correction', 'margin', 'ttl']
+    for (let i = 0; i < 300; i++) {
+      const preset = pick(['text', 'url', 'wifi', 'vcard', 'email', 'sms', 'geo'])
+      const body: Record<string, unknown> = {}
+      for (let k = 0; k < 1 + Math.floor(next() * 6); k++) body[pick(names)] = pick(values())
+      const { status } = await post(preset, body)
+      expect({ preset, body, status: [200, 400, 422].includes(status) }).toEqual({ preset, body, status: true })
+    }
+  })
+})
