@@ -32,11 +32,22 @@ export function parseS3Url(url: string): { bucket: string; prefix: string } {
   return { bucket, prefix }
 }
 
+/**
+ * Bun's client, virtual-hosted, sends requests to the endpoint as given: the bucket must already be in
+ * its host name. S3_ENDPOINT names the service (`https://s3.example.com`), so the bucket is added here.
+ */
+export function endpointFor(endpoint: string | undefined, bucket: string, virtualHosted: boolean): string | undefined {
+  if (!endpoint || !virtualHosted) return endpoint
+  const url = new URL(endpoint)
+  if (!url.hostname.startsWith(bucket + '.')) url.hostname = `${bucket}.${url.hostname}`
+  return url.origin
+}
+
 export function createS3Store(options: S3StoreOptions): ObjectStore {
   const { bucket, prefix } = parseS3Url(options.url)
   const client = new S3Client({
     bucket,
-    endpoint: options.endpoint,
+    endpoint: endpointFor(options.endpoint, bucket, options.virtualHostedStyle),
     region: options.region,
     accessKeyId: options.accessKeyId,
     secretAccessKey: options.secretAccessKey,

@@ -103,6 +103,29 @@ test('an unreachable S3 is a 503 problem, not a hang or a 500', async () => {
   }
 })
 
+test('virtual-hosted style: the bucket goes into the host name, and the presigned URL still downloads', async () => {
+  // s3rver reads the bucket from `<bucket>.s3.localhost` when its service endpoint is `localhost`.
+  const vdir = mkdtempSync(join(tmpdir(), 'almanac-s3rver-vhost-'))
+  const vhost = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: vdir, serviceEndpoint: 'localhost', configureBuckets: [{ name: BUCKET, configs: [] }] })
+  const { port } = await vhost.run()
+  const vapp = await qrApp({ ...s3env(`http://s3.localhost:${port}`), S3_VIRTUAL_HOSTED_STYLE: 'true' })
+  vapp.clock.ms = Date.now()
+  try {
+    const { status, body } = await vapp.json('POST', '/api/v1/qr/geo', { body: { latitude: 1.5, longitude: -2.25 }, form: 'bare' })
+    expect({ status, detail: body.detail }).toEqual({ status: 200, detail: undefined })
+    const url = new URL(body.url)
+    expect(url.host).toBe(`${BUCKET}.s3.localhost:${port}`)
+    expect(url.pathname).toMatch(/^\/codes\/v1\/[0-9a-f]{64}\.png$/)
+    const res = await fetch(body.url)
+    expect(res.status).toBe(200)
+    expect(decodeBoth(new Uint8Array(await res.arrayBuffer()))).toEqual({ zbar: 'geo:1.5,-2.25', jsqr: 'geo:1.5,-2.25' })
+  } finally {
+    await vapp.close()
+    await vhost.close()
+    rmSync(vdir, { recursive: true, force: true })
+  }
+})
+
 test('the local download route does not serve anything when images go to S3', async () => {
   const res = await app.request('GET', `/files/qr/${'a'.repeat(64)}.png?expires=1&signature=x`, { key: null })
   expect(res.status).toBe(404)
