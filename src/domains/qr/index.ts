@@ -40,8 +40,10 @@ export function openQr(config: Config, now: () => number = Date.now): QrDomainSt
   }
   const local = createLocalStore({ dir: localDir(config), maxBytes: q.storeMaxBytes, signer, now })
   const sweeper = setInterval(() => {
-    const swept = local.sweep()
-    if (swept.deleted) log({ level: 'info', msg: 'swept expired QR images', ...swept })
+    local.sweep().then(
+      (swept) => swept.deleted && log({ level: 'info', msg: 'swept expired QR images', ...swept }),
+      (e) => log({ level: 'error', msg: 'sweeping QR images failed', error: String(e) }),
+    )
   }, q.sweepSeconds * 1000)
   sweeper.unref()
   return { service: createQrService(local, now), trusted, local, signer, now, sweeper }

@@ -8,8 +8,8 @@
  * Links point at the download route outside /api/v1 (`download.ts`), signed by `signing.ts`.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, readdirSync, statSync, unlinkSync, utimesSync } from 'node:fs'
-import { rename, unlink, utimes, writeFile } from 'node:fs/promises'
+import { mkdirSync, statSync, unlinkSync, utimesSync, type Dir } from 'node:fs'
+import { opendir, rename, unlink, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AlmanacError } from '../../lib/errors.ts'
 import type { Signer } from './signing.ts'
@@ -24,14 +24,22 @@ const TEMP_PREFIX = '.tmp-'
 const TEMP_MAX_AGE_MS = 10 * 60 * 1000
 
 const RETRY_SECONDS = 30
+/** Files handled between two yields to the event loop during a sweep. */
+const SWEEP_BATCH = 256
+
+export interface SweepResult {
+  deleted: number
+  objects: number
+  bytes: number
+}
 
 /** A store failure: 503 with a reason an operator can act on. */
 const storeDown = (detail: string) => new AlmanacError('unavailable', detail, { headers: { 'Retry-After': String(RETRY_SECONDS) } })
 
 export interface LocalStore extends ObjectStore {
   readonly dir: string
-  /** Deletes expired objects and stale temporary files; returns what is left. */
-  sweep(): { deleted: number; objects: number; bytes: number }
+  /** Deletes expired objects and stale temporary files; resolves to what is left. */
+  sweep(): Promise<SweepResult>
   /** Bytes the store believes it holds (last sweep plus writes since). */
   readonly bytes: number
 }
@@ -61,20 +69,28 @@ export function createLocalStore({ dir, maxBytes, signer, now, fsNow = Date.now 
     made = true
   }
 
-  function sweep() {
+  /**
+   * One pass over the folder. Entries are read in batches (`opendir`) and the loop yields every
+   * SWEEP_BATCH files, so a folder of a million images never holds the event loop; each file's stat and
+   * unlink stay back to back, so no request in this process can refresh a file between them.
+   */
+  async function sweepOnce(): Promise<SweepResult> {
     const nowMs = now()
     let deleted = 0
     let objects = 0
     let total = 0
-    let names: string[]
+    let seen = 0
+    let folder: Dir
     try {
-      names = readdirSync(dir)
+      folder = await opendir(dir)
     } catch {
       counted = true
       bytes = 0
       return { deleted, objects, bytes }
     }
-    for (const name of names) {
+    for await (const entry of folder) {
+      if (++seen % SWEEP_BATCH === 0) await new Promise((resolve) => setImmediate(resolve))
+      const name = entry.name
       const path = join(dir, name)
       try {
         if (name.startsWith(TEMP_PREFIX)) {
@@ -84,7 +100,6 @@ export function createLocalStore({ dir, maxBytes, signer, now, fsNow = Date.now 
           continue
         }
         if (!OBJECT_NAME.test(name)) continue
-        // stat and unlink back to back: no request in this process can refresh the file in between.
         const s = statSync(path)
         if (s.mtimeMs <= nowMs) {
           unlinkSync(path)
@@ -97,14 +112,20 @@ export function createLocalStore({ dir, maxBytes, signer, now, fsNow = Date.now 
         // Gone already (another worker's sweep) or unreadable: the next sweep tries again.
       }
     }
+    // Writes that finished during the pass were counted into `bytes` and may or may not have been seen:
+    // the pass's own total is the truth for what it saw, and the next pass settles the rest.
     bytes = total
     counted = true
     return { deleted, objects, bytes }
   }
 
+  /** One sweep at a time: a caller arriving during a pass shares its result. */
+  let running: Promise<SweepResult> | undefined
+  const sweep = () => (running ??= sweepOnce().finally(() => (running = undefined)))
+
   async function put(object: StoredObject, expires: number) {
     ensureDir()
-    if (!counted) sweep()
+    if (!counted) await sweep()
     const path = join(dir, object.name)
     try {
       const s = statSync(path)
@@ -118,7 +139,7 @@ export function createLocalStore({ dir, maxBytes, signer, now, fsNow = Date.now 
       if (code !== 'ENOENT') throw storeDown(`The QR image store ${dir} cannot be read or updated (${code ?? (e as Error).message}).`)
     }
     if (bytes + object.bytes.length > maxBytes) {
-      sweep()
+      await sweep()
       if (bytes + object.bytes.length > maxBytes) throw storeDown(`The QR image store is full: it holds ${bytes} bytes and its limit is ${maxBytes} (ALMANAC_QR_STORE_MAX_BYTES); expired images are swept every few minutes.`)
     }
     const temp = join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`)

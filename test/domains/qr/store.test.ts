@@ -32,11 +32,11 @@ test('the sweeper deletes expired objects and stale temp files, keeps live ones 
   writeFileSync(join(dir, '.tmp-1-crashed'), 'half')
   expect(s.bytes).toBe(20)
   clock.ms = T0 + 60_000
-  expect(s.sweep()).toEqual({ deleted: 1, objects: 1, bytes: 10 })
+  expect(await s.sweep()).toEqual({ deleted: 1, objects: 1, bytes: 10 })
   expect(readdirSync(dir).sort()).toEqual(['.tmp-1-crashed', 'README', name('b')])
   // A temp file is left alone for 10 minutes (a write may be in flight), then swept.
   fsClock.ms += 11 * 60_000
-  s.sweep()
+  await s.sweep()
   expect(readdirSync(dir).sort()).toEqual(['README', name('b')])
 })
 
@@ -47,7 +47,7 @@ test('an expired object asked for again is written afresh', async () => {
   await s.put(object('c'), T0 / 1000 + 600)
   expect(readdirSync(dir)).toEqual([name('c')])
   clock.ms = T0 + 300_000
-  expect(s.sweep().objects).toBe(1)
+  expect((await s.sweep()).objects).toBe(1)
 })
 
 test('the byte ceiling counts what is stored, and sweeping makes room again', async () => {
@@ -74,11 +74,28 @@ test('a link whose object is gone is a 404 problem', async () => {
   }
 })
 
-test('mtime is the expiry: a file made by hand with a future mtime is kept', () => {
+test('mtime is the expiry: a file made by hand with a future mtime is kept', async () => {
   const { s, dir, clock } = store()
   writeFileSync(join(dir, name('9')), 'x')
   utimesSync(join(dir, name('9')), T0 / 1000 + 10, T0 / 1000 + 10)
-  expect(s.sweep()).toEqual({ deleted: 0, objects: 1, bytes: 1 })
+  expect(await s.sweep()).toEqual({ deleted: 0, objects: 1, bytes: 1 })
   clock.ms = T0 + 10_000
-  expect(s.sweep().deleted).toBe(1)
+  expect((await s.sweep()).deleted).toBe(1)
+})
+
+test('a sweep over many files lets other work run in between, and one sweep at a time', async () => {
+  const { s, dir, clock } = store()
+  for (let i = 0; i < 1000; i++) {
+    const file = join(dir, `${i.toString(16).padStart(64, '0')}.png`)
+    writeFileSync(file, 'x')
+    utimesSync(file, T0 / 1000 + 1, T0 / 1000 + 1)
+  }
+  clock.ms = T0 + 2000
+  const order: string[] = []
+  const pass = s.sweep().then((r) => (order.push('sweep done'), r))
+  expect(s.sweep()).toBe(s.sweep()) // a second caller shares the running pass
+  setImmediate(() => order.push('other work'))
+  expect((await pass).deleted).toBe(1000)
+  expect(order).toEqual(['other work', 'sweep done'])
+  expect(readdirSync(dir)).toEqual([])
 })
