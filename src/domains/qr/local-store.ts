@@ -8,7 +8,7 @@
  * Links point at the download route outside /api/v1 (`download.ts`), signed by `signing.ts`.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, statSync, unlinkSync, utimesSync, type Dir } from 'node:fs'
+import { linkSync, mkdirSync, renameSync, statSync, unlinkSync, utimesSync, type Dir } from 'node:fs'
 import { opendir, rename, unlink, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { AlmanacError } from '../../lib/errors.ts'
@@ -72,7 +72,8 @@ export function createLocalStore({ dir, maxBytes, signer, now, fsNow = Date.now 
   /**
    * One pass over the folder. Entries are read in batches (`opendir`) and the loop yields every
    * SWEEP_BATCH files, so a folder of a million images never holds the event loop; each file's stat and
-   * unlink stay back to back, so no request in this process can refresh a file between them.
+   * retirement stay back to back (synchronous), so no request in this process can refresh a file between
+   * them, and `retire` catches other processes that do.
    */
   async function sweepOnce(): Promise<SweepResult> {
     const nowMs = now()
@@ -102,8 +103,8 @@ export function createLocalStore({ dir, maxBytes, signer, now, fsNow = Date.now 
         if (!OBJECT_NAME.test(name)) continue
         const s = statSync(path)
         if (s.mtimeMs <= nowMs) {
-          unlinkSync(path)
-          deleted++
+          if (retire(path, nowMs)) deleted++
+          else (objects++, (total += s.size))
         } else {
           objects++
           total += s.size
@@ -117,6 +118,28 @@ export function createLocalStore({ dir, maxBytes, signer, now, fsNow = Date.now 
     bytes = total
     counted = true
     return { deleted, objects, bytes }
+  }
+
+  /**
+   * Deletes an expired object unless another process refreshed it at the same moment. The file is first
+   * renamed aside (atomic), then its mtime read again: a `utimes` or a fresh write by another worker that
+   * landed between our stat and the rename shows there, and the file is linked back (unless a newer copy
+   * already took its name). Returns whether it was deleted.
+   */
+  function retire(path: string, nowMs: number): boolean {
+    const aside = join(dir, `${TEMP_PREFIX}swept-${process.pid}-${randomBytes(6).toString('hex')}`)
+    renameSync(path, aside)
+    let kept = false
+    if (statSync(aside).mtimeMs > nowMs) {
+      try {
+        linkSync(aside, path)
+      } catch {
+        // EEXIST: a newer copy of the same bytes is in place already.
+      }
+      kept = true
+    }
+    unlinkSync(aside)
+    return !kept
   }
 
   /** One sweep at a time: a caller arriving during a pass shares its result. */
