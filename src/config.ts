@@ -83,6 +83,26 @@ export interface Config {
     proxyListFiles: string[]
     hostingListFiles: string[]
   }
+  qr: {
+    /** `local` (a folder under stateDir), `local:/path`, or `s3://bucket/prefix`. */
+    store: string
+    /** HMAC key of local download links; unset: generated once and kept in `<stateDir>/qr-signing-key`. */
+    signingKey?: string
+    /** Origin of absolute download URLs (`https://api.example.com`); unset: the request's own host. */
+    publicUrl?: string
+    /** Ceiling on the bytes the local store holds; a write beyond it is a 503. */
+    storeMaxBytes: number
+    /** Seconds between sweeps of expired local objects. */
+    sweepSeconds: number
+    s3Endpoint?: string
+    s3Region?: string
+    s3AccessKeyId?: string
+    s3SecretAccessKey?: string
+    /** Bucket in the host name (`bucket.endpoint`) instead of the path. */
+    s3VirtualHostedStyle: boolean
+    /** Seconds an S3 upload may take before the request is answered 503. */
+    s3TimeoutSeconds: number
+  }
 }
 
 export class ConfigError extends Error {
@@ -164,6 +184,33 @@ const plans: Parser = (raw, name) => {
   return out
 }
 
+/** `local`, `local:/absolute/path` or `s3://bucket[/prefix]`. */
+const qrStore: Parser = (raw, name) => {
+  const s = text(raw, name) as string
+  if (s === 'local' || /^local:\/./.test(s)) return s
+  if (/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^\s]*)?$/.test(s)) return s
+  return fail(name, `expected local, local:/absolute/path or s3://bucket/prefix, got ${JSON.stringify(s)}`)
+}
+
+/** An absolute http(s) origin without path, query or fragment (a trailing slash is dropped). */
+const origin: Parser = (raw, name) => {
+  const s = (text(raw, name) as string).replace(/\/+$/, '')
+  let url: URL | undefined
+  try {
+    url = new URL(s)
+  } catch {}
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search || url.hash) fail(name, `expected an http(s) origin such as https://api.example.com, got ${JSON.stringify(raw)}`)
+  return url!.origin
+}
+
+const secret =
+  (minLength: number): Parser =>
+  (raw, name) => {
+    const s = text(raw, name) as string
+    if (s.length < minLength) fail(name, `expected at least ${minLength} characters`)
+    return s
+  }
+
 const quotaStore: Parser = (raw, name) => {
   const s = text(raw, name) as string
   if (s === 'memory' || s === 'sqlite' || /^rediss?:\/\//.test(s)) return s
@@ -228,6 +275,17 @@ const SETTINGS: Setting[] = [
   S('ip.vpnListFiles', list, 'ALMANAC_IP_VPN_LISTS'),
   S('ip.proxyListFiles', list, 'ALMANAC_IP_PROXY_LISTS'),
   S('ip.hostingListFiles', list, 'ALMANAC_IP_HOSTING_LISTS'),
+  S('qr.store', qrStore, 'ALMANAC_QR_STORE'),
+  S('qr.signingKey', secret(32), 'ALMANAC_QR_SIGNING_KEY'),
+  S('qr.publicUrl', origin, 'ALMANAC_PUBLIC_URL'),
+  S('qr.storeMaxBytes', integer(1024, 2 ** 50), 'ALMANAC_QR_STORE_MAX_BYTES'),
+  S('qr.sweepSeconds', integer(1, 86400), 'ALMANAC_QR_SWEEP_INTERVAL'),
+  S('qr.s3Endpoint', origin, 'S3_ENDPOINT'),
+  S('qr.s3Region', text, 'S3_REGION'),
+  S('qr.s3AccessKeyId', text, 'S3_ACCESS_KEY_ID'),
+  S('qr.s3SecretAccessKey', text, 'S3_SECRET_ACCESS_KEY'),
+  S('qr.s3VirtualHostedStyle', boolean, 'S3_VIRTUAL_HOSTED_STYLE'),
+  S('qr.s3TimeoutSeconds', integer(1, 300), 'ALMANAC_QR_S3_TIMEOUT'),
 ]
 
 export const DEFAULTS: Config = {
@@ -264,6 +322,7 @@ export const DEFAULTS: Config = {
     jobsPerCaller: 4,
   },
   ip: { torListFiles: [], vpnListFiles: [], proxyListFiles: [], hostingListFiles: [] },
+  qr: { store: 'local', storeMaxBytes: 2 ** 30, sweepSeconds: 600, s3VirtualHostedStyle: false, s3TimeoutSeconds: 10 },
 }
 
 const setPath = (obj: any, path: string, value: unknown) => {

@@ -308,6 +308,8 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   for (const m of mounted) api.use(domainRoutes(config, deps.data, m))
   api.use(metaRoutes(config, deps.data, mounted))
   app.use(api)
+  // Outside /api/v1, so the request hook neither authenticates nor counts them (isApi is false).
+  for (const m of mounted) if (!m.problem && m.domain.publicRoutes) app.use(m.domain.publicRoutes({ service: m.service, config, data: deps.data }))
 
   for (const route of app.routes) {
     const cost = (route.hooks as any)?.detail?.[COST_KEY] as PerItemCost | undefined

@@ -4,6 +4,7 @@ import countries from './countries/index.ts'
 import hash from './hash/index.ts'
 import ip from './ip/index.ts'
 import postal from './postal/index.ts'
+import qr from './qr/index.ts'
 import timezones from './timezones/index.ts'
 
-export const domains: Domain[] = [hash, timezones, countries, postal, ip]
+export const domains: Domain[] = [hash, timezones, countries, postal, ip, qr]

@@ -25,6 +25,8 @@ export interface Domain<S = unknown> {
   open(ctx: { config: Config; data: DataDir }): S | Promise<S>
   /** The routes, as an Elysia plugin whose paths are relative to /api/v1. */
   routes(ctx: DomainContext<S>): AnyElysia
+  /** Routes outside /api/v1 (absolute paths; no API key, no quota), e.g. signed download links. */
+  publicRoutes?(ctx: DomainContext<S>): AnyElysia
   /** Date of the definitions database, sent as `X-Definitions-Updated` (SPEC shared behaviour 4). */
   definitionsUpdated?(ctx: { data: DataDir; service: S }): string
   /** Releases what `open` took (workers, file handles). */

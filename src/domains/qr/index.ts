@@ -1,0 +1,69 @@
+/**
+ * QR codes (SPEC "QR codes"): seven presets, png/svg/base64, images stored locally (signed links served
+ * outside /api/v1) or in S3 (presigned links). No dataset. `open` only builds objects: the store folder
+ * and the signing key are made on first use, and the sweeper of expired local images is an unref'd timer.
+ */
+import { join } from 'node:path'
+import type { Config } from '../../config.ts'
+import { trustedProxies, type TrustedProxies } from '../../http/client-ip.ts'
+import { defineDomain } from '../types.ts'
+import { downloadRoutes } from './download.ts'
+import { createLocalStore, type LocalStore } from './local-store.ts'
+import { qrRoutes } from './routes.ts'
+import { createS3Store } from './s3-store.ts'
+import { createQrService, type QrService } from './service.ts'
+import { createSigner, type Signer } from './signing.ts'
+import { qrSources } from './sources.ts'
+
+export interface QrDomainState {
+  service: QrService
+  trusted: TrustedProxies
+  /** The local store, when that is the store (its download route and sweeper). */
+  local?: LocalStore
+  signer: Signer
+  now: () => number
+  sweeper?: ReturnType<typeof setInterval>
+}
+
+/** `local` -> `<stateDir>/qr`; `local:/path` -> `/path`. */
+export const localDir = (config: Config) => (config.qr.store === 'local' ? join(config.stateDir, 'qr') : config.qr.store.slice('local:'.length))
+
+const log = (fields: Record<string, unknown>) => console.error(JSON.stringify({ domain: 'qr', ...fields }))
+
+export function openQr(config: Config, now: () => number = Date.now): QrDomainState {
+  const trusted = trustedProxies(config.trustedProxies)
+  const signer = createSigner(config.qr.signingKey, config.stateDir)
+  const q = config.qr
+  if (q.store.startsWith('s3://')) {
+    const store = createS3Store({ url: q.store, endpoint: q.s3Endpoint, region: q.s3Region, accessKeyId: q.s3AccessKeyId, secretAccessKey: q.s3SecretAccessKey, virtualHostedStyle: q.s3VirtualHostedStyle, timeoutSeconds: q.s3TimeoutSeconds })
+    return { service: createQrService(store, now), trusted, signer, now }
+  }
+  const local = createLocalStore({ dir: localDir(config), maxBytes: q.storeMaxBytes, signer, now })
+  const sweeper = setInterval(() => {
+    local.sweep().then(
+      (swept) => swept.deleted && log({ level: 'info', msg: 'swept expired QR images', ...swept }),
+      (e) => log({ level: 'error', msg: 'sweeping QR images failed', error: String(e) }),
+    )
+  }, q.sweepSeconds * 1000)
+  sweeper.unref()
+  return { service: createQrService(local, now), trusted, local, signer, now, sweeper }
+}
+
+/** The domain with an injected clock (tests); the default export uses the wall clock. */
+export const qrDomain = (now: () => number = Date.now) =>
+  defineDomain<QrDomainState>({
+    name: 'qr',
+    prefixes: ['/qr'],
+    datasets: [],
+    open: ({ config }) => openQr(config, now),
+    routes: qrRoutes,
+    publicRoutes: ({ service: state }) => downloadRoutes({ dir: state.local?.dir ?? '', signer: state.signer, now: state.now, enabled: !!state.local }),
+    close(state) {
+      clearInterval(state.sweeper)
+      state.service.close()
+    },
+    sources: qrSources,
+    docs: 'docs/qr.md',
+  })
+
+export default qrDomain()

@@ -1,0 +1,43 @@
+/** A real app with only the qr domain, a temporary state dir and a clock the test moves. */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { qrDomain } from '../../../src/domains/qr/index.ts'
+import { testApp, type TestApp } from '../../support/app.ts'
+
+export interface QrTestApp extends TestApp {
+  stateDir: string
+  clock: { ms: number }
+  /** Fetches a link the API returned, through the same app (local links) or over the network (S3). */
+  download(url: string, headers?: Record<string, string>): Promise<Response>
+}
+
+export const START_MS = Date.UTC(2030, 0, 1)
+
+export async function qrApp(env: Record<string, string> = {}): Promise<QrTestApp> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'almanac-qr-state-'))
+  const clock = { ms: START_MS }
+  const app = await testApp({ domains: [qrDomain(() => clock.ms)], env: { ALMANAC_STATE_DIR: stateDir, ...env } })
+  return {
+    ...app,
+    stateDir,
+    clock,
+    download(url, headers = {}) {
+      const u = new URL(url)
+      if (u.pathname.startsWith('/files/qr/')) return app.request('GET', u.pathname + u.search, { key: null, headers })
+      return fetch(url, { headers })
+    },
+    async close() {
+      await app.close()
+      rmSync(stateDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** The image behind a result: downloaded (png, svg) or decoded from its data URI (base64). */
+export async function imageOf(app: QrTestApp, result: { url?: string; data_uri?: string }): Promise<{ bytes: Uint8Array; type: string | null }> {
+  if (result.data_uri) return { bytes: new Uint8Array(Buffer.from(result.data_uri.split(',')[1]!, 'base64')), type: 'image/png' }
+  const res = await app.download(result.url!)
+  if (res.status !== 200) throw new Error(`download ${result.url}: ${res.status} ${await res.text()}`)
+  return { bytes: new Uint8Array(await res.arrayBuffer()), type: res.headers.get('content-type') }
+}

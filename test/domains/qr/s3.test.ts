@@ -1,0 +1,132 @@
+/**
+ * ALMANAC_QR_STORE=s3://bucket/prefix against a real S3-compatible server on loopback (npm s3rver): the
+ * image is uploaded by Bun's S3 client under its content hash, and the presigned GET URL downloads it with
+ * its content type; a ttl over SigV4's 7 days is cut with a warning; an unreachable S3 is a 503.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import S3rver from 's3rver'
+import { decodeBoth, rasterise } from './decode.ts'
+import { qrApp, type QrTestApp } from './harness.ts'
+
+const BUCKET = 'almanac-qr'
+const s3dir = mkdtempSync(join(tmpdir(), 'almanac-s3rver-'))
+let s3: S3rver
+let endpoint: string
+let app: QrTestApp
+
+const s3env = (ep: string) => ({
+  ALMANAC_QR_STORE: `s3://${BUCKET}/codes/v1/`,
+  S3_ENDPOINT: ep,
+  S3_REGION: 'us-east-1',
+  S3_ACCESS_KEY_ID: 'S3RVER',
+  S3_SECRET_ACCESS_KEY: 'S3RVER',
+})
+
+beforeAll(async () => {
+  s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: s3dir, configureBuckets: [{ name: BUCKET, configs: [] }] })
+  const { port } = (await s3.run()) as unknown as { port: number }
+  endpoint = `http://127.0.0.1:${port}`
+  app = await qrApp(s3env(endpoint))
+  // Presigned URLs are dated by Bun's own clock: keep the app's on the wall clock here.
+  app.clock.ms = Date.now()
+})
+
+afterAll(async () => {
+  await app?.close()
+  await s3?.close()
+  rmSync(s3dir, { recursive: true, force: true })
+})
+
+const make = (body: Record<string, unknown>) => app.json('POST', '/api/v1/qr/vcard', { body: { name: 'Ada Lovelace', email: 'ada@example.com', ...body }, form: 'bare' })
+const PAYLOAD = 'BEGIN:VCARD\r\nVERSION:3.0\r\nN:Lovelace;Ada;;;\r\nFN:Ada Lovelace\r\nEMAIL:ada@example.com\r\nEND:VCARD\r\n'
+
+test.each(['png', 'svg'] as const)('%s: uploaded under its content hash, downloaded by the presigned URL, decoded', async (format) => {
+  app.clock.ms = Date.now()
+  const { status, body } = await make({ format, ttl: 900 })
+  expect({ status, detail: body.detail }).toEqual({ status: 200, detail: undefined })
+  const url = new URL(body.url)
+  expect(url.origin).toBe(endpoint)
+  expect(url.pathname).toMatch(new RegExp(`^/${BUCKET}/codes/v1/[0-9a-f]{64}\\.${format}$`))
+  expect(url.searchParams.get('X-Amz-Algorithm')).toBe('AWS4-HMAC-SHA256')
+  expect(url.searchParams.get('X-Amz-Expires')).toBe('900')
+  expect(body.expires).toBe(Math.floor(app.clock.ms / 1000) + 900)
+  expect(body.warnings).toEqual([])
+  const res = await fetch(body.url)
+  expect(res.status).toBe(200)
+  expect(res.headers.get('content-type')).toBe(format === 'png' ? 'image/png' : 'image/svg+xml')
+  const bytes = new Uint8Array(await res.arrayBuffer())
+  expect(decodeBoth(format === 'svg' ? rasterise(bytes) : bytes)).toEqual({ zbar: PAYLOAD, jsqr: PAYLOAD })
+  // s3rver keeps each object as a folder of files under bucket/key.
+  expect(existsSync(join(s3dir, BUCKET, 'codes', 'v1'))).toBe(true)
+})
+
+test('the same image is one object, named by its content hash', async () => {
+  const objects = () => readdirSync(join(s3dir, BUCKET, 'codes', 'v1')).filter((n) => n.endsWith('._S3rver_object'))
+  const before = objects()
+  const a = await make({ format: 'png', size: 321 })
+  const b = await make({ format: 'png', size: 321 })
+  expect(new URL(b.body.url).pathname).toBe(new URL(a.body.url).pathname)
+  const added = objects().filter((n) => !before.includes(n))
+  expect(added).toEqual([new URL(a.body.url).pathname.split('/').pop() + '._S3rver_object'])
+  const bytes = new Uint8Array(await (await fetch(a.body.url)).arrayBuffer())
+  expect(added[0]!.slice(0, 64)).toBe(new Bun.CryptoHasher('sha256').update(bytes).digest('hex'))
+})
+
+test('a ttl over 7 days is cut to 604800 seconds, with a warning', async () => {
+  app.clock.ms = Date.now()
+  const { body } = await make({ ttl: 2592000 })
+  expect(new URL(body.url).searchParams.get('X-Amz-Expires')).toBe('604800')
+  expect(body.expires).toBe(Math.floor(app.clock.ms / 1000) + 604800)
+  expect(body.warnings).toEqual([expect.stringContaining('ttl cut from 2592000 to 604800')])
+})
+
+test('base64 never touches S3', async () => {
+  const { status, body } = await make({ format: 'base64' })
+  expect(status).toBe(200)
+  expect(body.url).toBeUndefined()
+})
+
+test('an unreachable S3 is a 503 problem, not a hang or a 500', async () => {
+  const closed = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
+  const deadEndpoint = `http://127.0.0.1:${closed.port}`
+  closed.stop(true)
+  const down = await qrApp({ ...s3env(deadEndpoint), ALMANAC_QR_S3_TIMEOUT: '5' })
+  try {
+    const { status, body } = await down.json('POST', '/api/v1/qr/text', { body: { text: 'x' }, form: 'bare' })
+    expect(status).toBe(503)
+    expect(body.detail).toContain(`s3://${BUCKET}`)
+  } finally {
+    await down.close()
+  }
+})
+
+test('virtual-hosted style: the bucket goes into the host name, and the presigned URL still downloads', async () => {
+  // s3rver reads the bucket from `<bucket>.s3.localhost` when its service endpoint is `localhost`.
+  const vdir = mkdtempSync(join(tmpdir(), 'almanac-s3rver-vhost-'))
+  const vhost = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: vdir, serviceEndpoint: 'localhost', configureBuckets: [{ name: BUCKET, configs: [] }] })
+  const { port } = await vhost.run()
+  const vapp = await qrApp({ ...s3env(`http://s3.localhost:${port}`), S3_VIRTUAL_HOSTED_STYLE: 'true' })
+  vapp.clock.ms = Date.now()
+  try {
+    const { status, body } = await vapp.json('POST', '/api/v1/qr/geo', { body: { latitude: 1.5, longitude: -2.25 }, form: 'bare' })
+    expect({ status, detail: body.detail }).toEqual({ status: 200, detail: undefined })
+    const url = new URL(body.url)
+    expect(url.host).toBe(`${BUCKET}.s3.localhost:${port}`)
+    expect(url.pathname).toMatch(/^\/codes\/v1\/[0-9a-f]{64}\.png$/)
+    const res = await fetch(body.url)
+    expect(res.status).toBe(200)
+    expect(decodeBoth(new Uint8Array(await res.arrayBuffer()))).toEqual({ zbar: 'geo:1.5,-2.25', jsqr: 'geo:1.5,-2.25' })
+  } finally {
+    await vapp.close()
+    await vhost.close()
+    rmSync(vdir, { recursive: true, force: true })
+  }
+})
+
+test('the local download route does not serve anything when images go to S3', async () => {
+  const res = await app.request('GET', `/files/qr/${'a'.repeat(64)}.png?expires=1&signature=x`, { key: null })
+  expect(res.status).toBe(404)
+})
