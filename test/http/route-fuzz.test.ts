@@ -113,7 +113,7 @@ function body(schema: any): string {
   if (roll < 0.1) return JSON.stringify(broken(schema))
   if (roll < 0.2 && members.length) {
     const text = JSON.stringify({ ...base, [pick(members)]: '\u0001RAW' })
-    return text.replace('"\\u0001RAW"', pick([...RAW, deep(JSON_LIMITS.depth + 8)]))
+    return text.replace('"\\u0001RAW"', pick([...RAW, deep(JSON_LIMITS.depth + 8), deep(10_000)]))
   }
   if (roll < 0.25) return pick(['', 'null', '{', '{"a":1,"a":2}', '\ufeff{}', '{} trailing', deep(50)])
   if (!members.length || roll < 0.35) return JSON.stringify(base)
