@@ -1,0 +1,84 @@
+/**
+ * Verse markup -> clean verse text. OSIS and GBF (SWORD modules), USFM and USFX carry notes,
+ * cross-references, titles, Strong's numbers and paragraph marks around the words. Notes, references
+ * inside notes and section titles are dropped with their content; every other element keeps its text.
+ * Where a dropped element or a paragraph mark stood between two letters, a space keeps the words apart;
+ * spaces are collapsed and trimmed, so the text has no tags, no doubled spaces and no note text.
+ */
+
+/** Stand-in for a dropped element or break, resolved by `finish`. */
+const GAP = '\u0000'
+
+const ENTITIES = new Map([['amp', '&'], ['lt', '<'], ['gt', '>'], ['quot', '"'], ['apos', "'"], ['nbsp', ' ']])
+
+function decodeEntities(s: string): string {
+  return s.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]{2,6});/g, (all, e: string) => {
+    if (e[0] === '#') {
+      const code = e[1] === 'x' || e[1] === 'X' ? Number.parseInt(e.slice(2), 16) : Number.parseInt(e.slice(1), 10)
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : all
+    }
+    return ENTITIES.get(e) ?? all
+  })
+}
+
+/** Gaps become a space between two word characters and nothing elsewhere; whitespace collapsed. */
+function finish(s: string): string {
+  return s
+    .replace(/\s+/g, ' ')
+    .replace(/([\p{L}\p{N}\p{M}]) ?\u0000[\u0000 ]*(?=[\p{L}\p{N}])/gu, '$1 ')
+    .replace(/\u0000/g, '')
+    .replace(/ {2,}/g, ' ')
+    .trim()
+}
+
+/** OSIS elements whose content is not verse text. */
+const OSIS_DROP = /<(note|title|rdg|catchWord|reference type="x-[^"]*")\b[^>]*?(?<!\/)>[\s\S]*?<\/\1>/g
+const OSIS_DROP_SIMPLE = /<(note|title)\b[^>]*?(?<!\/)>[\s\S]*?<\/\1>/g
+/** Elements that separate words (paragraphs, line breaks, line groups). */
+const OSIS_BREAK = /<\/?(div|lb|l|lg|p|milestone|br|chapter|verse|q\b[^>]*\bsID)\b[^>]*>/g
+
+export function stripOsis(raw: string): string {
+  const s = raw
+    .replace(OSIS_DROP_SIMPLE, GAP)
+    .replace(OSIS_DROP, GAP)
+    .replace(OSIS_BREAK, (tag) => (/^<\/?(div|lb|lg|l|p|br)\b/.test(tag) ? ' ' : GAP))
+    .replace(/<[^>]*>/g, '')
+  return finish(decodeEntities(s))
+}
+
+/**
+ * GBF: `<RF>note<Rf>` footnotes and `<TS>title<Ts>` titles dropped with their content, `<CM>`/`<CL>`
+ * paragraph and line marks are breaks, every other token (`<FI>`, `<Fi>`, `<WH1234>`) goes.
+ */
+export function stripGbf(raw: string): string {
+  const s = raw
+    .replace(/<RF>[\s\S]*?<Rf>/g, GAP)
+    .replace(/<TS>[\s\S]*?<Ts>/g, GAP)
+    .replace(/<C[ML]>/g, ' ')
+    .replace(/<[^>]*>/g, '')
+  return finish(decodeEntities(s))
+}
+
+/**
+ * USFM inside a verse: footnotes (`\f … \f*`, `\fe … \fe*`), cross-references (`\x … \x*`) dropped
+ * with content; character markers (`\w word|strong="H1"\w*`, `\add`, `\nd`, `\wj`…) keep their text
+ * without attributes; paragraph markers are breaks.
+ */
+export function stripUsfm(raw: string): string {
+  const s = raw
+    .replace(/\\(f|fe|x|ef|ex)\s[\s\S]*?\\\1\*/g, GAP)
+    .replace(/\|[^\\]*?(?=\\\+?[a-z0-9]+\*)/g, '') // attributes of \w word|lemma="…"\w*
+    .replace(/\\\+?[a-z0-9]+\*/g, '') // closing markers
+    .replace(/\\(p|m|pi\d?|mi|q\d?|qc|qr|qm\d?|li\d?|b|nb|pc|pm|pmo|pmc|pmr|ph\d?|cls|tr|th\d?|thr\d?|tc\d?|tcr\d?)(?=\s|$)/g, ' ')
+    .replace(/\\\+?[a-z0-9]+\s?/g, '') // opening character markers
+  return finish(s)
+}
+
+/** USFX: `<f>` notes, `<x>` references and titles dropped with content, other tags go. */
+export function stripUsfx(raw: string): string {
+  const s = raw
+    .replace(/<(f|x|fe|s|d|h|rem|ref|cl)\b[^>]*?(?<!\/)>[\s\S]*?<\/\1>/g, GAP)
+    .replace(/<(p|q|b|li|m|pi|qc|lg|l)\b[^>]*\/?>/g, ' ')
+    .replace(/<[^>]*>/g, '')
+  return finish(decodeEntities(s))
+}

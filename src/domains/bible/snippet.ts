@@ -1,0 +1,94 @@
+/**
+ * The highlighted snippet of a search hit, made from the verse's display text (the index holds only
+ * the folded form): every run of words that matches a term of the query is wrapped in `<mark>` and
+ * `</mark>`. The rest of the text is HTML-escaped (`&`, `<`, `>`), so the snippet can be inserted into a
+ * page as HTML. A verse longer than SNIPPET_CHARS is cut around its first match, with `…` at the cuts.
+ */
+import { foldText } from './fold.ts'
+import type { Term } from './query.ts'
+
+export const SNIPPET_CHARS = 240
+
+const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+
+interface Word {
+  start: number
+  end: number
+  /** The word's folded form(s): one display word may fold into several index words (CJK, ß). */
+  folded: string[]
+}
+
+const DISPLAY_WORD = /[\p{L}\p{N}\p{M}\u0640]+/gu
+
+function wordsWithOffsets(text: string): Word[] {
+  const out: Word[] = []
+  for (const m of text.matchAll(DISPLAY_WORD)) {
+    const parts = foldText(m[0]).match(/[\p{L}\p{N}]+/gu) ?? []
+    if (parts.length <= 1) {
+      if (parts.length) out.push({ start: m.index!, end: m.index! + m[0].length, folded: parts })
+      continue
+    }
+    // CJK runs fold into one word per character: give each character its own span.
+    let at = m.index!
+    for (const ch of m[0]) {
+      const f = foldText(ch).match(/[\p{L}\p{N}]+/gu)
+      if (f) out.push({ start: at, end: at + ch.length, folded: f })
+      at += ch.length
+    }
+  }
+  return out
+}
+
+/** Flattened index words of the display words, with the display word each came from. */
+function flatten(words: Word[]) {
+  const flat: { w: string; of: number }[] = []
+  words.forEach((word, i) => word.folded.forEach((w) => flat.push({ w, of: i })))
+  return flat
+}
+
+export function snippet(text: string, terms: Term[]): string {
+  const words = wordsWithOffsets(text)
+  const flat = flatten(words)
+  const marked = new Set<number>()
+  for (const term of terms) {
+    const n = term.words.length
+    for (let i = 0; i + n <= flat.length; i++) {
+      let ok = true
+      for (let k = 0; k < n && ok; k++) {
+        const w = flat[i + k]!.w
+        const want = term.words[k]!
+        ok = k === n - 1 && term.prefix ? w.startsWith(want) : w === want
+      }
+      if (ok) for (let k = 0; k < n; k++) marked.add(flat[i + k]!.of)
+    }
+  }
+  // Spans of consecutive marked words (with what lies between them) become one <mark>.
+  const spans: [number, number][] = []
+  for (const i of [...marked].sort((a, b) => a - b)) {
+    const w = words[i]!
+    const last = spans[spans.length - 1]
+    if (last && marked.has(i - 1) && /^\s*$/.test(text.slice(last[1], w.start))) last[1] = w.end
+    else spans.push([w.start, w.end])
+  }
+  let from = 0
+  let to = text.length
+  if (text.length > SNIPPET_CHARS) {
+    const first = spans[0]?.[0] ?? 0
+    from = Math.max(0, first - Math.floor(SNIPPET_CHARS / 3))
+    to = Math.min(text.length, from + SNIPPET_CHARS)
+    // Cut at word boundaries.
+    while (from > 0 && /\S/.test(text[from - 1]!) && first - from < SNIPPET_CHARS / 2) from--
+    while (to < text.length && /\S/.test(text[to]!) && to - from < SNIPPET_CHARS + 40) to++
+  }
+  let out = from > 0 ? '…' : ''
+  let at = from
+  for (const [s, e] of spans) {
+    if (e <= from || s >= to) continue
+    const a = Math.max(s, from)
+    const b = Math.min(e, to)
+    out += escape(text.slice(at, a)) + '<mark>' + escape(text.slice(a, b)) + '</mark>'
+    at = b
+  }
+  out += escape(text.slice(at, to)) + (to < text.length ? '…' : '')
+  return out
+}
