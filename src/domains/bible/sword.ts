@@ -83,7 +83,8 @@ export async function readSwordModule(zip: string, versificationDir: string): Pr
       const data = block(bzv.readUInt32LE(at))
       const start = bzv.readUInt32LE(at + 4)
       const bytes = data.subarray(start, start + size)
-      const raw = latin1 ? bytes.toString('latin1') : bytes.toString('utf8')
+      // libsword trims trailing white space from an entry; so do we.
+      const raw = (latin1 ? bytes.toString('latin1') : bytes.toString('utf8')).trimEnd()
       verses.push({ ...slot, raw })
     }
   }
