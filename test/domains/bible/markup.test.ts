@@ -1,0 +1,43 @@
+/** Markup stripping on real fragments of the modules' markup (OSIS, GBF, USFM, USFX). */
+import { describe, expect, test } from 'bun:test'
+import { stripGbf, stripOsis, stripUsfm, stripUsfx } from '../../../src/domains/bible/markup.ts'
+
+describe('OSIS', () => {
+  test('Strong\'s words keep their text; study notes go with their content', () => {
+    const raw = '<w lemma="strong:H0776">And the whole earth</w> <w lemma="strong:H0259">was of one</w> <w lemma="strong:H08193">language</w>, <w lemma="strong:H0259">and of one</w> <w lemma="strong:H01697">speech</w>.<note type="study"><catchWord>language</catchWord>: Heb. <rdg type="x-literal">lip.</rdg></note><note type="study"><catchWord>speech</catchWord>: Heb. <rdg type="x-literal">words</rdg></note>'
+    expect(stripOsis(raw)).toBe('And the whole earth was of one language, and of one speech.')
+  })
+  test('a note between two words leaves them apart; before punctuation it leaves nothing', () => {
+    expect(stripOsis('Et il arriva que lorsqu’ils partirent de<note n="b">ou : vers.</note> l’orient')).toBe('Et il arriva que lorsqu’ils partirent de l’orient')
+    expect(stripOsis('et <w>vide</w><note n="a">le vide<hi type="italic">.</hi></note>, et il y avait')).toBe('et vide, et il y avait')
+    expect(stripOsis('word<note>x</note>word')).toBe('word word')
+  })
+  test('milestones, paragraphs, titles and entities', () => {
+    expect(stripOsis('<div type="x-milestone" subType="x-preverse" sID="pv1"/><div sID="gen11" type="x-p"/> <div eID="pv1"/> Et la <w>terre</w>  <div eID="gen11" type="x-p"/>')).toBe('Et la terre')
+    expect(stripOsis('<title type="psalm" canonical="true">A Psalm of David.</title>LORD, how are they increased')).toBe('LORD, how are they increased')
+    expect(stripOsis('Fish &amp; loaves &lt;here&gt; &#8212; done')).toBe('Fish & loaves <here> — done')
+    expect(stripOsis('line one<lb/>line two')).toBe('line one line two')
+  })
+})
+
+describe('GBF', () => {
+  test('footnotes and titles dropped, italics and paragraph marks gone', () => {
+    expect(stripGbf("the earth hath existed waste and void, and darkness <FI>is<Fi> on the face of the deep,<CM>")).toBe('the earth hath existed waste and void, and darkness is on the face of the deep,')
+    expect(stripGbf('Hear<RF>Or, listen<Rf> me <TS>Title<Ts>now')).toBe('Hear me now')
+  })
+})
+
+describe('USFM', () => {
+  test('footnotes and cross-references dropped; \\w attributes and character markers gone', () => {
+    expect(stripUsfm('who in the days of Enemessar\\f + \\fr 1:2  \\ft That is, \\fqa Shalmaneser. \\f* king of the Assyrians')).toBe('who in the days of Enemessar king of the Assyrians')
+    expect(stripUsfm('\\wj I am the way\\wj* said \\w Jesus|strong="G2424"\\w*\\x - \\xo 14:6 \\xt John 1:1\\x*.')).toBe('I am the way said Jesus.')
+    expect(stripUsfm('first line \\q2 second line \\qs Selah.\\qs*')).toBe('first line second line Selah.')
+  })
+})
+
+describe('USFX', () => {
+  test('notes and references dropped', () => {
+    expect(stripUsfx('起初神創造天地。<f caller="+">note</f>')).toBe('起初神創造天地。')
+    expect(stripUsfx('a<x>ref</x> b <wj>c</wj>')).toBe('a b c')
+  })
+})
