@@ -71,6 +71,7 @@ const translationList = (s: string | undefined) => {
 }
 
 export const bibleRoutes = (service: BibleService, config: Config) => {
+  let bareLanguages: { count: number; languages: unknown[] } | undefined
   const search = (q: string, ids: string[] | undefined, sort: SearchSort | undefined, query: { limit?: number; offset?: number }) => {
     const { total, groups, hits } = service.search(q, ids, sort ?? 'relevance', pageOf(query, SEARCH_DEFAULT_LIMIT))
     return list(hits, { total, enveloped: { groups }, bare: { groups }, fieldNames: Object.keys(SearchHitSchema.properties) })
@@ -82,7 +83,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
       '/languages',
       ({ form }) => {
         const languages = service.languages()
-        return form === 'enveloped' ? list(languages, { total: languages.length }) : one({ count: languages.length, languages })
+        return form === 'enveloped' ? list(languages, { total: languages.length, stable: true }) : one(bareLanguages ??= { count: languages.length, languages }, { stable: true })
       },
       {
         query: t.Object(fieldsQuery),

@@ -89,6 +89,8 @@ export class BibleService {
   private readonly rangeStmt: Statement
   private readonly verseStmt: Statement
   private readonly chaptersStmt: Statement
+  private readonly partStmt: Statement
+  private languageList: ReturnType<BibleService['listLanguages']> | undefined
 
   constructor(
     private readonly db: Database,
@@ -124,9 +126,15 @@ export class BibleService {
     this.chaptersStmt = db.query('SELECT chapter, verses FROM chapters WHERE translation = ? AND book = ? ORDER BY chapter')
     this.rangeStmt = db.query('SELECT verse, text FROM verses WHERE id BETWEEN ? AND ? ORDER BY id')
     this.verseStmt = db.query('SELECT id, book, chapter, verse, text FROM verses WHERE id = ?')
+    this.partStmt = db.query('SELECT verse, text FROM verses WHERE id BETWEEN ? AND ? AND verse BETWEEN ? AND ? ORDER BY id')
   }
 
+  /** Languages with their translation counts (made once: the data never changes while open). */
   languages() {
+    return (this.languageList ??= this.listLanguages())
+  }
+
+  private listLanguages() {
     const out = new Map<string, { code: string; name: string; translations: number }>()
     for (const t of this.translations) {
       const l = out.get(t.language)
@@ -195,25 +203,24 @@ export class BibleService {
     const parts = parseVerseRef(ref)
     const { translation, book } = this.book(translationId, spelling)
     const row = this.chapterRow(translation, book, chapter)
-    const all = this.rangeStmt.all(row.first_id, row.last_id) as VerseText[]
-    const byNumber = new Map(all.map((v) => [v.verse, v]))
-    const last = all[all.length - 1]?.verse ?? 0
     const verses: VerseText[] = []
     const seen = new Set<number>()
+    // Only the verses asked for are read (a range scan inside the chapter's id range).
     for (const [from, to] of parts) {
-      for (const n of [from, to]) {
-        if (!byNumber.has(n)) {
-          throw notFound(`Verse ${n} is out of range: ${book.book.name} ${chapter} has verses 1-${last} in ${translation.id}${n <= last ? ` (verse ${n} is not in this translation)` : ''}.`, {
-            reason: 'verse_out_of_range',
-            verse: n,
-            verses: last,
-          })
-        }
+      const found = this.partStmt.all(row.first_id, row.last_id, from, to) as VerseText[]
+      const first = found[0]?.verse
+      const last = found[found.length - 1]?.verse
+      for (const n of first !== from ? [from] : last !== to ? [to] : []) {
+        const max = (this.rangeStmt.all(row.first_id, row.last_id) as VerseText[]).at(-1)?.verse ?? 0
+        throw notFound(`Verse ${n} is out of range: ${book.book.name} ${chapter} has verses 1-${max} in ${translation.id}${n <= max ? ` (verse ${n} is not in this translation)` : ''}.`, {
+          reason: 'verse_out_of_range',
+          verse: n,
+          verses: max,
+        })
       }
-      for (let n = from; n <= to; n++) {
-        const v = byNumber.get(n)
-        if (v && !seen.has(n)) {
-          seen.add(n)
+      for (const v of found) {
+        if (!seen.has(v.verse)) {
+          seen.add(v.verse)
           verses.push(v)
         }
       }
