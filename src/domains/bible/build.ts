@@ -214,7 +214,10 @@ export async function buildBibleDatabase(o: BibleBuildOptions): Promise<BuildRes
     step('index merge', "INSERT INTO verses_fts (verses_fts) VALUES ('optimize')")
     for (const n of notes) log(n)
     step('compaction', `VACUUM INTO '${o.out.replace(/'/g, "''")}'`)
-    return { counts: { verses: total, translations: list.length, ...counts }, notes }
+    // One version for the dataset (its 36 sources each keep theirs in the manifest): the translation
+    // count and the newest upstream date among them.
+    const newest = list.map((t) => t.date).sort().at(-1)
+    return { counts: { verses: total, translations: list.length, ...counts }, version: `${list.length}-translations-${newest}`, notes }
   } finally {
     db.close()
     for (const suffix of ['', '-journal', '-wal', '-shm']) if (existsSync(work + suffix)) rmSync(work + suffix, { force: true })
@@ -225,7 +228,7 @@ export const bibleBuilder: DatasetBuilder = {
   id: 'bible',
   sources: [...TRANSLATIONS.map((t) => `bible-${t.id}`), VERSIFICATION_SOURCE, BOOK_NAMES_SOURCE],
   artifacts: [BIBLE_ARTIFACT],
-  revision: 1,
+  revision: 2,
   async build(ctx: BuildContext) {
     const paths = new Map<string, string>()
     for (const t of TRANSLATIONS) paths.set(t.file, (await ctx.source(`bible-${t.id}`)).path)

@@ -29,11 +29,19 @@ const HOMEPAGE = new Map([
   ['stepbible-tt-tsv', 'https://github.com/STEPBible/STEPBible-Data'],
 ])
 
+/** Versions of the files that are not SWORD modules (those carry `vX.Y` in their source line). */
+const OTHER_VERSIONS = new Map([
+  ['cuv', 'open-bibles-2026-05-04'],
+  ['cuvs', 'open-bibles-2026-05-04'],
+  ['web', 'bibledit-data-5.0.994-3'],
+  ['svd', 'TTAraSVD-4.0.1'],
+])
+
 export const bibleSources: Source[] = [
   ...TRANSLATIONS.map(
     (t): Source => ({
       id: `bible-${t.id}`,
-      version: /v[\d.]+\)$/.exec(t.source)?.[0].slice(0, -1) ?? t.yearText,
+      version: /v[\d.]+\)$/.exec(t.source)?.[0].slice(0, -1) ?? OTHER_VERSIONS.get(t.id) ?? t.date,
       date: t.date,
       mirror: t.file,
       sha256: t.sha256,
