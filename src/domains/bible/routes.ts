@@ -72,8 +72,8 @@ const translationList = (s: string | undefined) => {
 
 export const bibleRoutes = (service: BibleService, config: Config) => {
   let bareLanguages: { count: number; languages: unknown[] } | undefined
-  const search = (q: string, ids: string[] | undefined, sort: SearchSort | undefined, query: { limit?: number; offset?: number }) => {
-    const { total, groups, hits } = service.search(q, ids, sort ?? 'relevance', pageOf(query, SEARCH_DEFAULT_LIMIT))
+  const search = (q: string, ids: string[] | undefined, sort: SearchSort | undefined, query: { limit?: number; offset?: number }, field = 'translations') => {
+    const { total, groups, hits } = service.search(q, ids, sort ?? 'relevance', pageOf(query, SEARCH_DEFAULT_LIMIT), field)
     return list(hits, { total, enveloped: { groups }, bare: { groups }, fieldNames: Object.keys(SearchHitSchema.properties) })
   }
   const searchPage = pageQuery(config.maxLimit, SEARCH_DEFAULT_LIMIT)
@@ -136,7 +136,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
         },
       },
     )
-    .get('/search', ({ query }) => search(query.q, query.translation !== undefined ? [query.translation] : translationList(query.translations), query.sort, query), {
+    .get('/search', ({ query }) => search(query.q, query.translation !== undefined ? [query.translation] : translationList(query.translations), query.sort, query, query.translation !== undefined ? 'translation' : 'translations'), {
       query: t.Object({
         q: qQuery,
         translation: t.Optional(translationParam),
@@ -151,7 +151,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
         ...searchShapes,
       },
     })
-    .get('/:translation/search', ({ params, query }) => search(query.q, [params.translation], query.sort, query), {
+    .get('/:translation/search', ({ params, query }) => search(query.q, [params.translation], query.sort, query, 'translation'), {
       params: t.Object({ translation: translationParam }),
       query: t.Object({ q: qQuery, sort: sortQuery, ...searchPage, ...fieldsQuery }),
       detail: { summary: 'Full-text search in one translation', ...searchShapes },

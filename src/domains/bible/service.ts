@@ -233,9 +233,9 @@ export class BibleService {
    * Search: hits grouped by translation (catalogue order, or the order of `translations=`), each group
    * in BM25 order (`relevance`) or Bible order (`canonical`); `page` applies to the grouped sequence.
    */
-  search(q: string, translationIds: string[] | undefined, sort: SearchSort, page: Page) {
+  search(q: string, translationIds: string[] | undefined, sort: SearchSort, page: Page, field = 'translations') {
     const parsed = parseQuery(q)
-    const chosen = translationIds ? dedupe(translationIds.map((id) => this.translation(id, 'translations'))) : this.translations
+    const chosen = translationIds ? dedupe(translationIds.map((id) => this.translation(id, field))) : this.translations
     const counts = this.countMatches(parsed.fts, chosen, !translationIds)
     const groups: SearchGroup[] = chosen.map((t) => ({ translation: t.id, name: t.name, count: counts.get(t.idx) ?? 0 })).filter((g) => g.count > 0)
     const total = groups.reduce((s, g) => s + g.count, 0)

@@ -153,6 +153,21 @@ describe('ordering, grouping, paging, snippets', () => {
     const unknown = await app.json('GET', '/api/v1/bible/search?q=Jesus&translations=kjv,nope', { form: 'bare' })
     expect(unknown.status).toBe(404)
     expect(unknown.body.translations).toBe('nope')
+    expect((await app.json('GET', '/api/v1/bible/nope/search?q=Jesus', { form: 'bare' })).body).toMatchObject({ status: 404, translation: 'nope' })
+    expect((await app.json('GET', '/api/v1/bible/search?q=Jesus&translation=nope', { form: 'bare' })).body).toMatchObject({ status: 404, translation: 'nope' })
+  })
+
+  test('fields trims each hit, not the wrapper; Form A carries total and groups beside data', async () => {
+    const b = await app.json('GET', '/api/v1/bible/kjv/search?q=shepherd&limit=2&fields=reference,translation', { form: 'bare' })
+    expect(Object.keys(b.body).sort()).toEqual(['count', 'groups', 'results'])
+    expect(b.body.results.map((h: any) => Object.keys(h).sort())).toEqual([['reference', 'translation'], ['reference', 'translation']])
+    const a = await app.json('GET', '/api/v1/bible/kjv/search?q=shepherd&limit=2', { form: 'enveloped' })
+    expect(a.body).toMatchObject({ status: 'ok', error: null, total: b.body.count, groups: b.body.groups })
+    expect(a.body.data.length).toBe(2)
+    expect((await app.json('GET', '/api/v1/bible/kjv/search?q=shepherd&fields=nope', { form: 'bare' })).status).toBe(400)
+    expect((await app.json('GET', '/api/v1/bible/kjv/search?q=zzzzqqq', { form: 'bare' })).body).toEqual({ count: 0, groups: [], results: [] })
+    expect((await app.json('GET', '/api/v1/bible/kjv/search?q=shepherd&sort=best', { form: 'bare' })).status).toBe(422)
+    expect((await app.json('GET', '/api/v1/bible/kjv/search?q=shepherd&limit=0', { form: 'bare' })).status).toBe(422)
   })
 
   test('hits carry reference, text, translation and a snippet with <mark> around the matches', async () => {
