@@ -31,15 +31,17 @@ function finish(s: string): string {
     .trim()
 }
 
-/** OSIS elements whose content is not verse text. */
-const OSIS_DROP = /<(note|title|rdg|catchWord|reference type="x-[^"]*")\b[^>]*?(?<!\/)>[\s\S]*?<\/\1>/g
-const OSIS_DROP_SIMPLE = /<(note|title)\b[^>]*?(?<!\/)>[\s\S]*?<\/\1>/g
+/**
+ * OSIS elements whose content is not verse text: notes (footnotes, study notes, cross-references, with
+ * the `<rdg>`, `<catchWord>` and `<reference>` inside them) and titles (headings, Psalm superscriptions).
+ * Neither nests in these modules. KJV's `<milestone marker="¶"/>` paragraph signs go with the tags.
+ */
+const OSIS_DROP = /<(note|title)\b[^>]*?(?<!\/)>[\s\S]*?<\/\1>/g
 /** Elements that separate words (paragraphs, line breaks, line groups). */
 const OSIS_BREAK = /<\/?(div|lb|l|lg|p|milestone|br|chapter|verse|q\b[^>]*\bsID)\b[^>]*>/g
 
 export function stripOsis(raw: string): string {
   const s = raw
-    .replace(OSIS_DROP_SIMPLE, GAP)
     .replace(OSIS_DROP, GAP)
     .replace(OSIS_BREAK, (tag) => (/^<\/?(div|lb|lg|l|p|br)\b/.test(tag) ? ' ' : GAP))
     .replace(/<[^>]*>/g, '')

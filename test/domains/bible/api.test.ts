@@ -179,3 +179,17 @@ describe('chapters and verses', () => {
     expect((await get(`/kjv/${'a'.repeat(100)}/1`)).status).toBe(422)
   })
 })
+
+describe('credits', () => {
+  test('the datasets endpoint credits the licences that ask for it (GPL markup, CC BY, CC BY-SA)', async () => {
+    const r = await app.json('GET', '/api/v1/meta/datasets/bible', { form: 'bare' })
+    expect(r.status).toBe(200)
+    const text = JSON.stringify(r.body)
+    expect(text).toContain('GPL-2.0')
+    expect(text).toContain('CC-BY-3.0-BR')
+    expect(text).toContain('Diego Santos, Mario Sérgio & Marco Teles')
+    expect(text).toContain('CC-BY-SA-4.0')
+    expect(text).toContain('Arabic Bible Outreach Ministry')
+    expect(text).toContain('STEPBible.org')
+  })
+})
