@@ -21,11 +21,23 @@ function decodeEntities(s: string): string {
   })
 }
 
-/** Gaps become a space between two word characters and nothing elsewhere; whitespace collapsed. */
+/**
+ * A gap (a dropped note) becomes a space where it stood between a word, or a word's closing punctuation,
+ * and the next word (`de<note/>l’orient`, `suffering.<note/>They`), and nothing before punctuation
+ * (`vide<note/>,`) or after an opening bracket or quote; never between Chinese or Japanese characters,
+ * which are written without spaces. White space is collapsed and trimmed.
+ */
+const GAP_BETWEEN = /([^\s\p{Ps}\p{Pi}\u0000]) ?\u0000[\u0000 ]*(?=[\p{L}\p{N}\p{Ps}\p{Pi}])/gu
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303F\uFF00-\uFFEF]/u
+
 function finish(s: string): string {
   return s
     .replace(/\s+/g, ' ')
-    .replace(/([\p{L}\p{N}\p{M}]) ?\u0000[\u0000 ]*(?=[\p{L}\p{N}])/gu, '$1 ')
+    .replace(GAP_BETWEEN, (gap: string, before: string, at: number, all: string) => {
+      const next = all[at + gap.length] ?? ''
+      const spaced = UNSPACED.test(before) || UNSPACED.test(next) ? gap.includes(' ') : true
+      return spaced ? before + ' ' : before
+    })
     .replace(/\u0000/g, '')
     .replace(/ {2,}/g, ' ')
     .trim()

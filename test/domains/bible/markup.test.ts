@@ -41,3 +41,15 @@ describe('USFX', () => {
     expect(stripUsfx('a<x>ref</x> b <wj>c</wj>')).toBe('a b c')
   })
 })
+
+describe('gaps left by dropped notes', () => {
+  test('a note after sentence punctuation keeps the next word apart; none is added around brackets, quotes or CJK', () => {
+    expect(stripUsfm('the great suffering.\\f + \\fr 7:14  \\ft or, oppression\\f*They washed')).toBe('the great suffering. They washed')
+    expect(stripOsis('he said:<note>n</note>“Come')).toBe('he said: “Come')
+    expect(stripOsis('(<note>n</note>these were')).toBe('(these were')
+    expect(stripOsis('“<note>n</note>Come')).toBe('“Come')
+    expect(stripOsis('word<note>n</note>” and')).toBe('word” and')
+    expect(stripUsfx('天地。<f>note</f>地是空虛')).toBe('天地。地是空虛')
+    expect(stripUsfx('神<f>note</f>的靈')).toBe('神的靈')
+  })
+})
