@@ -45,19 +45,32 @@ function finish(s: string): string {
 
 /**
  * OSIS elements whose content is not verse text: notes (footnotes, study notes, cross-references, with
- * the `<rdg>`, `<catchWord>` and `<reference>` inside them) and titles (headings, Psalm superscriptions).
- * Neither nests in these modules. KJV's `<milestone marker="¶"/>` paragraph signs go with the tags.
+ * the `<rdg>`, `<catchWord>` and `<reference>` inside them) and titles (section headings), except
+ * canonical titles: a Psalm superscription (`<title canonical="true" type="psalm">`) is scripture, and
+ * in the German and Calvin versifications it is verse 1 itself. Neither element nests in these modules.
+ * KJV's `<milestone marker="¶"/>` paragraph signs go with the tags.
  */
-const OSIS_DROP = /<(note|title)\b[^>]*?(?<!\/)>[\s\S]*?<\/\1>/g
+const OSIS_DROP = /<(note|title)\b([^>]*?)(?<!\/)>([\s\S]*?)<\/\1>/g
 /** Elements that separate words (paragraphs, line breaks, line groups). */
 const OSIS_BREAK = /<\/?(div|lb|l|lg|p|milestone|br|chapter|verse|q\b[^>]*\bsID)\b[^>]*>/g
 
-export function stripOsis(raw: string): string {
-  const s = raw
-    .replace(OSIS_DROP, GAP)
+function osisPass(raw: string): string {
+  return raw
+    .replace(OSIS_DROP, (_, name: string, attributes: string, content: string) => (name === 'title' && /canonical="true"/.test(attributes) ? ` ${content} ` : GAP))
     .replace(OSIS_BREAK, (tag) => (/^<\/?(div|lb|lg|l|p|br)\b/.test(tag) ? ' ' : GAP))
     .replace(/<[^>]*>/g, '')
-  return finish(decodeEntities(s))
+}
+
+/**
+ * A few modules carry markup escaped as text (`&lt;note&gt;…&lt;/note&gt;` in the Synodal, GBF
+ * `&lt;FO&gt;` in the Finnish 1938): once decoded it is markup, and is stripped like the rest.
+ */
+const ESCAPED_MARKUP = /<\/?(note|title|reference|rdg|catchWord|hi|w|transChange|divineName|q|l|lg|lb|div|milestone|seg|foreign|F[IOR]|f[ior]|R[Ff]|C[ML]|T[Ss])\b[^>]*>/
+
+export function stripOsis(raw: string): string {
+  let s = decodeEntities(osisPass(raw))
+  if (ESCAPED_MARKUP.test(s)) s = osisPass(s)
+  return finish(s)
 }
 
 /**

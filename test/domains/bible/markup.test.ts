@@ -14,7 +14,12 @@ describe('OSIS', () => {
   })
   test('milestones, paragraphs, titles and entities', () => {
     expect(stripOsis('<div type="x-milestone" subType="x-preverse" sID="pv1"/><div sID="gen11" type="x-p"/> <div eID="pv1"/> Et la <w>terre</w>  <div eID="gen11" type="x-p"/>')).toBe('Et la terre')
-    expect(stripOsis('<title type="psalm" canonical="true">A Psalm of David.</title>LORD, how are they increased')).toBe('LORD, how are they increased')
+    expect(stripOsis('<title>The Creation</title>In the beginning')).toBe('In the beginning')
+    // A canonical Psalm title is scripture (verse 1 itself in the German versification).
+    expect(stripOsis('<title canonical="true" type="psalm">A Psalm of David.</title>LORD, how are they increased')).toBe('A Psalm of David. LORD, how are they increased')
+    // Markup escaped as text in the upstream module is markup once decoded.
+    expect(stripOsis('Хима&lt;note&gt;Созвездия.&lt;/note&gt; и тайники юга;')).toBe('Хима и тайники юга;')
+    expect(stripOsis('pahasta, &lt;FO&gt;sillä sinun on valtakunta&lt;Fo&gt;')).toBe('pahasta, sillä sinun on valtakunta')
     expect(stripOsis('Fish &amp; loaves &lt;here&gt; &#8212; done')).toBe('Fish & loaves <here> — done')
     expect(stripOsis('line one<lb/>line two')).toBe('line one line two')
   })
