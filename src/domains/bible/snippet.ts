@@ -19,11 +19,16 @@ interface Word {
 }
 
 const DISPLAY_WORD = /[\p{L}\p{N}\p{M}\u0640]+/gu
+const ASCII_WORD = /^[A-Za-z0-9]+$/
+const INDEX_WORD = /[\p{L}\p{N}]+/gu
+
+/** The index words of one display word; plain ASCII words (most of the English texts) only lower-case. */
+const foldWord = (word: string): string[] => (ASCII_WORD.test(word) ? [word.toLowerCase()] : (foldText(word).match(INDEX_WORD) ?? []))
 
 function wordsWithOffsets(text: string): Word[] {
   const out: Word[] = []
   for (const m of text.matchAll(DISPLAY_WORD)) {
-    const parts = foldText(m[0]).match(/[\p{L}\p{N}]+/gu) ?? []
+    const parts = foldWord(m[0])
     if (parts.length <= 1) {
       if (parts.length) out.push({ start: m.index!, end: m.index! + m[0].length, folded: parts })
       continue
@@ -31,8 +36,8 @@ function wordsWithOffsets(text: string): Word[] {
     // CJK runs fold into one word per character: give each character its own span.
     let at = m.index!
     for (const ch of m[0]) {
-      const f = foldText(ch).match(/[\p{L}\p{N}]+/gu)
-      if (f) out.push({ start: at, end: at + ch.length, folded: f })
+      const f = foldWord(ch)
+      if (f.length) out.push({ start: at, end: at + ch.length, folded: f })
       at += ch.length
     }
   }
