@@ -1,5 +1,6 @@
 /** Canonical Bible results -> the SPEC's Form A (enveloped) and Form B (bare) shapes, and their schemas. */
-import { t } from 'elysia'
+// Plain TypeBox: these schemas only document responses; Elysia's `t.Integer` would document a numeric string too.
+import { Type as t } from '@sinclair/typebox'
 import type { ResponseForm } from '../../http/reply.ts'
 import type { Passage, Translation, TranslationBook } from './service.ts'
 
@@ -48,6 +49,8 @@ export function presentPassage(p: Passage, form: ResponseForm, extra: Record<str
 
 // Schemas for the OpenAPI document (documents() in http/openapi.ts).
 export const LanguageSchema = t.Object({ code: t.String({ description: 'ISO 639-1 code.' }), name: t.String(), translations: t.Integer({ description: 'Translations in this language.' }) })
+export const LanguagesBareSchema = t.Object({ count: t.Integer(), languages: t.Array(LanguageSchema) })
+export const SearchGroupsSchema = t.Array(t.Object({ translation: t.String(), name: t.String(), count: t.Integer({ description: 'Hits in this translation.' }) }), { description: 'Translations with hits, in result order.' })
 const translationFields = {
   id: t.String({ description: 'Translation id (`kjv`, `synodal`, ...).' }),
   name: t.String(),
@@ -101,4 +104,3 @@ export const SearchHitSchema = t.Object({
   text: t.String(),
   snippet: t.String({ description: 'The text, HTML-escaped, matches wrapped in `<mark>` and `</mark>`; a long verse is cut around its first match (`…`).' }),
 })
-export const SearchGroupSchema = t.Object({ translation: t.String(), name: t.String(), count: t.Integer({ description: 'Hits in this translation.' }) })

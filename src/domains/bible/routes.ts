@@ -10,12 +10,13 @@ import {
   BookSchema,
   ChapterSchema,
   LanguageSchema,
+  LanguagesBareSchema,
   PassageSchemaA,
   PassageSchemaB,
   presentBook,
   presentPassage,
   presentTranslation,
-  SearchGroupSchema,
+  SearchGroupsSchema,
   SearchHitSchema,
   TranslationDetailSchema,
   TranslationSchema,
@@ -51,8 +52,8 @@ const searchShapes = documents({
   enveloped: SearchHitSchema,
   bare: SearchHitSchema,
   list: true,
-  envelopedSiblings: { groups: t.Array(SearchGroupSchema, { description: 'Translations with hits, in result order.' }) },
-  bareSiblings: { groups: t.Array(SearchGroupSchema, { description: 'Translations with hits, in result order.' }) },
+  envelopedSiblings: { groups: SearchGroupsSchema },
+  bareSiblings: { groups: SearchGroupsSchema },
 })
 const passageShapes = documents({ enveloped: PassageSchemaA, bare: PassageSchemaB })
 
@@ -90,7 +91,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
         detail: {
           summary: 'Languages with at least one translation',
           description: 'Form B: `{count, languages: [...]}` (the SPEC names the array `languages`); Form A: `data` is the array.',
-          ...documents({ enveloped: LanguageSchema, bare: t.Object({ count: t.Integer(), languages: t.Array(LanguageSchema) }), list: false }),
+          ...documents({ enveloped: t.Array(LanguageSchema), bare: LanguagesBareSchema, envelopedSiblings: { total: t.Integer({ description: 'Number of languages.' }) } }),
         },
       },
     )
