@@ -91,7 +91,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
         detail: {
           summary: 'Languages with at least one translation',
           description: 'Form B: `{count, languages: [...]}` (the SPEC names the array `languages`); Form A: `data` is the array.',
-          ...documents({ enveloped: t.Array(LanguageSchema), bare: LanguagesBareSchema, envelopedSiblings: { total: t.Integer({ description: 'Number of languages.' }) } }),
+          ...documents({ enveloped: t.Array(LanguageSchema), bare: LanguagesBareSchema, envelopedSiblings: { total: { type: 'integer', minimum: 0, description: 'Number of languages.' } } }),
         },
       },
     )
