@@ -1,9 +1,9 @@
 /**
  * Verse markup -> clean verse text. OSIS and GBF (SWORD modules), USFM and USFX carry notes,
- * cross-references, titles, Strong's numbers and paragraph marks around the words. Notes, references
- * inside notes and section titles are dropped with their content; every other element keeps its text.
- * Where a dropped element or a paragraph mark stood between two letters, a space keeps the words apart;
- * spaces are collapsed and trimmed, so the text has no tags, no doubled spaces and no note text.
+ * cross-references, titles, Strong's numbers and paragraph marks around the words. Notes (with the
+ * references inside them) and section titles are dropped with their content; every other element keeps
+ * its text. Where a dropped note stood before a word, a space keeps the words apart (`finish`); spaces
+ * are collapsed and trimmed, so the text has no tags, no doubled spaces and no note text.
  */
 
 /** Stand-in for a dropped element or break, resolved by `finish`. */
@@ -50,13 +50,16 @@ function finish(s: string): string {
  * in the German and Calvin versifications it is verse 1 itself. Neither element nests in these modules.
  * KJV's `<milestone marker="¶"/>` paragraph signs go with the tags.
  */
-const OSIS_DROP = /<(note|title)\b([^>]*?)(?<!\/)>([\s\S]*?)<\/\1>/g
+const OSIS_NOTE = /<note\b[^>]*?(?<!\/)>[\s\S]*?<\/note>/g
+const OSIS_TITLE = /<title\b([^>]*?)(?<!\/)>([\s\S]*?)<\/title>/g
 /** Elements that separate words (paragraphs, line breaks, line groups). */
 const OSIS_BREAK = /<\/?(div|lb|l|lg|p|milestone|br|chapter|verse|q\b[^>]*\bsID)\b[^>]*>/g
 
 function osisPass(raw: string): string {
   return raw
-    .replace(OSIS_DROP, (_, name: string, attributes: string, content: string) => (name === 'title' && /canonical="true"/.test(attributes) ? ` ${content} ` : GAP))
+    // Notes first: a canonical title may hold one (Darby's Psalm 90 title, fifteen Malagasy ones).
+    .replace(OSIS_NOTE, GAP)
+    .replace(OSIS_TITLE, (_, attributes: string, content: string) => (/canonical="true"/.test(attributes) ? ` ${content} ` : GAP))
     .replace(OSIS_BREAK, (tag) => (/^<\/?(div|lb|lg|l|p|br)\b/.test(tag) ? ' ' : GAP))
     .replace(/<[^>]*>/g, '')
 }

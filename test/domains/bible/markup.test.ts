@@ -58,3 +58,9 @@ describe('gaps left by dropped notes', () => {
     expect(stripUsfx('神<f>note</f>的靈')).toBe('神的靈')
   })
 })
+
+test('a note inside a canonical Psalm title goes; the title stays (Darby, Psalm 90)', () => {
+  expect(stripOsis('<title canonical="true" type="psalm">A Prayer of Moses, the man of<note placement="foot"><reference type="annotateRef">90.0 </reference>Elohim</note>God.</title>Lord, thou hast been')).toBe(
+    'A Prayer of Moses, the man of God. Lord, thou hast been',
+  )
+})
