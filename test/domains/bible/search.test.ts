@@ -8,6 +8,9 @@ import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import bible from '../../../src/domains/bible/index.ts'
+import { openReadonlySqlite } from '../../../src/data/sqlite.ts'
+import { BibleService } from '../../../src/domains/bible/service.ts'
+import { AlmanacError } from '../../../src/lib/errors.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
 import { rng } from '../../support/random.ts'
 
@@ -217,5 +220,33 @@ describe('hostile query text', () => {
       if (r.status !== 200 && r.status !== 422) throw new Error(`q=${JSON.stringify(q)}: ${r.status} ${await r.text()}`)
     }
     expect([...statuses].sort()).toEqual([200, 422])
+  })
+
+  test('seeded fuzz in process: 3,000 strings of random code points and syntax: results or an invalid-q error, nothing else', () => {
+    const service = new BibleService(openReadonlySqlite(join(import.meta.dir, '../../../datasets/out/bible.sqlite')))
+    const random = rng(1414)
+    const syntax = '"*()^:-+{},.\'\\ '
+    let ok = 0
+    let invalid = 0
+    for (let i = 0; i < 3000; i++) {
+      let q = ''
+      const n = 1 + Math.floor(random() * 24)
+      for (let k = 0; k < n; k++) {
+        const r = random()
+        if (r < 0.3) q += syntax[Math.floor(random() * syntax.length)]
+        else if (r < 0.6) q += String.fromCharCode(97 + Math.floor(random() * 26))
+        else if (r < 0.8) q += String.fromCodePoint(Math.floor(random() * 0x3000))
+        else q += String.fromCodePoint(0x3000 + Math.floor(random() * 0xd000))
+      }
+      try {
+        service.search(q, random() < 0.5 ? ['kjv', 'cuv', 'wlc'] : undefined, random() < 0.5 ? 'relevance' : 'canonical', { limit: 3, offset: Math.floor(random() * 5) })
+        ok++
+      } catch (e) {
+        if (!(e instanceof AlmanacError && e.kind === 'invalid')) throw new Error(`q=${JSON.stringify(q)}: ${e}`)
+        invalid++
+      }
+    }
+    expect(ok).toBeGreaterThan(100)
+    expect(invalid).toBeGreaterThan(10)
   })
 })
