@@ -3,7 +3,7 @@ import { Elysia, t } from 'elysia'
 import type { Config } from '../../config.ts'
 import { requestContext } from '../../http/context.ts'
 import { documents } from '../../http/openapi.ts'
-import { fieldsQuery, namedInteger, pageOf, pageQuery } from '../../http/paging.ts'
+import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
 import { list, one } from '../../http/reply.ts'
 import { invalid } from '../../lib/errors.ts'
 import {
