@@ -1,6 +1,6 @@
 /**
  * Upstream sources of the Bible domain: the 34 translation files (pinned by sha256), SWORD's
- * versification tables and the book-name lists, all read from the mirror (`bible/` under ALMANAC_MIRROR).
+ * versification tables and the book-name lists, read from the mirror (`bible/` under ALMANAC_MIRROR).
  * Credits: the CrossWire module markup of the KJV is GPL; Bíblia Livre is CC BY 3.0 BR; the STEPBible
  * Arabic Van Dyck is CC BY-SA 4.0; the rest are public domain texts.
  */
@@ -37,6 +37,17 @@ const OTHER_VERSIONS = new Map([
   ['svd', 'TTAraSVD-4.0.1'],
 ])
 
+/**
+ * The 30 SWORD zips are the files of one pinned commit of scrollmapper/bible_databases, byte for byte,
+ * so without a mirror they can be downloaded from it (and the sha256 still holds). The other four are
+ * repackaged in the mirror (gzip, tar) and come from the mirror only.
+ */
+const SCROLLMAPPER = 'https://raw.githubusercontent.com/scrollmapper/bible_databases/a228a19a29099a41c196c2a310cd93e50a390e30/'
+const urlOf = (t: TranslationInfo) => {
+  const path = /^scrollmapper\/bible_databases (\S+\.zip) /.exec(t.source)?.[1]
+  return path ? { url: SCROLLMAPPER + path } : {}
+}
+
 export const bibleSources: Source[] = [
   ...TRANSLATIONS.map(
     (t): Source => ({
@@ -44,6 +55,7 @@ export const bibleSources: Source[] = [
       version: /v[\d.]+\)$/.exec(t.source)?.[0].slice(0, -1) ?? OTHER_VERSIONS.get(t.id) ?? t.date,
       date: t.date,
       mirror: t.file,
+      ...urlOf(t),
       sha256: t.sha256,
       license: SPDX.get(t.license) ?? t.license,
       attribution: attribution(t),
