@@ -228,7 +228,7 @@ export const bibleBuilder: DatasetBuilder = {
   id: 'bible',
   sources: [...TRANSLATIONS.map((t) => `bible-${t.id}`), VERSIFICATION_SOURCE, BOOK_NAMES_SOURCE],
   artifacts: [BIBLE_ARTIFACT],
-  revision: 5,
+  revision: 6,
   async build(ctx: BuildContext) {
     const paths = new Map<string, string>()
     for (const t of TRANSLATIONS) paths.set(t.file, (await ctx.source(`bible-${t.id}`)).path)

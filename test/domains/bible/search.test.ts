@@ -32,8 +32,11 @@ const versesOf = (id: string): Row[] => {
   return rows
 }
 
-/** The scan's own folding: decompose, drop every combining mark and tatweel, lower-case, đ and ð (the text writes Đ as the look-alike Ð) as d. */
-const scanWords = (text: string) => (text.normalize('NFD').replace(/[\p{M}\u0640]/gu, '').toLowerCase().replace(/[đð]/g, 'd').match(/[\p{L}\p{N}]+/gu) ?? []) as string[]
+/**
+ * The scan's own folding: decompose, drop every combining mark and tatweel, lower-case, đ and ð (the
+ * text writes Đ as the look-alike Ð) as d, final ς as σ.
+ */
+const scanWords = (text: string) => (text.normalize('NFD').replace(/[\p{M}\u0640]/gu, '').toLowerCase().replace(/[đð]/g, 'd').replace(/ς/g, 'σ').match(/[\p{L}\p{N}]+/gu) ?? []) as string[]
 
 interface ScanTerm {
   words: string[]
@@ -87,7 +90,8 @@ describe('search results equal a brute-force scan', () => {
     ['darbyfr', '"à la"', [{ words: ['a', 'la'] }]],
     ['synodal', 'Господь', [{ words: ['господь'] }]],
     ['synodal', 'ещё', [{ words: ['еще'] }]],
-    ['vamvas', 'θεός', [{ words: ['θεος'] }]],
+    ['vamvas', 'θεός', [{ words: ['θεοσ'] }]],
+    ['vamvas', 'ΘΕΟΣ', [{ words: ['θεοσ'] }]],
     ['wlc', 'בראשית', [{ words: ['בראשית'] }]],
     ['wlc', 'בְּרֵאשִׁית', [{ words: ['בראשית'] }]],
     ['svd', 'الله', [{ words: ['الله'] }]],
