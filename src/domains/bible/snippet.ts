@@ -22,18 +22,41 @@ const DISPLAY_WORD = /[\p{L}\p{N}\p{M}\u0640]+/gu
 const ASCII_WORD = /^[A-Za-z0-9]+$/
 const INDEX_WORD = /[\p{L}\p{N}]+/gu
 
+/**
+ * Folded forms of display words, which repeat across hits (`und`, `der`, every Chinese character):
+ * folding one costs a few µs (two normalisations), a lookup nothing. Keys come from the verse texts,
+ * never from the caller; at most FOLD_CACHE_MAX words of at most 40 characters, emptied when full.
+ */
+const FOLD_CACHE_MAX = 50_000
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3005\u30FC]/u
+const foldCache = new Map<string, string[]>()
+
 /** The index words of one display word; plain ASCII words (most of the English texts) only lower-case. */
-const foldWord = (word: string): string[] => (ASCII_WORD.test(word) ? [word.toLowerCase()] : (foldText(word).match(INDEX_WORD) ?? []))
+function foldWord(word: string): string[] {
+  if (ASCII_WORD.test(word)) return [word.toLowerCase()]
+  let folded = foldCache.get(word)
+  if (!folded) {
+    folded = foldText(word).match(INDEX_WORD) ?? []
+    if (word.length <= 40) {
+      if (foldCache.size >= FOLD_CACHE_MAX) foldCache.clear()
+      foldCache.set(word, folded)
+    }
+  }
+  return folded
+}
 
 function wordsWithOffsets(text: string): Word[] {
   const out: Word[] = []
   for (const m of text.matchAll(DISPLAY_WORD)) {
-    const parts = foldWord(m[0])
-    if (parts.length <= 1) {
-      if (parts.length) out.push({ start: m.index!, end: m.index! + m[0].length, folded: parts })
-      continue
+    if (!CJK.test(m[0])) {
+      const parts = foldWord(m[0])
+      if (parts.length <= 1) {
+        if (parts.length) out.push({ start: m.index!, end: m.index! + m[0].length, folded: parts })
+        continue
+      }
     }
-    // CJK runs fold into one word per character: give each character its own span.
+    // CJK runs (and words that fold into several) are one index word per character: each character
+    // gets its own span.
     let at = m.index!
     for (const ch of m[0]) {
       const f = foldWord(ch)
