@@ -1,5 +1,6 @@
 /** Every domain the server mounts, in the order their routes are registered. */
 import type { Domain } from './types.ts'
+import bible from './bible/index.ts'
 import countries from './countries/index.ts'
 import hash from './hash/index.ts'
 import ip from './ip/index.ts'
@@ -7,4 +8,4 @@ import postal from './postal/index.ts'
 import qr from './qr/index.ts'
 import timezones from './timezones/index.ts'
 
-export const domains: Domain[] = [hash, timezones, countries, postal, ip, qr]
+export const domains: Domain[] = [hash, timezones, countries, postal, ip, bible, qr]

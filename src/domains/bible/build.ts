@@ -1,0 +1,239 @@
+/**
+ * The 34 translations -> `bible.sqlite`: translations, per-translation books and chapters, every verse
+ * as clean text, and an FTS5 index over the verses' search form (fold.ts).
+ *
+ * Verse ids are `translation index << 16 | position`: each translation owns one contiguous id range,
+ * in canonical book order (books.ts), so a chapter is an id range, a one-translation search is a rowid
+ * range on the index, and the translation of a hit is its id shifted right. The index is contentless
+ * (`content=''`): the verses table is its content, matched by rowid, and the text is stored once.
+ */
+import { Database } from 'bun:sqlite'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { BuildContext, BuildResult, DatasetBuilder } from '../../data/types.ts'
+import { bookByCode, bookByOsis, BOOKS } from './books.ts'
+import { foldText } from './fold.ts'
+import { stripGbf, stripOsis } from './markup.ts'
+import { readStepBible, readUsfmFolder, readUsfx, type SourceVerse } from './readers.ts'
+import { readSwordModule } from './sword.ts'
+import { TRANSLATIONS, type TranslationInfo } from './translations.ts'
+
+export const BIBLE_ARTIFACT = 'bible.sqlite'
+export const VERSIFICATION_SOURCE = 'bible-versification'
+export const BOOK_NAMES_SOURCE = 'bible-book-names'
+export const ID_SHIFT = 16
+
+const SCHEMA = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE translations (
+  idx INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, language TEXT NOT NULL, language_name TEXT NOT NULL,
+  year INTEGER, year_text TEXT NOT NULL, license TEXT NOT NULL, source TEXT NOT NULL, notes TEXT NOT NULL,
+  books INTEGER NOT NULL, chapters INTEGER NOT NULL, verses INTEGER NOT NULL, first_id INTEGER NOT NULL, last_id INTEGER NOT NULL
+);
+CREATE TABLE books (
+  translation INTEGER NOT NULL, book INTEGER NOT NULL, local_name TEXT NOT NULL,
+  chapters INTEGER NOT NULL, verses INTEGER NOT NULL, first_id INTEGER NOT NULL, last_id INTEGER NOT NULL,
+  PRIMARY KEY (translation, book)
+) WITHOUT ROWID;
+CREATE TABLE chapters (
+  translation INTEGER NOT NULL, book INTEGER NOT NULL, chapter INTEGER NOT NULL,
+  verses INTEGER NOT NULL, first_id INTEGER NOT NULL, last_id INTEGER NOT NULL,
+  PRIMARY KEY (translation, book, chapter)
+) WITHOUT ROWID;
+CREATE TABLE verses (id INTEGER PRIMARY KEY, book INTEGER NOT NULL, chapter INTEGER NOT NULL, verse INTEGER NOT NULL, text TEXT NOT NULL);
+CREATE VIRTUAL TABLE verses_fts USING fts5(text, content='', tokenize='unicode61 remove_diacritics 0');
+`
+
+interface Verse {
+  book: number
+  chapter: number
+  verse: number
+  text: string
+}
+
+export interface BibleBuildOptions {
+  mirror: (file: string) => string
+  versification: string
+  bookNames: string
+  out: string
+  log?: (line: string) => void
+  /** Only these translation ids (tests, benchmarks); default all. */
+  only?: string[]
+}
+
+/** The first number of `1611/1769`, `1637 (modern spelling)`; null for `unknown`. */
+export const yearOf = (text: string) => {
+  const m = /\d{3,4}/.exec(text)
+  return m ? Number(m[0]) : null
+}
+
+/** `Chinese (Traditional)` -> `Chinese`: a language, not its script. */
+export const languageNameOf = (t: TranslationInfo) => t.languageName.replace(/ \((Traditional|Simplified)\)$/, '')
+
+function unpack(archive: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'almanac-bible-'))
+  const r = Bun.spawnSync(['tar', '-xzf', archive, '-C', dir])
+  if (r.exitCode !== 0) throw new Error(`${archive}: tar failed: ${r.stderr.toString()}`)
+  return dir
+}
+
+/** Reads one translation's verses from its upstream file, in source order. */
+export async function readTranslation(t: TranslationInfo, path: string, versification: string): Promise<{ verses: Verse[]; unknownBooks: Set<string> }> {
+  const unknownBooks = new Set<string>()
+  const verses: Verse[] = []
+  const add = (book: number | undefined, name: string, chapter: number, verse: number, text: string) => {
+    if (!book) unknownBooks.add(name)
+    else verses.push({ book, chapter, verse, text })
+  }
+  if (t.format === 'sword-ztext-zip') {
+    const m = await readSwordModule(path, versification)
+    const strip = m.conf.get('SourceType')?.toUpperCase() === 'GBF' ? stripGbf : stripOsis
+    for (const v of m.verses) {
+      // A slot holding only markup (a paragraph or chapter end) is not a verse; one holding only a note
+      // ("many authorities insert v. 21") is, with empty text, as the upstream counts it.
+      if (v.raw.replace(/<[^>]*>/g, '').trim()) add(bookByOsis(v.osis)?.id, v.osis, v.chapter, v.verse, strip(v.raw))
+    }
+  } else {
+    let read: SourceVerse[]
+    if (t.format === 'usfx') read = readUsfx(path)
+    else {
+      const dir = unpack(path)
+      try {
+        read = t.format === 'usfm' ? readUsfmFolder(dir) : readStepBible(dir)
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }
+    for (const v of read) add(bookByCode(v.code)?.id, v.code, v.chapter, v.verse, v.text)
+  }
+  return { verses, unknownBooks }
+}
+
+type BookNames = Map<string, Map<string, string>>
+
+function loadBookNames(path: string): BookNames {
+  const json = JSON.parse(readFileSync(path, 'utf8')) as { languages: Record<string, { books: Record<string, string> }> }
+  return new Map(Object.entries(json.languages).map(([k, v]) => [k, new Map(Object.entries(v.books))]))
+}
+
+/** Names lists for a translation, best first: its own file's titles, then its language's SWORD locale. */
+const NAME_KEYS = new Map([
+  ['cuv', ['zh-Hant@cuv-usfx', 'zh-Hant']],
+  ['cuvs', ['zh-Hans@cuv-usfx', 'zh-Hans']],
+  ['web', ['en@web-usfm']],
+  ['mg1865', ['mg@Mg1865']],
+  ['gluck8', ['lv@LvGluck8', 'lv']],
+  ['blivre', ['pt-BR', 'pt']],
+])
+
+function localName(names: BookNames, t: TranslationInfo, book: (typeof BOOKS)[number]): string {
+  for (const key of NAME_KEYS.get(t.id) ?? [t.language]) {
+    const list = names.get(key)
+    if (!list) continue
+    for (const o of book.osis) {
+      const n = list.get(o)
+      if (n) return n
+    }
+  }
+  return book.name
+}
+
+export async function buildBibleDatabase(o: BibleBuildOptions): Promise<BuildResult> {
+  const log = o.log ?? (() => {})
+  const names = loadBookNames(o.bookNames)
+  const work = `${o.out}.work`
+  for (const p of [o.out, work]) rmSync(p, { force: true })
+  const db = new Database(work, { create: true })
+  const counts: Record<string, number> = {}
+  const notes: string[] = []
+  try {
+    db.run('PRAGMA journal_mode = OFF')
+    db.run('PRAGMA synchronous = OFF')
+    db.run('PRAGMA locking_mode = EXCLUSIVE')
+    db.run('PRAGMA cache_size = -262144')
+    db.exec(SCHEMA)
+    const insertVerse = db.prepare('INSERT INTO verses (id, book, chapter, verse, text) VALUES (?,?,?,?,?)')
+    const insertFts = db.prepare('INSERT INTO verses_fts (rowid, text) VALUES (?,?)')
+    const insertBook = db.prepare('INSERT INTO books VALUES (?,?,?,?,?,?,?)')
+    const insertChapter = db.prepare('INSERT INTO chapters VALUES (?,?,?,?,?,?)')
+    const insertTranslation = db.prepare('INSERT INTO translations VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)')
+    const list = TRANSLATIONS.filter((t) => !o.only || o.only.includes(t.id))
+    let total = 0
+    db.run('BEGIN')
+    for (const [i, t] of list.entries()) {
+      const started = performance.now()
+      const idx = TRANSLATIONS.indexOf(t) + 1
+      const { verses, unknownBooks } = await readTranslation(t, o.mirror(t.file), o.versification)
+      if (unknownBooks.size) throw new Error(`${t.id}: books not in the catalogue: ${[...unknownBooks].join(', ')}`)
+      // Canonical order: book id, chapter, verse (a stable sort keeps source order among equals).
+      verses.sort((a, b) => a.book - b.book || a.chapter - b.chapter || a.verse - b.verse)
+      for (let k = 1; k < verses.length; k++) {
+        const [a, b] = [verses[k - 1]!, verses[k]!]
+        if (a.book === b.book && a.chapter === b.chapter && a.verse === b.verse) throw new Error(`${t.id}: verse ${a.book} ${a.chapter}:${a.verse} appears twice`)
+      }
+      if (verses.length !== t.verses) throw new Error(`${t.id}: read ${verses.length} verses, the upstream states ${t.verses}`)
+      if (verses.length >= 1 << ID_SHIFT) throw new Error(`${t.id}: too many verses for the id layout`)
+      const base = idx << ID_SHIFT
+      let chapters = 0
+      let books = 0
+      let k = 0
+      while (k < verses.length) {
+        const book = verses[k]!.book
+        const bookStart = k
+        let bookChapters = 0
+        while (k < verses.length && verses[k]!.book === book) {
+          const chapter = verses[k]!.chapter
+          const chapterStart = k
+          while (k < verses.length && verses[k]!.book === book && verses[k]!.chapter === chapter) {
+            const v = verses[k]!
+            insertVerse.run(base + k, v.book, v.chapter, v.verse, v.text)
+            insertFts.run(base + k, foldText(v.text))
+            k++
+          }
+          insertChapter.run(idx, book, chapter, k - chapterStart, base + chapterStart, base + k - 1)
+          bookChapters++
+        }
+        insertBook.run(idx, book, localName(names, t, BOOKS[book - 1]!), bookChapters, k - bookStart, base + bookStart, base + k - 1)
+        chapters += bookChapters
+        books++
+      }
+      insertTranslation.run(idx, t.id, t.name, t.language, languageNameOf(t), yearOf(t.yearText), t.yearText, t.license, t.source, t.notes, books, chapters, verses.length, base, base + verses.length - 1)
+      if (books !== t.books || chapters !== t.chapters) notes.push(`${t.id}: ${books} books and ${chapters} chapters, the upstream states ${t.books} and ${t.chapters}`)
+      counts[t.id] = verses.length
+      total += verses.length
+      log(`${t.id}: ${verses.length} verses, ${books} books (${i + 1}/${list.length}) in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+    }
+    db.prepare('INSERT INTO meta VALUES (?,?)').run('verses', String(total))
+    db.run('COMMIT')
+    const step = (label: string, sql: string) => {
+      const t = performance.now()
+      db.exec(sql)
+      log(`${label} in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+    }
+    step('index merge', "INSERT INTO verses_fts (verses_fts) VALUES ('optimize')")
+    for (const n of notes) log(n)
+    step('compaction', `VACUUM INTO '${o.out.replace(/'/g, "''")}'`)
+    // One version for the dataset (its 36 sources each keep theirs in the manifest): the translation
+    // count and the newest upstream date among them.
+    const newest = list.map((t) => t.date).sort().at(-1)
+    return { counts: { verses: total, translations: list.length, ...counts }, version: `${list.length}-translations-${newest}`, notes }
+  } finally {
+    db.close()
+    for (const suffix of ['', '-journal', '-wal', '-shm']) if (existsSync(work + suffix)) rmSync(work + suffix, { force: true })
+  }
+}
+
+export const bibleBuilder: DatasetBuilder = {
+  id: 'bible',
+  sources: [...TRANSLATIONS.map((t) => `bible-${t.id}`), VERSIFICATION_SOURCE, BOOK_NAMES_SOURCE],
+  artifacts: [BIBLE_ARTIFACT],
+  revision: 6,
+  async build(ctx: BuildContext) {
+    const paths = new Map<string, string>()
+    for (const t of TRANSLATIONS) paths.set(t.file, (await ctx.source(`bible-${t.id}`)).path)
+    const versification = (await ctx.source(VERSIFICATION_SOURCE)).path
+    const bookNames = (await ctx.source(BOOK_NAMES_SOURCE)).path
+    return buildBibleDatabase({ mirror: (f) => paths.get(f)!, versification, bookNames, out: ctx.out(BIBLE_ARTIFACT), log: ctx.log })
+  },
+}

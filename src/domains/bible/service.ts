@@ -1,0 +1,346 @@
+/**
+ * The Bible service: every question the eleven endpoints ask, over the read-only `bible.sqlite`.
+ * Translations (34 rows) and their books (~2,400 rows) are held in memory; chapters and verses are read
+ * by primary key or id range, search goes through the FTS5 index (query.ts makes the MATCH text).
+ */
+import type { Database, Statement } from 'bun:sqlite'
+import { createHash, randomInt } from 'node:crypto'
+import { invalid, notFound } from '../../lib/errors.ts'
+import type { Page, Paged } from '../../lib/page.ts'
+import { BOOKS, findBook, type BookInfo, type Testament } from './books.ts'
+import { ID_SHIFT } from './build.ts'
+import { parseQuery, type Term } from './query.ts'
+import { snippet } from './snippet.ts'
+
+export interface Translation {
+  idx: number
+  id: string
+  name: string
+  language: string
+  languageName: string
+  year: number | null
+  yearText: string
+  license: string
+  source: string
+  books: number
+  chapters: number
+  verses: number
+  firstId: number
+  lastId: number
+}
+
+export interface TranslationBook {
+  book: BookInfo
+  localName: string
+  chapters: number
+  verses: number
+  firstId: number
+  lastId: number
+}
+
+export interface VerseText {
+  verse: number
+  text: string
+}
+
+/** Verses of one chapter of one translation (a whole chapter, or the verses a reference selects). */
+export interface Passage {
+  translation: Translation
+  book: TranslationBook
+  chapter: number
+  verses: VerseText[]
+  reference: string
+}
+
+export interface SearchHit {
+  translation: string
+  reference: string
+  book: string
+  chapter: number
+  verse: number
+  text: string
+  snippet: string
+}
+
+export interface SearchGroup {
+  translation: string
+  name: string
+  count: number
+}
+
+export type SearchSort = 'relevance' | 'canonical'
+
+export interface DailyFilters {
+  translation?: string
+  language?: string
+  testament?: string
+  book?: string
+}
+
+/** Most verses a `verse_ref` may select, and most parts in a list. */
+export const REF_MAX_PARTS = 20
+
+export class BibleService {
+  readonly translations: Translation[]
+  private readonly byId = new Map<string, Translation>()
+  private readonly byIdx = new Map<number, Translation>()
+  private readonly books = new Map<number, TranslationBook[]>()
+  private readonly chapterStmt: Statement
+  private readonly rangeStmt: Statement
+  private readonly verseStmt: Statement
+  private readonly chaptersStmt: Statement
+  private readonly partStmt: Statement
+  private languageList: ReturnType<BibleService['listLanguages']> | undefined
+
+  constructor(
+    private readonly db: Database,
+    /** The clock of the daily verse; tests pass a fixed one. */
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    const rows = db.query('SELECT * FROM translations ORDER BY idx').all() as any[]
+    this.translations = rows.map((r) => ({
+      idx: r.idx,
+      id: r.id,
+      name: r.name,
+      language: r.language,
+      languageName: r.language_name,
+      year: r.year,
+      yearText: r.year_text,
+      license: r.license,
+      source: r.source,
+      books: r.books,
+      chapters: r.chapters,
+      verses: r.verses,
+      firstId: r.first_id,
+      lastId: r.last_id,
+    }))
+    for (const t of this.translations) {
+      this.byId.set(t.id, t)
+      this.byIdx.set(t.idx, t)
+      this.books.set(t.idx, [])
+    }
+    for (const r of db.query('SELECT * FROM books ORDER BY translation, book').all() as any[]) {
+      this.books.get(r.translation)?.push({ book: BOOKS[r.book - 1]!, localName: r.local_name, chapters: r.chapters, verses: r.verses, firstId: r.first_id, lastId: r.last_id })
+    }
+    this.chapterStmt = db.query('SELECT verses, first_id, last_id FROM chapters WHERE translation = ? AND book = ? AND chapter = ?')
+    this.chaptersStmt = db.query('SELECT chapter, verses FROM chapters WHERE translation = ? AND book = ? ORDER BY chapter')
+    this.rangeStmt = db.query('SELECT verse, text FROM verses WHERE id BETWEEN ? AND ? ORDER BY id')
+    this.verseStmt = db.query('SELECT id, book, chapter, verse, text FROM verses WHERE id = ?')
+    this.partStmt = db.query('SELECT verse, text FROM verses WHERE id BETWEEN ? AND ? AND verse BETWEEN ? AND ? ORDER BY id')
+  }
+
+  /** Languages with their translation counts (made once: the data never changes while open). */
+  languages() {
+    return (this.languageList ??= this.listLanguages())
+  }
+
+  private listLanguages() {
+    const out = new Map<string, { code: string; name: string; translations: number }>()
+    for (const t of this.translations) {
+      const l = out.get(t.language)
+      if (l) l.translations++
+      else out.set(t.language, { code: t.language, name: t.languageName, translations: 1 })
+    }
+    return [...out.values()].sort((a, b) => a.code.localeCompare(b.code))
+  }
+
+  listTranslations(language: string | undefined, page: Page): Paged<Translation> {
+    const code = language?.trim().toLowerCase()
+    const all = code ? this.translations.filter((t) => t.language === code) : this.translations
+    return { total: all.length, items: all.slice(page.offset, page.offset + page.limit) }
+  }
+
+  /** A translation by id (any case); a 404 naming it otherwise. */
+  translation(id: string, field = 'translation'): Translation {
+    const t = this.byId.get(id.trim().toLowerCase())
+    if (!t) {
+      throw notFound(`Unknown translation ${JSON.stringify(id)}: GET /api/v1/bible/translations lists the ${this.translations.length} translations.`, { reason: 'unknown_translation', [field]: id })
+    }
+    return t
+  }
+
+  booksOf(translationId: string): { translation: Translation; books: TranslationBook[] } {
+    const translation = this.translation(translationId)
+    return { translation, books: this.books.get(translation.idx)! }
+  }
+
+  /** A book of a translation from any accepted spelling; 404 for an unknown book or one the translation lacks. */
+  book(translationId: string, spelling: string): { translation: Translation; book: TranslationBook } {
+    const translation = this.translation(translationId)
+    const info = findBook(spelling)
+    if (!info) throw notFound(`Unknown book ${JSON.stringify(spelling)}: use a USFX code (JHN), an English name with hyphens (1-john) or a common abbreviation (jn).`, { reason: 'unknown_book', book: spelling })
+    const book = this.books.get(translation.idx)!.find((b) => b.book.id === info.id)
+    if (!book) throw notFound(`${info.name} (${info.abbr}) is not in ${translation.id} (${translation.name}).`, { reason: 'book_not_in_translation', book: info.abbr, translation: translation.id })
+    return { translation, book }
+  }
+
+  chapters(translationId: string, spelling: string) {
+    const { translation, book } = this.book(translationId, spelling)
+    return { translation, book, chapters: this.chaptersStmt.all(translation.idx, book.book.id) as { chapter: number; verses: number }[] }
+  }
+
+  private chapterRow(translation: Translation, book: TranslationBook, chapter: number) {
+    const row = this.chapterStmt.get(translation.idx, book.book.id, chapter) as { verses: number; first_id: number; last_id: number } | null
+    if (!row) {
+      throw notFound(`Chapter ${chapter} is out of range: ${book.book.name} has ${book.chapters} chapter${book.chapters === 1 ? '' : 's'} in ${translation.id}.`, {
+        reason: 'chapter_out_of_range',
+        chapter,
+        chapters: book.chapters,
+      })
+    }
+    return row
+  }
+
+  chapter(translationId: string, spelling: string, chapter: number): Passage {
+    const { translation, book } = this.book(translationId, spelling)
+    const row = this.chapterRow(translation, book, chapter)
+    const verses = this.rangeStmt.all(row.first_id, row.last_id) as VerseText[]
+    return { translation, book, chapter, verses, reference: `${book.book.name} ${chapter}` }
+  }
+
+  /** Verses of a chapter that `ref` selects (`16`, `16-18`, `16,18-20`), in the order asked. */
+  passage(translationId: string, spelling: string, chapter: number, ref: string): Passage {
+    const parts = parseVerseRef(ref)
+    const { translation, book } = this.book(translationId, spelling)
+    const row = this.chapterRow(translation, book, chapter)
+    const verses: VerseText[] = []
+    const seen = new Set<number>()
+    // Only the verses asked for are read (a range scan inside the chapter's id range).
+    for (const [from, to] of parts) {
+      const found = this.partStmt.all(row.first_id, row.last_id, from, to) as VerseText[]
+      const first = found[0]?.verse
+      const last = found[found.length - 1]?.verse
+      for (const n of first !== from ? [from] : last !== to ? [to] : []) {
+        const max = (this.rangeStmt.all(row.first_id, row.last_id) as VerseText[]).at(-1)?.verse ?? 0
+        throw notFound(`Verse ${n} is out of range: ${book.book.name} ${chapter} has verses 1-${max} in ${translation.id}${n <= max ? ` (verse ${n} is not in this translation)` : ''}.`, {
+          reason: 'verse_out_of_range',
+          verse: n,
+          verses: max,
+        })
+      }
+      for (const v of found) {
+        if (!seen.has(v.verse)) {
+          seen.add(v.verse)
+          verses.push(v)
+        }
+      }
+    }
+    const label = parts.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(',')
+    return { translation, book, chapter, verses, reference: `${book.book.name} ${chapter}:${label}` }
+  }
+
+  /**
+   * Search: hits grouped by translation (catalogue order, or the order of `translations=`), each group
+   * in BM25 order (`relevance`) or Bible order (`canonical`); `page` applies to the grouped sequence.
+   */
+  search(q: string, translationIds: string[] | undefined, sort: SearchSort, page: Page, field = 'translations') {
+    const parsed = parseQuery(q)
+    const chosen = translationIds ? dedupe(translationIds.map((id) => this.translation(id, field))) : this.translations
+    const counts = this.countMatches(parsed.fts, chosen, !translationIds)
+    const groups: SearchGroup[] = chosen.map((t) => ({ translation: t.id, name: t.name, count: counts.get(t.idx) ?? 0 })).filter((g) => g.count > 0)
+    const total = groups.reduce((s, g) => s + g.count, 0)
+    const hits: SearchHit[] = []
+    let skip = page.offset
+    let want = page.limit
+    for (const g of groups) {
+      if (want <= 0) break
+      if (skip >= g.count) {
+        skip -= g.count
+        continue
+      }
+      const t = this.byId.get(g.translation)!
+      const take = Math.min(want, g.count - skip)
+      const order = sort === 'canonical' ? 'rowid' : 'rank'
+      const ids = this.db
+        .query(`SELECT rowid AS id FROM verses_fts WHERE verses_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY ${order} LIMIT ? OFFSET ?`)
+        .all(parsed.fts, t.firstId, t.lastId, take, skip) as { id: number }[]
+      for (const { id } of ids) hits.push(this.hit(t, id, parsed.terms))
+      want -= ids.length
+      skip = 0
+    }
+    return { total, groups, hits }
+  }
+
+  private countMatches(fts: string, chosen: Translation[], all: boolean): Map<number, number> {
+    const counts = new Map<number, number>()
+    if (all) {
+      for (const r of this.db.query(`SELECT rowid >> ${ID_SHIFT} AS t, count(*) AS n FROM verses_fts WHERE verses_fts MATCH ? GROUP BY t`).all(fts) as { t: number; n: number }[]) counts.set(r.t, r.n)
+      return counts
+    }
+    const count = this.db.query('SELECT count(*) AS n FROM verses_fts WHERE verses_fts MATCH ? AND rowid BETWEEN ? AND ?')
+    for (const t of chosen) counts.set(t.idx, (count.get(fts, t.firstId, t.lastId) as { n: number }).n)
+    return counts
+  }
+
+  private hit(t: Translation, id: number, terms: Term[]): SearchHit {
+    const v = this.verseStmt.get(id) as { book: number; chapter: number; verse: number; text: string }
+    const book = BOOKS[v.book - 1]!
+    return { translation: t.id, reference: `${book.name} ${v.chapter}:${v.verse}`, book: book.abbr, chapter: v.chapter, verse: v.verse, text: v.text, snippet: snippet(v.text, terms) }
+  }
+
+  /**
+   * The verse of the day (`daily`: the same for every caller on a UTC date and the same filters, spread
+   * uniformly over the filtered verses by a hash of both) or a random one (`random`).
+   */
+  daily(filters: DailyFilters, mode: 'daily' | 'random'): Passage & { date: string } {
+    const date = this.now().toISOString().slice(0, 10)
+    const pool = this.dailyPool(filters)
+    const total = pool.reduce((s, p) => s + p.book.verses, 0)
+    const key = JSON.stringify([date, filters.translation ?? '', filters.language ?? '', filters.testament ?? '', filters.book ?? ''].map((s) => s.toLowerCase()))
+    let n = mode === 'daily' ? Number(BigInt('0x' + createHash('sha256').update(key).digest('hex').slice(0, 16)) % BigInt(total)) : randomInt(total)
+    for (const { translation, book } of pool) {
+      if (n >= book.verses) {
+        n -= book.verses
+        continue
+      }
+      // An empty verse (one the upstream marks as omitted) gives way to the next one with text.
+      let id = book.firstId + n
+      let v = this.verseStmt.get(id) as { chapter: number; verse: number; text: string }
+      while (!v.text && id < book.lastId) v = this.verseStmt.get(++id) as typeof v
+      return { translation, book, chapter: v.chapter, verses: [{ verse: v.verse, text: v.text }], reference: `${book.book.name} ${v.chapter}:${v.verse}`, date }
+    }
+    throw new Error('daily verse pool exhausted') // unreachable: n < total
+  }
+
+  private dailyPool(f: DailyFilters): { translation: Translation; book: TranslationBook }[] {
+    let translations: Translation[]
+    if (f.translation) {
+      const t = this.translation(f.translation)
+      if (f.language && t.language !== f.language.toLowerCase()) throw notFound(`Translation ${t.id} is in ${t.languageName} (${t.language}), not ${f.language}: the filters leave no verse.`, { reason: 'no_verse' })
+      translations = [t]
+    } else if (f.language) {
+      translations = this.translations.filter((t) => t.language === f.language!.toLowerCase())
+      if (!translations.length) throw notFound(`No translation in language ${JSON.stringify(f.language)}: GET /api/v1/bible/languages lists the languages.`, { reason: 'unknown_language', language: f.language })
+    } else translations = [this.translation('kjv')]
+    const testament = f.testament?.toUpperCase() as Testament | undefined
+    const info = f.book ? findBook(f.book) : undefined
+    if (f.book && !info) throw notFound(`Unknown book ${JSON.stringify(f.book)}.`, { reason: 'unknown_book', book: f.book })
+    const pool = translations.flatMap((translation) =>
+      this.books.get(translation.idx)!
+        .filter((b) => (!testament || b.book.testament === testament) && (!info || b.book.id === info.id))
+        .map((book) => ({ translation, book })),
+    )
+    if (!pool.length) throw notFound('No verse matches these filters (translation, language, testament, book).', { reason: 'no_verse', filters: f })
+    return pool
+  }
+}
+
+const dedupe = <T>(xs: T[]) => [...new Set(xs)]
+
+/** `16`, `16-18`, `16,18-20` -> [[16,16],[16,18]…]; a 422 naming `verse_ref` otherwise. */
+export function parseVerseRef(ref: string): [number, number][] {
+  const text = ref.replace(/\s+/g, '')
+  if (!/^\d{1,3}(-\d{1,3})?(,\d{1,3}(-\d{1,3})?)*$/.test(text) || text.length > 100) {
+    throw invalid('verse_ref', 'expected a verse number, a range (16-18) or a list (16,18-20)', 'path')
+  }
+  const parts = text.split(',').map((p) => {
+    const [a, b] = p.split('-').map(Number)
+    return [a!, b ?? a!] as [number, number]
+  })
+  if (parts.length > REF_MAX_PARTS) throw invalid('verse_ref', `at most ${REF_MAX_PARTS} parts`, 'path')
+  for (const [a, b] of parts) {
+    if (a < 1) throw invalid('verse_ref', 'verse numbers start at 1', 'path')
+    if (b < a) throw invalid('verse_ref', `range ${a}-${b} ends before it starts`, 'path')
+  }
+  return parts
+}
