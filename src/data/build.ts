@@ -71,8 +71,8 @@ function npmPackageDir(name: string): string | undefined {
   }
 }
 
-/** Checks a found file against its pin (`pin` defaults to the source's sha256; folders are not pinned). */
-function verified(source: Source, path: string, via: ResolvedSource['via'], hashes: HashCache, pin: string | undefined = source.sha256): ResolvedSource {
+/** Checks a found file against its pin (the source's sha256, or its URL form's; folders are not pinned). */
+function verified(source: Source, path: string, via: ResolvedSource['via'], hashes: HashCache, pin: string | undefined): ResolvedSource {
   if (pin && statSync(path).isFile()) {
     const sha = hashes.of(path)
     if (sha !== pin.toLowerCase()) {
@@ -91,7 +91,7 @@ export async function resolveSource(source: Source, options: ResolveOptions): Pr
   if (source.mirror) {
     if (mirror) {
       const path = join(mirror, source.mirror)
-      if (existsSync(path)) return verified(source, path, 'mirror', hashes)
+      if (existsSync(path)) return verified(source, path, 'mirror', hashes, source.sha256)
       tried.push(`ALMANAC_MIRROR=${mirror} holds no ${source.mirror}`)
     } else tried.push('ALMANAC_MIRROR is not set')
   }
@@ -100,11 +100,11 @@ export async function resolveSource(source: Source, options: ResolveOptions): Pr
   if (mirror && fetched && existsSync(join(mirror, fetched))) return verified(source, join(mirror, fetched), 'mirror', hashes, urlPin(source))
   if (source.npm) {
     const dir = npmPackageDir(source.npm.package)
-    if (dir && existsSync(join(dir, source.npm.path))) return verified(source, join(dir, source.npm.path), 'npm', hashes)
+    if (dir && existsSync(join(dir, source.npm.path))) return verified(source, join(dir, source.npm.path), 'npm', hashes, source.sha256)
     tried.push(dir ? `npm package ${source.npm.package} has no ${source.npm.path}` : `npm package ${source.npm.package} is not installed`)
   }
   if (source.system) {
-    if (existsSync(source.system)) return verified(source, source.system, 'system', hashes)
+    if (existsSync(source.system)) return verified(source, source.system, 'system', hashes, source.sha256)
     tried.push(`${source.system} does not exist`)
   }
   if (source.url) {
@@ -153,7 +153,7 @@ function missing(source: Source, tried: string[]) {
     source.mirror && `point ALMANAC_MIRROR at a mirror folder holding ${source.mirror}`,
     source.npm && `install the npm package ${source.npm.package} (bun install)`,
     source.system && `install the system file ${source.system}`,
-    source.url && `let this machine download ${source.url}${source.sha256 ? ` (sha256 ${source.sha256})` : ''}`,
+    source.url && `let this machine download ${source.url}${urlPin(source) ? ` (sha256 ${urlPin(source)})` : ''}, or fetch it elsewhere with \`almanac data fetch --to DIR\` and set ALMANAC_MIRROR=DIR`,
   ].filter(Boolean)
   return new SourceMissingError(
     `Source ${source.id} (${source.version}, ${source.date}) is missing: ${tried.join('; ') || 'it declares no way to get it'}. To supply it: ${ways.join('; or ') || 'declare a mirror path, npm package, system path or URL for it in src/domains/<name>/sources.ts'}.`,

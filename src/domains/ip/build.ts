@@ -144,7 +144,8 @@ const listsBuilder: DatasetBuilder = {
         if (parsed.bad.length) ctx.log(`${file}: ${parsed.bad.length} unreadable lines skipped, first line ${parsed.bad[0]!.line}: ${parsed.bad[0]!.why}`)
         v4.push(...parsed.v4)
         v6.push(...parsed.v6)
-        counts[file] = parsed.v4.length + parsed.v6.length
+        // Distinct addresses and ranges: the upstream forms repeat them (one line per relay or per proxy port).
+        counts[file] = new Set([...parsed.v4.map((r) => `4:${r.start}-${r.end}`), ...parsed.v6.map((r) => `6:${r.start}-${r.end}`)]).size
       }
     }
     const table = flattenBitRanges(v4, v6)
