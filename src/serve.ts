@@ -56,7 +56,7 @@ export async function serve(config: Config, log: (line: string) => void = stderr
   ;(app as unknown as { server: unknown }).server = server
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`
   // `address` is what the socket is bound to (port 0 becomes the port the system chose); `url` is where a local client reaches it.
-  log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'listening', address: `${server.hostname}:${server.port}`, url, pid: process.pid }))
+  log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'listening', url, address: `${server.hostname}:${server.port}`, pid: process.pid }))
   // Sizes were checked before opening; the full hashes are checked while serving.
   const verified = verifyDatasets(data, mounted, log).catch((e) => log(JSON.stringify({ level: 'error', msg: 'dataset integrity check failed to run', error: String(e) })))
   return {
