@@ -34,7 +34,8 @@ async function serveCommand(argv: string[], build: boolean) {
     // A first run: build what can be built, then serve it; a dataset that failed is reported, and its
     // domain answers 503 naming it, rather than nothing being served at all.
     try {
-      await buildDatasets(domains, { log })
+      // Into the folder the server will read (ALMANAC_DATA_DIR, else datasets/out).
+      await buildDatasets(domains, { log, outDir: config.dataDir })
     } catch (e) {
       if (!(e instanceof DatasetBuildError)) throw e
       log(JSON.stringify({ time: new Date().toISOString(), level: 'warn', msg: 'some datasets could not be built; serving the others (their domains answer 503 and /readyz names them)', error: e.message }))
