@@ -38,19 +38,19 @@ async function serveCommand(argv: string[], build: boolean) {
       await buildDatasets(domains, { log, outDir: config.dataDir })
     } catch (e) {
       if (!(e instanceof DatasetBuildError)) throw e
-      log(JSON.stringify({ time: new Date().toISOString(), level: 'warn', msg: 'some datasets could not be built; serving the others (their domains answer 503 and /readyz names them)', error: e.message }))
+      log(JSON.stringify({ level: 'warn', msg: 'some datasets could not be built; serving the others (their domains answer 503 and /readyz names them)', error: e.message }))
     }
   }
   const worker = process.env[WORKER_ENV] !== undefined
-  const running = config.workers > 1 && !worker ? await superviseWorkers(config, args) : await serve(config, undefined, { reusePort: worker })
+  const running = config.workers > 1 && !worker ? await superviseWorkers(config, args, log) : await serve(config, log, { reusePort: worker })
   let stopping = false
   const stop = async (signal: string) => {
     // A second signal while draining means "now".
     if (stopping) process.exit(1)
     stopping = true
-    log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'stopping', signal, grace_seconds: config.shutdownGraceSeconds }))
+    log(JSON.stringify({ level: 'info', msg: 'stopping', signal, grace_seconds: config.shutdownGraceSeconds }))
     await running.stop()
-    log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'stopped' }))
+    log(JSON.stringify({ level: 'info', msg: 'stopped' }))
     process.exit(0)
   }
   process.on('SIGTERM', () => stop('SIGTERM'))

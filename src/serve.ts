@@ -27,10 +27,15 @@ export interface ServeOptions {
 }
 
 /**
- * One log format from start to finish: a line already JSON passes as is, any other (dataset extraction,
- * a disabled domain) becomes `{"time","level":"info","msg"}`.
+ * One log format from start to finish: a JSON line gets a leading `time` when it has none; any other
+ * (dataset extraction, a disabled domain, build progress) becomes `{"time","level":"info","msg"}`.
  */
-export const jsonLine = (line: string): string => (line.startsWith('{') ? line : JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: line }))
+export const jsonLine = (line: string): string => {
+  if (line.startsWith('{"time"')) return line
+  const time = new Date().toISOString()
+  if (line.startsWith('{') && line.endsWith('}')) return line === '{}' ? `{"time":"${time}"}` : `{"time":"${time}",${line.slice(1)}`
+  return JSON.stringify({ time, level: 'info', msg: line })
+}
 
 const stderrJson = (line: string) => console.error(jsonLine(line))
 
