@@ -83,6 +83,7 @@ async function main() {
       return
     case 'version':
     case '--version':
+      if (!rest.some((a) => a === '--help' || a === '-h')) checkEnvironment(process.env)
       process.exitCode = versionCommand(rest)
       return
     default:
