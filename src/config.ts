@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { nearest } from './cli/args.ts'
+import { didYouMean, nearest } from './cli/args.ts'
 
 export type ResponseForm = 'enveloped' | 'bare'
 
@@ -386,7 +386,7 @@ export function loadConfig({ env = process.env, argv = [] }: ConfigSources = {},
         const path = prefix + k
         if (known.has(path)) setPath(config, path, SETTINGS.find((s) => s.path === path)!.parse(v, `${file}: ${path}`))
         else if (v && typeof v === 'object' && !Array.isArray(v) && [...known].some((p) => p.startsWith(path + '.'))) walk(v as Record<string, unknown>, path + '.')
-        else throw new ConfigError(`${file}: unknown setting ${path}`)
+        else throw new ConfigError(`${file}: unknown setting ${path}${didYouMean(path, known)}`)
       }
     }
     walk(fromFile as Record<string, unknown>, '')
