@@ -81,6 +81,11 @@ export async function openDomains(config: Config, data: DataDir, domains: Domain
     }
     try {
       out.push({ domain, service: await domain.open({ config, data }) })
+      // Open, but built without an optional source: say which signal it cannot give.
+      for (const id of domain.datasets) {
+        const missing = data.manifest.datasets[id]?.unavailable
+        if (missing?.length) log(JSON.stringify({ level: 'warn', msg: `The ${domain.name} domain serves without ${missing.map((u) => u.id).join(', ')}: dataset ${id} was built without them (rebuild with the sources available to add them)`, domain: domain.name, dataset: id }))
+      }
     } catch (e) {
       disabled(domain, redactPaths((e as Error).message), (e as Error).message)
     }

@@ -55,6 +55,8 @@ test('what failed to build is reported in one JSON warning, and the server start
   expect(warning.error).toContain('countries:')
   expect(warning.error).toContain('postal:')
   for (const line of server.lines) expect(() => JSON.parse(line)).not.toThrow()
+  const lists = server.lines.map((l) => JSON.parse(l)).find((l) => l.dataset === 'ip-lists' && l.level === 'warn')
+  expect(lists.msg).toContain('The ip domain serves without tor-exit-nodes')
 })
 
 test('/readyz names the domains that could not be built, and the lists the ip domain serves without', async () => {
