@@ -68,9 +68,12 @@ export async function run(exe: string, args: string[], cwd: string, env: Record<
   return { stdout, stderr, code }
 }
 
-/** Starts `almanac serve` and resolves once it logs the address it listens on. */
-export async function start(exe: string, cwd: string, env: Record<string, string>, seconds = 120): Promise<Running> {
-  const child = spawn({ cmd: [exe, 'serve'], cwd, env, stdout: 'ignore', stderr: 'pipe' })
+/**
+ * Starts `almanac serve` and resolves once it logs the address it listens on. `args` lets the same
+ * harness start the source tree (`start(process.execPath, root, env, 120, ['src/main.ts', 'serve'])`).
+ */
+export async function start(exe: string, cwd: string, env: Record<string, string>, seconds = 120, args: string[] = ['serve']): Promise<Running> {
+  const child = spawn({ cmd: [exe, ...args], cwd, env, stdout: 'ignore', stderr: 'pipe' })
   const lines: string[] = []
   let url: string | undefined
   const reading = (async () => {
@@ -82,7 +85,7 @@ export async function start(exe: string, cwd: string, env: Record<string, string
       rest = parts.pop()!
       for (const line of parts) {
         lines.push(line)
-        const m = /"msg":"listening","url":"([^"]+)"/.exec(line)
+        const m = /"msg":"listening".*?"url":"([^"]+)"/.exec(line)
         if (m) url = m[1]
       }
     }

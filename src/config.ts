@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { didYouMean, nearest } from './cli/args.ts'
 
 export type ResponseForm = 'enveloped' | 'bare'
 
@@ -51,6 +52,8 @@ export interface Config {
   accessLog: boolean
   /** Seconds in-flight requests get to finish after SIGTERM. */
   shutdownGraceSeconds: number
+  /** Origins browsers may call the API from (`*` for any); empty: no CORS headers at all. */
+  corsOrigins: string[]
   hash: {
     /** KDF worker threads; 0 means one per core. */
     workers: number
@@ -164,6 +167,20 @@ const apiKeys: Parser = (raw, name) =>
     return plan ? { key, plan } : { key }
   })
 
+/** `*`, or origins as browsers send them (`https://app.example.com`, scheme://host[:port], no path). */
+const origins: Parser = (raw, name) => {
+  const values = list(raw, name) as string[]
+  for (const o of values) {
+    if (o === '*') continue
+    let url: URL | undefined
+    try {
+      url = new URL(o)
+    } catch {}
+    if (!url || url.origin !== o || url.origin === 'null') fail(name, `expected * or origins such as https://app.example.com (scheme, host and port only, no trailing slash), got ${JSON.stringify(o)}`)
+  }
+  return values
+}
+
 const WINDOW_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 }
 
 /** `free:1000/1d,tiny:5/60s` -> plans; each window is a count and a unit (s, m, h, d). */
@@ -255,6 +272,7 @@ const SETTINGS: Setting[] = [
   S('bodyLimit', integer(1024, 64 * 1024 * 1024), 'ALMANAC_BODY_LIMIT'),
   S('accessLog', boolean, 'ALMANAC_ACCESS_LOG', '--access-log'),
   S('shutdownGraceSeconds', integer(0, 3600), 'ALMANAC_SHUTDOWN_GRACE'),
+  S('corsOrigins', origins, 'ALMANAC_CORS_ORIGINS', '--cors-origins'),
   S('hash.workers', integer(0, 256), 'ALMANAC_HASH_WORKERS'),
   S('hash.queueSize', integer(1, 100000), 'ALMANAC_HASH_QUEUE'),
   S('hash.bcryptMaxRounds', integer(4, 31), 'ALMANAC_HASH_BCRYPT_MAX_ROUNDS'),
@@ -306,6 +324,7 @@ export const DEFAULTS: Config = {
   bodyLimit: 1024 * 1024,
   accessLog: true,
   shutdownGraceSeconds: 10,
+  corsOrigins: [],
   hash: {
     workers: 0,
     queueSize: 64,
@@ -362,6 +381,50 @@ export function parseArgs(argv: string[], switches: ReadonlySet<string> = new Se
 
 export const parseFlags = (argv: string[]): Map<string, string> => parseArgs(argv).flags
 
+/** The command-line flags the settings declare (`--port` …) plus `--config`, as util.parseArgs options. */
+export function settingOptions(): Record<string, { type: 'string' }> {
+  const out: Record<string, { type: 'string' }> = { config: { type: 'string' } }
+  for (const s of SETTINGS) if (s.flag) out[s.flag.slice(2)] = { type: 'string' }
+  return out
+}
+
+/** Flags whose value is true or false: written alone (`--access-log`), they mean true. */
+export const SWITCH_FLAGS: ReadonlySet<string> = new Set(SETTINGS.filter((s) => s.parse === boolean && s.flag).map((s) => s.flag!))
+
+/**
+ * `ALMANAC_*` variables read outside SETTINGS: by the data build, the worker supervisor, tests and
+ * benchmarks. Everything else under the prefix must be a setting, so a typo is an error, not a default.
+ */
+export const RUNTIME_ENV: readonly string[] = [
+  'ALMANAC_CONFIG', // the config file (config.ts)
+  'ALMANAC_MIRROR', // data build: the mirror folder
+  'ALMANAC_OFFLINE', // data build: never download
+  'ALMANAC_UPSTREAM_BASE', // data build and fetch: where upstream URLs are fetched from
+  'ALMANAC_WORKER_INDEX', // set by the --workers supervisor
+  'ALMANAC_SUPERVISOR_PID', // set by the --workers supervisor
+  'ALMANAC_CHROMIUM', // tests: the browser the docs page test drives
+]
+
+/** Every known `ALMANAC_*` name: the settings' (a domain adding a setting adds its name) and RUNTIME_ENV. */
+export const knownEnvNames = (): Set<string> => new Set([...SETTINGS.flatMap((s) => s.env ?? []).filter((n) => n.startsWith('ALMANAC_')), ...RUNTIME_ENV])
+
+/** Unknown `ALMANAC_*` names in `env`, each with the nearest known one when there is one. */
+export function unknownEnv(env: Record<string, string | undefined>): { name: string; nearest?: string }[] {
+  const known = knownEnvNames()
+  return Object.keys(env)
+    .filter((n) => n.startsWith('ALMANAC_') && !known.has(n))
+    .sort()
+    .map((name) => ({ name, nearest: nearest(name, known) }))
+}
+
+/** Throws ConfigError listing the unknown `ALMANAC_*` variables (with a did-you-mean). */
+export function checkEnvironment(env: Record<string, string | undefined>) {
+  const unknown = unknownEnv(env)
+  if (!unknown.length) return
+  const list = unknown.map((u) => `${u.name}${u.nearest ? ` (did you mean ${u.nearest}?)` : ''}`).join(', ')
+  throw new ConfigError(`unknown environment variable${unknown.length > 1 ? 's' : ''} ${list}; the settings are listed in README.md (Configuration), or unset ${unknown.length > 1 ? 'them' : 'it'}`)
+}
+
 /** Builds the Config; throws ConfigError naming the first bad setting. */
 export function loadConfig({ env = process.env, argv = [] }: ConfigSources = {}, overrides: Partial<Config> = {}): Config {
   const config: Config = structuredClone(DEFAULTS)
@@ -382,7 +445,7 @@ export function loadConfig({ env = process.env, argv = [] }: ConfigSources = {},
         const path = prefix + k
         if (known.has(path)) setPath(config, path, SETTINGS.find((s) => s.path === path)!.parse(v, `${file}: ${path}`))
         else if (v && typeof v === 'object' && !Array.isArray(v) && [...known].some((p) => p.startsWith(path + '.'))) walk(v as Record<string, unknown>, path + '.')
-        else throw new ConfigError(`${file}: unknown setting ${path}`)
+        else throw new ConfigError(`${file}: unknown setting ${path}${didYouMean(path, known)}`)
       }
     }
     walk(fromFile as Record<string, unknown>, '')

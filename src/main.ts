@@ -1,53 +1,101 @@
 #!/usr/bin/env bun
-/** The CLI: almanac serve | data | keys | version. */
-import { ConfigError, loadConfig } from './config.ts'
+/** The CLI: almanac serve | start | data | keys | version | help. */
+import { UsageError, didYouMean, parseCommand } from './cli/args.ts'
 import { dataCommand } from './cli/data.ts'
 import { keysCommand } from './cli/keys.ts'
+import { MAIN_USAGE, SERVE_USAGE, START_USAGE, usageOf } from './cli/usage.ts'
 import { versionCommand } from './cli/version.ts'
-import { DatasetBuildError } from './data/build.ts'
+import { checkEnvironment, ConfigError, loadConfig, settingOptions, SWITCH_FLAGS } from './config.ts'
+import { buildDatasets, DatasetBuildError } from './data/build.ts'
 import { DataDirError } from './data/extract.ts'
-import { serve } from './serve.ts'
+import { domains } from './domains/index.ts'
+import { jsonLine, serve } from './serve.ts'
 import { StateError } from './stores/sqlite.ts'
 import { exitWithSupervisor, superviseWorkers, WORKER_ENV } from './supervisor.ts'
 
-const [command = 'serve', ...rest] = process.argv.slice(2)
+const COMMANDS = ['serve', 'start', 'data', 'keys', 'version', 'help']
+const [command, ...rest] = process.argv.slice(2)
+
+/** `--access-log` alone means `--access-log=true` (util.parseArgs would take the next flag as its value). */
+const withSwitches = (argv: string[]) =>
+  argv.map((arg, i) => (SWITCH_FLAGS.has(arg) && !['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(argv[i + 1]?.toLowerCase() ?? '') ? `${arg}=true` : arg))
+
+async function serveCommand(argv: string[], build: boolean) {
+  const args = withSwitches(argv)
+  const parsed = parseCommand(args, settingOptions())
+  if (parsed.help) {
+    console.log(build ? START_USAGE : SERVE_USAGE)
+    return
+  }
+  checkEnvironment(process.env)
+  const config = loadConfig({ env: process.env, argv: args })
+  const log = (line: string) => console.error(jsonLine(line))
+  if (build && !Bun.isStandaloneExecutable) {
+    // A first run: build what can be built, then serve it; a dataset that failed is reported, and its
+    // domain answers 503 naming it, rather than nothing being served at all.
+    try {
+      // Into the folder the server will read (ALMANAC_DATA_DIR, else datasets/out).
+      await buildDatasets(domains, { log, outDir: config.dataDir })
+    } catch (e) {
+      if (!(e instanceof DatasetBuildError)) throw e
+      log(JSON.stringify({ level: 'warn', msg: 'some datasets could not be built; serving the others (their domains answer 503 and /readyz names them)', error: e.message }))
+    }
+  }
+  const worker = process.env[WORKER_ENV] !== undefined
+  const running = config.workers > 1 && !worker ? await superviseWorkers(config, args, log) : await serve(config, log, { reusePort: worker })
+  let stopping = false
+  const stop = async (signal: string) => {
+    // A second signal while draining means "now".
+    if (stopping) process.exit(1)
+    stopping = true
+    log(JSON.stringify({ level: 'info', msg: 'stopping', signal, grace_seconds: config.shutdownGraceSeconds }))
+    await running.stop()
+    log(JSON.stringify({ level: 'info', msg: 'stopped' }))
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => stop('SIGTERM'))
+  process.on('SIGINT', () => stop('SIGINT'))
+  if (worker) exitWithSupervisor(() => running.stop())
+}
 
 async function main() {
   switch (command) {
-    case 'serve': {
-      const config = loadConfig({ env: process.env, argv: rest })
-      const worker = process.env[WORKER_ENV] !== undefined
-      const running = config.workers > 1 && !worker ? await superviseWorkers(config, rest) : await serve(config, undefined, { reusePort: worker })
-      let stopping = false
-      const stop = async () => {
-        // A second signal while draining means "now".
-        if (stopping) process.exit(1)
-        stopping = true
-        await running.stop()
-        process.exit(0)
-      }
-      process.on('SIGTERM', stop)
-      process.on('SIGINT', stop)
-      if (worker) exitWithSupervisor(() => running.stop())
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h': {
+      const topic = command === 'help' ? rest[0] : undefined
+      const text = topic ? usageOf(topic) : MAIN_USAGE
+      if (text === undefined) throw new UsageError(`no command ${JSON.stringify(topic)}${didYouMean(topic!, COMMANDS)}`)
+      console.log(text)
       return
     }
+    case 'serve':
+    case 'start':
+      return serveCommand(rest, command === 'start')
     case 'data':
+      if (!rest.some((a) => a === '--help' || a === '-h')) checkEnvironment(process.env)
       process.exitCode = await dataCommand(rest)
       return
     case 'keys':
+      if (!rest.some((a) => a === '--help' || a === '-h')) checkEnvironment(process.env)
       process.exitCode = await keysCommand(rest)
       return
     case 'version':
     case '--version':
+      if (!rest.some((a) => a === '--help' || a === '-h')) checkEnvironment(process.env)
       process.exitCode = versionCommand(rest)
       return
     default:
-      console.error(`almanac: unknown command ${JSON.stringify(command)}. Commands: serve, data, keys, version.`)
-      process.exit(2)
+      throw new UsageError(`unknown command ${JSON.stringify(command)}${didYouMean(command, COMMANDS)}. Commands: ${COMMANDS.join(', ')}; \`almanac --help\` for more.`)
   }
 }
 
 main().catch((e) => {
+  if (e instanceof UsageError) {
+    console.error(`almanac: ${e.message}`)
+    process.exit(2)
+  }
   if (e instanceof ConfigError) {
     console.error(`almanac: configuration error: ${e.message}`)
     process.exit(2)

@@ -11,6 +11,7 @@ import { createObservability } from './http/observability.ts'
 import { createApp, openDomains, verifyDatasets } from './server.ts'
 import { createQuotaStore } from './stores/index.ts'
 import { openKeyStore, type KeyStore } from './stores/keys.ts'
+import { StateError } from './stores/sqlite.ts'
 
 export interface Running {
   server: Server<unknown>
@@ -25,11 +26,25 @@ export interface ServeOptions {
   reusePort?: boolean
 }
 
-export async function serve(config: Config, log: (line: string) => void = (l) => console.error(l), options: ServeOptions = {}): Promise<Running> {
+/**
+ * One log format from start to finish: a JSON line gets a leading `time` when it has none; any other
+ * (dataset extraction, a disabled domain, build progress) becomes `{"time","level":"info","msg"}`.
+ */
+export const jsonLine = (line: string): string => {
+  if (line.startsWith('{"time"')) return line
+  const time = new Date().toISOString()
+  if (line.startsWith('{') && line.endsWith('}')) return line === '{}' ? `{"time":"${time}"}` : `{"time":"${time}",${line.slice(1)}`
+  return JSON.stringify({ time, level: 'info', msg: line })
+}
+
+const stderrJson = (line: string) => console.error(jsonLine(line))
+
+export async function serve(config: Config, log: (line: string) => void = stderrJson, options: ServeOptions = {}): Promise<Running> {
+  // The state dir first: an unwritable one stops the start at once, before datasets are opened.
+  const keys = openKeys(config)
+  const quota = createQuotaStore(config, log)
   const data = await resolveDataDir({ dataDir: config.dataDir }, log)
   const mounted = await openDomains(config, data, allDomains, log)
-  const keys = openKeys(config, log)
-  const quota = createQuotaStore(config, log)
   if (options.reusePort && config.quotaStore === 'memory') log(JSON.stringify({ level: 'warn', msg: 'quota store is memory: each worker counts its own credits; use ALMANAC_QUOTA_STORE=sqlite or a redis:// URL to share them' }))
   const observability = createObservability(config)
   const app = createApp(config, { data, domains: allDomains, authenticator: createAuthenticator(config, { keys, log }), quota, log, observability }, mounted)
@@ -45,7 +60,8 @@ export async function serve(config: Config, log: (line: string) => void = (l) =>
   // Handlers read the TCP peer through Elysia's `server` (server.requestIP); app.handle alone leaves it null.
   ;(app as unknown as { server: unknown }).server = server
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`
-  log(JSON.stringify({ level: 'info', msg: 'listening', url }))
+  // `address` is what the socket is bound to (port 0 becomes the port the system chose); `url` is where a local client reaches it.
+  log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'listening', url, address: `${server.hostname}:${server.port}`, pid: process.pid }))
   // Sizes were checked before opening; the full hashes are checked while serving.
   const verified = verifyDatasets(data, mounted, log).catch((e) => log(JSON.stringify({ level: 'error', msg: 'dataset integrity check failed to run', error: String(e) })))
   return {
@@ -63,17 +79,17 @@ export async function serve(config: Config, log: (line: string) => void = (l) =>
       observability.flush()
       for (const m of mounted) if (m.service !== undefined) await m.domain.close?.(m.service)
       await quota.close()
-      keys?.close()
+      keys.close()
     },
   }
 }
 
-/** The key database; a state dir that cannot be written leaves only ALMANAC_API_KEYS keys, with a warning. */
-function openKeys(config: Config, log: (line: string) => void): KeyStore | undefined {
+/** The key database; a state dir that cannot be written stops the start with one line naming it. */
+function openKeys(config: Config): KeyStore {
   try {
     return openKeyStore(config.stateDir)
   } catch (e) {
-    log(JSON.stringify({ level: 'warn', msg: 'API keys from `almanac keys create` are not accepted: the key database cannot be opened', error: (e as Error).message }))
-    return undefined
+    if (e instanceof StateError) throw e
+    throw new StateError(`ALMANAC_STATE_DIR: cannot open the key database in ${config.stateDir}: ${(e as Error).message}`)
   }
 }

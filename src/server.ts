@@ -19,6 +19,7 @@ import { bodyReader, checkRequest } from './http/request-guards.ts'
 import { COST_KEY, costOf, type PerItemCost } from './http/cost.ts'
 import { docsRoutes } from './http/docs.ts'
 import { metaRoutes } from './http/meta.ts'
+import { withCors } from './http/cors.ts'
 import { createObservability, type Observability } from './http/observability.ts'
 import { openApiRoutes } from './http/openapi.ts'
 import { toProblem } from './http/problem.ts'
@@ -80,6 +81,11 @@ export async function openDomains(config: Config, data: DataDir, domains: Domain
     }
     try {
       out.push({ domain, service: await domain.open({ config, data }) })
+      // Open, but built without an optional source: say which signal it cannot give.
+      for (const id of domain.datasets) {
+        const missing = data.manifest.datasets[id]?.unavailable
+        if (missing?.length) log(JSON.stringify({ level: 'warn', msg: `The ${domain.name} domain serves without ${missing.map((u) => u.id).join(', ')}: dataset ${id} was built without them (rebuild with the sources available to add them)`, domain: domain.name, dataset: id }))
+      }
     } catch (e) {
       disabled(domain, redactPaths((e as Error).message), (e as Error).message)
     }
@@ -187,7 +193,10 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       if (allow.length) error = new AlmanacError('method', `${request.method} is not allowed on ${path}; use ${allow.join(' or ')}.`, { headers: { Allow: allow.join(', ') } })
     }
     const { problem, headers } = toProblem(code, error, path)
-    if (problem.status === 500) deps.log?.(JSON.stringify({ level: 'error', path, error: String((error as Error)?.stack ?? error) }))
+    // The id the access log has for this request, so a caller's report can be matched to its line.
+    const id = existingExchange(request)?.id
+    if (id) problem.request_id = id
+    if (problem.status === 500) deps.log?.(JSON.stringify({ level: 'error', path, request_id: id, error: String((error as Error)?.stack ?? error) }))
     const out = new Headers(JSON_HEADERS)
     for (const [k, v] of Object.entries(setHeaders)) if (typeof v === 'string') out.set(k, v)
     for (const [k, v] of Object.entries(existingExchange(request)?.headers ?? {})) out.set(k, v)
@@ -227,6 +236,9 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   }
 
   const observability = deps.observability ?? createObservability(config)
+  /** Per domain: its datasets built without an optional source (a signal it cannot give). */
+  const degraded = unavailableSignals(deps.data, mounted)
+  observability.addCollector(() => datasetMetrics(deps.data, mounted, clock()))
   // The shared layers run in one request hook and one transform hook: each Elysia hook costs a fixed
   // ~0.6-1 µs a request whatever it does, more than the work inside these.
   // standardHostname: false makes the router cut the path where paths.ts does (see there).
@@ -296,10 +308,21 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     .get('/healthz', () => ({ status: 'ok' }), { detail: { hide: true } })
     .get(
       '/readyz',
-      ({ set }) => {
-        const down = mounted.filter((m) => m.problem).map((m) => ({ domain: m.domain.name, problem: m.problem }))
+      async ({ set }) => {
+        const down: { domain?: string; component?: string; problem: string }[] = mounted.filter((m) => m.problem).map((m) => ({ domain: m.domain.name, problem: m.problem! }))
+        // Without fail-open, an unreachable quota store answers every /api/v1 request 503: not ready.
+        const store = config.quotaFailOpen || !quota.check ? null : await quota.check()
+        // The store's address stays in the log: /readyz answers anyone.
+        if (store) down.push({ component: 'quota_store', problem: 'The quota store is unreachable, so /api/v1 requests are answered 503 (ALMANAC_QUOTA_FAIL_OPEN is off).' })
         if (down.length) set.status = 503
-        return { status: down.length ? 'not_ready' : 'ready', domains: mounted.map((m) => ({ domain: m.domain.name, ready: !m.problem })), ...(down.length ? { problems: down } : {}) }
+        return {
+          status: down.length ? 'not_ready' : 'ready',
+          domains: mounted.map((m) => {
+            const missing = m.problem ? [] : degraded.get(m.domain.name)
+            return { domain: m.domain.name, ready: !m.problem, ...(missing?.length ? { signals_unavailable: missing } : {}) }
+          }),
+          ...(down.length ? { problems: down } : {}),
+        }
       },
       { detail: { hide: true } },
     )
@@ -319,8 +342,50 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   }
   // Outermost: metrics and the access log see every response, whichever layer produced it. Elysia's own
   // handle answers synchronously or with a promise despite its type; the wrapper keeps whichever it got.
-  app.handle = observability.wrap(app.handle, app) as typeof app.handle
+  app.handle = observability.wrap(withCors(config, app.handle), app) as typeof app.handle
   return app
+}
+
+/** The optional sources each open domain's datasets were built without, by domain (for /readyz). */
+export function unavailableSignals(data: DataDir, mounted: MountedDomain[]): Map<string, { dataset: string; sources: string[] }[]> {
+  const out = new Map<string, { dataset: string; sources: string[] }[]>()
+  for (const { domain } of mounted) {
+    const list = domain.datasets.flatMap((id) => {
+      const missing = data.manifest.datasets[id]?.unavailable ?? []
+      return missing.length ? [{ dataset: id, sources: missing.map((u) => u.id) }] : []
+    })
+    if (list.length) out.set(domain.name, list)
+  }
+  return out
+}
+
+/**
+ * Per dataset: age of its upstream data in seconds (from the newest source's date), when it was built,
+ * how many optional sources it lacks; per domain: whether it answers. Made at each scrape (a few lines).
+ */
+export function datasetMetrics(data: DataDir, mounted: MountedDomain[], now: number): string {
+  const entries = Object.values(data.manifest.datasets).sort((a, b) => a.id.localeCompare(b.id))
+  const label = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
+  const out = [
+    '# HELP almanac_dataset_age_seconds Seconds since the upstream date of the dataset\'s newest source (how stale the data is).',
+    '# TYPE almanac_dataset_age_seconds gauge',
+  ]
+  for (const e of entries) {
+    const date = e.date ? Date.parse(`${e.date.slice(0, 10)}T00:00:00Z`) : NaN
+    if (Number.isFinite(date)) out.push(`almanac_dataset_age_seconds{dataset="${label(e.id)}"} ${Math.max(0, Math.floor((now - date) / 1000))}`)
+  }
+  out.push('# HELP almanac_dataset_built_timestamp_seconds When the dataset was built, in Unix seconds.', '# TYPE almanac_dataset_built_timestamp_seconds gauge')
+  for (const e of entries) {
+    const built = Date.parse(e.built)
+    if (Number.isFinite(built)) out.push(`almanac_dataset_built_timestamp_seconds{dataset="${label(e.id)}"} ${Math.floor(built / 1000)}`)
+  }
+  out.push('# HELP almanac_dataset_info The dataset\'s version, upstream date and build date (value 1).', '# TYPE almanac_dataset_info gauge')
+  for (const e of entries) out.push(`almanac_dataset_info{dataset="${label(e.id)}",version="${label(e.version)}",date="${label(e.date ?? '')}",built="${label(e.built.slice(0, 10))}"} 1`)
+  out.push('# HELP almanac_dataset_unavailable_sources Optional sources the dataset was built without (signals it cannot give).', '# TYPE almanac_dataset_unavailable_sources gauge')
+  for (const e of entries) out.push(`almanac_dataset_unavailable_sources{dataset="${label(e.id)}"} ${e.unavailable?.length ?? 0}`)
+  out.push('# HELP almanac_domain_ready Whether the domain answers (1) or is disabled (0).', '# TYPE almanac_domain_ready gauge')
+  for (const m of mounted) out.push(`almanac_domain_ready{domain="${label(m.domain.name)}"} ${m.problem ? 0 : 1}`)
+  return out.join('\n')
 }
 
 /** A domain's routes, or a stand-in that answers 503. */

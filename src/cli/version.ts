@@ -3,10 +3,13 @@
  * the manifest (the embedded one in the executable: nothing is extracted to answer).
  */
 import pkg from '../../package.json' with { type: 'json' }
-import { parseFlags } from '../config.ts'
 import { currentManifest } from '../data/open.ts'
 import { provenance } from '../data/provenance.ts'
 import type { Manifest } from '../data/types.ts'
+import { parseCommand } from './args.ts'
+
+export const VERSION_USAGE = `usage: almanac version [--json] [--data-dir DIR]
+      the app's version, runtime, and each dataset's version, upstream date, build date and licence`
 
 export const APP_VERSION: string = pkg.version
 
@@ -44,9 +47,13 @@ export function formatVersion(r: VersionReport): string {
 }
 
 export function versionCommand(args: string[], env: Record<string, string | undefined> = process.env): number {
-  const flags = parseFlags(args)
-  const { manifest, from } = currentManifest({ dataDir: flags.get('--data-dir') ?? env.ALMANAC_DATA_DIR })
+  const { values, help } = parseCommand(args, { json: { type: 'boolean' }, 'data-dir': { type: 'string' } })
+  if (help) {
+    console.log(VERSION_USAGE)
+    return 0
+  }
+  const { manifest, from } = currentManifest({ dataDir: (values['data-dir'] as string | undefined) ?? env.ALMANAC_DATA_DIR })
   const report = versionReport(manifest, from)
-  console.log(flags.has('--json') ? JSON.stringify(report, null, 2) : formatVersion(report))
+  console.log(values.json ? JSON.stringify(report, null, 2) : formatVersion(report))
   return 0
 }

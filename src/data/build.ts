@@ -21,6 +21,7 @@ import { readManifest, SOURCE_OUT_DIR } from './open.ts'
 import type { BuildContext, DatasetBuilder, Manifest, ManifestEntry, ResolvedSource, Source } from './types.ts'
 import { provenance } from './provenance.ts'
 import { processAlive, sweepOrphans } from '../lib/orphans.ts'
+import { mirrorPathOfUrl, upstreamUrl, urlPin, urlServesMirrorFile } from './upstream.ts'
 
 
 export interface BuildOptions {
@@ -70,13 +71,13 @@ function npmPackageDir(name: string): string | undefined {
   }
 }
 
-/** Checks a found file against the pinned sha256 (folders are not pinned). */
-function verified(source: Source, path: string, via: ResolvedSource['via'], hashes: HashCache): ResolvedSource {
-  if (source.sha256 && statSync(path).isFile()) {
+/** Checks a found file against its pin (the source's sha256, or its URL form's; folders are not pinned). */
+function verified(source: Source, path: string, via: ResolvedSource['via'], hashes: HashCache, pin: string | undefined): ResolvedSource {
+  if (pin && statSync(path).isFile()) {
     const sha = hashes.of(path)
-    if (sha !== source.sha256.toLowerCase()) {
+    if (sha !== pin.toLowerCase()) {
       throw new SourceMissingError(
-        `Source ${source.id} (${source.version}) at ${path} (${via}) has sha256 ${sha}, but its domain's sources.ts pins ${source.sha256}: the file is not the pinned release. Replace it with the pinned file, or update the source's version, date and sha256 together.`,
+        `Source ${source.id} (${source.version}) at ${path} (${via}) has sha256 ${sha}, but its domain's sources.ts pins ${pin}: the file is not the pinned release. Replace it with the pinned file, or update the source's version, date and sha256 together.`,
       )
     }
   }
@@ -90,27 +91,30 @@ export async function resolveSource(source: Source, options: ResolveOptions): Pr
   if (source.mirror) {
     if (mirror) {
       const path = join(mirror, source.mirror)
-      if (existsSync(path)) return verified(source, path, 'mirror', hashes)
+      if (existsSync(path)) return verified(source, path, 'mirror', hashes, source.sha256)
       tried.push(`ALMANAC_MIRROR=${mirror} holds no ${source.mirror}`)
     } else tried.push('ALMANAC_MIRROR is not set')
   }
+  // A folder made by `almanac data fetch` holds the upstream form of what the mirror keeps derived.
+  const fetched = source.url && !urlServesMirrorFile(source) ? mirrorPathOfUrl(source) : undefined
+  if (mirror && fetched && existsSync(join(mirror, fetched))) return verified(source, join(mirror, fetched), 'mirror', hashes, urlPin(source))
   if (source.npm) {
     const dir = npmPackageDir(source.npm.package)
-    if (dir && existsSync(join(dir, source.npm.path))) return verified(source, join(dir, source.npm.path), 'npm', hashes)
+    if (dir && existsSync(join(dir, source.npm.path))) return verified(source, join(dir, source.npm.path), 'npm', hashes, source.sha256)
     tried.push(dir ? `npm package ${source.npm.package} has no ${source.npm.path}` : `npm package ${source.npm.package} is not installed`)
   }
   if (source.system) {
-    if (existsSync(source.system)) return verified(source, source.system, 'system', hashes)
+    if (existsSync(source.system)) return verified(source, source.system, 'system', hashes, source.sha256)
     tried.push(`${source.system} does not exist`)
   }
   if (source.url) {
     const path = join(options.downloadDir, source.id, basename(new URL(source.url).pathname) || 'download')
-    if (existsSync(path)) return verified(source, path, 'url', hashes)
+    if (existsSync(path)) return verified(source, path, 'url', hashes, urlPin(source))
     if (options.offline) tried.push(`ALMANAC_OFFLINE is set, so ${source.url} was not downloaded`)
     else {
       try {
         await download(source, path, options.log)
-        return verified(source, path, 'url', hashes)
+        return verified(source, path, 'url', hashes, urlPin(source))
       } catch (e) {
         if (e instanceof SourceMissingError) throw e
         tried.push(`downloading ${source.url} failed (${(e as Error).message})`)
@@ -120,20 +124,28 @@ export async function resolveSource(source: Source, options: ResolveOptions): Pr
   throw missing(source, tried)
 }
 
-async function download(source: Source, path: string, log: (line: string) => void) {
-  log(`${source.id}: downloading ${source.url}`)
-  const res = await fetch(source.url!, { signal: AbortSignal.timeout(15 * 60_000) })
+/**
+ * Downloads a source's URL (through ALMANAC_UPSTREAM_BASE when set) into `path`, checking its pin;
+ * written beside and renamed, so an interrupted download leaves nothing. Returns the sha256.
+ */
+export async function download(source: Source, path: string, log: (line: string) => void, options: { timeoutMs?: number; base?: string } = {}): Promise<string> {
+  const url = 'base' in options ? upstreamUrl(source.url!, options.base) : upstreamUrl(source.url!)
+  const timeoutMs = options.timeoutMs ?? 15 * 60_000
+  log(`${source.id}: downloading ${url}`)
+  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) })
   if (!res.ok) throw new Error(`HTTP ${res.status}`)
   const bytes = new Uint8Array(await res.arrayBuffer())
   const sha = createHash('sha256').update(bytes).digest('hex')
-  if (source.sha256 && sha !== source.sha256.toLowerCase()) {
-    throw new SourceMissingError(`Source ${source.id}: ${source.url} served a file with sha256 ${sha}, but its domain's sources.ts pins ${source.sha256}; the upstream changed. Update the source's version, date and sha256 after checking the new release.`)
+  const pin = urlPin(source)
+  if (pin && sha !== pin.toLowerCase()) {
+    throw new SourceMissingError(`Source ${source.id}: ${url} served a file with sha256 ${sha}, but its domain's sources.ts pins ${pin}; the upstream changed. Update the source's version, date and sha256 after checking the new release.`)
   }
-  if (!source.sha256) log(`${source.id}: warning: no sha256 pinned in its domain's sources.ts; the download has sha256 ${sha}`)
+  if (!pin) log(`${source.id}: warning: no sha256 pinned in its domain's sources.ts for ${source.url}; the download has sha256 ${sha}`)
   mkdirSync(dirname(path), { recursive: true })
   const tmp = `${path}.${process.pid}.part`
   writeFileSync(tmp, bytes)
   renameSync(tmp, path)
+  return sha
 }
 
 function missing(source: Source, tried: string[]) {
@@ -141,7 +153,7 @@ function missing(source: Source, tried: string[]) {
     source.mirror && `point ALMANAC_MIRROR at a mirror folder holding ${source.mirror}`,
     source.npm && `install the npm package ${source.npm.package} (bun install)`,
     source.system && `install the system file ${source.system}`,
-    source.url && `let this machine download ${source.url}${source.sha256 ? ` (sha256 ${source.sha256})` : ''}`,
+    source.url && `let this machine download ${source.url}${urlPin(source) ? ` (sha256 ${urlPin(source)})` : ''}, or fetch it elsewhere with \`almanac data fetch --to DIR\` and set ALMANAC_MIRROR=DIR`,
   ].filter(Boolean)
   return new SourceMissingError(
     `Source ${source.id} (${source.version}, ${source.date}) is missing: ${tried.join('; ') || 'it declares no way to get it'}. To supply it: ${ways.join('; or ') || 'declare a mirror path, npm package, system path or URL for it in src/domains/<name>/sources.ts'}.`,
@@ -246,13 +258,23 @@ interface BuildOneOptions {
 /** Builds one dataset when its inputs changed; returns whether it ran. */
 async function buildOne(builder: DatasetBuilder, o: BuildOneOptions): Promise<boolean> {
   const resolved = new Map<string, ResolvedSource & { sha256: string }>()
+  const unavailable: { id: string; reason: string }[] = []
   for (const id of builder.sources) {
-    const source = await resolveSource(o.lookup(id), o.resolveOptions)
+    let source: ResolvedSource
+    try {
+      source = await resolveSource(o.lookup(id), o.resolveOptions)
+    } catch (e) {
+      if (!(e instanceof SourceMissingError) || !builder.optional?.includes(id)) throw e
+      o.log(`${builder.id}: warning: optional source ${id} is unavailable; building without it (${e.message})`)
+      unavailable.push({ id, reason: e.message })
+      continue
+    }
     resolved.set(id, { ...source, sha256: o.hashes.of(source.path) })
   }
-  // The route a source took is not an input: the same bytes from the mirror or from npm build the same artifact.
+  // The route a source took is not an input: the same bytes from the mirror or from npm build the same
+  // artifact. A missing optional source is: once it can be found, the dataset is rebuilt with it.
   const inputs = createHash('sha256')
-    .update(JSON.stringify({ id: builder.id, revision: builder.revision, artifacts: builder.artifacts, sources: [...resolved.values()].map((s) => [s.id, s.version, s.sha256]) }))
+    .update(JSON.stringify({ id: builder.id, revision: builder.revision, artifacts: builder.artifacts, sources: [...resolved.values()].map((s) => [s.id, s.version, s.sha256]), ...(unavailable.length ? { unavailable: unavailable.map((u) => u.id) } : {}) }))
     .digest('hex')
   const previous = readManifest(o.outDir).datasets[builder.id]
   const intact = (a: { name: string; bytes: number; sha256: string }) => {
@@ -263,7 +285,7 @@ async function buildOne(builder: DatasetBuilder, o: BuildOneOptions): Promise<bo
     o.log(`${builder.id}: up to date (${countsText(previous.counts)})`)
     return false
   }
-  const entry = await runBuilder(builder, resolved, inputs, o)
+  const entry = await runBuilder(builder, resolved, inputs, o, unavailable)
   if (previous?.inputs === inputs) {
     for (const a of entry.artifacts) {
       const before = previous.artifacts.find((p) => p.name === a.name)
@@ -274,7 +296,7 @@ async function buildOne(builder: DatasetBuilder, o: BuildOneOptions): Promise<bo
   return true
 }
 
-async function runBuilder(builder: DatasetBuilder, resolved: Map<string, ResolvedSource & { sha256: string }>, inputs: string, o: BuildOneOptions): Promise<ManifestEntry> {
+async function runBuilder(builder: DatasetBuilder, resolved: Map<string, ResolvedSource & { sha256: string }>, inputs: string, o: BuildOneOptions, unavailable: { id: string; reason: string }[]): Promise<ManifestEntry> {
   const { outDir, log } = o
   const staging = join(outDir, `.staging-${builder.id}-${process.pid}`)
   rmSync(staging, { recursive: true, force: true })
@@ -284,9 +306,12 @@ async function runBuilder(builder: DatasetBuilder, resolved: Map<string, Resolve
   const ctx: BuildContext = {
     source: async (id) => {
       const s = resolved.get(id)
-      if (!s) throw new Error(`builder ${builder.id} asked for source ${id}, which it does not declare in its sources`)
-      return s
+      if (s) return s
+      const missing = unavailable.find((u) => u.id === id)
+      if (missing) throw new SourceMissingError(missing.reason)
+      throw new Error(`builder ${builder.id} asked for source ${id}, which it does not declare in its sources`)
     },
+    has: (id) => resolved.has(id),
     out: (name) => {
       if (!builder.artifacts.includes(name)) throw new Error(`builder ${builder.id} asked to write ${name}, which is not among its artifacts (${builder.artifacts.join(', ')})`)
       return join(staging, name)
@@ -335,6 +360,7 @@ async function runBuilder(builder: DatasetBuilder, resolved: Map<string, Resolve
       counts: result.counts,
       artifacts,
       ...(result.notes?.length ? { notes: result.notes } : {}),
+      ...(unavailable.length ? { unavailable } : {}),
     }
   } finally {
     rmSync(staging, { recursive: true, force: true })
@@ -343,14 +369,15 @@ async function runBuilder(builder: DatasetBuilder, resolved: Map<string, Resolve
 
 /** Re-hashes every artifact in a data directory against its manifest; returns the problems found. */
 export function verifyDataDir(dir: string): string[] {
+  dir = resolve(dir)
   const manifest = readManifest(dir)
   const problems: string[] = []
   const hashes = new HashCache()
   for (const entry of Object.values(manifest.datasets)) {
     for (const a of entry.artifacts) {
       const path = join(dir, a.name)
-      if (!existsSync(path)) problems.push(`${entry.id}: ${a.name} is missing`)
-      else if (hashes.of(path) !== a.sha256) problems.push(`${entry.id}: ${a.name} does not match its sha256 in manifest.json`)
+      if (!existsSync(path)) problems.push(`${entry.id}: ${path} is missing`)
+      else if (hashes.of(path) !== a.sha256) problems.push(`${entry.id}: ${path} does not match its sha256 in manifest.json`)
     }
   }
   return problems

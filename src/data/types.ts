@@ -17,6 +17,12 @@ export interface Source {
   /** System path (e.g. Debian's tzdata under /usr/share/zoneinfo). */
   system?: string
   sha256?: string
+  /**
+   * sha256 of the file at `url` when it is not the `mirror` file byte for byte (the mirror keeps a form
+   * derived from it, or a folder of it): `null` when not pinned (a download reports the hash it got).
+   * Unset: the URL serves exactly the pinned `sha256` file.
+   */
+  urlSha256?: string | null
   license: string
   /** Credit text that must be shown where the data is used (CC BY, ODbL, EULA). */
   attribution: string
@@ -42,6 +48,8 @@ export interface Progress {
 export interface BuildContext {
   /** Finds a declared source; throws a clear error naming the file and how to supply it. */
   source(id: string): Promise<ResolvedSource>
+  /** Whether a declared source was found (an optional one may not be). */
+  has(id: string): boolean
   /** Path for an artifact file inside the staging directory; moved into `datasets/out/` on success. */
   out(name: string): string
   progress(label: string, total?: number): Progress
@@ -63,6 +71,11 @@ export interface DatasetBuilder {
   sources: string[]
   /** Artifact file names this builder writes (relative to `datasets/out/`). */
   artifacts: string[]
+  /**
+   * Sources the dataset can do without (enrichments): when one cannot be found the builder still runs,
+   * `ctx.source(id)` throws for it, `ctx.has(id)` is false, and the manifest entry lists it under `unavailable`.
+   */
+  optional?: string[]
   /** Bump when the builder's output format changes, so artifacts are rebuilt. */
   revision: number
   build(ctx: BuildContext): Promise<BuildResult>
@@ -84,6 +97,8 @@ export interface ManifestEntry {
   counts: Record<string, number>
   artifacts: { name: string; bytes: number; sha256: string }[]
   notes?: string[]
+  /** Optional sources that could not be found: the dataset was built without them (a signal is missing). */
+  unavailable?: { id: string; reason: string }[]
 }
 
 export interface Manifest {

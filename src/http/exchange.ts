@@ -12,6 +12,8 @@ export interface Exchange {
   route?: string
   /** Headers the response must carry: quota, definitions date. */
   headers?: Record<string, string>
+  /** This request's id (the caller's X-Request-Id when acceptable, else one made here); echoed, logged, in problems. */
+  id?: string
 }
 
 const EXCHANGE = Symbol('almanac.exchange')

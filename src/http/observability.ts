@@ -11,7 +11,7 @@
 import { Elysia, type AnyElysia } from 'elysia'
 import { APP_VERSION } from '../cli/version.ts'
 import type { Config } from '../config.ts'
-import { existingExchange } from './exchange.ts'
+import { exchangeOf, existingExchange } from './exchange.ts'
 import { pathOf } from './paths.ts'
 import { routeMatcher, type RouteMatch } from './route-match.ts'
 import { internalProblem } from './problem.ts'
@@ -46,6 +46,8 @@ export interface Observability {
   render(): string
   /** Writes out buffered access-log lines. */
   flush(): void
+  /** Adds metric text made at each scrape (already in exposition format), e.g. dataset ages. */
+  addCollector(collect: () => string): void
 }
 
 export interface ObservabilityOptions {
@@ -96,13 +98,41 @@ function isoNow(): string {
   return isoText
 }
 
+export const REQUEST_ID_HEADER = 'x-request-id'
+const REQUEST_ID_MAX = 128
+
+/** Characters a caller's request id may hold: letters, digits and `-._:@/+=` (no quotes, spaces or controls). */
+const ID_CHAR = new Uint8Array(128)
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._:@/+=') ID_CHAR[c.charCodeAt(0)] = 1
+
 /**
- * One access-log line: `{"time","msg","method","path","route","status","duration_ms","ip"?,"ua"?}`. Built
- * as text, with JSON.stringify only for the strings a client controls: a third of the cost of stringifying
+ * The caller's X-Request-Id when it is 1 to 128 of those characters (so it is safe in a header, a log
+ * line and a problem as it is); otherwise undefined and the server makes one. A loop, no regex.
+ */
+export function acceptedRequestId(raw: string | null): string | undefined {
+  if (raw === null || raw.length === 0 || raw.length > REQUEST_ID_MAX) return undefined
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i)
+    if (c >= 128 || !ID_CHAR[c]) return undefined
+  }
+  return raw
+}
+
+/** Made ids: a random prefix per process (workers differ) and a counter; unique, and cheaper than a UUID. */
+const ID_PREFIX = `${crypto.getRandomValues(new Uint32Array(2)).reduce((s, n) => s + n.toString(16).padStart(8, '0'), '')}-`
+let idCounter = 0
+const newRequestId = () => ID_PREFIX + (++idCounter).toString(36)
+
+/**
+ * One access-log line: `{"time","msg","method","path","route","status","duration_ms","request_id","caller"?,
+ * "ip"?,"ua"?}`; `caller` is the quota subject (`key:<key id>` or `jwt:<sub>`), never the key. Built as
+ * text, with JSON.stringify only for the strings a client controls: a third of the cost of stringifying
  * an object made for the purpose.
  */
-function accessLine(method: string, path: string, route: string, status: number, seconds: number, ip: string | undefined, ua: string | null): string {
-  let line = `{"time":"${isoNow()}","msg":"request","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"route":${JSON.stringify(route)},"status":${status},"duration_ms":${Math.round(seconds * 1e6) / 1e3}`
+function accessLine(method: string, path: string, route: string, status: number, seconds: number, id: string, caller: string | undefined, ip: string | undefined, ua: string | null): string {
+  // The id is either ours or passed acceptedRequestId: no escaping needed.
+  let line = `{"time":"${isoNow()}","msg":"request","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"route":${JSON.stringify(route)},"status":${status},"duration_ms":${Math.round(seconds * 1e6) / 1e3},"request_id":"${id}"`
+  if (caller) line += `,"caller":${JSON.stringify(caller.slice(0, 256))}`
   if (ip) line += `,"ip":${JSON.stringify(ip)}`
   if (ua) line += `,"ua":${JSON.stringify(ua.slice(0, 256))}`
   return line + '}'
@@ -113,6 +143,7 @@ export function createObservability(config: Config, options: ObservabilityOption
   /** One entry per series; a route pattern's label drops trailing slashes. */
   const stats: RouteStats[] = []
   let inFlight = 0
+  const collectors: (() => string)[] = options.collect ? [options.collect] : []
   const stdout = options.write ? undefined : bufferedStdout()
   const write = options.write ?? stdout!.write
 
@@ -142,7 +173,8 @@ export function createObservability(config: Config, options: ObservabilityOption
 
   const record = (request: Request, app: AnyElysia, status: number, seconds: number, server: any) => {
     const method = request.method
-    const routed = existingExchange(request)?.route
+    const exchange = existingExchange(request)
+    const routed = exchange?.route
     const s = statsOf(method, routed ?? matchRoute(app, method, pathOf(request.url)))
     s.byStatus.set(status, (s.byStatus.get(status) ?? 0) + 1)
     s.sum += seconds
@@ -158,7 +190,7 @@ export function createObservability(config: Config, options: ObservabilityOption
       } catch {
         ip = undefined
       }
-      write(accessLine(method, pathOf(request.url), s.route, status, seconds, ip, request.headers.get('user-agent')))
+      write(accessLine(method, pathOf(request.url), s.route, status, seconds, exchange?.id ?? '-', exchange?.principal?.subject, ip, request.headers.get('user-agent')))
     }
   }
 
@@ -190,8 +222,10 @@ export function createObservability(config: Config, options: ObservabilityOption
     out.push('# HELP process_cpu_seconds_total User and system CPU time spent.', '# TYPE process_cpu_seconds_total counter', `process_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`)
     out.push('# HELP process_resident_memory_bytes Resident memory size.', '# TYPE process_resident_memory_bytes gauge', `process_resident_memory_bytes ${process.memoryUsage.rss()}`)
     out.push('# HELP process_start_time_seconds Start time of the process since the Unix epoch.', '# TYPE process_start_time_seconds gauge', `process_start_time_seconds ${startedAt}`)
-    const extra = options.collect?.()
-    if (extra) out.push(extra.trimEnd())
+    for (const collect of collectors) {
+      const extra = collect()
+      if (extra) out.push(extra.trimEnd())
+    }
     return out.join('\n') + '\n'
   }
 
@@ -199,16 +233,25 @@ export function createObservability(config: Config, options: ObservabilityOption
 
   /** The app maps every error to a problem; this is the last line, so the process never dies on input. */
   const internalError = (request: Request, e: unknown): Response => {
-    console.error(JSON.stringify({ level: 'error', msg: 'unhandled', path: pathOf(request.url), error: String((e as Error)?.stack ?? e) }))
-    return new Response(JSON.stringify(problemBody(internalProblem().problem, formOf(request, config.responseForm))), { status: 500, headers: { 'content-type': 'application/json', vary: 'X-Response-Form' } })
+    const id = existingExchange(request)?.id
+    console.error(JSON.stringify({ level: 'error', msg: 'unhandled', path: pathOf(request.url), request_id: id, error: String((e as Error)?.stack ?? e) }))
+    const { problem } = internalProblem()
+    if (id) problem.request_id = id
+    return new Response(JSON.stringify(problemBody(problem, formOf(request, config.responseForm))), { status: 500, headers: { 'content-type': 'application/json', vary: 'X-Response-Form' } })
   }
 
   // Not an async function: a promise chain only when the app's answer is one, and no extra frame per request.
   const wrap = (handle: Handle, app: AnyElysia): Handle => (request) => {
     const started = performance.now()
     inFlight++
+    const id = (exchangeOf(request).id = acceptedRequestId(request.headers.get(REQUEST_ID_HEADER)) ?? newRequestId())
     const done = (response: Response) => {
       inFlight--
+      try {
+        response.headers.set(REQUEST_ID_HEADER, id)
+      } catch {
+        // A response with immutable headers (none of ours) goes out without the echo.
+      }
       record(request, app, response.status, (performance.now() - started) / 1000, (app as any).server)
       return response
     }
@@ -222,5 +265,5 @@ export function createObservability(config: Config, options: ObservabilityOption
     return answer instanceof Promise ? answer.then(done, failed) : done(answer)
   }
 
-  return { plugin, wrap, render, flush: () => stdout?.flush() }
+  return { plugin, wrap, render, flush: () => stdout?.flush(), addCollector: (collect) => void collectors.push(collect) }
 }

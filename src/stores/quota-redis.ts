@@ -125,6 +125,14 @@ export function redisQuotaStore(url: string, options: RedisQuotaOptions = {}): Q
       const used = Number((await command('GET', [keyOf(subject, plan, window)])) ?? 0)
       return quotaState(plan, window, used, true)
     },
+    async check() {
+      try {
+        await command('PING', [])
+        return null
+      } catch (e) {
+        return (e as Error).message
+      }
+    },
     close() {
       closed = true
       client?.close()

@@ -31,6 +31,8 @@ export interface QuotaStore {
   /** The current state without spending anything. */
   peek(subject: string, plan: Plan, now?: number): Answer<QuotaState>
   close(): Promise<void> | void
+  /** For /readyz: null when the store answers, else why not (only stores that can be unreachable have it). */
+  check?(): Promise<string | null>
 }
 
 /** Start of the window holding `now` (ms), in Unix seconds. */

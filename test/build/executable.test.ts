@@ -13,6 +13,7 @@ import { readManifest, SOURCE_OUT_DIR } from '../../src/data/open.ts'
 import { domains } from '../../src/domains/index.ts'
 import pkg from '../../package.json' with { type: 'json' }
 import { PROBES } from './probes.ts'
+import { REQUEST_CHECKS, sendCheck } from './request-checks.ts'
 
 const COMPILE_SECONDS = 600
 const outDir = mkdtempSync(join(tmpdir(), 'almanac-compile-'))
@@ -55,7 +56,7 @@ describe('the compiled executable, alone in an empty folder', () => {
   })
 
   test('extracted the datasets on first start into the cache, keyed by content hash', () => {
-    expect(server.lines.some((l) => l.startsWith('datasets: extracting'))).toBe(true)
+    expect(server.lines.some((l) => l.includes('"msg":"datasets: extracting'))).toBe(true)
     const dir = join(box.cache, compiled.key)
     expect(JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))).toEqual(manifest)
     for (const f of compiled.files) expect(existsSync(join(dir, f.name))).toBe(true)
@@ -81,6 +82,28 @@ describe('the compiled executable, alone in an empty folder', () => {
       })
     }
   }
+
+  // The same table request-checks.test.ts runs against the source tree: bounds, 405, 413, fields, both forms, problems.
+  for (const c of REQUEST_CHECKS) {
+    test(`request check ${c.method} ${c.path.slice(0, 60)}: ${c.name}`, async () => {
+      const { res, body } = await sendCheck(server.url, SMOKE_KEY, c)
+      c.check(res, body)
+    })
+  }
+
+  test('help runs nothing: bare, --help, serve --help (no server), data extract --help (no extraction)', async () => {
+    const cache = join(box.dir, 'help-cache')
+    for (const args of [[], ['--help'], ['serve', '--help'], ['data', 'extract', '--help']]) {
+      const { stdout, stderr, code } = await run(box.exe, args, box.dir, sandboxEnv(box, { ALMANAC_DATA_DIR: cache }))
+      expect({ args, code }).toEqual({ args, code: 0 })
+      expect(stdout).toContain('usage')
+      expect(stderr).not.toContain('listening')
+    }
+    expect(existsSync(cache)).toBe(false)
+    const typo = await run(box.exe, ['serve', '--prot', '9000'], box.dir, sandboxEnv(box))
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toContain('did you mean --port?')
+  })
 
   test('GET /api/v1/meta/datasets lists the embedded datasets with licences and credit', async () => {
     const { status, body } = await api('GET', '/api/v1/meta/datasets')
@@ -141,7 +164,7 @@ describe('the compiled executable, alone in an empty folder', () => {
   test('a second start reuses the extracted datasets', async () => {
     const again = await start(box.exe, box.dir, sandboxEnv(box))
     try {
-      expect(again.lines.some((l) => l.startsWith('datasets: extracting'))).toBe(false)
+      expect(again.lines.some((l) => l.includes('datasets: extracting'))).toBe(false)
       expect((await fetch(`${again.url}/readyz`)).status).toBe(200)
     } finally {
       expect(await again.stop()).toBe(0)

@@ -96,7 +96,7 @@ describe('access log', () => {
     await fetch(server.url + '/api/v1/planets/%22quoted%22%5C', { headers: { 'x-api-key': TEST_KEY, 'user-agent': ua } })
     const [line] = server.log.slice(before)
     const parsed = JSON.parse(line!)
-    expect(Object.keys(parsed)).toEqual(['time', 'msg', 'method', 'path', 'route', 'status', 'duration_ms', 'ip', 'ua'])
+    expect(Object.keys(parsed)).toEqual(['time', 'msg', 'method', 'path', 'route', 'status', 'duration_ms', 'request_id', 'caller', 'ip', 'ua'])
     // The status is whatever the small test plan allows (404, or 429 once spent); the line is the point.
     expect(parsed).toEqual(expect.objectContaining({ msg: 'request', method: 'GET', path: '/api/v1/planets/%22quoted%22%5C', route: '/api/v1/planets/:name', status: expect.any(Number) }))
     expect(parsed.ua).toBe(ua.slice(0, 256))

@@ -20,6 +20,24 @@ test('a full disk at start: one line naming ALMANAC_STATE_DIR, exit 1, no stack 
   })
   const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()])
   expect(code).toBe(1)
-  expect(stderr).toContain(`almanac: ALMANAC_STATE_DIR: cannot open ${dir}/quota.sqlite`)
+  // The key database is opened first (before any dataset), so it is the one named.
+  expect(stderr).toContain(`almanac: ALMANAC_STATE_DIR: cannot open ${dir}/keys.sqlite`)
   expect(stderr).not.toMatch(/^\s+at /m)
+}, 30_000)
+
+test('a state dir that cannot be made (under a file), with the memory quota store: fatal at start, before datasets open', async () => {
+  const dir = tempDir()
+  const file = `${dir}/not-a-dir`
+  await Bun.write(file, 'x')
+  const child = Bun.spawn(['bun', 'src/main.ts', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+    cwd: ROOT,
+    env: { ...process.env, ALMANAC_STATE_DIR: `${file}/state`, ALMANAC_API_KEYS: 'state-key-0123456789', ALMANAC_ACCESS_LOG: 'false' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()])
+  expect(code).toBe(1)
+  expect(stderr.trim().split('\n')).toHaveLength(1)
+  expect(stderr).toContain(`almanac: ALMANAC_STATE_DIR: cannot open ${file}/state/keys.sqlite`)
+  expect(stderr).not.toContain('listening')
 }, 30_000)

@@ -106,29 +106,57 @@ const geoBuilder: DatasetBuilder = {
   },
 }
 
+/**
+ * A list file as parseListText reads it (one address, CIDR or `protocol://host:port` a line): the CSV
+ * tor-nodes publishes (`fingerprint, ipaddr, port`, the upstream of the mirror's Tor list) becomes its
+ * `ipaddr` column; anything else passes unchanged.
+ */
+export function listLines(text: string): string {
+  const lines = text.split('\n')
+  const column = lines[0]?.includes(',') ? lines[0].split(',').map((c) => c.trim().toLowerCase()).indexOf('ipaddr') : -1
+  if (column < 0) return text
+  return lines
+    .slice(1)
+    .map((l) => l.split(',')[column]?.trim() ?? '')
+    .join('\n')
+}
+
 const listsBuilder: DatasetBuilder = {
   id: 'ip-lists',
   sources: BUILTIN_LISTS.flatMap((l) => l.files),
+  // Enrichments: a list that cannot be had leaves its flag unavailable, never the domain down.
+  optional: BUILTIN_LISTS.flatMap((l) => l.files),
   artifacts: [LISTS_ARTIFACT],
-  revision: 1,
+  revision: 2,
   async build(ctx) {
     const v4: RawRange[] = []
     const v6: RawRange[] = []
     const counts: Record<string, number> = {}
+    const missing: string[] = []
     for (const [bit, list] of BUILTIN_LISTS.entries()) {
       for (const file of list.files) {
+        if (!ctx.has(file)) {
+          missing.push(file)
+          continue
+        }
         const src = await ctx.source(file)
-        const parsed = parseListText(readFileSync(src.path, 'utf8'), 1 << bit)
+        const parsed = parseListText(listLines(readFileSync(src.path, 'utf8')), 1 << bit)
         if (parsed.bad.length) ctx.log(`${file}: ${parsed.bad.length} unreadable lines skipped, first line ${parsed.bad[0]!.line}: ${parsed.bad[0]!.why}`)
         v4.push(...parsed.v4)
         v6.push(...parsed.v6)
-        counts[file] = parsed.v4.length + parsed.v6.length
+        // Distinct addresses and ranges: the upstream forms repeat them (one line per relay or per proxy port).
+        counts[file] = new Set([...parsed.v4.map((r) => `4:${r.start}-${r.end}`), ...parsed.v6.map((r) => `6:${r.start}-${r.end}`)]).size
       }
     }
     const table = flattenBitRanges(v4, v6)
     const labels = BUILTIN_LISTS.map((l, bit) => ({ bit, kind: l.kind, source: l.source }))
-    writeContainer(ctx.out(LISTS_ARTIFACT), { labels }, tableSections(table))
-    return { counts: { ...counts, ranges_ipv4: table.v4Value.length, ranges_ipv6: table.v6Value.length } }
+    // `unavailable`: the lists built without (every file of a list missing, or some of them).
+    const unavailable = BUILTIN_LISTS.filter((l) => l.files.some((f) => missing.includes(f))).map((l) => l.source)
+    writeContainer(ctx.out(LISTS_ARTIFACT), { labels, unavailable }, tableSections(table))
+    return {
+      counts: { ...counts, ranges_ipv4: table.v4Value.length, ranges_ipv6: table.v6Value.length },
+      ...(unavailable.length ? { notes: [`Built without ${unavailable.join(', ')}: those flags are never set by this build.`] } : {}),
+    }
   },
 }
 

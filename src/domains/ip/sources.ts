@@ -1,7 +1,7 @@
 /**
  * Upstream sources of the ip domain: MaxMind GeoLite2 City (location), ip-location-db ASN (network),
- * and the anonymity lists of the local mirror (Tor exits, X4BNet VPN and datacenter ranges, public
- * proxies). Operators may also bring their own MaxMind databases and list files (config `ip.*`).
+ * and the anonymity lists (Tor exits, X4BNet VPN and datacenter ranges, public proxies), from the mirror
+ * or their upstream URLs; the lists are optional: without them the domain serves, flags unavailable. Operators may also bring their own MaxMind databases and list files (config `ip.*`).
  */
 import type { Source } from '../../data/types.ts'
 
@@ -56,6 +56,10 @@ export const ipSources: Source[] = [
     date: '2026-08-22',
     mirror: 'ip-lists/tor-exit-nodes.2026-08-22.txt',
     sha256: '78aa0c75eef42bf7da929724405376035699d3dc44eff8ef74ded75926b698c8',
+    // The mirror keeps the unique `ipaddr` column of this CSV (mirror MANIFEST.json `upstream`); the
+    // builder reads either form. The CSV itself was never hashed here, so its download is not pinned.
+    url: 'https://raw.githubusercontent.com/alireza-rezaee/tor-nodes/47d10e9b196487735fecfcdb2a77cd85fbfb91ec/latest.exits.csv',
+    urlSha256: null,
     license: 'MIT (alireza-rezaee/tor-nodes); Tor relay data is public Tor network data',
     attribution: 'Tor exit relays: alireza-rezaee/tor-nodes (https://github.com/alireza-rezaee/tor-nodes), MIT licence.',
   },
@@ -101,6 +105,10 @@ export const ipSources: Source[] = [
     date: '2026-08-22',
     mirror: 'ip-lists/public-proxy-ips-monosans.2026-08-22.txt',
     sha256: '14ff2f89ed2d3bef7c92669fae9de4f87ba01e0faaf343ed20bfcf0620f40549',
+    // The mirror keeps the unique hosts of this `protocol://host:port` list; the mirror's copy of the
+    // list itself (public-proxies-monosans.2026-08-22.txt) has this sha256.
+    url: 'https://raw.githubusercontent.com/monosans/proxy-list/e576324d0ed0bb582117332a5e3daeee0bb1ac9b/proxies/all.txt',
+    urlSha256: 'bff5e7647e5d28376daa0128d2e9603b60ac0cf22202987b475237b9f957c8c6',
     license: 'MIT (monosans/proxy-list)',
     attribution: 'Public proxies: monosans/proxy-list (https://github.com/monosans/proxy-list), MIT licence; checked-working open proxies at one hour, very volatile.',
   },

@@ -1,0 +1,47 @@
+/** What `almanac --help` and `almanac <command> --help` print. */
+import { settingOptions } from '../config.ts'
+import { DATA_USAGE } from './data.ts'
+import { KEYS_USAGE } from './keys.ts'
+import { VERSION_USAGE } from './version.ts'
+
+export const MAIN_USAGE = `almanac: a self-hosted utility data API
+
+usage: almanac <command> [options]
+
+commands:
+  serve      start the HTTP server on the built datasets
+  start      build the datasets that can be built here, then serve (source tree; what failed is reported)
+  data       build | fetch | verify | extract datasets
+  keys       create | list | revoke API keys
+  version    the app's and each dataset's version (--json)
+  help       this text; \`almanac help <command>\` or \`almanac <command> --help\` for one command
+
+Settings come from ALMANAC_* environment variables, a JSON file (--config) and flags; README.md lists them.`
+
+const flagList = () =>
+  Object.keys(settingOptions())
+    .map((f) => `--${f}`)
+    .join(' ')
+
+export const SERVE_USAGE = `usage: almanac serve [--port N] [--host ADDR] [--config FILE.json] [flags]
+
+Serves /api/v1 on the built datasets (datasets/out, ALMANAC_DATA_DIR, or those inside the executable).
+A domain whose datasets are missing answers 503 naming them; /readyz says which.
+flags: ${flagList()} (each also an ALMANAC_* variable; README.md, Configuration)`
+
+export const START_USAGE = `usage: almanac start [serve flags]
+
+First run from a checkout: \`almanac data build\` (from ALMANAC_MIRROR, npm packages, system files and
+upstream URLs), then \`almanac serve\`. Datasets that cannot be built are reported and their domains answer
+503; everything else is served. In the executable, the same as serve.`
+
+const TOPICS = new Map<string, () => string>([
+  ['serve', () => SERVE_USAGE],
+  ['start', () => START_USAGE],
+  ['data', () => DATA_USAGE],
+  ['keys', () => KEYS_USAGE],
+  ['version', () => VERSION_USAGE],
+  ['help', () => MAIN_USAGE],
+])
+
+export const usageOf = (topic: string): string | undefined => TOPICS.get(topic)?.()

@@ -1,0 +1,37 @@
+/**
+ * Where a source's upstream file is downloaded from, and where it sits in a mirror folder. Shared by
+ * `almanac data build` (downloads into `datasets/out/.downloads`) and `almanac data fetch --to DIR`
+ * (downloads into a folder laid out like the mirror, for building on a machine without internet).
+ *
+ * `ALMANAC_UPSTREAM_BASE` redirects every download: `https://host/path` is fetched from
+ * `<base>/host/path` instead (an internal proxy or a static copy of the upstreams; the tests serve
+ * fixture files on loopback this way). Nothing else about the source changes: pins are still checked.
+ */
+import { basename } from 'node:path'
+import type { Source } from './types.ts'
+
+export const UPSTREAM_BASE_ENV = 'ALMANAC_UPSTREAM_BASE'
+
+/** The URL actually fetched for a declared upstream URL. */
+export function upstreamUrl(url: string, base: string | undefined = process.env[UPSTREAM_BASE_ENV] || undefined): string {
+  if (!base) return url
+  const u = new URL(url)
+  return `${base.replace(/\/+$/, '')}/${u.host}${u.pathname}${u.search}`
+}
+
+/** Whether the URL serves the very file the mirror holds (same pinned sha256). */
+export const urlServesMirrorFile = (source: Source): boolean => !!source.mirror && source.urlSha256 === undefined && !!source.sha256
+
+/**
+ * Path of the downloaded file inside a mirror folder: the mirror path itself when the URL serves that
+ * file; otherwise `upstream/<id>/<file name>` (the raw upstream form a mirror file was derived from, or
+ * the archive a mirror folder was unpacked from), which the build also looks for.
+ */
+export function mirrorPathOfUrl(source: Source): string | undefined {
+  if (!source.url) return undefined
+  if (urlServesMirrorFile(source)) return source.mirror
+  return `upstream/${source.id}/${basename(new URL(source.url).pathname) || 'download'}`
+}
+
+/** The sha256 the file at `url` must have, or undefined when none is pinned. */
+export const urlPin = (source: Source): string | undefined => (source.urlSha256 === undefined ? source.sha256 : (source.urlSha256 ?? undefined))
