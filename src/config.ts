@@ -74,6 +74,23 @@ export interface Config {
     proxyListFiles: string[]
     hostingListFiles: string[]
   }
+  email: {
+    /** DNS servers as host or host:port; empty means the system's (/etc/resolv.conf). */
+    dnsServers: string[]
+    /** Deadline for one domain's whole MX check (MX, then A/AAAA), in milliseconds. */
+    dnsTimeoutMs: number
+    /** One RDAP base URL for every domain (`GET {base}domain/{name}`); unset uses the bootstrap. */
+    rdapUrl?: string
+    /** An IANA RDAP bootstrap file (dns.json) to use instead of the shipped one. */
+    rdapBootstrap?: string
+    /** Deadline for one RDAP lookup, in milliseconds. */
+    rdapTimeoutMs: number
+    /** No DNS or RDAP at request time (air-gapped servers): those checks answer "unknown". */
+    offline: boolean
+    /** Operator list files (one domain a line), reloaded on SIGHUP. */
+    allowListFiles: string[]
+    denyListFiles: string[]
+  }
 }
 
 export class ConfigError extends Error {
@@ -157,6 +174,19 @@ const quotaStore: Parser = (raw, name) => {
   return fail(name, `expected memory, sqlite or a redis:// URL, got ${JSON.stringify(s)}`)
 }
 
+/** An http(s) URL, kept with a trailing slash so `{base}domain/{name}` joins cleanly. */
+const httpUrl: Parser = (raw, name) => {
+  const s = text(raw, name) as string
+  let url: URL
+  try {
+    url = new URL(s)
+  } catch {
+    return fail(name, `expected an http(s) URL, got ${JSON.stringify(s)}`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(name, `expected an http(s) URL, got ${JSON.stringify(s)}`)
+  return s.endsWith('/') ? s : s + '/'
+}
+
 interface Setting {
   /** Dotted path in Config and in the config file. */
   path: string
@@ -211,6 +241,14 @@ const SETTINGS: Setting[] = [
   S('ip.vpnListFiles', list, 'ALMANAC_IP_VPN_LISTS'),
   S('ip.proxyListFiles', list, 'ALMANAC_IP_PROXY_LISTS'),
   S('ip.hostingListFiles', list, 'ALMANAC_IP_HOSTING_LISTS'),
+  S('email.dnsServers', list, 'ALMANAC_EMAIL_DNS_SERVERS'),
+  S('email.dnsTimeoutMs', integer(50, 60000), 'ALMANAC_EMAIL_DNS_TIMEOUT_MS'),
+  S('email.rdapUrl', httpUrl, 'ALMANAC_EMAIL_RDAP_URL'),
+  S('email.rdapBootstrap', text, 'ALMANAC_EMAIL_RDAP_BOOTSTRAP'),
+  S('email.rdapTimeoutMs', integer(50, 60000), 'ALMANAC_EMAIL_RDAP_TIMEOUT_MS'),
+  S('email.offline', boolean, 'ALMANAC_EMAIL_OFFLINE'),
+  S('email.allowListFiles', list, 'ALMANAC_EMAIL_ALLOW_LISTS'),
+  S('email.denyListFiles', list, 'ALMANAC_EMAIL_DENY_LISTS'),
 ]
 
 export const DEFAULTS: Config = {
@@ -241,6 +279,7 @@ export const DEFAULTS: Config = {
     argon2MaxParallelism: 8,
   },
   ip: { torListFiles: [], vpnListFiles: [], proxyListFiles: [], hostingListFiles: [] },
+  email: { dnsServers: [], dnsTimeoutMs: 2000, rdapTimeoutMs: 3000, offline: false, allowListFiles: [], denyListFiles: [] },
 }
 
 const setPath = (obj: any, path: string, value: unknown) => {

@@ -1,9 +1,10 @@
 /** Every domain the server mounts, in the order their routes are registered. */
 import type { Domain } from './types.ts'
 import countries from './countries/index.ts'
+import email from './email/index.ts'
 import hash from './hash/index.ts'
 import ip from './ip/index.ts'
 import postal from './postal/index.ts'
 import timezones from './timezones/index.ts'
 
-export const domains: Domain[] = [hash, timezones, countries, postal, ip]
+export const domains: Domain[] = [hash, timezones, countries, postal, ip, email]

@@ -1,0 +1,90 @@
+/**
+ * A set of domain names with a small bitmask each (which lists hold the name), stored as flat arrays:
+ * the names' bytes back to back, their offsets, their masks, and an open-addressing hash table of
+ * indexes. Opening is a few typed-array views over the artifact (no per-name objects on the heap), and a
+ * lookup hashes the JS string's code units and compares bytes: no allocation, millions per second.
+ * Names are lower-case ASCII (A-labels), so one code unit is one byte.
+ */
+
+export interface DomainTable {
+  names: Uint8Array
+  /** n + 1 entries: name i is names[offsets[i] .. offsets[i + 1]). */
+  offsets: Uint32Array
+  masks: Uint8Array
+  /** Power-of-two length; 0 is empty, otherwise index + 1. */
+  slots: Uint32Array
+}
+
+/** FNV-1a over code units (ASCII names: the same as over bytes). */
+function hashOf(s: string, from: number, to: number): number {
+  let h = 0x811c9dc5
+  for (let i = from; i < to; i++) {
+    h ^= s.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
+  }
+  return h >>> 0
+}
+
+function hashBytes(b: Uint8Array, from: number, to: number): number {
+  let h = 0x811c9dc5
+  for (let i = from; i < to; i++) {
+    h ^= b[i]!
+    h = Math.imul(h, 0x01000193)
+  }
+  return h >>> 0
+}
+
+/** Builds the table from name -> mask (names already lower-case ASCII). */
+export function buildDomainTable(entries: Map<string, number>): DomainTable {
+  const sorted = [...entries.keys()].sort()
+  const encoder = new TextEncoder()
+  const total = sorted.reduce((n, name) => n + name.length, 0)
+  const names = new Uint8Array(total)
+  const offsets = new Uint32Array(sorted.length + 1)
+  const masks = new Uint8Array(sorted.length)
+  let at = 0
+  sorted.forEach((name, i) => {
+    offsets[i] = at
+    names.set(encoder.encode(name), at)
+    at += name.length
+    masks[i] = entries.get(name)!
+  })
+  offsets[sorted.length] = at
+  let size = 1
+  while (size < sorted.length * 2) size <<= 1
+  const slots = new Uint32Array(Math.max(size, 2))
+  const mask = slots.length - 1
+  for (let i = 0; i < sorted.length; i++) {
+    let slot = hashBytes(names, offsets[i]!, offsets[i + 1]!) & mask
+    while (slots[slot] !== 0) slot = (slot + 1) & mask
+    slots[slot] = i + 1
+  }
+  return { names, offsets, masks, slots }
+}
+
+/**
+ * The mask of `s.slice(from, to)` (a lower-case ASCII name), or 0 when the table does not hold it.
+ * Taking a range lets callers try a name's parents without slicing strings.
+ */
+export function maskOf(t: DomainTable, s: string, from = 0, to = s.length): number {
+  const length = to - from
+  const mask = t.slots.length - 1
+  let slot = hashOf(s, from, to) & mask
+  for (;;) {
+    const entry = t.slots[slot]!
+    if (entry === 0) return 0
+    const i = entry - 1
+    const start = t.offsets[i]!
+    if (t.offsets[i + 1]! - start === length) {
+      let j = 0
+      while (j < length && t.names[start + j] === s.charCodeAt(from + j)) j++
+      if (j === length) return t.masks[i]!
+    }
+    slot = (slot + 1) & mask
+  }
+}
+
+/** The name at index i (for tests and diagnostics). */
+export const nameAt = (t: DomainTable, i: number) => new TextDecoder().decode(t.names.subarray(t.offsets[i], t.offsets[i + 1]))
+
+export const tableSize = (t: DomainTable) => t.masks.length
