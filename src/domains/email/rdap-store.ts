@@ -79,18 +79,27 @@ export function redisRdapStore(url: string, log: (line: string) => void, timeout
   let client: RedisClient | null = null
   let downUntil = 0
   let warned = false
-  const connection = () => (client ??= new RedisClient(url, { enableOfflineQueue: false, connectionTimeout: timeoutMs, autoReconnect: true }))
+  const connection = async () => {
+    if (client?.connected) return client
+    client?.close()
+    client = new RedisClient(url, { enableOfflineQueue: false, connectionTimeout: timeoutMs, autoReconnect: false })
+    await client.connect()
+    return client
+  }
   const run = async <T>(what: string, fn: (c: RedisClient) => Promise<T>): Promise<T | null> => {
     if (Date.now() < downUntil) return null
     let timer: Timer | undefined
     try {
-      return await Promise.race([
-        fn(connection()),
+      const result = await Promise.race([
+        connection().then(fn),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error(`${what} took longer than ${timeoutMs} ms`)), timeoutMs)
         }),
       ])
+      warned = false
+      return result
     } catch (e) {
+      // Back off a few seconds: a down cache must not add its timeout to every lookup.
       downUntil = Date.now() + 5000
       if (!warned) log(`RDAP cache in Redis unreachable, lookups go to RDAP directly: ${(e as Error).message}`)
       warned = true
