@@ -117,7 +117,7 @@ export const emailBuilders: DatasetBuilder[] = [
     id: 'email-lists',
     sources: BUILTIN_LISTS.map((l) => l.source),
     artifacts: [LISTS_ARTIFACT],
-    revision: 1,
+    revision: 3,
     build,
   },
 ]

@@ -11,7 +11,11 @@ export interface DomainTable {
   /** n + 1 entries: name i is names[offsets[i] .. offsets[i + 1]). */
   offsets: Uint32Array
   masks: Uint8Array
-  /** Power-of-two length; 0 is empty, otherwise index + 1. */
+  /**
+   * Pairs (entry, hash), a power-of-two count of them: entry 0 is empty, otherwise index + 1; hash is the
+   * name's full hash, so a probe that meets another name is told apart in the same cache line, without
+   * touching the offsets and names (two more cache misses on a table this size).
+   */
   slots: Uint32Array
 }
 
@@ -52,12 +56,15 @@ export function buildDomainTable(entries: Map<string, number>): DomainTable {
   offsets[sorted.length] = at
   let size = 1
   while (size < sorted.length * 2) size <<= 1
-  const slots = new Uint32Array(Math.max(size, 2))
-  const mask = slots.length - 1
+  const count = Math.max(size, 2)
+  const slots = new Uint32Array(count * 2)
+  const mask = count - 1
   for (let i = 0; i < sorted.length; i++) {
-    let slot = hashBytes(names, offsets[i]!, offsets[i + 1]!) & mask
-    while (slots[slot] !== 0) slot = (slot + 1) & mask
-    slots[slot] = i + 1
+    const h = hashBytes(names, offsets[i]!, offsets[i + 1]!)
+    let slot = h & mask
+    while (slots[slot * 2] !== 0) slot = (slot + 1) & mask
+    slots[slot * 2] = i + 1
+    slots[slot * 2 + 1] = h
   }
   return { names, offsets, masks, slots }
 }
@@ -68,17 +75,20 @@ export function buildDomainTable(entries: Map<string, number>): DomainTable {
  */
 export function maskOf(t: DomainTable, s: string, from = 0, to = s.length): number {
   const length = to - from
-  const mask = t.slots.length - 1
-  let slot = hashOf(s, from, to) & mask
+  const mask = (t.slots.length >>> 1) - 1
+  const h = hashOf(s, from, to)
+  let slot = h & mask
   for (;;) {
-    const entry = t.slots[slot]!
+    const entry = t.slots[slot * 2]!
     if (entry === 0) return 0
-    const i = entry - 1
-    const start = t.offsets[i]!
-    if (t.offsets[i + 1]! - start === length) {
-      let j = 0
-      while (j < length && t.names[start + j] === s.charCodeAt(from + j)) j++
-      if (j === length) return t.masks[i]!
+    if (t.slots[slot * 2 + 1] === h) {
+      const i = entry - 1
+      const start = t.offsets[i]!
+      if (t.offsets[i + 1]! - start === length) {
+        let j = 0
+        while (j < length && t.names[start + j] === s.charCodeAt(from + j)) j++
+        if (j === length) return t.masks[i]!
+      }
     }
     slot = (slot + 1) & mask
   }

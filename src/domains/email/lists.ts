@@ -56,6 +56,8 @@ export interface ListVerdict {
   allowed: boolean
 }
 
+const CLEAN: ListVerdict = Object.freeze({ disposable: false, disposableMatch: null, disposableLists: [], free: false, abuse: false, abuseSources: [], allowed: false })
+
 const sourcesOf = (labels: readonly ListLabel[], mask: number, kindBits: number) => {
   const out: string[] = []
   for (const l of labels) if (mask & kindBits & (1 << l.bit)) out.push(l.source)
@@ -91,9 +93,11 @@ export class EmailLists {
     const hostMask = maskOf(this.table, host)
     let disposableMask = 0
     let disposableMatch: string | null = null
+    let registrableMask = -1
     // Parents are tried most specific first, without slicing: maskOf takes a range of `host`.
     for (let i = 0; ; ) {
       const m = i === 0 ? hostMask : maskOf(this.table, host, i)
+      if (host.length - i === floor) registrableMask = m
       if (m & DISPOSABLE_BITS) {
         disposableMask = m
         disposableMatch = i === 0 ? host : host.slice(i)
@@ -104,7 +108,10 @@ export class EmailLists {
       i = dot + 1
     }
     let abuseMask = hostMask & ABUSE_BITS
-    if (!abuseMask && registrable && registrable !== host) abuseMask = maskOf(this.table, registrable) & ABUSE_BITS
+    if (!abuseMask && registrable && registrable !== host) abuseMask = (registrableMask >= 0 ? registrableMask : maskOf(this.table, registrable)) & ABUSE_BITS
+    const { allow, deny } = this.operator
+    // Most addresses are on no list: one shared answer, no allocation.
+    if (!disposableMatch && !abuseMask && !(hostMask & FREE_BIT) && !allow.size && !deny.size) return CLEAN
     const verdict: ListVerdict = {
       disposable: disposableMatch !== null,
       disposableMatch,
@@ -114,7 +121,6 @@ export class EmailLists {
       abuseSources: abuseMask ? sourcesOf(this.labels, abuseMask, ABUSE_BITS) : [],
       allowed: false,
     }
-    const { allow, deny } = this.operator
     if (allow.size || deny.size) {
       if (walkMap(allow, host, floor)) {
         verdict.allowed = true
