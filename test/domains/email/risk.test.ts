@@ -10,7 +10,9 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { emailDomain } from '../../../src/domains/email/index.ts'
 import { mailcheckerDomains } from '../../../src/domains/email/build.ts'
+import { BareItemSchema, BareSchema, EnvelopedItemSchema, EnvelopedSchema } from '../../../src/domains/email/present.ts'
 import { POINTS, score, tierOf } from '../../../src/domains/email/score.ts'
+import { Value } from '@sinclair/typebox/value'
 import { testApp, type TestApp } from '../../support/app.ts'
 import { MIRROR } from '../../support/mirror.ts'
 import { tempDirs } from '../../support/temp.ts'
@@ -287,6 +289,18 @@ describe('forms and fields', () => {
     expect(d.checks.syntax).toEqual({ valid: true, reason: null, normalized: 'δοκιμή@xn--hxajbheg2az3al.xn--jxalpdlp' })
     expect(d.checks.mx_record.reason).toBe('nxdomain')
   })
+})
+
+test('answers match the response schemas published in the OpenAPI document', async () => {
+  const emails = ['a@old.test', 'bad', `b@${DISPOSABLE}`, 'c@slowdns.test', 'user@[192.0.2.1]', `d@${ABUSE}`, `e@${FREE}`, 'f@young.test', 'δοκιμή@παράδειγμα.δοκιμή', 'g@nullmx.test']
+  for (const email of emails) {
+    expect(Value.Errors(EnvelopedSchema, await risk(email)).First()).toBeUndefined()
+    expect(Value.Errors(BareSchema, await risk(email, 'bare')).First()).toBeUndefined()
+  }
+  const a = await app.json('POST', '/api/v1/email/risk/bulk', { body: { emails } })
+  for (const item of a.body.data) expect(Value.Check(EnvelopedItemSchema, item)).toBe(true)
+  const b = await app.json('POST', '/api/v1/email/risk/bulk', { body: { emails }, form: 'bare' })
+  for (const item of b.body.results) expect(Value.Check(BareItemSchema, item)).toBe(true)
 })
 
 describe('bulk', () => {
