@@ -176,7 +176,8 @@ export function decodeAnswer(msg: Buffer, id: number, name: string, type: number
 /** One question to one server, answered within `ms` or rejected. */
 function ask(server: DnsServer, name: string, type: number, ms: number): Promise<DnsAnswer> {
   return new Promise((resolve, reject) => {
-    const id = (Math.random() * 0x10000) | 0
+    // Unpredictable ids (with the OS's random source port): a blind spoofed answer must guess both.
+    const id = crypto.getRandomValues(new Uint16Array(1))[0]!
     const socket = createSocket(isIP(server.host) === 6 ? 'udp6' : 'udp4')
     let done = false
     const finish = (err: Error | null, answer?: DnsAnswer) => {

@@ -86,6 +86,14 @@ export function rdapClient(options: RdapOptions): RdapClient {
   const { baseUrl, bootstrap, timeoutMs, store, now, log } = options
   const memory = new TtlCache<RdapResult>(20_000, 4 * 2 ** 20, now)
   const inflight = new Map<string, Promise<RdapResult>>()
+  // One log line per kind of failure a minute: an RDAP outage must not write a line per address.
+  const lastLogged = new Map<RdapReason, number>()
+  const logFailure = (domain: string, reason: RdapReason) => {
+    const at = now()
+    if ((lastLogged.get(reason) ?? -Infinity) > at - 60_000) return
+    lastLogged.set(reason, at)
+    log(`RDAP lookups failing (${reason}), e.g. ${domain}; such answers report domain_age as unknown`)
+  }
 
   const fetchRecord = async (domain: string, base: string): Promise<RdapResult> => {
     const signal = AbortSignal.timeout(timeoutMs)
@@ -127,7 +135,7 @@ export function rdapClient(options: RdapOptions): RdapClient {
       const value: StoredRdap = { status: result.status, registered: result.registered }
       const at = now()
       await store.set(domain, value, at + (result.status === 'found' ? FOUND_TTL_MS : NOT_FOUND_TTL_MS), at)
-    } else if (result.reason !== 'rdap_timeout') log(`RDAP ${domain}: ${result.reason}`)
+    } else logFailure(domain, result.reason!)
     return result
   }
 
