@@ -58,6 +58,8 @@ const minTtl = (answers: DnsAnswer[], type: number[]) => {
 
 export interface MxChecker {
   check(domain: string): Promise<MxResult>
+  /** The cached answer, if any: lets a warm request skip the promise and timer machinery. */
+  cached(domain: string): MxResult | undefined
 }
 
 export function mxChecker(options: { servers: readonly DnsServer[]; timeoutMs: number; now: () => number; cacheEntries?: number }): MxChecker {
@@ -102,6 +104,7 @@ export function mxChecker(options: { servers: readonly DnsServer[]; timeoutMs: n
   }
 
   return {
+    cached: (domain) => cache.get(domain),
     check(domain) {
       const hit = cache.get(domain)
       if (hit) return Promise.resolve(hit)

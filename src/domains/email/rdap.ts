@@ -49,6 +49,8 @@ export interface RdapOptions {
 
 export interface RdapClient {
   lookup(domain: string): Promise<RdapResult>
+  /** The answer in the memory cache, if any (the store is not asked). */
+  cached(domain: string): RdapResult | undefined
 }
 
 const unknown = (reason: RdapReason): RdapResult => ({ status: 'unknown', registered: null, reason })
@@ -140,6 +142,7 @@ export function rdapClient(options: RdapOptions): RdapClient {
   }
 
   return {
+    cached: (domain) => memory.get(domain),
     lookup(domain) {
       const hit = memory.get(domain)
       if (hit) return Promise.resolve(hit)

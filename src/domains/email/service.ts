@@ -13,7 +13,7 @@ import { parseServer, systemServers, type DnsServer } from './dns.ts'
 import { EmailLists, loadOperatorLists, type ListLabel, type ListVerdict } from './lists.ts'
 import { mxChecker, unknownMx, type MxChecker, type MxResult } from './mx.ts'
 import { loadBootstrap, type RdapBootstrap } from './rdap-bootstrap.ts'
-import { rdapClient, type RdapClient, type RdapReason } from './rdap.ts'
+import { rdapClient, type RdapClient, type RdapReason, type RdapResult } from './rdap.ts'
 import { redisRdapStore, sqliteRdapStore, type RdapStore } from './rdap-store.ts'
 import { score, type RiskFactor, type RiskTier } from './score.ts'
 import { parseMailbox, type SyntaxReason } from './syntax.ts'
@@ -73,6 +73,8 @@ export interface EmailServiceOptions {
   log?: (line: string) => void
 }
 
+const OFFLINE_MX = Object.freeze(unknownMx('offline'))
+
 const NO_LISTS: ListVerdict = Object.freeze({ disposable: false, disposableMatch: null, disposableLists: [], free: false, abuse: false, abuseSources: [], allowed: false }) as ListVerdict
 
 /** Resolves `p`, or `fallback()` once `ms` have passed: no slow service holds a request past its deadline. */
@@ -109,17 +111,24 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
   const store: RdapStore = /^rediss?:\/\//.test(config.quotaStore) ? redisRdapStore(config.quotaStore, log) : sqliteRdapStore(config.stateDir, log)
   const rdap: RdapClient = rdapClient({ baseUrl: email.rdapUrl, bootstrap, timeoutMs: email.rdapTimeoutMs, store, now, log })
 
-  const checkMx = (domain: string): Promise<MxResult> => {
-    if (email.offline) return Promise.resolve(unknownMx('offline'))
-    return within(mx.check(domain), email.dnsTimeoutMs + DEADLINE_SLACK_MS, () => unknownMx('dns_timeout'))
+  // Each check answers from its cache synchronously when it can (a warm request then costs no promise,
+  // timer or race), else starts the lookup held to its deadline.
+  const checkMx = (domain: string): MxResult | Promise<MxResult> => {
+    if (email.offline) return OFFLINE_MX
+    return mx.cached(domain) ?? within(mx.check(domain), email.dnsTimeoutMs + DEADLINE_SLACK_MS, () => unknownMx('dns_timeout'))
   }
 
-  const checkAge = async (registrable: string | null): Promise<DomainAge> => {
-    if (!registrable) return { domain: null, ageDays: null, registered: null, source: null, reason: 'no_registrable_domain' }
-    if (email.offline) return { domain: registrable, ageDays: null, registered: null, source: null, reason: 'offline' }
-    const r = await within(rdap.lookup(registrable), email.rdapTimeoutMs + DEADLINE_SLACK_MS, () => ({ status: 'unknown' as const, registered: null, reason: 'rdap_timeout' as const }))
+  const ageOf = (registrable: string, r: RdapResult): DomainAge => {
     const ageDays = r.registered ? Math.max(0, Math.floor((now() - Date.parse(r.registered)) / DAY_MS)) : null
     return { domain: registrable, ageDays, registered: r.registered, source: r.status === 'unknown' ? null : 'rdap', reason: r.reason }
+  }
+
+  const checkAge = (registrable: string | null): DomainAge | Promise<DomainAge> => {
+    if (!registrable) return { domain: null, ageDays: null, registered: null, source: null, reason: 'no_registrable_domain' }
+    if (email.offline) return { domain: registrable, ageDays: null, registered: null, source: null, reason: 'offline' }
+    const hit = rdap.cached(registrable)
+    if (hit) return ageOf(registrable, hit)
+    return within(rdap.lookup(registrable), email.rdapTimeoutMs + DEADLINE_SLACK_MS, (): RdapResult => ({ status: 'unknown', registered: null, reason: 'rdap_timeout' })).then((r) => ageOf(registrable, r))
   }
 
   const assess = async (input: string): Promise<Assessment> => {
@@ -155,7 +164,10 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
     const domain = mailbox.domain
     const registrable = getDomain(domain)
     const verdict = lists.check(domain, registrable)
-    const [mxResult, age] = await Promise.all([checkMx(domain), checkAge(registrable)])
+    const mxNow = checkMx(domain)
+    const ageNow = checkAge(registrable)
+    const mxResult = mxNow instanceof Promise ? await mxNow : mxNow
+    const age = ageNow instanceof Promise ? await ageNow : ageNow
     const s = score({ validSyntax: true, mx: mxResult.valid, disposable: verdict.disposable, ageDays: age.ageDays, abuse: verdict.abuse, free: verdict.free })
     const unknown: Assessment['unknown'] = []
     if (mxResult.valid === null) unknown.push('mx_record')
