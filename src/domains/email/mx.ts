@@ -21,6 +21,7 @@ export type MxReason =
   | 'dns_bad_answer'
   | 'dns_truncated'
   | 'address_literal'
+  | 'dns_busy'
 
 export interface MxResult {
   /** true: mail can be delivered (MX, or an address as implicit MX); false: it cannot; null: unknown. */
@@ -38,6 +39,8 @@ export interface MxResult {
 }
 
 export const MAX_MX_HOSTS = 10
+/** Domains looked up at once; beyond, a check is unknown (`dns_busy`) instead of opening more sockets. */
+export const MAX_INFLIGHT = 512
 const MAX_TTL_MS = 3600_000
 const DEFAULT_NEGATIVE_TTL_S = 300
 
@@ -62,7 +65,8 @@ export interface MxChecker {
   cached(domain: string): MxResult | undefined
 }
 
-export function mxChecker(options: { servers: readonly DnsServer[]; timeoutMs: number; now: () => number; cacheEntries?: number }): MxChecker {
+export function mxChecker(options: { servers: readonly DnsServer[]; timeoutMs: number; now: () => number; cacheEntries?: number; maxInflight?: number }): MxChecker {
+  const maxInflight = options.maxInflight ?? MAX_INFLIGHT
   const { servers, timeoutMs, now } = options
   const cache = new TtlCache<MxResult>(options.cacheEntries ?? 20_000, 8 * 2 ** 20, now)
   const inflight = new Map<string, Promise<MxResult>>()
@@ -110,6 +114,7 @@ export function mxChecker(options: { servers: readonly DnsServer[]; timeoutMs: n
       if (hit) return Promise.resolve(hit)
       let pending = inflight.get(domain)
       if (!pending) {
+        if (inflight.size >= maxInflight) return Promise.resolve(unknownMx('dns_busy'))
         pending = lookup(domain)
           .then(({ result, ttlMs }) => {
             cache.set(domain, result, ttlMs, 64 + result.hosts.reduce((n, h) => n + 2 * h.length + 16, 0))

@@ -22,6 +22,7 @@ export type RdapReason =
   | 'rdap_bad_answer'
   | 'rdap_rate_limited'
   | 'rdap_server_error'
+  | 'rdap_busy'
 
 export interface RdapResult {
   /** found: the registry answered with a record; not_found: 404; unknown: no answer. */
@@ -36,6 +37,8 @@ export const NOT_FOUND_TTL_MS = 3600_000
 const FAILURE_TTL_MS = 60_000
 /** Largest RDAP answer read; registries answer a few kilobytes. */
 export const MAX_BODY_BYTES = 512 * 1024
+/** Lookups at once; beyond, the age is unknown (`rdap_busy`): registries rate-limit, and sockets are finite. */
+export const MAX_INFLIGHT = 128
 
 export interface RdapOptions {
   /** One base URL for every domain, ending in `/`. */
@@ -45,6 +48,7 @@ export interface RdapOptions {
   store: RdapStore
   now: () => number
   log: (line: string) => void
+  maxInflight?: number
 }
 
 export interface RdapClient {
@@ -148,6 +152,7 @@ export function rdapClient(options: RdapOptions): RdapClient {
       if (hit) return Promise.resolve(hit)
       let pending = inflight.get(domain)
       if (!pending) {
+        if (inflight.size >= (options.maxInflight ?? MAX_INFLIGHT)) return Promise.resolve(unknown('rdap_busy'))
         pending = lookup(domain)
           .then((r) => {
             const ttl = r.status === 'found' ? FOUND_TTL_MS : r.status === 'not_found' ? NOT_FOUND_TTL_MS : r.reason === 'no_rdap_server' ? FOUND_TTL_MS : FAILURE_TTL_MS

@@ -16,6 +16,8 @@ export interface Zone {
   slow?: boolean
   /** Answered with SERVFAIL (rcode 2). */
   servfail?: boolean
+  /** Answered with the query's id and question followed by bytes that are not records. */
+  garbage?: boolean
 }
 
 const TYPE = { A: 1, MX: 15, AAAA: 28 } as const
@@ -79,6 +81,11 @@ export async function startDnsServer(zones: Record<string, Zone>): Promise<DnsSe
     queries.set(key, (queries.get(key) ?? 0) + 1)
     const zone = table.get(name)
     if (zone?.slow) return
+    if (zone?.garbage) {
+      const junk = Buffer.from([...msg.subarray(0, 2), 0x84, 0x00, 0, 1, 0, 5, 0, 0, 0, 0, ...msg.subarray(12, end + 4), 0xc0, 0xff, 0xff, 0x3f, 1, 2, 3])
+      socket.send(junk, peer.port, peer.address)
+      return
+    }
     const question = [...msg.subarray(12, end + 4)]
     const answers: number[][] = []
     const ttl = zone?.ttl ?? 300

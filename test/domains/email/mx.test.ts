@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createSocket } from 'node:dgram'
 import { mxChecker } from '../../../src/domains/email/mx.ts'
-import { parseServer } from '../../../src/domains/email/dns.ts'
+import { decodeAnswer, DnsError, parseServer } from '../../../src/domains/email/dns.ts'
+import { rng } from '../../support/random.ts'
 import { startDnsServer, type DnsServer } from './dns-server.ts'
 
 let dns: DnsServer
@@ -19,6 +20,7 @@ beforeAll(async () => {
     'empty.test': {},
     'slow.test': { slow: true },
     'fail.test': { servfail: true },
+    'garbage.test': { garbage: true },
   })
 })
 afterAll(() => dns.close())
@@ -114,4 +116,32 @@ test('the cache is bounded in entries', async () => {
   const before = dns.queries.get('mx.test MX')!
   await mx.check('mx.test')
   expect(dns.queries.get('mx.test MX')).toBe(before + 1)
+})
+
+test('an unreadable answer is unknown (dns_bad_answer)', async () => {
+  expect(await checker().check('garbage.test')).toMatchObject({ valid: null, reason: 'dns_bad_answer' })
+})
+
+test('too many domains at once: the rest are unknown (dns_busy), not queued without bound', async () => {
+  const mx = mxChecker({ servers: [parseServer(dns.address)], timeoutMs: 300, now: Date.now, maxInflight: 1 })
+  const [slow, other] = await Promise.all([mx.check('slow.test'), mx.check('mx.test')])
+  expect(slow.reason).toBe('dns_timeout')
+  expect(other).toMatchObject({ valid: null, reason: 'dns_busy' })
+  expect((await mx.check('mx.test')).valid).toBe(true)
+})
+
+test('the answer decoder never throws anything but DnsError on random bytes', () => {
+  const random = rng(53)
+  const question = [0, 1, 0, 0, 0, 0, 0, 0, 1, 97, 4, 116, 101, 115, 116, 0, 0, 15, 0, 1]
+  for (let i = 0; i < 20_000; i++) {
+    const tail = Array.from({ length: Math.floor(random() * 120) }, () => Math.floor(random() * 256))
+    // A valid header and question (id 0x1234, one question `a.test MX`, random counts), then random records.
+    const counts = [Math.floor(random() * 4), Math.floor(random() * 4)]
+    const msg = Buffer.from([0x12, 0x34, 0x84, 0x00, 0, 1, 0, counts[0]!, 0, counts[1]!, 0, 0, ...question.slice(8), ...tail])
+    try {
+      decodeAnswer(msg, 0x1234, 'a.test', 15)
+    } catch (e) {
+      expect(e).toBeInstanceOf(DnsError)
+    }
+  }
 })

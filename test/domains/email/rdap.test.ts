@@ -17,7 +17,7 @@ const tempDir = tempDirs('almanac-email-rdap-')
 let rdap: RdapFixture
 beforeAll(() => {
   rdap = startRdapServer(
-    { 'young.test': { days: 3 }, 'month.test': { days: 20 }, 'old.test': { days: 3650 }, 'bare.test': { noEvent: true }, 'slow.test': { slow: true }, 'broken.test': { broken: true } },
+    { 'young.test': { days: 3 }, 'month.test': { days: 20 }, 'old.test': { days: 3650 }, 'bare.test': { noEvent: true }, 'slow.test': { slow: true }, 'broken.test': { broken: true }, 'huge.test': { huge: true }, 'html.test': { notJson: true } },
     NOW,
   )
 })
@@ -50,6 +50,19 @@ test('a server error and a server that never answers are unknown; the wait ends 
   expect(await c.lookup('slow.test')).toEqual({ status: 'unknown', registered: null, reason: 'rdap_timeout' })
   // A bound on a hang, not a speed target.
   expect(performance.now() - t0).toBeLessThan(2000)
+})
+
+test('an endless or non-JSON body is a bad answer, read no further than 512 KiB', async () => {
+  const c = client(sqliteRdapStore(tempDir(), () => {}))
+  expect(await c.lookup('huge.test')).toEqual({ status: 'unknown', registered: null, reason: 'rdap_bad_answer' })
+  expect(await c.lookup('html.test')).toEqual({ status: 'unknown', registered: null, reason: 'rdap_bad_answer' })
+})
+
+test('too many lookups at once: the rest are unknown (rdap_busy)', async () => {
+  const c = rdapClient({ baseUrl: rdap.base, bootstrap: loadBootstrap(undefined), timeoutMs: 300, store: sqliteRdapStore(tempDir(), () => {}), now: () => NOW, log: () => {}, maxInflight: 1 })
+  const [slow, other] = await Promise.all([c.lookup('slow.test'), c.lookup('old.test')])
+  expect(slow.reason).toBe('rdap_timeout')
+  expect(other.reason).toBe('rdap_busy')
 })
 
 test('an unreachable server is unknown', async () => {
