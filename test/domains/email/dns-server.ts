@@ -5,6 +5,7 @@
  * time out); every query is counted per name and type, so tests can see what the cache saved.
  */
 import { createSocket, type Socket } from 'node:dgram'
+import { createServer, type Server } from 'node:net'
 
 export interface Zone {
   /** [preference, exchange]; exchange '' is the root, so [[0, '']] is a null MX (RFC 7505). */
@@ -18,6 +19,8 @@ export interface Zone {
   servfail?: boolean
   /** Answered with the query's id and question followed by bytes that are not records. */
   garbage?: boolean
+  /** Over UDP: TC set and no records (too big); over TCP: the full answer. */
+  truncate?: boolean
 }
 
 const TYPE = { A: 1, MX: 15, AAAA: 28 } as const
@@ -73,42 +76,63 @@ export async function startDnsServer(zones: Record<string, Zone>): Promise<DnsSe
   const table = new Map(Object.entries(zones).map(([k, v]) => [k.toLowerCase(), v]))
   const queries = new Map<string, number>()
   const socket: Socket = createSocket('udp4')
-  socket.on('message', (msg, peer) => {
-    if (msg.length < 12) return
+  /** The answer to a query, or null for none; `tcp` answers in full what UDP truncates. */
+  const answer = (msg: Buffer, tcp: boolean): Buffer | null => {
+    if (msg.length < 12) return null
     const { name, end } = readName(msg, 12)
     const qtype = msg.readUInt16BE(end)
-    const key = `${name} ${TYPE_NAME.get(qtype) ?? qtype}`
+    const key = `${name} ${TYPE_NAME.get(qtype) ?? qtype}${tcp ? ' tcp' : ''}`
     queries.set(key, (queries.get(key) ?? 0) + 1)
     const zone = table.get(name)
-    if (zone?.slow) return
-    if (zone?.garbage) {
-      const junk = Buffer.from([...msg.subarray(0, 2), 0x84, 0x00, 0, 1, 0, 5, 0, 0, 0, 0, ...msg.subarray(12, end + 4), 0xc0, 0xff, 0xff, 0x3f, 1, 2, 3])
-      socket.send(junk, peer.port, peer.address)
-      return
-    }
+    if (zone?.slow) return null
+    if (zone?.garbage) return Buffer.from([...msg.subarray(0, 2), 0x84, 0x00, 0, 1, 0, 5, 0, 0, 0, 0, ...msg.subarray(12, end + 4), 0xc0, 0xff, 0xff, 0x3f, 1, 2, 3])
     const question = [...msg.subarray(12, end + 4)]
     const answers: number[][] = []
     const ttl = zone?.ttl ?? 300
     const rr = (type: number, rdata: number[]) => [0xc0, 0x0c, ...u16(type), ...u16(1), ...u32(ttl), ...u16(rdata.length), ...rdata]
-    if (zone && !zone.servfail) {
+    const truncated = !!zone?.truncate && !tcp
+    if (zone && !zone.servfail && !truncated) {
       if (qtype === TYPE.MX) for (const [pref, host] of zone.mx ?? []) answers.push(rr(TYPE.MX, [...u16(pref), ...encodeName(host)]))
       if (qtype === TYPE.A) for (const ip of zone.a ?? []) answers.push(rr(TYPE.A, ip.split('.').map(Number)))
       if (qtype === TYPE.AAAA) for (const ip of zone.aaaa ?? []) answers.push(rr(TYPE.AAAA, v6Bytes(ip)))
     }
     const rcode = !zone ? 3 : zone.servfail ? 2 : 0
-    const flags = 0x8400 | (msg.readUInt16BE(2) & 0x0100) | 0x0080 | rcode
-    const reply = Buffer.from([...msg.subarray(0, 2), ...u16(flags), ...u16(1), ...u16(answers.length), 0, 0, 0, 0, ...question, ...answers.flat()])
-    socket.send(reply, peer.port, peer.address)
+    const flags = 0x8400 | (truncated ? 0x0200 : 0) | (msg.readUInt16BE(2) & 0x0100) | 0x0080 | rcode
+    return Buffer.from([...msg.subarray(0, 2), ...u16(flags), ...u16(1), ...u16(answers.length), 0, 0, 0, 0, ...question, ...answers.flat()])
+  }
+  socket.on('message', (msg, peer) => {
+    const reply = answer(msg, false)
+    if (reply) socket.send(reply, peer.port, peer.address)
   })
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve))
-  // Tests end by themselves: the socket does not keep the process alive.
+  // Tests end by themselves: the sockets do not keep the process alive.
   socket.unref()
   const port = socket.address().port
+  // The same port over TCP, for truncated answers (RFC 7766 length-prefixed messages).
+  const tcp: Server = createServer((conn) => {
+    let buffer = Buffer.alloc(0)
+    conn.on('data', (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk])
+      if (buffer.length < 2 || buffer.length < 2 + buffer.readUInt16BE(0)) return
+      const reply = answer(buffer.subarray(2, 2 + buffer.readUInt16BE(0)), true)
+      if (!reply) return
+      conn.end(Buffer.concat([Buffer.from(u16(reply.length)), reply]))
+    })
+    conn.on('error', () => {})
+  })
+  await new Promise<void>((resolve, reject) => {
+    tcp.once('error', reject)
+    tcp.listen(port, '127.0.0.1', () => resolve())
+  })
+  tcp.unref()
   return {
     address: `127.0.0.1:${port}`,
     port,
     queries,
     zones: table,
-    close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
+    close: async () => {
+      await new Promise<void>((resolve) => socket.close(() => resolve()))
+      await new Promise<void>((resolve) => tcp.close(() => resolve()))
+    },
   }
 }

@@ -21,6 +21,7 @@ beforeAll(async () => {
     'slow.test': { slow: true },
     'fail.test': { servfail: true },
     'garbage.test': { garbage: true },
+    'big.test': { truncate: true, mx: Array.from({ length: 30 }, (_, i) => [i, `mx${i}.big.test`] as [number, string]) },
   })
 })
 afterAll(() => dns.close())
@@ -144,4 +145,12 @@ test('the answer decoder never throws anything but DnsError on random bytes', ()
       expect(e).toBeInstanceOf(DnsError)
     }
   }
+})
+
+test('a truncated UDP answer is asked again over TCP', async () => {
+  const r = await checker().check('big.test')
+  expect(r.valid).toBe(true)
+  expect(r.hosts).toEqual(Array.from({ length: 10 }, (_, i) => `mx${i}.big.test`))
+  expect(dns.queries.get('big.test MX')).toBe(1)
+  expect(dns.queries.get('big.test MX tcp')).toBe(1)
 })
