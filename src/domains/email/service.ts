@@ -73,6 +73,9 @@ export interface EmailServiceOptions {
   log?: (line: string) => void
 }
 
+/** The domain is already a validated lower-case A-label host: tldts need not parse or check it again. */
+const PSL_OPTIONS = { extractHostname: false, validateHostname: false } as const
+
 const OFFLINE_MX = Object.freeze(unknownMx('offline'))
 
 const NO_LISTS: ListVerdict = Object.freeze({ disposable: false, disposableMatch: null, disposableLists: [], free: false, abuse: false, abuseSources: [], allowed: false }) as ListVerdict
@@ -162,7 +165,7 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
       }
     }
     const domain = mailbox.domain
-    const registrable = getDomain(domain)
+    const registrable = getDomain(domain, PSL_OPTIONS)
     const verdict = lists.check(domain, registrable)
     const mxNow = checkMx(domain)
     const ageNow = checkAge(registrable)
@@ -196,7 +199,7 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
         ),
       )
     },
-    listCheck: (domain) => lists.check(domain, getDomain(domain)),
+    listCheck: (domain) => lists.check(domain, getDomain(domain, PSL_OPTIONS)),
     reload() {
       try {
         const next = loadOperatorLists(email, normalizeListEntry)

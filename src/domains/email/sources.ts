@@ -50,6 +50,17 @@ export const emailSources: Source[] = [
       'The package\'s postinstall script re-downloads its list from outside sources; Almanac blocks lifecycle scripts (package.json trustedDependencies: []) so the pinned, published domains.json is what is built.',
   },
   {
+    // Not built: shipped in the source tree (rdap-bootstrap.json) and bundled with the code. Declared here
+    // so NOTICE.md credits it and says what it is.
+    id: 'iana-rdap-bootstrap-subset',
+    version: '2026-11-23',
+    date: '2026-11-23',
+    homepage: 'https://www.iana.org/assignments/rdap-dns/',
+    license: 'IANA registry data (facts: which RDAP server answers for a TLD); the subset was compiled by hand for Almanac',
+    attribution: 'RDAP servers per TLD: a hand-compiled subset of the IANA RDAP bootstrap registry for DNS (RFC 9224), https://data.iana.org/rdap/dns.json.',
+    duties: 'Covers 12 TLDs only; operators should point ALMANAC_EMAIL_RDAP_BOOTSTRAP at a current copy of the IANA file.',
+  },
+  {
     id: 'blocklistproject-abuse',
     version: 'ee3bdbad',
     date: '2026-07-20',
