@@ -101,7 +101,7 @@ async function build(ctx: BuildContext) {
     if (m & FREE_BIT) free++
     if (m & (1 << BUILTIN_LISTS.find((l) => l.kind === 'abuse')!.bit)) abuse++
   }
-  writeContainer(ctx.out(LISTS_ARTIFACT), { labels }, { names: table.names, offsets: table.offsets, masks: table.masks, slots: table.slots })
+  writeContainer(ctx.out(LISTS_ARTIFACT), { labels }, { names: table.names, offsets: table.offsets, slots: table.slots })
   return {
     counts: { ...counts, disposable, free, abuse, names: masks.size, allowlisted_out: unlisted.length, free_removed_as_disposable: freeRemoved },
     notes: [
@@ -117,7 +117,7 @@ export const emailBuilders: DatasetBuilder[] = [
     id: 'email-lists',
     sources: BUILTIN_LISTS.map((l) => l.source),
     artifacts: [LISTS_ARTIFACT],
-    revision: 3,
+    revision: 4,
     build,
   },
 ]

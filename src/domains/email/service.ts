@@ -93,7 +93,7 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
 
   const file = readContainer(data.path(LISTS_ARTIFACT))
   const lists = new EmailLists(
-    { names: file.bytes('names'), offsets: file.u32('offsets'), masks: file.bytes('masks'), slots: file.u32('slots') },
+    { names: file.bytes('names'), offsets: file.u32('offsets'), slots: file.u32('slots') },
     (file.meta.labels as ListLabel[]) ?? [],
   )
   const first = loadOperatorLists(email, normalizeListEntry)
