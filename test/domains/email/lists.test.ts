@@ -3,7 +3,7 @@
  * in-process speed floor's companion (no allocation-heavy path is needed to be right), and the operator
  * allow/deny files, read at start and again on SIGHUP.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, spyOn, test } from 'bun:test'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { BUILTIN_ALLOW } from '../../../src/domains/email/allowlist.ts'
@@ -107,10 +107,17 @@ test('operator allow and deny files apply, and are read again on SIGHUP', async 
     expect((await disposable('a@competitor.example')).is_disposable).toBe(false)
     expect((await disposable('a@mailinator.com')).is_disposable).toBe(true)
 
-    // A file that cannot be read on reload keeps what was loaded.
+    // A file that cannot be read on reload keeps what was loaded: wait for the handler to log its failure.
     rmSync(deny)
-    process.kill(process.pid, 'SIGHUP')
-    await Bun.sleep(50)
+    const logged = spyOn(console, 'error')
+    try {
+      process.kill(process.pid, 'SIGHUP')
+      const failed = () => logged.mock.calls.some((c) => String(c[0]).includes('operator email lists could not be reloaded'))
+      for (const until = Date.now() + 2000; Date.now() < until && !failed(); ) await Bun.sleep(10)
+      expect(failed()).toBe(true)
+    } finally {
+      logged.mockRestore()
+    }
     expect((await disposable('a@other.example')).is_disposable).toBe(true)
   } finally {
     await app.close()
