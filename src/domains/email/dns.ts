@@ -3,7 +3,8 @@
  * configured recursive servers one question and returns the rcode, records with their TTLs and the
  * negative-caching TTL (RFC 2308: the SOA in the authority section).
  *
- * A truncated UDP answer (TC) is asked again over TCP (RFC 7766), within the same deadline.
+ * A truncated UDP answer (TC) is asked again over TCP (RFC 7766), and a FORMERR (a server that does not
+ * know EDNS) again without the OPT record, within the same deadline.
  *
  * Why not `node:dns`'s Resolver: measured on Bun 1.4.5 against the loopback test server, it ignores its
  * `timeout` option (1 s per try whatever is asked), answers ENOTFOUND both for NXDOMAIN and for a name that
@@ -74,14 +75,14 @@ export function parseServer(entry: string): DnsServer {
 /** The system's resolvers, as `node:dns` read them from /etc/resolv.conf. */
 export const systemServers = (): DnsServer[] => getServers().map(parseServer)
 
-function encodeQuery(id: number, name: string, type: number): Buffer {
+function encodeQuery(id: number, name: string, type: number, edns = true): Buffer {
   const labels = name.split('.').filter(Boolean)
-  const length = 12 + labels.reduce((n, l) => n + 1 + l.length, 1) + 4 + 11
+  const length = 12 + labels.reduce((n, l) => n + 1 + l.length, 1) + 4 + (edns ? 11 : 0)
   const b = Buffer.alloc(length)
   b.writeUInt16BE(id, 0)
   b.writeUInt16BE(0x0100, 2) // RD: the server recurses for us
   b.writeUInt16BE(1, 4) // QDCOUNT
-  b.writeUInt16BE(1, 10) // ARCOUNT: the EDNS0 OPT record
+  if (edns) b.writeUInt16BE(1, 10) // ARCOUNT: the EDNS0 OPT record
   let at = 12
   for (const l of labels) {
     b[at++] = l.length
@@ -91,6 +92,7 @@ function encodeQuery(id: number, name: string, type: number): Buffer {
   b.writeUInt16BE(type, at)
   b.writeUInt16BE(1, at + 2) // IN
   at += 4
+  if (!edns) return b
   // OPT: root name, type 41, UDP payload 1232 (the DNS flag day 2020 size), no flags, no options.
   b[at++] = 0
   b.writeUInt16BE(RR.OPT, at)
@@ -176,7 +178,7 @@ export function decodeAnswer(msg: Buffer, id: number, name: string, type: number
 }
 
 /** One question to one server, answered within `ms` or rejected. */
-function ask(server: DnsServer, name: string, type: number, ms: number): Promise<DnsAnswer> {
+function ask(server: DnsServer, name: string, type: number, ms: number, edns = true): Promise<DnsAnswer> {
   return new Promise((resolve, reject) => {
     // Unpredictable ids (with the OS's random source port): a blind spoofed answer must guess both.
     const id = crypto.getRandomValues(new Uint16Array(1))[0]!
@@ -202,7 +204,7 @@ function ask(server: DnsServer, name: string, type: number, ms: number): Promise
         finish(e as Error)
       }
     })
-    socket.send(encodeQuery(id, name, type), server.port, server.host, (e) => {
+    socket.send(encodeQuery(id, name, type, edns), server.port, server.host, (e) => {
       if (e) finish(new DnsError('network', `${server.host}:${server.port}: ${(e as NodeJS.ErrnoException).code ?? e.message}`))
     })
   })
@@ -264,6 +266,8 @@ export async function query(servers: readonly DnsServer[], name: string, type: n
       const share = Math.max(1, Math.floor(left / (servers.length - i)))
       const t0 = performance.now()
       let answer = await ask(servers[i]!, name, type, share)
+      // A server that does not know EDNS (RFC 6891 §7) answers FORMERR: ask it again the RFC 1035 way.
+      if (answer.rcode === RCODE.FORMERR) answer = await ask(servers[i]!, name, type, Math.max(1, Math.floor(share - (performance.now() - t0))), false)
       if (answer.truncated) answer = await askTcp(servers[i]!, name, type, Math.max(1, Math.floor(share - (performance.now() - t0))))
       if (answer.rcode !== RCODE.SERVFAIL && answer.rcode !== RCODE.REFUSED) return answer
       last = answer

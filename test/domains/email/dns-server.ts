@@ -21,6 +21,8 @@ export interface Zone {
   garbage?: boolean
   /** Over UDP: TC set and no records (too big); over TCP: the full answer. */
   truncate?: boolean
+  /** A server from before EDNS: FORMERR to a query with an additional record (an OPT). */
+  noEdns?: boolean
 }
 
 const TYPE = { A: 1, MX: 15, AAAA: 28 } as const
@@ -85,6 +87,7 @@ export async function startDnsServer(zones: Record<string, Zone>): Promise<DnsSe
     queries.set(key, (queries.get(key) ?? 0) + 1)
     const zone = table.get(name)
     if (zone?.slow) return null
+    if (zone?.noEdns && msg.readUInt16BE(10) > 0) return Buffer.from([...msg.subarray(0, 2), 0x84, 0x01, 0, 1, 0, 0, 0, 0, 0, 0, ...msg.subarray(12, end + 4)])
     if (zone?.garbage) return Buffer.from([...msg.subarray(0, 2), 0x84, 0x00, 0, 1, 0, 5, 0, 0, 0, 0, ...msg.subarray(12, end + 4), 0xc0, 0xff, 0xff, 0x3f, 1, 2, 3])
     const question = [...msg.subarray(12, end + 4)]
     const answers: number[][] = []

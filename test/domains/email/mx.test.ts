@@ -21,6 +21,7 @@ beforeAll(async () => {
     'slow.test': { slow: true },
     'fail.test': { servfail: true },
     'garbage.test': { garbage: true },
+    'oldserver.test': { noEdns: true, mx: [[5, 'mx.oldserver.test']] },
     'big.test': { truncate: true, mx: Array.from({ length: 30 }, (_, i) => [i, `mx${i}.big.test`] as [number, string]) },
   })
 })
@@ -153,4 +154,9 @@ test('a truncated UDP answer is asked again over TCP', async () => {
   expect(r.hosts).toEqual(Array.from({ length: 10 }, (_, i) => `mx${i}.big.test`))
   expect(dns.queries.get('big.test MX')).toBe(1)
   expect(dns.queries.get('big.test MX tcp')).toBe(1)
+})
+
+test('a server that refuses EDNS (FORMERR) is asked again without it', async () => {
+  expect(await checker().check('oldserver.test')).toMatchObject({ valid: true, hosts: ['mx.oldserver.test'] })
+  expect(dns.queries.get('oldserver.test MX')).toBe(2)
 })
