@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createSocket } from 'node:dgram'
 import { mxChecker } from '../../../src/domains/email/mx.ts'
-import { decodeAnswer, DnsError, parseServer } from '../../../src/domains/email/dns.ts'
+import { parseServer } from '../../../src/domains/email/dns.ts'
+import { decodeAnswer, DnsError } from '../../../src/domains/email/dns-message.ts'
 import { rng } from '../../support/random.ts'
 import { startDnsServer, type DnsServer } from './dns-server.ts'
 
