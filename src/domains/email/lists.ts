@@ -78,11 +78,18 @@ function walkMap(map: Map<string, string>, host: string, floor: number): [string
 }
 
 export class EmailLists {
+  /** Source names per mask (at most 256 masks): shared arrays, so a listed domain allocates no list of names. */
+  private readonly names: string[][] = []
+
   constructor(
     readonly table: DomainTable,
     readonly labels: readonly ListLabel[],
     public operator: OperatorLists = { allow: new Map(), deny: new Map() },
   ) {}
+
+  private sources(mask: number): string[] {
+    return (this.names[mask] ??= sourcesOf(this.labels, mask, 0xff))
+  }
 
   /**
    * `host` is a lower-case A-label domain; `registrable` its registrable domain under the public suffix
@@ -115,10 +122,10 @@ export class EmailLists {
     const verdict: ListVerdict = {
       disposable: disposableMatch !== null,
       disposableMatch,
-      disposableLists: disposableMatch ? sourcesOf(this.labels, disposableMask, DISPOSABLE_BITS) : [],
+      disposableLists: disposableMatch ? this.sources(disposableMask & DISPOSABLE_BITS) : [],
       free: (hostMask & FREE_BIT) !== 0,
       abuse: abuseMask !== 0,
-      abuseSources: abuseMask ? sourcesOf(this.labels, abuseMask, ABUSE_BITS) : [],
+      abuseSources: abuseMask ? this.sources(abuseMask) : [],
       allowed: false,
     }
     if (allow.size || deny.size) {
