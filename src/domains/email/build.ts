@@ -10,7 +10,8 @@ import type { BuildContext, DatasetBuilder } from '../../data/types.ts'
 import { writeContainer } from '../ip/container.ts'
 import { BUILTIN_ALLOW } from './allowlist.ts'
 import { buildDomainTable } from './domain-table.ts'
-import { BUILTIN_LISTS, DISPOSABLE_BITS, FREE_BIT, type ListLabel } from './lists.ts'
+import { getDomain } from 'tldts'
+import { BUILTIN_LISTS, DISPOSABLE_BITS, FREE_BIT, LISTED_BELOW, PSL_OPTIONS, type ListLabel } from './lists.ts'
 
 export const LISTS_ARTIFACT = 'email-lists.tables'
 
@@ -90,6 +91,16 @@ async function build(ctx: BuildContext) {
     if (m) masks.set(name, m)
     else masks.delete(name)
   }
+  // Registrable domains with a disposable name below them: only for those does a check walk the levels between.
+  let below = 0
+  for (const [name, mask] of [...masks]) {
+    if (!(mask & DISPOSABLE_BITS)) continue
+    const registrable = getDomain(name, PSL_OPTIONS)
+    if (!registrable || registrable === name) continue
+    const m = masks.get(registrable) ?? 0
+    if (!(m & LISTED_BELOW)) below++
+    masks.set(registrable, m | LISTED_BELOW)
+  }
   if (unlisted.length) ctx.log(`allowlist: taken out of the disposable lists: ${unlisted.sort().join(', ')}`)
   const table = buildDomainTable(masks)
   const labels: ListLabel[] = BUILTIN_LISTS.map(({ bit, kind, source }) => ({ bit, kind, source }))
@@ -103,7 +114,7 @@ async function build(ctx: BuildContext) {
   }
   writeContainer(ctx.out(LISTS_ARTIFACT), { labels }, { names: table.names, offsets: table.offsets, slots: table.slots })
   return {
-    counts: { ...counts, disposable, free, abuse, names: masks.size, allowlisted_out: unlisted.length, free_removed_as_disposable: freeRemoved },
+    counts: { ...counts, disposable, free, abuse, names: masks.size, registrable_with_listed_below: below, allowlisted_out: unlisted.length, free_removed_as_disposable: freeRemoved },
     notes: [
       `Disposable: union of mailchecker, disposable-email-domains-js and burner-email-providers minus ${BUILTIN_ALLOW.length} allowlisted providers and forwarding services (src/domains/email/allowlist.ts).`,
       'Free providers: free-email-domains minus every disposable name.',
@@ -117,7 +128,7 @@ export const emailBuilders: DatasetBuilder[] = [
     id: 'email-lists',
     sources: BUILTIN_LISTS.map((l) => l.source),
     artifacts: [LISTS_ARTIFACT],
-    revision: 4,
+    revision: 5,
     build,
   },
 ]

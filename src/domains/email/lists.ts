@@ -3,7 +3,8 @@
  * operator's allow and deny files (config `email.allowListFiles` / `email.denyListFiles`), read at start
  * and again on `reload()` (SIGHUP). Matching rules, documented in docs/email.md:
  * - disposable: the domain or any parent down to its registrable domain (a subdomain of a listed domain
- *   matches), the most specific listed name wins;
+ *   matches), the most specific listed name wins; the names in between are only probed when the build
+ *   marked the registrable domain as having a listed name below it (LISTED_BELOW);
  * - free provider: the domain itself (`mail.gmail.com` is not a Gmail address);
  * - abuse: the domain itself or its registrable domain (the upstream lists exact host names);
  * - operator allow: the domain or a parent is listed -> never disposable, never abuse;
@@ -36,6 +37,11 @@ const bitsOf = (kind: ListKind) => BUILTIN_LISTS.filter((l) => l.kind === kind).
 export const DISPOSABLE_BITS = bitsOf('disposable')
 export const FREE_BIT = bitsOf('free')
 export const ABUSE_BITS = bitsOf('abuse')
+/** Not a list: set on a registrable domain when a disposable list holds a name below it (see check()). */
+export const LISTED_BELOW = 1 << 7
+
+/** Registrable domains as the build and the checks both compute them (ICANN section; hosts already valid). */
+export const PSL_OPTIONS = { extractHostname: false, validateHostname: false } as const
 
 /** Operator list files: domain -> the file that lists it. */
 export interface OperatorLists {
@@ -96,26 +102,34 @@ export class EmailLists {
    * list (null for a bare suffix or a single label). No allocation beyond the verdict when nothing matches.
    */
   check(host: string, registrable: string | null): ListVerdict {
-    const floor = registrable && host.endsWith(registrable) ? registrable.length : host.length
+    const hasParent = registrable !== null && registrable.length < host.length && host.endsWith(registrable)
+    const floor = hasParent ? registrable!.length : host.length
     const hostMask = maskOf(this.table, host)
+    const registrableMask = hasParent ? maskOf(this.table, registrable!) : hostMask
     let disposableMask = 0
     let disposableMatch: string | null = null
-    let registrableMask = -1
-    // Parents are tried most specific first, without slicing: maskOf takes a range of `host`.
-    for (let i = 0; ; ) {
-      const m = i === 0 ? hostMask : maskOf(this.table, host, i)
-      if (host.length - i === floor) registrableMask = m
-      if (m & DISPOSABLE_BITS) {
-        disposableMask = m
-        disposableMatch = i === 0 ? host : host.slice(i)
-        break
+    if (hostMask & DISPOSABLE_BITS) {
+      disposableMask = hostMask
+      disposableMatch = host
+    } else if (hasParent) {
+      // The names between the host and its registrable domain are tried (most specific first) only when
+      // the build saw a listed name below that registrable domain: most checks are two probes.
+      if (registrableMask & LISTED_BELOW) {
+        for (let i = host.indexOf('.') + 1; host.length - i > floor; i = host.indexOf('.', i) + 1) {
+          const m = maskOf(this.table, host, i)
+          if (m & DISPOSABLE_BITS) {
+            disposableMask = m
+            disposableMatch = host.slice(i)
+            break
+          }
+        }
       }
-      const dot = host.indexOf('.', i)
-      if (dot < 0 || host.length - (dot + 1) < floor) break
-      i = dot + 1
+      if (!disposableMatch && registrableMask & DISPOSABLE_BITS) {
+        disposableMask = registrableMask
+        disposableMatch = registrable
+      }
     }
-    let abuseMask = hostMask & ABUSE_BITS
-    if (!abuseMask && registrable && registrable !== host) abuseMask = (registrableMask >= 0 ? registrableMask : maskOf(this.table, registrable)) & ABUSE_BITS
+    const abuseMask = (hostMask | (hasParent ? registrableMask : 0)) & ABUSE_BITS
     const { allow, deny } = this.operator
     // Most addresses are on no list: one shared answer, no allocation.
     if (!disposableMatch && !abuseMask && !(hostMask & FREE_BIT) && !allow.size && !deny.size) return CLEAN

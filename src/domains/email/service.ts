@@ -10,7 +10,7 @@ import type { DataDir } from '../../data/types.ts'
 import { readContainer } from '../ip/container.ts'
 import { normalizeListEntry, LISTS_ARTIFACT } from './build.ts'
 import { parseServer, systemServers, type DnsServer } from './dns.ts'
-import { EmailLists, loadOperatorLists, type ListLabel, type ListVerdict } from './lists.ts'
+import { EmailLists, loadOperatorLists, PSL_OPTIONS, type ListLabel, type ListVerdict } from './lists.ts'
 import { mxChecker, unknownMx, type MxChecker, type MxResult } from './mx.ts'
 import { loadBootstrap, type RdapBootstrap } from './rdap-bootstrap.ts'
 import { rdapClient, type RdapClient, type RdapReason, type RdapResult } from './rdap.ts'
@@ -72,9 +72,6 @@ export interface EmailServiceOptions {
   now?: () => number
   log?: (line: string) => void
 }
-
-/** The domain is already a validated lower-case A-label host: tldts need not parse or check it again. */
-const PSL_OPTIONS = { extractHostname: false, validateHostname: false } as const
 
 const OFFLINE_MX = Object.freeze(unknownMx('offline'))
 

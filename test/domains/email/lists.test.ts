@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, spyOn, test } from 'bun:test'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { getDomain } from 'tldts'
 import { BUILTIN_ALLOW } from '../../../src/domains/email/allowlist.ts'
 import { mailcheckerDomains, normalizeListEntry } from '../../../src/domains/email/build.ts'
 import { buildDomainTable, maskOf } from '../../../src/domains/email/domain-table.ts'
@@ -74,6 +75,18 @@ test('matching: subdomains for disposable, the exact name for free, name or regi
   expect(abuse).not.toContain('000webhostapp.com')
   expect(service.listCheck('000webhostapp.com').abuse).toBe(false)
   expect(service.listCheck('nothing-here-at-all.example').disposable).toBe(false)
+})
+
+test('a listed name below a registrable domain is found from deeper hosts, and does not list its parent', () => {
+  const all = new Set([...mailchecker, ...burner].map((d) => normalizeListEntry(d)).filter((d): d is string => !!d))
+  const deep = [...all].find((d) => {
+    const reg = getDomain(d)
+    return reg && reg !== d && !all.has(reg) && !allowed(d) && d.split('.').length >= 3
+  })!
+  expect(deep).toBeString()
+  expect(service.listCheck(`a.b.${deep}`)).toMatchObject({ disposable: true, disposableMatch: deep })
+  expect(service.listCheck(deep)).toMatchObject({ disposable: true, disposableMatch: deep })
+  expect(service.listCheck(getDomain(deep)!).disposable).toBe(false)
 })
 
 test('the domain table finds every name it holds and nothing else', () => {
