@@ -15,6 +15,7 @@ import { POINTS, score, tierOf } from '../../../src/domains/email/score.ts'
 import { Value } from '@sinclair/typebox/value'
 import { testApp, type TestApp } from '../../support/app.ts'
 import { MIRROR } from '../../support/mirror.ts'
+import { startRedis } from '../../support/redis.ts'
 import { tempDirs } from '../../support/temp.ts'
 import { startDnsServer, type DnsServer } from './dns-server.ts'
 import { startRdapServer, type RdapFixture } from './rdap-server.ts'
@@ -213,6 +214,21 @@ describe('each scoring rule alone', () => {
     expect(score({ ...base, mx: null }).score).toBe(0)
     expect(score({ ...base, disposable: true, free: true, abuse: true })).toMatchObject({ score: 65, tier: 'high' })
   })
+})
+
+test('with a Redis quota store, instances share the RDAP cache', async () => {
+  const redis = await startRedis()
+  const apps: TestApp[] = []
+  try {
+    for (let i = 0; i < 2; i++) apps.push(await testApp({ env: env({ ALMANAC_QUOTA_STORE: redis.url }), domains: [emailDomain({ now: () => NOW })] }))
+    const before = rdap.requests.get('month.test') ?? 0
+    expect((await risk('a@month.test', 'enveloped', apps[0])).checks.domain_age.age_days).toBe(20)
+    expect((await risk('b@month.test', 'enveloped', apps[1])).checks.domain_age.age_days).toBe(20)
+    expect(rdap.requests.get('month.test')).toBe(before + 1)
+  } finally {
+    for (const a of apps) await a.close()
+    await redis.close()
+  }
 })
 
 describe('unknown is not "no"', () => {
