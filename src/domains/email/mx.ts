@@ -48,7 +48,8 @@ export const unknownMx = (reason: MxReason): MxResult => ({ valid: null, hosts: 
 
 function failureReason(e: unknown): MxReason {
   if (e instanceof DnsError) return e.code === 'timeout' ? 'dns_timeout' : e.code === 'network' ? 'dns_unreachable' : 'dns_bad_answer'
-  throw e
+  // Anything else (a socket that could not be made: EMFILE …) means the DNS could not be asked.
+  return 'dns_unreachable'
 }
 
 const rcodeReason = (rcode: number): MxReason => (rcode === RCODE.SERVFAIL ? 'dns_servfail' : rcode === RCODE.REFUSED ? 'dns_refused' : 'dns_bad_answer')

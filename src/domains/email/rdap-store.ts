@@ -50,8 +50,13 @@ export function sqliteRdapStore(stateDir: string, log: (line: string) => void): 
   }
   return {
     async get(domain, now) {
-      const row = open()?.query<{ status: string; registered: string | null }, [string, number]>('SELECT status, registered FROM rdap_cache WHERE domain = ? AND expires_at > ?').get(domain, now)
-      return row ? { status: row.status === 'found' ? 'found' : 'not_found', registered: row.registered } : null
+      try {
+        const row = open()?.query<{ status: string; registered: string | null }, [string, number]>('SELECT status, registered FROM rdap_cache WHERE domain = ? AND expires_at > ?').get(domain, now)
+        return row ? { status: row.status === 'found' ? 'found' : 'not_found', registered: row.registered } : null
+      } catch (e) {
+        log(`RDAP cache read failed: ${(e as Error).message}`)
+        return null
+      }
     },
     async set(domain, value, expiresAt, now) {
       const d = open()

@@ -76,7 +76,10 @@ export function registrationDate(body: unknown): string | null {
 /** Reads at most `limit` bytes of a body; null when it is longer. */
 async function readBounded(res: Response, limit: number): Promise<string | null> {
   const declared = Number(res.headers.get('content-length'))
-  if (declared > limit) return null
+  if (declared > limit) {
+    await res.body?.cancel()
+    return null
+  }
   if (!res.body) return ''
   const chunks: Uint8Array[] = []
   let total = 0
@@ -109,7 +112,10 @@ export function rdapClient(options: RdapOptions): RdapClient {
         await res.body?.cancel()
         return { status: 'not_found', registered: null, reason: 'not_registered' }
       }
-      if (res.status === 429) return unknown('rdap_rate_limited')
+      if (res.status === 429) {
+        await res.body?.cancel()
+        return unknown('rdap_rate_limited')
+      }
       if (!res.ok) {
         await res.body?.cancel()
         return unknown(res.status >= 500 ? 'rdap_server_error' : 'rdap_bad_answer')

@@ -77,10 +77,17 @@ const OFFLINE_MX = Object.freeze(unknownMx('offline'))
 
 const NO_LISTS: ListVerdict = Object.freeze({ disposable: false, disposableMatch: null, disposableLists: [], free: false, abuse: false, abuseSources: [], allowed: false }) as ListVerdict
 
-/** Resolves `p`, or `fallback()` once `ms` have passed: no slow service holds a request past its deadline. */
-function within<T>(p: Promise<T>, ms: number, fallback: () => T): Promise<T> {
+/**
+ * Resolves `p`, or `fallback()` once `ms` have passed: no slow service holds a request past its deadline.
+ * A failure of `p` (never expected: the clients turn theirs into answers) is also the fallback, logged.
+ */
+function within<T>(p: Promise<T>, ms: number, fallback: () => T, log: (line: string) => void): Promise<T> {
   let timer: Timer
-  return Promise.race([p, new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback()), ms)))]).finally(() => clearTimeout(timer))
+  const guarded = p.catch((e) => {
+    log(`email lookup failed unexpectedly: ${(e as Error)?.stack ?? e}`)
+    return fallback()
+  })
+  return Promise.race([guarded, new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback()), ms)))]).finally(() => clearTimeout(timer))
 }
 
 export function openEmailService(config: Config, data: DataDir, options: EmailServiceOptions = {}): EmailService {
@@ -115,7 +122,7 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
   // timer or race), else starts the lookup held to its deadline.
   const checkMx = (domain: string): MxResult | Promise<MxResult> => {
     if (email.offline) return OFFLINE_MX
-    return mx.cached(domain) ?? within(mx.check(domain), email.dnsTimeoutMs + DEADLINE_SLACK_MS, () => unknownMx('dns_timeout'))
+    return mx.cached(domain) ?? within(mx.check(domain), email.dnsTimeoutMs + DEADLINE_SLACK_MS, () => unknownMx('dns_timeout'), log)
   }
 
   const ageOf = (registrable: string, r: RdapResult): DomainAge => {
@@ -128,7 +135,7 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
     if (email.offline) return { domain: registrable, ageDays: null, registered: null, source: null, reason: 'offline' }
     const hit = rdap.cached(registrable)
     if (hit) return ageOf(registrable, hit)
-    return within(rdap.lookup(registrable), email.rdapTimeoutMs + DEADLINE_SLACK_MS, (): RdapResult => ({ status: 'unknown', registered: null, reason: 'rdap_timeout' })).then((r) => ageOf(registrable, r))
+    return within(rdap.lookup(registrable), email.rdapTimeoutMs + DEADLINE_SLACK_MS, (): RdapResult => ({ status: 'unknown', registered: null, reason: 'rdap_timeout' }), log).then((r) => ageOf(registrable, r))
   }
 
   const assess = async (input: string): Promise<Assessment> => {
