@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { parseMailbox } from '../../../src/domains/email/syntax.ts'
+import { rng } from '../../support/random.ts'
 
 const l63 = 'a'.repeat(63)
 const VALID: [string, string?][] = [
@@ -128,4 +129,20 @@ test('limits are counted in octets, not characters', () => {
 test('long hostile inputs are answered quickly (linear scans, no backtracking)', () => {
   const inputs = ['"' + '\\'.repeat(1023), 'a.'.repeat(512), 'a@' + '-.'.repeat(511), '@'.repeat(1024), 'a@[' + '1.'.repeat(511)]
   for (const s of inputs) expect(parseMailbox(s).valid).toBe(false)
+})
+
+test('random strings never throw, and every valid verdict satisfies the limits', () => {
+  const random = rng(5321)
+  const alphabet = ['a', 'Z', '0', '.', '@', '"', '\\', '[', ']', ':', '-', '_', ' ', '\u0000', '\u007f', 'é', '例', '\u0085', '\ud83d', '\ude00', '😀', '\u3002', 'xn--', 'I']
+  for (let i = 0; i < 50_000; i++) {
+    const length = Math.floor(random() * 40)
+    let s = ''
+    for (let j = 0; j < length; j++) s += alphabet[Math.floor(random() * alphabet.length)]
+    if (random() < 0.3) s = `a${s}@example.com`
+    const m = parseMailbox(s)
+    if (m.valid) {
+      expect(Buffer.byteLength(m.normalized)).toBeLessThanOrEqual(254)
+      expect(m.normalized).toContain('@')
+    } else expect(m.reason).toBeString()
+  }
 })
