@@ -222,7 +222,11 @@ export function parseMailbox(input: string): Mailbox {
     for (let i = 0; i < rawDomain.length; i++) if (rawDomain.charCodeAt(i) >= 128 && !isUtf8NonAscii(rawDomain.charCodeAt(i))) return invalid('domain_invalid_character')
     domain = domainToASCII(rawDomain)
     if (!domain) return invalid('invalid_idn')
-  } else domain = rawDomain.toLowerCase()
+  } else {
+    domain = rawDomain.toLowerCase()
+    // An A-label must be valid Punycode of a valid U-label (RFC 5890 §2.3.2.1): `xn--zz` is not.
+    if (domain.includes('xn--') && !domainToASCII(domain)) return invalid('invalid_idn')
+  }
   const reason = checkAsciiDomain(domain)
   if (reason) return invalid(!ascii && reason === 'domain_invalid_character' ? 'invalid_idn' : reason)
   // 256-octet path including "<" and ">" (RFC 5321 §4.5.3.1.3), counted with the A-label domain.

@@ -95,6 +95,9 @@ const INVALID: [string, string][] = [
   ['\ud800@example.com', 'invalid_unicode'],
   ['user@例子..广告', 'label_empty'],
   ['user@ex\u0085ample.com', 'domain_invalid_character'],
+  // RFC 5890 §2.3.2.1: an A-label must decode to a valid U-label
+  ['user@xn--zz.example', 'invalid_idn'],
+  ['user@xn--abc-.example', 'invalid_idn'],
   ['a b@example.com', 'local_part_invalid_character'],
 ]
 
