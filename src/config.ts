@@ -106,6 +106,23 @@ export interface Config {
     /** Seconds an S3 upload may take before the request is answered 503. */
     s3TimeoutSeconds: number
   }
+  email: {
+    /** DNS servers as host or host:port; empty means the system's (/etc/resolv.conf). */
+    dnsServers: string[]
+    /** Deadline for one domain's whole MX check (MX, then A/AAAA), in milliseconds. */
+    dnsTimeoutMs: number
+    /** One RDAP base URL for every domain (`GET {base}domain/{name}`); unset uses the bootstrap. */
+    rdapUrl?: string
+    /** An IANA RDAP bootstrap file (dns.json) to use instead of the shipped one. */
+    rdapBootstrap?: string
+    /** Deadline for one RDAP lookup, in milliseconds. */
+    rdapTimeoutMs: number
+    /** No DNS or RDAP at request time (air-gapped servers): those checks answer "unknown". */
+    offline: boolean
+    /** Operator list files (one domain a line), reloaded on SIGHUP. */
+    allowListFiles: string[]
+    denyListFiles: string[]
+  }
 }
 
 export class ConfigError extends Error {
@@ -234,6 +251,19 @@ const quotaStore: Parser = (raw, name) => {
   return fail(name, `expected memory, sqlite or a redis:// URL, got ${JSON.stringify(s)}`)
 }
 
+/** An http(s) URL, kept with a trailing slash so `{base}domain/{name}` joins cleanly. */
+const httpUrl: Parser = (raw, name) => {
+  const s = text(raw, name) as string
+  let url: URL
+  try {
+    url = new URL(s)
+  } catch {
+    return fail(name, `expected an http(s) URL, got ${JSON.stringify(s)}`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(name, `expected an http(s) URL, got ${JSON.stringify(s)}`)
+  return s.endsWith('/') ? s : s + '/'
+}
+
 interface Setting {
   /** Dotted path in Config and in the config file. */
   path: string
@@ -304,6 +334,14 @@ const SETTINGS: Setting[] = [
   S('qr.s3SecretAccessKey', text, 'S3_SECRET_ACCESS_KEY'),
   S('qr.s3VirtualHostedStyle', boolean, 'S3_VIRTUAL_HOSTED_STYLE'),
   S('qr.s3TimeoutSeconds', integer(1, 300), 'ALMANAC_QR_S3_TIMEOUT'),
+  S('email.dnsServers', list, 'ALMANAC_EMAIL_DNS_SERVERS'),
+  S('email.dnsTimeoutMs', integer(50, 60000), 'ALMANAC_EMAIL_DNS_TIMEOUT_MS'),
+  S('email.rdapUrl', httpUrl, 'ALMANAC_EMAIL_RDAP_URL'),
+  S('email.rdapBootstrap', text, 'ALMANAC_EMAIL_RDAP_BOOTSTRAP'),
+  S('email.rdapTimeoutMs', integer(50, 60000), 'ALMANAC_EMAIL_RDAP_TIMEOUT_MS'),
+  S('email.offline', boolean, 'ALMANAC_EMAIL_OFFLINE'),
+  S('email.allowListFiles', list, 'ALMANAC_EMAIL_ALLOW_LISTS'),
+  S('email.denyListFiles', list, 'ALMANAC_EMAIL_DENY_LISTS'),
 ]
 
 export const DEFAULTS: Config = {
@@ -342,6 +380,7 @@ export const DEFAULTS: Config = {
   },
   ip: { torListFiles: [], vpnListFiles: [], proxyListFiles: [], hostingListFiles: [] },
   qr: { store: 'local', storeMaxBytes: 2 ** 30, sweepSeconds: 600, s3VirtualHostedStyle: false, s3TimeoutSeconds: 10 },
+  email: { dnsServers: [], dnsTimeoutMs: 2000, rdapTimeoutMs: 3000, offline: false, allowListFiles: [], denyListFiles: [] },
 }
 
 const setPath = (obj: any, path: string, value: unknown) => {

@@ -2,10 +2,11 @@
 import type { Domain } from './types.ts'
 import bible from './bible/index.ts'
 import countries from './countries/index.ts'
+import email from './email/index.ts'
 import hash from './hash/index.ts'
 import ip from './ip/index.ts'
 import postal from './postal/index.ts'
 import qr from './qr/index.ts'
 import timezones from './timezones/index.ts'
 
-export const domains: Domain[] = [hash, timezones, countries, postal, ip, bible, qr]
+export const domains: Domain[] = [hash, timezones, countries, postal, ip, bible, email, qr]

@@ -1,0 +1,134 @@
+/**
+ * Upstream lists -> `email-lists.tables`: one table of domain names (see domain-table.ts) whose mask
+ * says which lists hold each name. The disposable lists lose the built-in allowlist; the free-provider
+ * list loses every disposable name (issue: "free minus the disposable set"); the abuse list is kept as
+ * its upstream wrote it (exact host names).
+ */
+import { readFileSync } from 'node:fs'
+import { domainToASCII } from 'node:url'
+import type { BuildContext, DatasetBuilder } from '../../data/types.ts'
+import { writeContainer } from '../ip/container.ts'
+import { BUILTIN_ALLOW } from './allowlist.ts'
+import { buildDomainTable } from './domain-table.ts'
+import { getDomain } from 'tldts'
+import { BUILTIN_LISTS, DISPOSABLE_BITS, FREE_BIT, LISTED_BELOW, PSL_OPTIONS, type ListLabel } from './lists.ts'
+
+export const LISTS_ARTIFACT = 'email-lists.tables'
+
+/** A list entry -> lower-case A-label name, or null when it is not a domain name. */
+export function normalizeListEntry(raw: string): string | null {
+  let name = raw.trim().toLowerCase()
+  if (!name || name.startsWith('#')) return null
+  if (name.endsWith('.')) name = name.slice(0, -1)
+  if (/[^\x00-\x7f]/.test(name)) name = domainToASCII(name)
+  if (!name || name.length > 253 || !name.includes('.')) return null
+  for (const label of name.split('.')) {
+    if (!label.length || label.length > 63 || label.startsWith('-') || label.endsWith('-')) return null
+    // Underscores appear in real host names even though they are not LDH; they never match a valid mailbox domain.
+    if (!/^[a-z0-9_-]+$/.test(label)) return null
+  }
+  return name
+}
+
+/** MailChecker ships its list as a `new Set([...])` literal in its Node entry point. */
+export function mailcheckerDomains(source: string): string[] {
+  const start = source.indexOf('new Set([')
+  const end = start < 0 ? -1 : source.indexOf('])', start)
+  if (start < 0 || end < 0) throw new Error('mailchecker: the list literal (new Set([...])) was not found; the package layout changed')
+  const list = JSON.parse(source.slice(start + 'new Set('.length, end + 1)) as unknown
+  if (!Array.isArray(list) || list.some((d) => typeof d !== 'string')) throw new Error('mailchecker: the list literal is not an array of strings')
+  return list as string[]
+}
+
+const jsonList = (text: string, id: string): string[] => {
+  const list = JSON.parse(text) as unknown
+  if (!Array.isArray(list) || list.some((d) => typeof d !== 'string')) throw new Error(`${id}: expected a JSON array of strings`)
+  return list as string[]
+}
+
+const READERS: Record<string, (text: string, id: string) => string[]> = {
+  mailchecker: (text) => mailcheckerDomains(text),
+  'disposable-email-domains-js': jsonList,
+  'burner-email-providers': (text) => text.split('\n'),
+  'free-email-domains': jsonList,
+  'blocklistproject-abuse': (text) => text.split('\n'),
+}
+
+const allowed = (name: string) => BUILTIN_ALLOW.some((a) => name === a || name.endsWith('.' + a))
+
+async function build(ctx: BuildContext) {
+  const masks = new Map<string, number>()
+  const counts: Record<string, number> = {}
+  for (const list of BUILTIN_LISTS) {
+    const src = await ctx.source(list.source)
+    const entries = READERS[list.source]!(readFileSync(src.path, 'utf8'), list.source)
+    let kept = 0
+    let skipped = 0
+    for (const raw of entries) {
+      const name = normalizeListEntry(raw)
+      if (!name) {
+        if (raw.trim() && !raw.trim().startsWith('#')) skipped++
+        continue
+      }
+      masks.set(name, (masks.get(name) ?? 0) | (1 << list.bit))
+      kept++
+    }
+    counts[list.source] = kept
+    if (skipped) ctx.log(`${list.source}: ${skipped} entries that are not domain names skipped`)
+  }
+  const unlisted: string[] = []
+  let freeRemoved = 0
+  for (const [name, mask] of masks) {
+    let m = mask
+    if (m & DISPOSABLE_BITS && allowed(name)) {
+      m &= ~DISPOSABLE_BITS
+      unlisted.push(name)
+    }
+    if (m & FREE_BIT && m & DISPOSABLE_BITS) {
+      m &= ~FREE_BIT
+      freeRemoved++
+    }
+    if (m) masks.set(name, m)
+    else masks.delete(name)
+  }
+  // Registrable domains with a disposable name below them: only for those does a check walk the levels between.
+  let below = 0
+  for (const [name, mask] of [...masks]) {
+    if (!(mask & DISPOSABLE_BITS)) continue
+    const registrable = getDomain(name, PSL_OPTIONS)
+    if (!registrable || registrable === name) continue
+    const m = masks.get(registrable) ?? 0
+    if (!(m & LISTED_BELOW)) below++
+    masks.set(registrable, m | LISTED_BELOW)
+  }
+  if (unlisted.length) ctx.log(`allowlist: taken out of the disposable lists: ${unlisted.sort().join(', ')}`)
+  const table = buildDomainTable(masks)
+  const labels: ListLabel[] = BUILTIN_LISTS.map(({ bit, kind, source }) => ({ bit, kind, source }))
+  let disposable = 0
+  let free = 0
+  let abuse = 0
+  for (const m of masks.values()) {
+    if (m & DISPOSABLE_BITS) disposable++
+    if (m & FREE_BIT) free++
+    if (m & (1 << BUILTIN_LISTS.find((l) => l.kind === 'abuse')!.bit)) abuse++
+  }
+  writeContainer(ctx.out(LISTS_ARTIFACT), { labels }, { names: table.names, offsets: table.offsets, slots: table.slots })
+  return {
+    counts: { ...counts, disposable, free, abuse, names: masks.size, registrable_with_listed_below: below, allowlisted_out: unlisted.length, free_removed_as_disposable: freeRemoved },
+    notes: [
+      `Disposable: union of mailchecker, disposable-email-domains-js and burner-email-providers minus ${BUILTIN_ALLOW.length} allowlisted providers and forwarding services (src/domains/email/allowlist.ts).`,
+      'Free providers: free-email-domains minus every disposable name.',
+      'Abuse: The Block List Project phishing + scam lists, exact host names.',
+    ],
+  }
+}
+
+export const emailBuilders: DatasetBuilder[] = [
+  {
+    id: 'email-lists',
+    sources: BUILTIN_LISTS.map((l) => l.source),
+    artifacts: [LISTS_ARTIFACT],
+    revision: 5,
+    build,
+  },
+]

@@ -1,0 +1,38 @@
+/**
+ * The email domain: risk scoring of addresses from their syntax, the DNS (MX), RDAP (domain age) and
+ * lists (disposable, free provider, abuse; operator allow/deny files reloaded on SIGHUP).
+ * `emailDomain({ now })` lets tests inject the clock that domain ages are computed against.
+ */
+import { defineDomain } from '../types.ts'
+import { emailBuilders } from './build.ts'
+import { emailRoutes, type EmailDomainState } from './routes.ts'
+import { openEmailService, type EmailServiceOptions } from './service.ts'
+import { emailSources } from './sources.ts'
+
+const log = (fields: Record<string, unknown>) => console.error(JSON.stringify({ domain: 'email', ...fields }))
+
+export const emailDomain = (options: Pick<EmailServiceOptions, 'now'> = {}) =>
+  defineDomain<EmailDomainState>({
+    name: 'email',
+    prefixes: ['/email'],
+    datasets: ['email-lists'],
+    open({ config, data }) {
+      const service = openEmailService(config, data, { ...options, log: (msg) => log({ level: 'warn', msg }) })
+      const onHangup = () => {
+        const result = service.reload()
+        log({ level: result.ok ? 'info' : 'error', msg: result.ok ? 'SIGHUP: operator email lists reloaded' : 'SIGHUP: operator email lists could not be reloaded', ...result })
+      }
+      process.on('SIGHUP', onHangup)
+      return { service, onHangup }
+    },
+    routes: emailRoutes,
+    close(state) {
+      process.off('SIGHUP', state.onHangup)
+      state.service.close()
+    },
+    builders: emailBuilders,
+    sources: emailSources,
+    docs: 'docs/email.md',
+  })
+
+export default emailDomain()

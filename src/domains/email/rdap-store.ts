@@ -1,0 +1,139 @@
+/**
+ * Where RDAP answers are kept between requests and restarts (SPEC: "cached 7 days"): the state SQLite
+ * (`<stateDir>/email-rdap.sqlite`), or Redis when the quota store is Redis (so every instance shares
+ * one cache). The store is a cache, not a dependency: when it cannot be opened or reached, lookups go to
+ * RDAP as if it were empty, and the failure is logged once.
+ */
+import { RedisClient } from 'bun'
+import type { Database } from 'bun:sqlite'
+import { openStateDatabase } from '../../stores/sqlite.ts'
+
+/** A definitive RDAP answer: the domain's registration date, or "not registered" (HTTP 404). */
+export interface StoredRdap {
+  status: 'found' | 'not_found'
+  /** ISO 8601 registration date, or null when the record has no registration event. */
+  registered: string | null
+}
+
+export interface RdapStore {
+  get(domain: string, now: number): Promise<StoredRdap | null>
+  set(domain: string, value: StoredRdap, expiresAt: number, now: number): Promise<void>
+  close(): void
+}
+
+/** Most rows kept; beyond it the soonest to expire go first. */
+export const SQLITE_MAX_ROWS = 200_000
+
+const SCHEMA = [
+  `CREATE TABLE rdap_cache (
+     domain TEXT PRIMARY KEY,
+     status TEXT NOT NULL,
+     registered TEXT,
+     expires_at INTEGER NOT NULL
+   ) STRICT;
+   CREATE INDEX rdap_cache_expires ON rdap_cache(expires_at);`,
+]
+
+export function sqliteRdapStore(stateDir: string, log: (line: string) => void): RdapStore {
+  let db: Database | null = null
+  let failed = false
+  let writes = 0
+  const open = () => {
+    if (db || failed) return db
+    try {
+      db = openStateDatabase(stateDir, 'email-rdap.sqlite', SCHEMA)
+    } catch (e) {
+      failed = true
+      log(`RDAP cache disabled: ${(e as Error).message}`)
+    }
+    return db
+  }
+  return {
+    async get(domain, now) {
+      try {
+        const row = open()?.query<{ status: string; registered: string | null }, [string, number]>('SELECT status, registered FROM rdap_cache WHERE domain = ? AND expires_at > ?').get(domain, now)
+        return row ? { status: row.status === 'found' ? 'found' : 'not_found', registered: row.registered } : null
+      } catch (e) {
+        log(`RDAP cache read failed: ${(e as Error).message}`)
+        return null
+      }
+    },
+    async set(domain, value, expiresAt, now) {
+      const d = open()
+      if (!d) return
+      try {
+        d.query('INSERT OR REPLACE INTO rdap_cache (domain, status, registered, expires_at) VALUES (?, ?, ?, ?)').run(domain, value.status, value.registered, expiresAt)
+        // Bounded: now and then drop what expired, then the soonest to expire beyond the cap.
+        if (++writes % 1000 === 1) {
+          d.query('DELETE FROM rdap_cache WHERE expires_at <= ?').run(now)
+          d.query('DELETE FROM rdap_cache WHERE domain IN (SELECT domain FROM rdap_cache ORDER BY expires_at DESC LIMIT -1 OFFSET ?)').run(SQLITE_MAX_ROWS)
+        }
+      } catch (e) {
+        log(`RDAP cache write failed: ${(e as Error).message}`)
+      }
+    },
+    close() {
+      db?.close()
+      db = null
+    },
+  }
+}
+
+/** Redis keys `almanac:email:rdap:<domain>` holding JSON, expiring with the entry. */
+export function redisRdapStore(url: string, log: (line: string) => void, timeoutMs = 500): RdapStore {
+  let client: RedisClient | null = null
+  let downUntil = 0
+  let warned = false
+  const connection = async () => {
+    if (client?.connected) return client
+    client?.close()
+    client = new RedisClient(url, { enableOfflineQueue: false, connectionTimeout: timeoutMs, autoReconnect: false })
+    await client.connect()
+    return client
+  }
+  const run = async <T>(what: string, fn: (c: RedisClient) => Promise<T>): Promise<T | null> => {
+    if (Date.now() < downUntil) return null
+    let timer: Timer | undefined
+    try {
+      const result = await Promise.race([
+        connection().then(fn),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`${what} took longer than ${timeoutMs} ms`)), timeoutMs)
+        }),
+      ])
+      warned = false
+      return result
+    } catch (e) {
+      // Back off a few seconds: a down cache must not add its timeout to every lookup.
+      downUntil = Date.now() + 5000
+      if (!warned) log(`RDAP cache in Redis unreachable, lookups go to RDAP directly: ${(e as Error).message}`)
+      warned = true
+      client?.close()
+      client = null
+      return null
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+  const key = (domain: string) => `almanac:email:rdap:${domain}`
+  return {
+    async get(domain) {
+      const raw = await run('Redis GET', (c) => c.get(key(domain)))
+      if (!raw) return null
+      try {
+        const v = JSON.parse(raw) as StoredRdap
+        return v.status === 'found' || v.status === 'not_found' ? { status: v.status, registered: typeof v.registered === 'string' ? v.registered : null } : null
+      } catch {
+        return null
+      }
+    },
+    async set(domain, value, expiresAt, now) {
+      const ms = Math.max(1, Math.round(expiresAt - now))
+      await run('Redis SET', (c) => c.send('SET', [key(domain), JSON.stringify(value), 'PX', String(ms)]))
+    },
+    close() {
+      client?.close()
+      client = null
+    },
+  }
+}

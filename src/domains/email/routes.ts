@@ -1,0 +1,62 @@
+/** The two email risk endpoints of the SPEC: POST /email/risk and POST /email/risk/bulk. */
+import { Elysia, t } from 'elysia'
+import type { DomainContext } from '../types.ts'
+import { requestContext } from '../../http/context.ts'
+import { costPerItem } from '../../http/cost.ts'
+import { documents } from '../../http/openapi.ts'
+import { fieldsQuery } from '../../http/paging.ts'
+import { list, one } from '../../http/reply.ts'
+import { BareItemSchema, BareSchema, EnvelopedItemSchema, EnvelopedSchema, FIELD_NAMES, present, presentItem } from './present.ts'
+import type { EmailService } from './service.ts'
+
+export const BULK_MAX = 10
+/** Longest input accepted (characters); a valid mailbox is at most 254 octets, longer is "invalid syntax". */
+export const MAX_INPUT = 1024
+
+export interface EmailDomainState {
+  service: EmailService
+  onHangup: () => void
+}
+
+const address = t.String({
+  maxLength: MAX_INPUT,
+  description: `An email address (RFC 5321 mailbox, RFC 6531 UTF-8 and IDN accepted). Invalid syntax is not an error: it scores 100 (critical). At most ${MAX_INPUT} characters.`,
+  examples: ['someone@example.com'],
+})
+
+export const emailRoutes = ({ service: state, config }: DomainContext<EmailDomainState>) => {
+  const { service } = state
+  return new Elysia({ prefix: '/email' })
+    .use(requestContext(config.responseForm))
+    .post('/risk', async ({ body, form }) => one(present(await service.assess(body.email), form), { fieldNames: FIELD_NAMES[form] }), {
+      body: t.Object({ email: address }),
+      query: t.Object(fieldsQuery),
+      detail: {
+        summary: 'Score one email address (0-100)',
+        description:
+          'Syntax, MX (DNS), domain age (RDAP), disposable, free-provider and abuse lists. `fields` accepts dotted paths such as `checks.disposable`. A check that cannot be performed is reported in `unknown_checks` and adds no points; the answer comes within the DNS and RDAP timeouts.',
+        tags: ['Email risk'],
+        ...documents({ enveloped: EnvelopedSchema, bare: BareSchema }),
+      },
+    })
+    .post(
+      '/risk/bulk',
+      async ({ body, form }) => {
+        const items = (await service.bulk(body.emails, 'emails')).map((a) => presentItem(a, form))
+        return list(items, { fieldNames: FIELD_NAMES[form], enveloped: { total: items.length } })
+      },
+      {
+        body: t.Object({
+          emails: t.Array(address, { minItems: 1, maxItems: BULK_MAX, description: `1 to ${BULK_MAX} addresses, assessed concurrently and independently.` }),
+        }),
+        query: t.Object(fieldsQuery),
+        detail: {
+          summary: `Score up to ${BULK_MAX} email addresses`,
+          description: 'Form A: `{status, total, data}`; Form B: `{results}`. Each address costs one quota credit.',
+          tags: ['Email risk'],
+          ...costPerItem('emails', BULK_MAX),
+          ...documents({ enveloped: EnvelopedItemSchema, bare: BareItemSchema, list: true, total: false, envelopedSiblings: { total: t.Integer({ minimum: 0 }) } }),
+        },
+      },
+    )
+}

@@ -1,0 +1,220 @@
+/**
+ * Email risk over the opened lists and the two outside services (DNS, RDAP): syntax first (invalid is
+ * final), then the list checks in process and the MX and RDAP lookups concurrently, each held to its own
+ * deadline, then the SPEC's score. The result is the canonical assessment that `present.ts` shapes into
+ * Form A or B. No HTTP here; the clock is injected (`now`) so ages are computed against it.
+ */
+import { getDomain } from 'tldts'
+import type { Config } from '../../config.ts'
+import type { DataDir } from '../../data/types.ts'
+import { readContainer } from '../ip/container.ts'
+import { normalizeListEntry, LISTS_ARTIFACT } from './build.ts'
+import { parseServer, systemServers, type DnsServer } from './dns.ts'
+import { EmailLists, loadOperatorLists, PSL_OPTIONS, type ListLabel, type ListVerdict } from './lists.ts'
+import { mxChecker, unknownMx, type MxChecker, type MxResult } from './mx.ts'
+import { loadBootstrap, type RdapBootstrap } from './rdap-bootstrap.ts'
+import { rdapClient, type RdapClient, type RdapReason, type RdapResult } from './rdap.ts'
+import { redisRdapStore, sqliteRdapStore, type RdapStore } from './rdap-store.ts'
+import { score, type RiskFactor, type RiskTier } from './score.ts'
+import { parseMailbox, type SyntaxReason } from './syntax.ts'
+import { emailSources } from './sources.ts'
+
+export const DAY_MS = 86400_000
+/** Margin on top of a lookup's own timeout before the service stops waiting for it. */
+const DEADLINE_SLACK_MS = 100
+
+export interface DomainAge {
+  /** The registrable domain asked about (public suffix list), or null. */
+  domain: string | null
+  ageDays: number | null
+  registered: string | null
+  /** 'rdap' when RDAP answered (a record or "not registered"). */
+  source: 'rdap' | null
+  reason: RdapReason | 'invalid_syntax' | 'address_literal' | null
+}
+
+export interface Assessment {
+  email: string
+  syntax: { valid: boolean; reason: SyntaxReason | null; normalized: string | null }
+  /** The A-label domain (or address literal), null when the syntax is invalid. */
+  domain: string | null
+  mx: MxResult
+  lists: ListVerdict
+  age: DomainAge
+  score: number
+  tier: RiskTier
+  factors: { factor: RiskFactor; points: number }[]
+  /** Checks that could not be performed (and so added no points). */
+  unknown: ('mx_record' | 'domain_age')[]
+}
+
+/** One bulk item that could not be assessed (never expected; kept so one item cannot fail the rest). */
+export interface ItemError {
+  email: unknown
+  error: { field: string; message: string }
+}
+
+export interface EmailService {
+  assess(email: string): Promise<Assessment>
+  /** Each item on its own, concurrently: one failure does not block or fail the others. */
+  bulk(emails: readonly string[], field?: string): Promise<(Assessment | ItemError)[]>
+  /** The in-process list checks of a domain (lower-case A-label). */
+  listCheck(domain: string): ListVerdict
+  /** Re-reads the operator's allow and deny files (SIGHUP); on failure the previous lists stay. */
+  reload(): { ok: boolean; allow: number; deny: number; messages: string[] }
+  /** Date of the abuse list named in `abuse_list.sources`. */
+  readonly abuseListDate: string
+  readonly bootstrap: RdapBootstrap
+  close(): void
+}
+
+export interface EmailServiceOptions {
+  now?: () => number
+  log?: (line: string) => void
+}
+
+const OFFLINE_MX = Object.freeze(unknownMx('offline'))
+
+const NO_LISTS: ListVerdict = Object.freeze({ disposable: false, disposableMatch: null, disposableLists: [], free: false, abuse: false, abuseSources: [], allowed: false }) as ListVerdict
+
+/**
+ * Resolves `p`, or `fallback()` once `ms` have passed: no slow service holds a request past its deadline.
+ * A failure of `p` (never expected: the clients turn theirs into answers) is also the fallback, logged.
+ */
+function within<T>(p: Promise<T>, ms: number, fallback: () => T, log: (line: string) => void): Promise<T> {
+  let timer: Timer
+  const guarded = p.catch((e) => {
+    log(`email lookup failed unexpectedly: ${(e as Error)?.stack ?? e}`)
+    return fallback()
+  })
+  return Promise.race([guarded, new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback()), ms)))]).finally(() => clearTimeout(timer))
+}
+
+export function openEmailService(config: Config, data: DataDir, options: EmailServiceOptions = {}): EmailService {
+  const now = options.now ?? Date.now
+  const log = options.log ?? (() => {})
+  const email = config.email
+
+  const file = readContainer(data.path(LISTS_ARTIFACT))
+  const lists = new EmailLists(
+    { names: file.bytes('names'), offsets: file.u32('offsets'), slots: file.u32('slots') },
+    (file.meta.labels as ListLabel[]) ?? [],
+  )
+  const first = loadOperatorLists(email, normalizeListEntry)
+  for (const w of first.warnings) log(w)
+  lists.operator = first.lists
+
+  const abuseSource = emailSources.find((s) => s.id === 'blocklistproject-abuse')!
+  const abuseName = (id: string) => (id === abuseSource.id ? `${id}:${abuseSource.date}` : id)
+
+  let servers: DnsServer[]
+  try {
+    servers = email.dnsServers.length ? email.dnsServers.map(parseServer) : systemServers()
+  } catch (e) {
+    throw new Error(`ALMANAC_EMAIL_DNS_SERVERS: ${(e as Error).message}`)
+  }
+  const bootstrap = loadBootstrap(email.rdapBootstrap)
+  const mx: MxChecker = mxChecker({ servers, timeoutMs: email.dnsTimeoutMs, now })
+  const store: RdapStore = /^rediss?:\/\//.test(config.quotaStore) ? redisRdapStore(config.quotaStore, log) : sqliteRdapStore(config.stateDir, log)
+  const rdap: RdapClient = rdapClient({ baseUrl: email.rdapUrl, bootstrap, timeoutMs: email.rdapTimeoutMs, store, now, log })
+
+  // Each check answers from its cache synchronously when it can (a warm request then costs no promise,
+  // timer or race), else starts the lookup held to its deadline.
+  const checkMx = (domain: string): MxResult | Promise<MxResult> => {
+    if (email.offline) return OFFLINE_MX
+    return mx.cached(domain) ?? within(mx.check(domain), email.dnsTimeoutMs + DEADLINE_SLACK_MS, () => unknownMx('dns_timeout'), log)
+  }
+
+  const ageOf = (registrable: string, r: RdapResult): DomainAge => {
+    const ageDays = r.registered ? Math.max(0, Math.floor((now() - Date.parse(r.registered)) / DAY_MS)) : null
+    return { domain: registrable, ageDays, registered: r.registered, source: r.status === 'unknown' ? null : 'rdap', reason: r.reason }
+  }
+
+  const checkAge = (registrable: string | null): DomainAge | Promise<DomainAge> => {
+    if (!registrable) return { domain: null, ageDays: null, registered: null, source: null, reason: 'no_registrable_domain' }
+    if (email.offline) return { domain: registrable, ageDays: null, registered: null, source: null, reason: 'offline' }
+    const hit = rdap.cached(registrable)
+    if (hit) return ageOf(registrable, hit)
+    return within(rdap.lookup(registrable), email.rdapTimeoutMs + DEADLINE_SLACK_MS, (): RdapResult => ({ status: 'unknown', registered: null, reason: 'rdap_timeout' }), log).then((r) => ageOf(registrable, r))
+  }
+
+  const assess = async (input: string): Promise<Assessment> => {
+    const mailbox = parseMailbox(input)
+    if (!mailbox.valid) {
+      const s = score({ validSyntax: false, mx: null, disposable: false, ageDays: null, abuse: false, free: false })
+      return {
+        email: input,
+        syntax: { valid: false, reason: mailbox.reason, normalized: null },
+        domain: null,
+        mx: { valid: null, hosts: [], implicit: false, acceptsMail: null, domainExists: null, reason: null },
+        lists: NO_LISTS,
+        age: { domain: null, ageDays: null, registered: null, source: null, reason: 'invalid_syntax' },
+        ...s,
+        unknown: [],
+      }
+    }
+    const syntax = { valid: true, reason: null, normalized: mailbox.normalized }
+    if (mailbox.addressLiteral) {
+      // Mail to an address literal goes straight to that host: nothing to look up or list.
+      const s = score({ validSyntax: true, mx: null, disposable: false, ageDays: null, abuse: false, free: false })
+      return {
+        email: input,
+        syntax,
+        domain: mailbox.domain,
+        mx: unknownMx('address_literal'),
+        lists: NO_LISTS,
+        age: { domain: null, ageDays: null, registered: null, source: null, reason: 'address_literal' },
+        ...s,
+        unknown: ['mx_record', 'domain_age'],
+      }
+    }
+    const domain = mailbox.domain
+    const registrable = getDomain(domain, PSL_OPTIONS)
+    const verdict = lists.check(domain, registrable)
+    const mxNow = checkMx(domain)
+    const ageNow = checkAge(registrable)
+    const mxResult = mxNow instanceof Promise ? await mxNow : mxNow
+    const age = ageNow instanceof Promise ? await ageNow : ageNow
+    const s = score({ validSyntax: true, mx: mxResult.valid, disposable: verdict.disposable, ageDays: age.ageDays, abuse: verdict.abuse, free: verdict.free })
+    const unknown: Assessment['unknown'] = []
+    if (mxResult.valid === null) unknown.push('mx_record')
+    if (age.ageDays === null && age.reason !== 'not_registered' && age.reason !== 'no_registration_event') unknown.push('domain_age')
+    return {
+      email: input,
+      syntax,
+      domain,
+      mx: mxResult,
+      lists: verdict.abuse ? { ...verdict, abuseSources: verdict.abuseSources.map(abuseName) } : verdict,
+      age,
+      ...s,
+      unknown,
+    }
+  }
+
+  return {
+    assess,
+    async bulk(emails, field = 'emails') {
+      return Promise.all(
+        emails.map((e, i) =>
+          assess(e).catch((err): ItemError => {
+            log(`email bulk item ${i} failed: ${(err as Error)?.stack ?? err}`)
+            return { email: e, error: { field: `${field}.${i}`, message: 'this address could not be assessed' } }
+          }),
+        ),
+      )
+    },
+    listCheck: (domain) => lists.check(domain, getDomain(domain, PSL_OPTIONS)),
+    reload() {
+      try {
+        const next = loadOperatorLists(email, normalizeListEntry)
+        lists.operator = next.lists
+        return { ok: true, allow: next.lists.allow.size, deny: next.lists.deny.size, messages: next.warnings }
+      } catch (e) {
+        return { ok: false, allow: lists.operator.allow.size, deny: lists.operator.deny.size, messages: [(e as Error).message] }
+      }
+    },
+    abuseListDate: abuseSource.date,
+    bootstrap,
+    close: () => store.close(),
+  }
+}
