@@ -6,7 +6,7 @@
  * six levels; the largest body is a postal polygon at its 10,000-position limit (about 30,000 values),
  * which must still reach the domain to get its own 422.
  */
-import { badRequest } from '../lib/errors.ts'
+import { badRequest, invalid } from '../lib/errors.ts'
 
 export const JSON_LIMITS = { depth: 32, values: 50_000 } as const
 
@@ -43,4 +43,37 @@ export function checkJsonShape(text: string, limits: { depth: number; values: nu
       throw badRequest(`The request body holds more than ${limits.values} values.`, { errors: [{ in: 'body', field: '(root)', message: `more than ${limits.values} values` }] })
     }
   }
+}
+
+/**
+ * Member names no request body has a use for, and that turn harmless data into a crash: an own
+ * `toString` that is not a function makes every `${value}` throw (Elysia builds its validation message
+ * that way: a 500), and `__proto__`, `constructor` and `prototype` are how code that merges objects gets
+ * polluted.
+ */
+const RESERVED = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf']
+
+/** The first reserved member name anywhere in a parsed body, with its dotted path, or null. */
+function reservedMember(value: unknown): string | null {
+  const stack: [unknown, string][] = [[value, '']]
+  while (stack.length) {
+    const [node, path] = stack.pop()!
+    if (typeof node !== 'object' || node === null) continue
+    for (const key of Object.keys(node)) {
+      const at = path ? `${path}.${key}` : key
+      if (RESERVED.includes(key)) return at
+      stack.push([(node as Record<string, unknown>)[key], at])
+    }
+  }
+  return null
+}
+
+/**
+ * A request body's members, checked: a text that mentions a reserved name (directly or through a \u
+ * escape) is walked, and a body holding one is a 422 naming where.
+ */
+export function checkMemberNames(text: string, parsed: unknown): void {
+  if (!text.includes('\\u') && !RESERVED.some((name) => text.includes(name))) return
+  const found = reservedMember(parsed)
+  if (found) throw invalid(found, `the member name ${JSON.stringify(found.split('.').pop())} is not accepted in a request body`)
 }

@@ -11,7 +11,7 @@
  */
 import { Elysia, ParseError } from 'elysia'
 import { badRequest, invalid, tooLarge } from '../lib/errors.ts'
-import { checkJsonShape } from './json-shape.ts'
+import { checkJsonShape, checkMemberNames } from './json-shape.ts'
 
 /** The transport-level ceiling handed to Bun.serve: generous, so our JSON 413 answers in all honest cases. */
 export const serverBodyCeiling = (bodyLimit: number) => Math.max(bodyLimit * 16, 64 * 1024 * 1024)
@@ -75,8 +75,13 @@ export const bodyReader = (limit: number) =>
       }
       // Every body is an object (or an array); a bare string of 300,000 characters took the schema 0.7 s.
       if (typeof parsed !== 'object' || parsed === null) throw invalid('(root)', 'the request body must be a JSON object')
+      checkMemberNames(text, parsed)
       return parsed
     }
-    if (type.startsWith('application/x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(text))
+    if (type.startsWith('application/x-www-form-urlencoded')) {
+      const form = Object.fromEntries(new URLSearchParams(text))
+      checkMemberNames(text, form)
+      return form
+    }
     return text
   })

@@ -50,6 +50,20 @@ describe('JSON bodies are limited in depth and size before validation', () => {
     expect(quoted.status).toBe(200)
   })
 
+  test('member names that break string conversion or pollute merges are a 422 naming where (an own toString gave a 500)', async () => {
+    for (const [body, field] of [
+      ['{"input":{"toString":"x"}}', 'input.toString'],
+      ['{"input":{"\\u0074oString":"x"}}', 'input.toString'],
+      ['{"input":"abc","__proto__":{"polluted":true}}', '__proto__'],
+      ['{"ips":["8.8.8.8",{"valueOf":1}]}', 'ips.1.valueOf'],
+    ] as const) {
+      const path = field.startsWith('ips') ? '/api/v1/ip/bulk' : '/api/v1/hash/md5'
+      const res = await app.json('POST', path, { body, form: 'bare' })
+      expect({ body, status: res.status, fields: res.body.errors?.map((e: any) => e.field) }).toEqual({ body, status: 422, fields: [field] })
+    }
+    expect(({} as any).polluted).toBeUndefined()
+  })
+
   test('validation problems never carry the offending value', async () => {
     const secret = 'do-not-echo-' + 'x'.repeat(2000)
     const res = await app.json('POST', '/api/v1/hash/md5', { body: { input: [secret] }, form: 'bare' })
