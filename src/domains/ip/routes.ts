@@ -5,9 +5,11 @@ import { clientAddress, type TrustedProxies } from '../../http/client-ip.ts'
 import { requestContext } from '../../http/context.ts'
 import { costPerItem } from '../../http/cost.ts'
 import { fieldsQuery } from '../../http/paging.ts'
+import { documents } from '../../http/openapi.ts'
 import { list, one } from '../../http/reply.ts'
 import { badRequest } from '../../lib/errors.ts'
 import { FIELD_NAMES, present, presentItem } from './present.ts'
+import { IpBulkItemSchemas, IpRecordSchemas } from './schemas.ts'
 import type { IpService } from './service.ts'
 
 export const BULK_MAX = 100
@@ -38,15 +40,22 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
       {
         query: t.Object(fieldsQuery),
         detail: {
+          tags: ['ip'],
           summary: "The caller's IP record",
           description: 'Geolocates the connecting address. X-Forwarded-For and Forwarded are believed only from ALMANAC_TRUSTED_PROXIES, walked from the right.',
+          ...documents({ name: 'IpRecord', ...IpRecordSchemas }),
         },
       },
     )
     .post('', ({ body, form }) => one(present(service.lookup(body.ip, 'ip'), form), { fieldNames: FIELD_NAMES[form] }), {
-      body: t.Object({ ip: address }),
+      body: t.Object({ ip: address }, { examples: [{ ip: '8.8.8.8' }] }),
       query: t.Object(fieldsQuery),
-      detail: { summary: 'Geolocate one address', description: 'Private, loopback, link-local, CGNAT, documentation and multicast addresses answer with is_reserved true and no location.' },
+      detail: {
+        tags: ['ip'],
+        summary: 'Geolocate one address',
+        description: 'Private, loopback, link-local, CGNAT, documentation and multicast addresses answer with is_reserved true and no location.',
+        ...documents({ name: 'IpRecord', ...IpRecordSchemas }),
+      },
     })
     .post('/bulk', ({ body, form }) => list(service.bulk(body.ips, 'ips').map((r) => presentItem(r, form)), { fieldNames: FIELD_NAMES[form] }), {
       body: t.Object({
@@ -55,8 +64,14 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
           maxItems: BULK_MAX,
           description: `1 to ${BULK_MAX} addresses. Each is answered on its own: an invalid one gets {ip, error} in its place.`,
         }),
-      }),
+      }, { examples: [{ ips: ['8.8.8.8', '2001:4860:4860::8888', '81.2.69.142'] }] }),
       query: t.Object(fieldsQuery),
-      detail: { summary: 'Geolocate up to 100 addresses', description: 'Each address costs one quota credit.', ...costPerItem('ips', BULK_MAX) },
+      detail: {
+        tags: ['ip'],
+        summary: 'Geolocate up to 100 addresses',
+        description: 'Each address costs one quota credit.',
+        ...costPerItem('ips', BULK_MAX),
+        ...documents({ name: 'IpBulkItem', ...IpBulkItemSchemas, list: true, total: false }),
+      },
     })
 }
