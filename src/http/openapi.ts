@@ -182,7 +182,8 @@ function cleanSchema(schema: any): any {
     }
   }
   const out: Json = {}
-  for (const [k, v] of Object.entries(schema)) if (k !== 'error') out[k] = cleanSchema(v)
+  // `error` as a string is Elysia's custom message; as an object it is a member named error (a property schema).
+  for (const [k, v] of Object.entries(schema)) if (k !== 'error' || (typeof v === 'object' && v !== null)) out[k] = cleanSchema(v)
   return out
 }
 

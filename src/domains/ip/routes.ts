@@ -64,7 +64,7 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
           maxItems: BULK_MAX,
           description: `1 to ${BULK_MAX} addresses. Each is answered on its own: an invalid one gets {ip, error} in its place.`,
         }),
-      }, { examples: [{ ips: ['8.8.8.8', '2001:4860:4860::8888', '81.2.69.142'] }] }),
+      }, { examples: [{ ips: ['8.8.8.8', '2001:4860:4860::8888', '81.2.69.142', 'not-an-address'] }] }),
       query: t.Object(fieldsQuery),
       detail: {
         tags: ['ip'],
