@@ -905,6 +905,42 @@ export interface components {
             current_date: string;
             /** @description ISO 3166-1 alpha-2 codes that zone1970.tab / zone.tab give this exact name (may be empty). */
             country_codes: string[];
+            /**
+             * @description The instant as local time, ISO 8601 with the UTC offset (YYYY-MM-DDTHH:MM:SS±HH:MM).
+             * @example 2026-11-23T13:05:09+01:00
+             */
+            datetime: string;
+            /**
+             * @description The same instant, ISO 8601 UTC (YYYY-MM-DDTHH:MM:SSZ).
+             * @example 2026-03-29T01:00:00Z
+             */
+            utc_datetime: string;
+            /**
+             * @description The same instant, seconds since 1970-01-01T00:00:00Z.
+             * @example 1795003509
+             */
+            unixtime: number;
+            /** @description Start of the current daylight-saving period; null outside DST. */
+            dst_from: string | null;
+            /** @description End of the current daylight-saving period (the instant standard time resumes); null outside DST or when no end is scheduled. */
+            dst_until: string | null;
+            /** @description The next change of offset, abbreviation or DST flag, with the values after it; null when tzdata schedules none. */
+            next_transition: {
+                /**
+                 * @description When it happens, ISO 8601 UTC (YYYY-MM-DDTHH:MM:SSZ).
+                 * @example 2026-03-29T01:00:00Z
+                 */
+                at: string;
+                /** @description The same instant in Unix seconds. */
+                unixtime: number;
+                /**
+                 * @description UTC offset, signed HH:MM (e.g. +05:30, -03:00, +00:00).
+                 * @example +05:30
+                 */
+                utc_offset: string;
+                abbreviation: string;
+                is_dst: boolean;
+            } | null;
         };
         TimezoneDifference: {
             from_timezone: string;
@@ -1129,6 +1165,99 @@ export interface components {
              *     ]
              */
             calling_codes: string[];
+            /**
+             * @description Flag emoji: the two regional indicator symbols of the alpha-2 code.
+             * @example 🇫🇷
+             */
+            flag: string;
+            /**
+             * @description Names in the official languages, keyed by ISO 639-3 code (world-countries).
+             * @example {
+             *       "fra": {
+             *         "common": "France",
+             *         "official": "République française"
+             *       }
+             *     }
+             */
+            native_names: {
+                [key: string]: {
+                    common: string;
+                    official: string;
+                };
+            };
+            /**
+             * @description Other names and spellings (world-countries).
+             * @example [
+             *       "FR",
+             *       "French Republic",
+             *       "République française"
+             *     ]
+             */
+            alt_spellings: string[];
+            /** @description Area in km² (GeoNames). */
+            area_km2: number | null;
+            /** @description Population as GeoNames publishes it; null where it has none. */
+            population: {
+                /** @description Inhabitants. */
+                value: number;
+                /**
+                 * @description Where the figure comes from.
+                 * @example GeoNames countryInfo.txt
+                 */
+                source: string;
+                /**
+                 * @description Date of the source file the figure was read from, YYYY-MM-DD (GeoNames does not record the year of each estimate).
+                 * @example 2026-01-19
+                 */
+                as_of: string;
+            } | null;
+            /**
+             * @description Alpha-2 codes of the countries sharing a land border (GeoNames neighbours; codes outside ISO 3166-1, such as XK, left out).
+             * @example [
+             *       "AD",
+             *       "BE",
+             *       "CH",
+             *       "DE",
+             *       "ES",
+             *       "IT",
+             *       "LU",
+             *       "MC"
+             *     ]
+             */
+            borders: string[];
+            /** @description Latitude of a representative point (world-countries). */
+            latitude: number | null;
+            /** @description Longitude of a representative point (world-countries). */
+            longitude: number | null;
+            /**
+             * @description Country-code top-level domains (GeoNames, then world-countries).
+             * @example [
+             *       ".fr"
+             *     ]
+             */
+            tlds: string[];
+            /**
+             * @description IANA zone names tzdata's zone1970.tab and zone.tab give the country (this server's tzdata, as GET /api/v1/timezones?country= lists them).
+             * @example [
+             *       "Europe/Paris"
+             *     ]
+             */
+            timezones: string[];
+            /** @description First day of the week (Unicode CLDR). */
+            start_of_week: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+            /** @description Postal code format (GeoNames); null for a country without postal codes. */
+            postal_code: {
+                /**
+                 * @description Pattern, as in GET /api/v1/postal: `#` a digit, `A` a letter; alternatives separated by ` / `.
+                 * @example #####
+                 */
+                format: string;
+                /**
+                 * @description Regular expression a whole valid code matches.
+                 * @example ^(?:(\d{5}))$
+                 */
+                regex: string;
+            } | null;
             /** @description Every ISO 3166-2 subdivision of the country (Form A only). */
             subdivisions: {
                 /**
@@ -1203,6 +1332,99 @@ export interface components {
              *     ]
              */
             calling_codes: string[];
+            /**
+             * @description Flag emoji: the two regional indicator symbols of the alpha-2 code.
+             * @example 🇫🇷
+             */
+            flag: string;
+            /**
+             * @description Names in the official languages, keyed by ISO 639-3 code (world-countries).
+             * @example {
+             *       "fra": {
+             *         "common": "France",
+             *         "official": "République française"
+             *       }
+             *     }
+             */
+            native_names: {
+                [key: string]: {
+                    common: string;
+                    official: string;
+                };
+            };
+            /**
+             * @description Other names and spellings (world-countries).
+             * @example [
+             *       "FR",
+             *       "French Republic",
+             *       "République française"
+             *     ]
+             */
+            alt_spellings: string[];
+            /** @description Area in km² (GeoNames). */
+            area_km2: number | null;
+            /** @description Population as GeoNames publishes it; null where it has none. */
+            population: {
+                /** @description Inhabitants. */
+                value: number;
+                /**
+                 * @description Where the figure comes from.
+                 * @example GeoNames countryInfo.txt
+                 */
+                source: string;
+                /**
+                 * @description Date of the source file the figure was read from, YYYY-MM-DD (GeoNames does not record the year of each estimate).
+                 * @example 2026-01-19
+                 */
+                as_of: string;
+            } | null;
+            /**
+             * @description Alpha-2 codes of the countries sharing a land border (GeoNames neighbours; codes outside ISO 3166-1, such as XK, left out).
+             * @example [
+             *       "AD",
+             *       "BE",
+             *       "CH",
+             *       "DE",
+             *       "ES",
+             *       "IT",
+             *       "LU",
+             *       "MC"
+             *     ]
+             */
+            borders: string[];
+            /** @description Latitude of a representative point (world-countries). */
+            latitude: number | null;
+            /** @description Longitude of a representative point (world-countries). */
+            longitude: number | null;
+            /**
+             * @description Country-code top-level domains (GeoNames, then world-countries).
+             * @example [
+             *       ".fr"
+             *     ]
+             */
+            tlds: string[];
+            /**
+             * @description IANA zone names tzdata's zone1970.tab and zone.tab give the country (this server's tzdata, as GET /api/v1/timezones?country= lists them).
+             * @example [
+             *       "Europe/Paris"
+             *     ]
+             */
+            timezones: string[];
+            /** @description First day of the week (Unicode CLDR). */
+            start_of_week: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+            /** @description Postal code format (GeoNames); null for a country without postal codes. */
+            postal_code: {
+                /**
+                 * @description Pattern, as in GET /api/v1/postal: `#` a digit, `A` a letter; alternatives separated by ` / `.
+                 * @example #####
+                 */
+                format: string;
+                /**
+                 * @description Regular expression a whole valid code matches.
+                 * @example ^(?:(\d{5}))$
+                 */
+                regex: string;
+            } | null;
         };
         Subdivision: {
             /**
