@@ -1693,6 +1693,26 @@ export interface components {
                 /** @description A member state of the EU. */
                 is_in_european_union: boolean;
             } | null;
+            /** @description Where the network is registered (its ISP), which may differ from where it is used; null when unknown. */
+            registered_country: {
+                /** @description English name. */
+                name: string | null;
+                /** @description ISO 3166-1 alpha-2 code. */
+                iso_code: string | null;
+                /** @description A member state of the EU. */
+                is_in_european_union: boolean;
+            } | null;
+            /** @description The country a military base or embassy network represents (MaxMind); null for nearly every address. */
+            represented_country: {
+                /** @description English name. */
+                name: string | null;
+                /** @description ISO 3166-1 alpha-2 code. */
+                iso_code: string | null;
+                /** @description A member state of the EU. */
+                is_in_european_union: boolean;
+                /** @description What kind of representation, e.g. `military`. */
+                type: string | null;
+            } | null;
             continent: {
                 /** @description English name. */
                 name: string | null;
@@ -1765,6 +1785,22 @@ export interface components {
                 /** @description English name. */
                 name: string | null;
             } | null;
+            /** @description Where the network is registered (its ISP); null when unknown. */
+            registered_country: {
+                /** @description ISO 3166-1 alpha-2 code. */
+                iso_code: string | null;
+                /** @description English name. */
+                name: string | null;
+            } | null;
+            /** @description The country a military base or embassy network represents (MaxMind); null for nearly every address. */
+            represented_country: {
+                /** @description ISO 3166-1 alpha-2 code. */
+                iso_code: string | null;
+                /** @description English name. */
+                name: string | null;
+                /** @description What kind of representation, e.g. `military`. */
+                type: string | null;
+            } | null;
             /** @description City name. */
             city: string | null;
             /** @description Approximate latitude. */
@@ -1800,6 +1836,26 @@ export interface components {
                 iso_code: string | null;
                 /** @description A member state of the EU. */
                 is_in_european_union: boolean;
+            } | null;
+            /** @description Where the network is registered (its ISP), which may differ from where it is used; null when unknown. */
+            registered_country: {
+                /** @description English name. */
+                name: string | null;
+                /** @description ISO 3166-1 alpha-2 code. */
+                iso_code: string | null;
+                /** @description A member state of the EU. */
+                is_in_european_union: boolean;
+            } | null;
+            /** @description The country a military base or embassy network represents (MaxMind); null for nearly every address. */
+            represented_country: {
+                /** @description English name. */
+                name: string | null;
+                /** @description ISO 3166-1 alpha-2 code. */
+                iso_code: string | null;
+                /** @description A member state of the EU. */
+                is_in_european_union: boolean;
+                /** @description What kind of representation, e.g. `military`. */
+                type: string | null;
             } | null;
             continent: {
                 /** @description English name. */
@@ -1881,6 +1937,22 @@ export interface components {
                 iso_code: string | null;
                 /** @description English name. */
                 name: string | null;
+            } | null;
+            /** @description Where the network is registered (its ISP); null when unknown. */
+            registered_country: {
+                /** @description ISO 3166-1 alpha-2 code. */
+                iso_code: string | null;
+                /** @description English name. */
+                name: string | null;
+            } | null;
+            /** @description The country a military base or embassy network represents (MaxMind); null for nearly every address. */
+            represented_country: {
+                /** @description ISO 3166-1 alpha-2 code. */
+                iso_code: string | null;
+                /** @description English name. */
+                name: string | null;
+                /** @description What kind of representation, e.g. `military`. */
+                type: string | null;
             } | null;
             /** @description City name. */
             city: string | null;

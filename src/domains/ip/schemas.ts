@@ -18,12 +18,23 @@ const country = t.Object({
   is_in_european_union: flag('A member state of the EU.'),
 })
 
+const represented = (shape: 'enveloped' | 'bare') =>
+  nullable(
+    t.Object({
+      ...(shape === 'enveloped' ? country.properties : { iso_code: country.properties.iso_code, name: country.properties.name }),
+      type: str('What kind of representation, e.g. `military`.'),
+    }),
+    'The country a military base or embassy network represents (MaxMind); null for nearly every address.',
+  )
+
 export const IpRecordSchemas = {
   enveloped: t.Object({
     ip,
     ip_version: t.Union([t.Literal(4), t.Literal(6)]),
     ...RESERVED,
     country: nullable(country, 'Where the address is located; null when unknown.'),
+    registered_country: nullable(country, 'Where the network is registered (its ISP), which may differ from where it is used; null when unknown.'),
+    represented_country: represented('enveloped'),
     continent: nullable(t.Object({ name: str('English name.'), code: str('Two-letter continent code (EU, NA, …).') })),
     location: nullable(
       t.Object({
@@ -62,6 +73,8 @@ export const IpRecordSchemas = {
     ip,
     ...RESERVED,
     country: nullable(t.Object({ iso_code: str('ISO 3166-1 alpha-2 code.'), name: str('English name.') })),
+    registered_country: nullable(t.Object({ iso_code: str('ISO 3166-1 alpha-2 code.'), name: str('English name.') }), 'Where the network is registered (its ISP); null when unknown.'),
+    represented_country: represented('bare'),
     city: str('City name.'),
     latitude: num('Approximate latitude.'),
     longitude: num('Approximate longitude.'),
