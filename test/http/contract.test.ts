@@ -194,4 +194,31 @@ describe('real responses match the declared schemas', () => {
       }
     }
   }, 120_000)
+
+  test('a body member that is an object with its own toString (valid JSON) is a 422, not a 500', async () => {
+    // Elysia 1.4 formats a wrong value with a template literal; `{"toString": "x"}` made that throw.
+    const evil = { toString: 'x', valueOf: 'y' }
+    const replaceStrings = (v: unknown): unknown =>
+      typeof v === 'string' ? evil : Array.isArray(v) ? v.map(replaceStrings) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, replaceStrings(x)])) : v
+    const elsewhere: string[] = []
+    let checked = 0
+    for (const o of operations()) {
+      const req = exampleRequest(o)
+      if ('missing' in req || req.body === undefined) continue
+      const body = replaceStrings(req.body)
+      if (JSON.stringify(body) === JSON.stringify(req.body)) continue // no string member (postal nearby)
+      for (const form of ['enveloped', 'bare'] as const) {
+        const res = await call(o.method, req.path, req.query, { body, form })
+        if (!o.op.tags.some((t: string) => MUST_COVER.includes(t))) {
+          if (res.status >= 500) elsewhere.push(`${o.method.toUpperCase()} ${o.path}`)
+          continue
+        }
+        expect(res.status, `${o.method} ${o.path}`).toBe(422)
+        expectValid(o, form, 'toString member', 422, res.body)
+        checked++
+      }
+    }
+    if (elsewhere.length) console.log(`contract: 500 on a toString member (other domains):\n  ${[...new Set(elsewhere)].join('\n  ')}`)
+    expect(checked).toBeGreaterThan(20)
+  }, 60_000)
 })
