@@ -33,8 +33,15 @@ function closeObjects(schema: any): any {
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')
 
+/** A key on a plan of one credit a day: after one request, every request is a 429. */
+const SPENT_KEY = 'spent-key-0123456789'
+
 beforeAll(async () => {
-  server = await liveServer({ domains: allDomains })
+  // A small body limit (the examples are far below it) so that every body operation can be sent a 413.
+  server = await liveServer({
+    domains: allDomains,
+    env: { ALMANAC_BODY_LIMIT: '1024', ALMANAC_PLANS: 'test:1000000/1d,spent:1/1d', ALMANAC_API_KEYS: `${TEST_KEY}:test,${SPENT_KEY}:spent` },
+  })
   doc = await (await fetch(`${server.url}/openapi.json`)).json()
   ajv = new Ajv2020({ strict: false, allErrors: true })
   ajv.addFormat('uri', /^[a-z][a-z0-9+.-]*:\S+$/i)
@@ -77,9 +84,9 @@ function exampleRequest({ path, op }: Operation): { path: string; query: URLSear
   return { path: url, query, body }
 }
 
-async function call(method: string, path: string, query: URLSearchParams, init: { body?: unknown; form: 'enveloped' | 'bare'; key?: boolean }) {
+async function call(method: string, path: string, query: URLSearchParams, init: { body?: unknown; form: 'enveloped' | 'bare'; key?: boolean | string }) {
   const headers: Record<string, string> = { 'x-response-form': init.form }
-  if (init.key !== false) headers['x-api-key'] = TEST_KEY
+  if (init.key !== false) headers['x-api-key'] = typeof init.key === 'string' ? init.key : TEST_KEY
   if (init.body !== undefined) headers['content-type'] = 'application/json'
   const qs = query.toString()
   const res = await fetch(`${server.url}${path}${qs ? `?${qs}` : ''}`, { method: method.toUpperCase(), headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) })
@@ -162,7 +169,7 @@ describe('real responses match the declared schemas', () => {
     expect(skipped.filter((s) => mine.some((o) => s.startsWith(`${o.method.toUpperCase()} ${o.path}:`)))).toEqual([])
   }, 120_000)
 
-  test('problems of every operation, both forms: no key, unknown fields, empty body, unknown path value', async () => {
+  test('problems of every operation, both forms: no key, over quota, body too large, unknown fields, empty body, unknown path value', async () => {
     for (const o of operations()) {
       const req = exampleRequest(o)
       if ('missing' in req) continue
@@ -170,6 +177,18 @@ describe('real responses match the declared schemas', () => {
         const noKey = await call(o.method, req.path, req.query, { body: req.body, form, key: false })
         expect(noKey.status).toBe(401)
         expectValid(o, form, 'no key', 401, noKey.body)
+
+        // The second request on a one-credit plan (the first may still fit when the day's window turns).
+        await call(o.method, req.path, req.query, { body: req.body, form, key: SPENT_KEY })
+        const spent = await call(o.method, req.path, req.query, { body: req.body, form, key: SPENT_KEY })
+        expect(spent.status, `${o.method} ${o.path} over quota`).toBe(429)
+        expectValid(o, form, 'over quota', 429, spent.body)
+
+        if (o.op.requestBody) {
+          const res = await call(o.method, req.path, req.query, { body: { padding: 'x'.repeat(2048) }, form })
+          expect(res.status, `${o.method} ${o.path} body too large`).toBe(413)
+          expectValid(o, form, 'body too large', 413, res.body)
+        }
 
         if (o.op.parameters.some((p: any) => p.name === 'fields')) {
           const q = new URLSearchParams(req.query)
