@@ -188,7 +188,7 @@ export interface paths {
          *
          *     **Quota cost:** 1 credit.
          */
-        get: operations["getApiV1Timezones*"];
+        get: operations["getApiV1TimezonesByTzName"];
         put?: never;
         post?: never;
         delete?: never;
@@ -208,7 +208,7 @@ export interface paths {
          * Current offset difference between two timezones (to minus from)
          * @description **Quota cost:** 1 credit.
          */
-        get: operations["getApiV1Timezones-diff"];
+        get: operations["getApiV1TimezonesDiff"];
         put?: never;
         post?: never;
         delete?: never;
@@ -228,7 +228,7 @@ export interface paths {
          * Convert a wall-clock time from one timezone to another, DST-aware
          * @description **Quota cost:** 1 credit.
          */
-        get: operations["getApiV1Timezones-convert"];
+        get: operations["getApiV1TimezonesConvert"];
         put?: never;
         post?: never;
         delete?: never;
@@ -420,7 +420,7 @@ export interface paths {
          * A country's postal code system
          * @description **Quota cost:** 1 credit.
          */
-        get: operations["getApiV1PostalByCountry_code"];
+        get: operations["getApiV1PostalByCountryCode"];
         put?: never;
         post?: never;
         delete?: never;
@@ -440,7 +440,7 @@ export interface paths {
          * Distinct postal codes of a country, in code order
          * @description **Quota cost:** 1 credit.
          */
-        get: operations["getApiV1PostalByCountry_codeCodes"];
+        get: operations["getApiV1PostalByCountryCodeCodes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -460,7 +460,7 @@ export interface paths {
          * Search postal codes by place name, code prefix or division (at least one)
          * @description **Quota cost:** 1 credit.
          */
-        get: operations["getApiV1PostalByCountry_codeSearch"];
+        get: operations["getApiV1PostalByCountryCodeSearch"];
         put?: never;
         post?: never;
         delete?: never;
@@ -482,7 +482,7 @@ export interface paths {
          * Postal codes within a radius, nearest first (haversine distance_km)
          * @description **Quota cost:** 1 credit.
          */
-        post: operations["postApiV1PostalByCountry_codeNearby"];
+        post: operations["postApiV1PostalByCountryCodeNearby"];
         delete?: never;
         options?: never;
         head?: never;
@@ -502,7 +502,7 @@ export interface paths {
          * Postal codes inside a polygon, in dataset order
          * @description **Quota cost:** 1 credit.
          */
-        post: operations["postApiV1PostalByCountry_codeWithin"];
+        post: operations["postApiV1PostalByCountryCodeWithin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -520,7 +520,7 @@ export interface paths {
          * Check a postal code against its country's format
          * @description **Quota cost:** 1 credit.
          */
-        get: operations["getApiV1PostalByCountry_codeValidateByPostal_code"];
+        get: operations["getApiV1PostalByCountryCodeValidateByPostalCode"];
         put?: never;
         post?: never;
         delete?: never;
@@ -540,7 +540,7 @@ export interface paths {
          * Every place a postal code maps to (Form B: the first)
          * @description **Quota cost:** 1 credit.
          */
-        get: operations["getApiV1PostalByCountry_codeByPostal_code"];
+        get: operations["getApiV1PostalByCountryCodeByPostalCode"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2684,7 +2684,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    "getApiV1Timezones*": {
+    getApiV1TimezonesByTzName: {
         parameters: {
             query?: {
                 fields?: string;
@@ -2729,7 +2729,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    "getApiV1Timezones-diff": {
+    getApiV1TimezonesDiff: {
         parameters: {
             query: {
                 from: string;
@@ -2773,7 +2773,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    "getApiV1Timezones-convert": {
+    getApiV1TimezonesConvert: {
         parameters: {
             query: {
                 from: string;
@@ -3226,7 +3226,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getApiV1PostalByCountry_code: {
+    getApiV1PostalByCountryCode: {
         parameters: {
             query?: {
                 fields?: string;
@@ -3270,7 +3270,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getApiV1PostalByCountry_codeCodes: {
+    getApiV1PostalByCountryCodeCodes: {
         parameters: {
             query?: {
                 limit?: number;
@@ -3322,7 +3322,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getApiV1PostalByCountry_codeSearch: {
+    getApiV1PostalByCountryCodeSearch: {
         parameters: {
             query?: {
                 q?: string;
@@ -3377,7 +3377,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    postApiV1PostalByCountry_codeNearby: {
+    postApiV1PostalByCountryCodeNearby: {
         parameters: {
             query?: never;
             header?: {
@@ -3446,7 +3446,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    postApiV1PostalByCountry_codeWithin: {
+    postApiV1PostalByCountryCodeWithin: {
         parameters: {
             query?: never;
             header?: {
@@ -3515,7 +3515,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getApiV1PostalByCountry_codeValidateByPostal_code: {
+    getApiV1PostalByCountryCodeValidateByPostalCode: {
         parameters: {
             query?: never;
             header?: {
@@ -3558,7 +3558,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getApiV1PostalByCountry_codeByPostal_code: {
+    getApiV1PostalByCountryCodeByPostalCode: {
         parameters: {
             query?: {
                 fields?: string;

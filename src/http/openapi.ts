@@ -169,7 +169,6 @@ const formParameter = {
   schema: { type: 'string', enum: ['enveloped', 'bare'] },
 }
 
-
 /** Elysia documents coerced query integers as `anyOf [string "integer", integer]` and keeps its `error` texts. */
 function cleanSchema(schema: any): any {
   if (Array.isArray(schema)) return schema.map(cleanSchema)
@@ -258,6 +257,9 @@ function costText(cost: PerItemCost | undefined): string {
   return `**Quota cost:** 1 credit per item of \`${cost.field === '' ? 'the body' : cost.field}\` (at most ${cost.max} per request). A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.`
 }
 
+/** `getApiV1Timezones-diff` -> `getApiV1TimezonesDiff`, `ByTz_name` -> `ByTzName`: letters and digits only. */
+const identifier = (id: string) => id.replace(/[^A-Za-z0-9]+([A-Za-z0-9]?)/g, (_, next: string) => next.toUpperCase())
+
 /** Completes one generated `/api/v1` operation (mutates it). */
 function completeOperation(op: Json, path: string, hasDefinitions: (path: string) => boolean, bodySchema: unknown, components: Json) {
   op.security = [{ ApiKey: [] }, { BearerJWT: [] }]
@@ -269,6 +271,8 @@ function completeOperation(op: Json, path: string, hasDefinitions: (path: string
     ? [{ name: wildcard.name, in: 'path', required: true, description: wildcard.description, schema: { type: 'string', minLength: 1 }, ...(wildcard.examples ? { examples: Object.fromEntries(wildcard.examples.map((v) => [v.replace(/\W+/g, '_'), { value: v }])) } : {}) }]
     : []
   op.parameters = [...tail, ...(op.parameters ?? []).map(cleanSchemaOfParameter), formParameter]
+  // Elysia's ids keep the path's `*` and `-` (`getApiV1Timezones*`); clients turn ids into method names.
+  if (typeof op.operationId === 'string') op.operationId = identifier(op.operationId.replace('*', wildcard ? `By_${wildcard.name}` : 'Rest'))
   if (op.requestBody?.content) {
     // Only JSON bodies are part of the API. The generator leaves the content empty when a global parse hook
     // exists (ours enforces the body limit), so the schema is taken from the route itself.

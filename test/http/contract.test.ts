@@ -135,13 +135,16 @@ describe('the document declares', () => {
     for (const name of MUST_COVER) expect(doc.tags.map((t: any) => t.name)).toContain(name)
   })
 
-  test('path parameters only as parameters: no wildcard or colon in a documented path', () => {
+  test('path parameters only as parameters: no wildcard or colon in a documented path; identifier operation ids', () => {
     for (const { path, op } of operations()) {
       expect(path).not.toMatch(/[*:]/)
       const named = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1])
       expect(op.parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name).sort()).toEqual(named.sort())
     }
     expect(doc.paths['/api/v1/timezones/{tz_name}']?.get).toBeDefined()
+    // Operation ids are identifiers (clients name methods after them): `getApiV1TimezonesByTzName`.
+    for (const { op } of operations()) expect(op.operationId).toMatch(/^[a-z]+[A-Za-z0-9]*$/)
+    expect(doc.paths['/api/v1/timezones/{tz_name}'].get.operationId).toBe('getApiV1TimezonesByTzName')
   })
 })
 
