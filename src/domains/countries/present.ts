@@ -21,7 +21,25 @@ export function presentCountry(c: Country, form: ResponseForm) {
 
 /** The single-country response; Form A also carries `subdivisions` (pass them for that form). */
 export function presentCountryDetail(c: CountryDetail, form: ResponseForm, subdivisions: Subdivision[] = []) {
-  const detail = { ...presentCountry(c, form), languages: c.languages, currencies: c.currencies, calling_codes: c.calling_codes }
+  const detail = {
+    ...presentCountry(c, form),
+    languages: c.languages,
+    currencies: c.currencies,
+    calling_codes: c.calling_codes,
+    // Beyond the SPEC, the same in both forms (docs/countries.md lists them).
+    flag: c.flag,
+    native_names: c.native_names,
+    alt_spellings: c.alt_spellings,
+    area_km2: c.area_km2,
+    population: c.population,
+    borders: c.borders,
+    latitude: c.latitude,
+    longitude: c.longitude,
+    tlds: c.tlds,
+    timezones: c.timezones,
+    start_of_week: c.start_of_week,
+    postal_code: c.postal_code,
+  }
   return form === 'enveloped' ? { ...detail, subdivisions: subdivisions.map(presentSubdivision) } : detail
 }
 

@@ -7,24 +7,30 @@ import type { Config } from '../../config.ts'
 import { requestContext } from '../../http/context.ts'
 import { costPerItem } from '../../http/cost.ts'
 import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
+import { documents } from '../../http/openapi.ts'
 import { list, one } from '../../http/reply.ts'
+import { bodyString } from '../../http/schemas.ts'
 import { AlmanacError } from '../../lib/errors.ts'
 import { COUNTRY_FIELDS, presentCountry, presentCountryDetail, presentSubdivision, presentSubdivisionDetail, SUBDIVISION_FIELDS } from './present.ts'
+import { CodeValidationSchema, CountryDetailSchemas, CountrySchemas, SubdivisionDetailSchema, SubdivisionSchema } from './schemas.ts'
 import type { CountriesService } from './service.ts'
 
 export const MAX_CODES = 100
 
 const codesBody = (what: string, example: string) =>
-  t.Object({
-    codes: t.Array(t.String({ maxLength: 64, description: `${what} code, any case (e.g. ${example})` }), {
-      minItems: 1,
-      maxItems: MAX_CODES,
-      description: `${what} codes to check, 1-${MAX_CODES}. Each costs one quota credit.`,
-    }),
-  })
+  t.Object(
+    {
+      codes: t.Array(bodyString('codes', { maxLength: 64, description: `${what} code, any case (e.g. ${example})` }), {
+        minItems: 1,
+        maxItems: MAX_CODES,
+        description: `${what} codes to check, 1-${MAX_CODES}. Each costs one quota credit.`,
+      }),
+    },
+    { examples: [{ codes: example.split(', ') }] },
+  )
 
-const countryCode = t.Object({ code: t.String({ description: 'ISO 3166-1 alpha-2 (US), alpha-3 (USA) or numeric (840, 076) code; any case.' }) })
-const subdivisionCode = t.Object({ code: t.String({ description: 'ISO 3166-2 code (US-CA, GB-ENG); any case.' }) })
+const countryCode = t.Object({ code: t.String({ description: 'ISO 3166-1 alpha-2 (US), alpha-3 (USA) or numeric (840, 076) code; any case.', examples: ['FR'] }) })
+const subdivisionCode = t.Object({ code: t.String({ description: 'ISO 3166-2 code (US-CA, GB-ENG); any case.', examples: ['US-CA'] }) })
 const text = (description: string) => t.Optional(t.String({ minLength: 1, maxLength: 100, description }))
 
 /** `GET /countries/validate` reads as a country code; answer it as what it is: the wrong method. */
@@ -55,12 +61,12 @@ export function countriesRoutes(service: CountriesService, config: Config) {
           ...pageQuery(config.maxLimit),
           ...fieldsQuery,
         }),
-        detail: { summary: 'List countries', description: '`count` is the number of matches before paging. Ordered by name.' },
+        detail: { tags: ['countries'], summary: 'List countries', description: '`count` is the number of matches before paging. Ordered by name.', ...documents({ name: 'Country', ...CountrySchemas, list: true }) },
       },
     )
     .post('/validate', ({ body }) => list(service.validateCountries(body.codes)), {
       body: codesBody('ISO 3166-1 alpha-2, alpha-3 or numeric', 'US, usa, 840'),
-      detail: { summary: 'Validate country codes', description: 'Unknown codes give `valid: false, name: null`.', ...costPerItem('codes', MAX_CODES) },
+      detail: { tags: ['countries'], summary: 'Validate country codes', description: 'Unknown codes give `valid: false, name: null`.', ...costPerItem('codes', MAX_CODES), ...documents({ name: 'CodeValidation', enveloped: CodeValidationSchema, list: true, total: false }) },
     })
     .get(
       '/:code',
@@ -74,7 +80,7 @@ export function countriesRoutes(service: CountriesService, config: Config) {
       {
         params: countryCode,
         query: t.Object(fieldsQuery),
-        detail: { summary: 'One country', description: 'A withdrawn code (YU, ANT) is a 404 whose body lists its `successors`.' },
+        detail: { tags: ['countries'], summary: 'One country', description: 'A withdrawn code (YU, ANT) is a 404 whose body lists its `successors`.', ...documents({ name: 'CountryDetail', ...CountryDetailSchemas }) },
       },
     )
     .get(
@@ -91,7 +97,7 @@ export function countriesRoutes(service: CountriesService, config: Config) {
           ...pageQuery(config.maxLimit),
           ...fieldsQuery,
         }),
-        detail: { summary: "A country's ISO 3166-2 subdivisions", description: 'Ordered by code; each item carries its `parent` code (null at the top level).' },
+        detail: { tags: ['countries'], summary: "A country's ISO 3166-2 subdivisions", description: 'Ordered by code; each item carries its `parent` code (null at the top level).', ...documents({ name: 'Subdivision', enveloped: SubdivisionSchema, list: true }) },
       },
     )
 
@@ -99,7 +105,7 @@ export function countriesRoutes(service: CountriesService, config: Config) {
     .use(requestContext(config.responseForm))
     .post('/validate', ({ body }) => list(service.validateSubdivisions(body.codes)), {
       body: codesBody('ISO 3166-2', 'US-CA, gb-eng'),
-      detail: { summary: 'Validate subdivision codes', description: 'Unknown codes give `valid: false, name: null`.', ...costPerItem('codes', MAX_CODES) },
+      detail: { tags: ['countries'], summary: 'Validate subdivision codes', description: 'Unknown codes give `valid: false, name: null`.', ...costPerItem('codes', MAX_CODES), ...documents({ name: 'CodeValidation', enveloped: CodeValidationSchema, list: true, total: false }) },
     })
     .get(
       '/:code',
@@ -110,7 +116,7 @@ export function countriesRoutes(service: CountriesService, config: Config) {
       {
         params: subdivisionCode,
         query: t.Object(fieldsQuery),
-        detail: { summary: 'One subdivision', description: 'A changed code (MX-DIF) is a 404 whose body lists its `successors` (MX-CMX).' },
+        detail: { tags: ['countries'], summary: 'One subdivision', description: 'A changed code (MX-DIF) is a 404 whose body lists its `successors` (MX-CMX).', ...documents({ name: 'SubdivisionDetail', enveloped: SubdivisionDetailSchema }) },
       },
     )
 

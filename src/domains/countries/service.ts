@@ -6,6 +6,7 @@ import type { Database } from 'bun:sqlite'
 import { openReadonlySqlite } from '../../data/sqlite.ts'
 import { AlmanacError, invalid, notFound } from '../../lib/errors.ts'
 import type { Page, Paged } from '../../lib/page.ts'
+import type { CountryFacts } from './facts.ts'
 import { fold } from './normalize.ts'
 
 export interface Country {
@@ -20,7 +21,7 @@ export interface Country {
   capital: string | null
 }
 
-export interface CountryDetail extends Country {
+export interface CountryDetail extends Country, CountryFacts {
   languages: string[]
   currencies: string[]
   calling_codes: string[]
@@ -60,7 +61,7 @@ export interface SubdivisionFilter {
   q?: string
 }
 
-type CountryRow = Country & { languages: string; currencies: string; calling_codes: string }
+type CountryRow = Country & { languages: string; currencies: string; calling_codes: string; facts: string }
 type WithdrawnRow = Omit<Withdrawn, 'successors'> & { successors: string }
 
 /** A record held in memory with the folded text a `q` filter searches. */
@@ -95,7 +96,7 @@ export function openCountries(path: string) {
 }
 
 export function countriesService(db: Database) {
-  const byAlpha2 = db.query<CountryRow, [string]>(`SELECT ${COUNTRY_COLUMNS}, languages, currencies, calling_codes FROM countries WHERE alpha2 = ?`)
+  const byAlpha2 = db.query<CountryRow, [string]>(`SELECT ${COUNTRY_COLUMNS}, languages, currencies, calling_codes, facts FROM countries WHERE alpha2 = ?`)
   const subdivisionByCode = db.query<Subdivision, [string]>(`SELECT ${SUBDIVISION_COLUMNS} FROM subdivisions WHERE code = ?`)
   const subdivisionsByCountry = new Map<string, { items: Subdivision[]; searchable: Searchable<Subdivision>[] }>()
   const subdivisionsOfCountry = db.query<Subdivision & { search: string }, [string]>(`SELECT ${SUBDIVISION_COLUMNS}, search FROM subdivisions WHERE country = ? ORDER BY code`)
@@ -161,11 +162,12 @@ export function countriesService(db: Database) {
     return found
   }
 
-  const toDetail = (row: CountryRow): CountryDetail => ({
+  const toDetail = ({ facts, ...row }: CountryRow): CountryDetail => ({
     ...row,
     languages: JSON.parse(row.languages),
     currencies: JSON.parse(row.currencies),
     calling_codes: JSON.parse(row.calling_codes),
+    ...(JSON.parse(facts) as CountryFacts),
   })
 
   /** Countries already read in full, by alpha-2 (249 at most). */

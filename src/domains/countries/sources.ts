@@ -4,6 +4,7 @@
  * regions, capitals, languages, currencies, calling codes).
  */
 import type { Source } from '../../data/types.ts'
+import { TZDATA_MIN, ZONEINFO_DIR } from '../timezones/sources.ts'
 
 const ISO_CODES = {
   version: '4.20.1',
@@ -59,5 +60,39 @@ export const countriesSources: Source[] = [
     license: 'MIT',
     attribution: 'Calling codes: countries-list by Annexare Studio (https://github.com/annexare/Countries), MIT.',
     homepage: 'https://github.com/annexare/Countries',
+  },
+  // Facts beyond ISO 3166 (area, population, TLD, neighbours, postal format). The postal domain reads the
+  // same file under its own id, so neither domain needs the other. GeoNames republishes it daily: no sha256.
+  {
+    id: 'countries-geonames-countryinfo',
+    version: 'geonames-2026-01-19',
+    date: '2026-01-19',
+    mirror: 'geonames-countryinfo/countryInfo.txt',
+    url: 'https://download.geonames.org/export/dump/countryInfo.txt',
+    license: 'CC-BY-4.0',
+    attribution: 'Country area, population, top-level domain, neighbours and postal code formats from GeoNames (https://www.geonames.org/), CC BY 4.0.',
+    homepage: 'https://download.geonames.org/export/dump/',
+  },
+  // The IANA timezones of each country: the same tables the timezones domain reads for its country_codes.
+  ...(['zone1970', 'zonetab'] as const).map(
+    (table): Source => ({
+      id: `countries-tzdata-${table}`,
+      version: TZDATA_MIN,
+      date: '2026-10-29',
+      system: `${ZONEINFO_DIR}/${table === 'zone1970' ? 'zone1970.tab' : 'zone.tab'}`,
+      license: 'Public domain',
+      attribution: 'Timezones of each country: IANA Time Zone Database (tzdata), public domain; as packaged by Debian (tzdata package).',
+      homepage: 'https://www.iana.org/time-zones',
+    }),
+  ),
+  {
+    id: 'cldr-weekdata',
+    version: '48.2.0',
+    date: '2026-03-25',
+    npm: { package: 'cldr-core', path: 'supplemental/weekData.json' },
+    sha256: 'b28ea2cedf6da29e9b93d7492e0f0a8a6852fe49f7990c58f9fc57531bf7c6b3',
+    license: 'Unicode-3.0',
+    attribution: 'First day of the week: Unicode CLDR (https://cldr.unicode.org/), Unicode License v3, via the cldr-core package.',
+    homepage: 'https://github.com/unicode-org/cldr-json',
   },
 ]

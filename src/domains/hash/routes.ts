@@ -7,11 +7,14 @@ import type { Config } from '../../config.ts'
 import { requestContext } from '../../http/context.ts'
 import { fieldsQuery, namedInteger } from '../../http/paging.ts'
 import { existingExchange } from '../../http/exchange.ts'
+import { documents } from '../../http/openapi.ts'
 import { one } from '../../http/reply.ts'
+import { bodyString } from '../../http/schemas.ts'
 import { present } from './present.ts'
+import { digestSchema, kdfSchemas } from './schemas.ts'
 import { DEFAULTS, DIGESTS, MAX_INPUT_BYTES, type HashService } from './service.ts'
 
-const input = t.String({
+const input = bodyString('input', {
   description: `The text to hash, encoded as UTF-8 (a lone surrogate becomes U+FFFD). At most ${MAX_INPUT_BYTES} bytes (256 KB) of UTF-8; longer input is refused with 413.`,
 })
 
@@ -30,12 +33,13 @@ export function hashRoutes(service: HashService, config: Config) {
 
   for (const algorithm of DIGESTS) {
     app.post('/' + algorithm, ({ body, form }) => one(present(service.digest(algorithm, body.input), form)), {
-      body: t.Object({ input }),
+      body: t.Object({ input }, { examples: [{ input: 'hello' }] }),
       query: t.Object(fieldsQuery),
       detail: {
-        tags: ['Hashing'],
+        tags: ['hash'],
         summary: `${algorithm.toUpperCase()} digest`,
         description: `The ${algorithm} digest of the UTF-8 bytes of \`input\`, as ${DIGEST_LENGTH[algorithm]} lowercase hexadecimal characters. Deterministic: equal inputs give equal digests.`,
+        ...documents({ name: `${algorithm[0]!.toUpperCase()}${algorithm.slice(1)}Result`, enveloped: digestSchema(algorithm, DIGEST_LENGTH[algorithm]) }),
       },
     })
   }
@@ -45,15 +49,16 @@ export function hashRoutes(service: HashService, config: Config) {
       body: t.Object({
         input,
         rounds: t.Optional(namedInteger('rounds', 4, 31, `Cost as log2 of the iteration count, 4-31 (default 12). This server's ceiling: ${c.bcryptMaxRounds} (hash.bcryptMaxRounds).`, DEFAULTS.bcrypt.rounds)),
-      }),
+      }, { examples: [{ input: 'correct horse battery staple', rounds: 10 }] }),
       query: t.Object(fieldsQuery),
       detail: {
-        tags: ['Hashing'],
+        tags: ['hash'],
         summary: 'bcrypt password hash',
         description:
           'A bcrypt hash in Modular Crypt Format, `$2b$<rounds>$<salt><hash>` (bcrypt\'s own base64 alphabet), with a fresh random salt on every call. ' +
           'Inputs over 72 bytes are reduced to their raw SHA-512 digest before bcrypt instead of being silently truncated (Bun.password behaviour). ' +
           RESULT_NOTE,
+        ...documents({ name: 'BcryptResult', ...kdfSchemas('bcrypt') }),
       },
     })
     .post('/scrypt', async ({ body, form, request }) => one(present(await service.scrypt(body.input, body, callerOf(request)), form)), {
@@ -66,15 +71,16 @@ export function hashRoutes(service: HashService, config: Config) {
         cost_factor: t.Optional(namedInteger('cost_factor', 2, 2 ** 32, `Form A name of n (default ${DEFAULTS.scrypt.n}); a power of two greater than 1. Either spelling is accepted; both with different values is a 422.`)),
         block_size: t.Optional(namedInteger('block_size', 1, 2 ** 20, `Form A name of r (default ${DEFAULTS.scrypt.r}).`)),
         parallelism: t.Optional(namedInteger('parallelism', 1, 2 ** 20, `Form A name of p (default ${DEFAULTS.scrypt.p}).`)),
-      }),
+      }, { examples: [{ input: 'correct horse battery staple', n: 16384, r: 8, p: 1 }] }),
       query: t.Object(fieldsQuery),
       detail: {
-        tags: ['Hashing'],
+        tags: ['hash'],
         summary: 'scrypt password hash',
         description:
           'An scrypt (RFC 7914) hash `$scrypt$ln=<log2 n>,r=<r>,p=<p>$<salt>$<hash>`: a fresh 16-byte random salt and a 32-byte key, both in standard base64 ' +
           '(RFC 4648 alphabet `A-Z a-z 0-9 + /`) without `=` padding. Parameters may be sent as n/r/p or as Form A\'s cost_factor/block_size/parallelism. ' +
           RESULT_NOTE,
+        ...documents({ name: 'ScryptResult', ...kdfSchemas('scrypt') }),
       },
     })
     .post('/argon2id', async ({ body, form, request }) => one(present(await service.argon2id(body.input, body, callerOf(request)), form)), {
@@ -83,14 +89,15 @@ export function hashRoutes(service: HashService, config: Config) {
         time_cost: t.Optional(namedInteger('time_cost', 1, 2 ** 32 - 1, `Iterations (passes), default 3. This server's ceiling: ${c.argon2MaxTimeCost} (hash.argon2MaxTimeCost).`, DEFAULTS.argon2id.time_cost)),
         memory_cost: t.Optional(namedInteger('memory_cost', 8, 2 ** 32 - 1, `Memory in KiB, default 65536; at least 8 × parallelism. This server's ceiling: ${c.argon2MaxMemoryKiB} KiB (hash.argon2MaxMemoryKiB).`, DEFAULTS.argon2id.memory_cost)),
         parallelism: t.Optional(namedInteger('parallelism', 1, 2 ** 24 - 1, `Lanes, default 4. This server's ceiling: ${c.argon2MaxParallelism} (hash.argon2MaxParallelism).`, DEFAULTS.argon2id.parallelism)),
-      }),
+      }, { examples: [{ input: 'correct horse battery staple', time_cost: 2, memory_cost: 19456, parallelism: 1 }] }),
       query: t.Object(fieldsQuery),
       detail: {
-        tags: ['Hashing'],
+        tags: ['hash'],
         summary: 'argon2id password hash',
         description:
           'An argon2id (RFC 9106, version 0x13) hash in PHC string format `$argon2id$v=19$m=<memory_cost>,t=<time_cost>,p=<parallelism>$<salt>$<hash>`: a fresh 16-byte random salt and a 32-byte tag, standard base64 without padding. ' +
           RESULT_NOTE,
+        ...documents({ name: 'Argon2idResult', ...kdfSchemas('argon2id') }),
       },
     })
 }

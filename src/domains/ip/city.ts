@@ -15,6 +15,14 @@ export interface Country {
   readonly is_in_european_union: boolean
 }
 
+/**
+ * The country a military base or embassy network represents (MaxMind `represented_country`): shared and
+ * frozen like Country, with MaxMind's `type` (e.g. `military`).
+ */
+export interface RepresentedCountry extends Country {
+  readonly type: string | null
+}
+
 /** Shared and frozen like Country. */
 export interface Continent {
   readonly name: string | null
@@ -29,6 +37,9 @@ interface Subdivision {
 /** The location half of an IP record, shared by every address of one network. */
 export interface Place {
   country: Country | null
+  /** Where the network is registered (its ISP's country), which may differ from where it is used. */
+  registered_country: Country | null
+  represented_country: RepresentedCountry | null
   continent: Continent | null
   city: string | null
   region: string | null
@@ -56,6 +67,9 @@ const KEY_NAMES = [
   'longitude',
   'accuracy_radius',
   'time_zone',
+  'registered_country',
+  'represented_country',
+  'type',
 ] as const
 const K = Object.fromEntries(KEY_NAMES.map((k, i) => [k, i])) as Record<(typeof KEY_NAMES)[number], number>
 
@@ -70,6 +84,7 @@ export class CityReader {
   private readonly r: MmdbReader
   private readonly places = new GenerationalCache<number, Place>(RECORD_CACHE_SIZE)
   private readonly countries = new Map<number, Country | null>()
+  private readonly represented = new Map<number, RepresentedCountry | null>()
   private readonly continents = new Map<number, Continent | null>()
   private readonly subdivisions = new Map<number, Subdivision | null>()
   private readonly cities = new Map<number, string | null>()
@@ -265,6 +280,20 @@ export class CityReader {
     return Object.freeze(c)
   }
 
+  private representedBody = (size: number, type: number): RepresentedCountry | null => {
+    if (type !== 7) return this.skipBody(type, size), null
+    const c: { -readonly [k in keyof RepresentedCountry]: RepresentedCountry[k] } = { name: null, iso_code: null, is_in_european_union: false, type: null }
+    for (let i = 0; i < size; i++) {
+      const k = this.key()
+      if (k === K.iso_code) c.iso_code = this.string()
+      else if (k === K.names) c.name = this.englishName()
+      else if (k === K.is_in_european_union) c.is_in_european_union = this.boolean()
+      else if (k === K.type) c.type = this.string()
+      else this.r.skip()
+    }
+    return Object.freeze(c)
+  }
+
   private continentBody = (size: number, type: number): Continent | null => {
     if (type !== 7) return this.skipBody(type, size), null
     const c: { -readonly [k in keyof Continent]: Continent[k] } = { name: null, code: null }
@@ -344,6 +373,8 @@ export class CityReader {
     r.pos = offset
     const place: Place = {
       country: null,
+      registered_country: null,
+      represented_country: null,
       continent: null,
       city: null,
       region: null,
@@ -359,6 +390,8 @@ export class CityReader {
     for (let i = 0; i < size; i++) {
       const k = this.key()
       if (k === K.country) place.country = this.shared(this.countries, this.countryBody)
+      else if (k === K.registered_country) place.registered_country = this.shared(this.countries, this.countryBody)
+      else if (k === K.represented_country) place.represented_country = this.shared(this.represented, this.representedBody)
       else if (k === K.continent) place.continent = this.shared(this.continents, this.continentBody)
       else if (k === K.city) place.city = this.shared(this.cities, this.cityBody)
       else if (k === K.subdivisions) {

@@ -1,7 +1,8 @@
 /**
  * Canonical IP record -> the two response forms of the SPEC ("IP record"): Form A nested, Form B flat.
- * Both carry `is_reserved`/`reserved_range` (the SPEC is silent on special-purpose addresses), and
- * Form A's `security` adds `sources`, naming the lists or databases that flagged the address.
+ * Both carry `is_reserved`/`reserved_range` (the SPEC is silent on special-purpose addresses) and
+ * MaxMind's `registered_country`/`represented_country`, and Form A's `security` adds `sources`, naming
+ * the lists or databases that flagged the address.
  */
 import type { ResponseForm } from '../../config.ts'
 import type { Place } from './city.ts'
@@ -19,6 +20,10 @@ export function enveloped(r: IpRecord) {
     reserved_range: r.reserved,
     // country, continent, network and security are shared frozen objects already in this shape.
     country: p?.country ?? null,
+    // Beyond the SPEC (MaxMind's names): where the network is registered, and the country a military or
+    // diplomatic network represents; shared frozen objects like country.
+    registered_country: p?.registered_country ?? null,
+    represented_country: p?.represented_country ?? null,
     continent: p?.continent ?? null,
     location:
       p && hasLocation(p)
@@ -46,6 +51,8 @@ export function bare(r: IpRecord) {
     is_reserved: r.reserved !== null,
     reserved_range: r.reserved,
     country: p?.country ? { iso_code: p.country.iso_code, name: p.country.name } : null,
+    registered_country: p?.registered_country ? { iso_code: p.registered_country.iso_code, name: p.registered_country.name } : null,
+    represented_country: p?.represented_country ? { iso_code: p.represented_country.iso_code, name: p.represented_country.name, type: p.represented_country.type } : null,
     city: p?.city ?? null,
     latitude: p?.latitude ?? null,
     longitude: p?.longitude ?? null,
@@ -62,6 +69,6 @@ export const presentItem = (r: IpRecord | ItemError, form: ResponseForm) => (isI
 
 /** Names `fields` may select, for lists where no item shows them all (e.g. every item failed). */
 export const FIELD_NAMES: Record<ResponseForm, readonly string[]> = {
-  enveloped: ['ip', 'ip_version', 'is_reserved', 'reserved_range', 'country', 'continent', 'location', 'network', 'security', 'error'],
-  bare: ['ip', 'is_reserved', 'reserved_range', 'country', 'city', 'latitude', 'longitude', 'isp', 'is_vpn', 'is_proxy', 'is_tor', 'error'],
+  enveloped: ['ip', 'ip_version', 'is_reserved', 'reserved_range', 'country', 'registered_country', 'represented_country', 'continent', 'location', 'network', 'security', 'error'],
+  bare: ['ip', 'is_reserved', 'reserved_range', 'country', 'registered_country', 'represented_country', 'city', 'latitude', 'longitude', 'isp', 'is_vpn', 'is_proxy', 'is_tor', 'error'],
 }

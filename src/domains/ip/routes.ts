@@ -5,9 +5,12 @@ import { clientAddress, type TrustedProxies } from '../../http/client-ip.ts'
 import { requestContext } from '../../http/context.ts'
 import { costPerItem } from '../../http/cost.ts'
 import { fieldsQuery } from '../../http/paging.ts'
+import { documents } from '../../http/openapi.ts'
 import { list, one } from '../../http/reply.ts'
+import { bodyString } from '../../http/schemas.ts'
 import { badRequest } from '../../lib/errors.ts'
 import { FIELD_NAMES, present, presentItem } from './present.ts'
+import { IpBulkItemSchemas, IpRecordSchemas } from './schemas.ts'
 import type { IpService } from './service.ts'
 
 export const BULK_MAX = 100
@@ -18,10 +21,11 @@ export interface IpDomainState {
   onHangup: () => void
 }
 
-const address = t.String({
-  description: 'An IPv4 or IPv6 address without port, zone or prefix; IPv4-mapped IPv6 (::ffff:a.b.c.d) is answered as IPv4.',
-  examples: ['8.8.8.8', '2001:4860:4860::8888'],
-})
+const address = (name: string) =>
+  bodyString(name, {
+    description: 'An IPv4 or IPv6 address without port, zone or prefix; IPv4-mapped IPv6 (::ffff:a.b.c.d) is answered as IPv4.',
+    examples: ['8.8.8.8', '2001:4860:4860::8888'],
+  })
 
 export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState>) => {
   const { service, trusted } = state
@@ -38,25 +42,38 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
       {
         query: t.Object(fieldsQuery),
         detail: {
+          tags: ['ip'],
           summary: "The caller's IP record",
           description: 'Geolocates the connecting address. X-Forwarded-For and Forwarded are believed only from ALMANAC_TRUSTED_PROXIES, walked from the right.',
+          ...documents({ name: 'IpRecord', ...IpRecordSchemas }),
         },
       },
     )
     .post('', ({ body, form }) => one(present(service.lookup(body.ip, 'ip'), form), { fieldNames: FIELD_NAMES[form] }), {
-      body: t.Object({ ip: address }),
+      body: t.Object({ ip: address('ip') }, { examples: [{ ip: '8.8.8.8' }] }),
       query: t.Object(fieldsQuery),
-      detail: { summary: 'Geolocate one address', description: 'Private, loopback, link-local, CGNAT, documentation and multicast addresses answer with is_reserved true and no location.' },
+      detail: {
+        tags: ['ip'],
+        summary: 'Geolocate one address',
+        description: 'Private, loopback, link-local, CGNAT, documentation and multicast addresses answer with is_reserved true and no location.',
+        ...documents({ name: 'IpRecord', ...IpRecordSchemas }),
+      },
     })
     .post('/bulk', ({ body, form }) => list(service.bulk(body.ips, 'ips').map((r) => presentItem(r, form)), { fieldNames: FIELD_NAMES[form] }), {
       body: t.Object({
-        ips: t.Array(address, {
+        ips: t.Array(address('ips'), {
           minItems: 1,
           maxItems: BULK_MAX,
           description: `1 to ${BULK_MAX} addresses. Each is answered on its own: an invalid one gets {ip, error} in its place.`,
         }),
-      }),
+      }, { examples: [{ ips: ['8.8.8.8', '2001:4860:4860::8888', '81.2.69.142', 'not-an-address'] }] }),
       query: t.Object(fieldsQuery),
-      detail: { summary: 'Geolocate up to 100 addresses', description: 'Each address costs one quota credit.', ...costPerItem('ips', BULK_MAX) },
+      detail: {
+        tags: ['ip'],
+        summary: 'Geolocate up to 100 addresses',
+        description: 'Each address costs one quota credit.',
+        ...costPerItem('ips', BULK_MAX),
+        ...documents({ name: 'IpBulkItem', ...IpBulkItemSchemas, list: true, total: false }),
+      },
     })
 }

@@ -4,15 +4,31 @@ import type { Config } from '../../config.ts'
 import { requestContext } from '../../http/context.ts'
 import { costPerItem } from '../../http/cost.ts'
 import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
+import { documents } from '../../http/openapi.ts'
 import { list, one } from '../../http/reply.ts'
+import { bodyString } from '../../http/schemas.ts'
 import { MAX_VERTICES } from './geo.ts'
 import { presentCheck, presentRecord, presentSystem, RECORD_FIELDS } from './present.ts'
+import {
+  FormatCheckSchema,
+  NearbyRecordSchemas,
+  PostalCheckSchemas,
+  PostalCodeSchema,
+  PostalRecordSchemas,
+  PostalSystemDetailSchemas,
+  PostalSystemSchemas,
+  SPATIAL_SIBLINGS,
+} from './schemas.ts'
 import { NEARBY_MAX_RADIUS_KM, type PostalService } from './service.ts'
 
 export const SPATIAL_MAX_LIMIT = 1000
 const BATCH_MAX = 100
 
-const countryParam = t.String({ description: 'ISO 3166-1 alpha-2 or alpha-3 country code, any case (e.g. `US`, `usa`).', minLength: 1, maxLength: 16 })
+const countryParam = t.String({ description: 'ISO 3166-1 alpha-2 or alpha-3 country code, any case (e.g. `US`, `usa`).', minLength: 1, maxLength: 16, examples: ['US'] })
+const postalCodeParam = t.String({ maxLength: 64, description: 'A postal code as written in the country (spaces and case as usual there).', examples: ['90210'] })
+
+/** Form A of nearby/within: `total_count`, `limit`, `offset` beside `data`; Form B `count`/`results`. */
+const spatialSiblings = { total: false, envelopedSiblings: SPATIAL_SIBLINGS, bareSiblings: { count: SPATIAL_SIBLINGS.total_count } }
 
 const spatialPage = {
   limit: t.Optional(t.Integer({ minimum: 1, maximum: SPATIAL_MAX_LIMIT, default: 50, description: `Most records to return (1-${SPATIAL_MAX_LIMIT}, default 50).` })),
@@ -40,7 +56,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
           ...pageQuery(config.maxLimit),
           ...fieldsQuery,
         }),
-        detail: { summary: 'Postal code systems of every country' },
+        detail: { tags: ['postal'], summary: 'Postal code systems of every country', ...documents({ name: 'PostalSystem', ...PostalSystemSchemas, list: true }) },
       },
     )
     .post(
@@ -50,19 +66,19 @@ export const postalRoutes = (service: PostalService, config: Config) =>
         body: t.Object({
           codes: t.Array(
             t.Object({
-              country_code: t.String({ maxLength: 16, description: 'Alpha-2 or alpha-3; an unknown country is reported false/false.' }),
-              postal_code: t.String({ maxLength: 64 }),
+              country_code: bodyString('country_code', { maxLength: 16, description: 'Alpha-2 or alpha-3; an unknown country is reported false/false.' }),
+              postal_code: bodyString('postal_code', { maxLength: 64 }),
             }),
             { minItems: 1, maxItems: BATCH_MAX, description: `Up to ${BATCH_MAX} codes, countries may be mixed.` },
           ),
-        }),
-        detail: { summary: 'Check the format and existence of several postal codes', ...costPerItem('codes', BATCH_MAX) },
+        }, { examples: [{ codes: [{ country_code: 'US', postal_code: '90210' }, { country_code: 'GB', postal_code: 'SW1A 1AA' }] }] }),
+        detail: { tags: ['postal'], summary: 'Check the format and existence of several postal codes', ...costPerItem('codes', BATCH_MAX), ...documents({ name: 'PostalCheck', ...PostalCheckSchemas, list: true, total: false }) },
       },
     )
     .get('/:country_code', ({ params, form }) => one(presentSystem(service.country(params.country_code), form, true)), {
       params: t.Object({ country_code: countryParam }),
       query: t.Object(fieldsQuery),
-      detail: { summary: "A country's postal code system" },
+      detail: { tags: ['postal'], summary: "A country's postal code system", ...documents({ name: 'PostalSystemDetail', ...PostalSystemDetailSchemas }) },
     })
     .get(
       '/:country_code/codes',
@@ -73,7 +89,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
       {
         params: t.Object({ country_code: countryParam }),
         query: t.Object({ ...pageQuery(config.maxLimit), ...fieldsQuery }),
-        detail: { summary: 'Distinct postal codes of a country, in code order' },
+        detail: { tags: ['postal'], summary: 'Distinct postal codes of a country, in code order', ...documents({ name: 'PostalCode', enveloped: PostalCodeSchema, list: true }) },
       },
     )
     .get(
@@ -86,12 +102,12 @@ export const postalRoutes = (service: PostalService, config: Config) =>
         params: t.Object({ country_code: countryParam }),
         query: t.Object({
           q: t.Optional(t.String({ maxLength: 200, description: 'Start of a place name; case and accents are ignored (`zurich` finds Zürich).' })),
-          prefix: t.Optional(t.String({ maxLength: 64, description: 'Start of a postal code.' })),
+          prefix: t.Optional(t.String({ maxLength: 64, description: 'Start of a postal code.', examples: ['902'] })),
           admin_code: t.Optional(t.String({ maxLength: 64, description: 'First-level administrative division code (e.g. `CA`, `BY`), any case.' })),
           ...pageQuery(config.maxLimit),
           ...fieldsQuery,
         }),
-        detail: { summary: 'Search postal codes by place name, code prefix or division (at least one)' },
+        detail: { tags: ['postal'], summary: 'Search postal codes by place name, code prefix or division (at least one)', ...documents({ name: 'PostalRecord', ...PostalRecordSchemas, list: true }) },
       },
     )
     .post(
@@ -108,8 +124,8 @@ export const postalRoutes = (service: PostalService, config: Config) =>
           lng: t.Number({ minimum: -180, maximum: 180, description: 'Longitude of the centre, degrees.' }),
           radius_km: t.Number({ exclusiveMinimum: 0, maximum: NEARBY_MAX_RADIUS_KM, description: `Radius in km, greater than 0 and at most ${NEARBY_MAX_RADIUS_KM}.` }),
           ...spatialPage,
-        }),
-        detail: { summary: 'Postal codes within a radius, nearest first (haversine distance_km)' },
+        }, { examples: [{ lat: 34.09, lng: -118.41, radius_km: 5, limit: 10 }] }),
+        detail: { tags: ['postal'], summary: 'Postal codes within a radius, nearest first (haversine distance_km)', ...documents({ name: 'NearbyPostalRecord', ...NearbyRecordSchemas, list: true, ...spatialSiblings }) },
       },
     )
     .post(
@@ -123,17 +139,17 @@ export const postalRoutes = (service: PostalService, config: Config) =>
         params: t.Object({ country_code: countryParam }),
         body: t.Object({
           geometry: t.Object(
-            { type: t.String({ description: '`Polygon` or `MultiPolygon`.' }), coordinates: t.Array(t.Any()) },
+            { type: bodyString('geometry.type', { description: '`Polygon` or `MultiPolygon`.' }), coordinates: t.Array(t.Any()) },
             { description: `GeoJSON Polygon or MultiPolygon ([longitude, latitude] positions, closed rings, holes allowed, at most ${MAX_VERTICES} positions).` },
           ),
           ...spatialPage,
-        }),
-        detail: { summary: 'Postal codes inside a polygon, in dataset order' },
+        }, { examples: [{ geometry: { type: 'Polygon', coordinates: [[[-118.42, 34.06], [-118.38, 34.06], [-118.38, 34.1], [-118.42, 34.1], [-118.42, 34.06]]] }, limit: 10 }] }),
+        detail: { tags: ['postal'], summary: 'Postal codes inside a polygon, in dataset order', ...documents({ name: 'PostalRecord', ...PostalRecordSchemas, list: true, ...spatialSiblings }) },
       },
     )
     .get('/:country_code/validate/:postal_code', ({ params }) => one(service.validateFormat(params.country_code, params.postal_code)), {
-      params: t.Object({ country_code: countryParam, postal_code: t.String({ maxLength: 64 }) }),
-      detail: { summary: "Check a postal code against its country's format" },
+      params: t.Object({ country_code: countryParam, postal_code: postalCodeParam }),
+      detail: { tags: ['postal'], summary: "Check a postal code against its country's format", ...documents({ name: 'PostalFormatCheck', enveloped: FormatCheckSchema }) },
     })
     .get(
       '/:country_code/:postal_code',
@@ -142,8 +158,8 @@ export const postalRoutes = (service: PostalService, config: Config) =>
         return form === 'enveloped' ? list(records.map((r) => presentRecord(r, form)), { fieldNames: RECORD_FIELDS[form] }) : one(presentRecord(records[0]!, form))
       },
       {
-        params: t.Object({ country_code: countryParam, postal_code: t.String({ maxLength: 64 }) }),
+        params: t.Object({ country_code: countryParam, postal_code: postalCodeParam }),
         query: t.Object(fieldsQuery),
-        detail: { summary: 'Every place a postal code maps to (Form B: the first)' },
+        detail: { tags: ['postal'], summary: 'Every place a postal code maps to (Form B: the first)', ...documents({ name: 'PostalRecord', ...PostalRecordSchemas, envelopedList: true }) },
       },
     )

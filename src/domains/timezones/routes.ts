@@ -6,7 +6,7 @@
  */
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../config.ts'
-import { documents } from '../../http/openapi.ts'
+import { documents, wildcardParameter } from '../../http/openapi.ts'
 import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
 import { list, one } from '../../http/reply.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
@@ -18,6 +18,10 @@ const DEFAULT_LIMIT = 50
 // Elysia cannot compile a params schema for the wildcard, so the path member is described here.
 const TZ_NAME_DESCRIPTION =
   'The path after /timezones/ is tz_name: an IANA zone or link name, case-insensitive, `/` included (America/Argentina/Buenos_Aires), or an abbreviation in current use with one UTC offset (JST, EDT). Zone names such as EST, GMT, UTC, CET are zones first. An abbreviation with several offsets (CST, IST) is a 400 listing its zones; PST keeps its conventional meaning (Los Angeles); an unknown name a 404.'
+
+/** The path parameter of the document: routing keeps the wildcard, since the name may contain `/`. */
+const TZ_PARAMETER =
+  'IANA zone or link name (case-insensitive; its `/` may be sent as is or percent-encoded as `%2F`, as generated clients do), or an abbreviation in current use with one UTC offset (JST, EDT).'
 
 /** The wildcard tail, percent-decoded (`America%2FNew_York`); bad escapes are a 422 naming tz_name. */
 function pathName(raw: string): string {
@@ -49,7 +53,7 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
           ...pageQuery(config.maxLimit, DEFAULT_LIMIT),
           ...fieldsQuery,
         }),
-        detail: { summary: 'List IANA timezones with their current offset, abbreviation and DST flag', tags: ['Timezones'], ...documents({ enveloped: TimezoneListItemSchema, bare: TimezoneListItemSchema, list: true }) },
+        detail: { summary: 'List IANA timezones with their current offset, abbreviation and DST flag', tags: ['timezones'], ...documents({ name: 'TimezoneListItem', enveloped: TimezoneListItemSchema, list: true }) },
       },
     )
     .get(
@@ -64,7 +68,10 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
         detail: {
           summary: 'Current time, offset, abbreviation and DST flag of a timezone (IANA name, link, or abbreviation)',
           description: TZ_NAME_DESCRIPTION,
-          tags: ['Timezones'], ...documents({ enveloped: TimezoneRecordSchema, bare: TimezoneRecordSchema }) },
+          tags: ['timezones'],
+          ...documents({ name: 'TimezoneRecord', enveloped: TimezoneRecordSchema }),
+          ...wildcardParameter({ name: 'tz_name', description: TZ_PARAMETER, examples: ['Europe/London', 'America/Argentina/Buenos_Aires', 'JST'] }),
+        },
       },
     )
     .get(
@@ -72,7 +79,7 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
       ({ query }) => one(service.difference({ from: query.from, to: query.to }, nowSeconds())),
       {
         query: t.Object({ from: zoneParam('from'), to: zoneParam('to'), ...fieldsQuery }),
-        detail: { summary: 'Current offset difference between two timezones (to minus from)', tags: ['Timezones'], ...documents({ enveloped: DifferenceSchema, bare: DifferenceSchema }) },
+        detail: { summary: 'Current offset difference between two timezones (to minus from)', tags: ['timezones'], ...documents({ name: 'TimezoneDifference', enveloped: DifferenceSchema }) },
       },
     )
     .get(
@@ -86,6 +93,6 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
           date: t.Optional(t.String({ description: 'Date in `from`, YYYY-MM-DD; default: today in `from`. A time skipped by a DST change is moved forward by the gap; a repeated one takes its first occurrence (see from_time_status).', examples: ['2026-03-08'] })),
           ...fieldsQuery,
         }),
-        detail: { summary: 'Convert a wall-clock time from one timezone to another, DST-aware', tags: ['Timezones'], ...documents({ enveloped: ConversionSchema, bare: ConversionSchema }) },
+        detail: { summary: 'Convert a wall-clock time from one timezone to another, DST-aware', tags: ['timezones'], ...documents({ name: 'TimezoneConversion', enveloped: ConversionSchema }) },
       },
     )

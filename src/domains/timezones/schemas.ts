@@ -1,10 +1,32 @@
 /** Response schemas of the timezone results, for the OpenAPI document (both forms share them). */
 import { t } from 'elysia'
+import { nullable } from '../../http/schemas.ts'
 
 const offset = t.String({ description: 'UTC offset, signed HH:MM (e.g. +05:30, -03:00, +00:00).', examples: ['+05:30'] })
 const time24 = (what: string) => t.String({ description: `${what}, 24-hour HH:MM:SS.`, examples: ['14:05:09'] })
 const date = (what: string) => t.String({ description: `${what}, YYYY-MM-DD.`, examples: ['2026-03-08'] })
 const countryCodes = t.Array(t.String(), { description: 'ISO 3166-1 alpha-2 codes that zone1970.tab / zone.tab give this exact name (may be empty).' })
+
+const isoUtc = (description: string) => t.String({ description: `${description}, ISO 8601 UTC (YYYY-MM-DDTHH:MM:SSZ).`, examples: ['2026-03-29T01:00:00Z'] })
+
+/** Members beyond the SPEC's record, named as worldtimeapi names them. */
+const MOMENT = {
+  datetime: t.String({ description: 'The instant as local time, ISO 8601 with the UTC offset (YYYY-MM-DDTHH:MM:SS±HH:MM).', examples: ['2026-11-23T13:05:09+01:00'] }),
+  utc_datetime: isoUtc('The same instant'),
+  unixtime: t.Integer({ description: 'The same instant, seconds since 1970-01-01T00:00:00Z.', examples: [1795003509] }),
+  dst_from: nullable(isoUtc('Start of the daylight-saving period in force'), 'Start of the current daylight-saving period; null outside DST.'),
+  dst_until: nullable(isoUtc('End of the daylight-saving period in force'), 'End of the current daylight-saving period (the instant standard time resumes); null outside DST or when no end is scheduled.'),
+  next_transition: nullable(
+    t.Object({
+      at: isoUtc('When it happens'),
+      unixtime: t.Integer({ description: 'The same instant in Unix seconds.' }),
+      utc_offset: offset,
+      abbreviation: t.String(),
+      is_dst: t.Boolean(),
+    }),
+    'The next change of offset, abbreviation or DST flag, with the values after it; null when tzdata schedules none.',
+  ),
+}
 
 export const TimezoneRecordSchema = t.Object({
   timezone: t.String({ description: 'IANA name as asked for (a link answers under its own name; an abbreviation answers with the zone it resolved to).' }),
@@ -15,6 +37,7 @@ export const TimezoneRecordSchema = t.Object({
   current_time_12h: t.String({ description: 'Local time now, 12-hour H:MM AM.', examples: ['2:05 PM'] }),
   current_date: date('Local date now'),
   country_codes: countryCodes,
+  ...MOMENT,
 })
 
 export const TimezoneListItemSchema = t.Object({

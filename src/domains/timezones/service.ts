@@ -35,7 +35,7 @@ export interface AbbreviationUse {
   chosen?: string
 }
 
-export interface TimezoneRecord {
+export interface TimezoneRecord extends TimezoneMoment {
   timezone: string
   abbreviation: string
   utc_offset: string
@@ -44,6 +44,28 @@ export interface TimezoneRecord {
   current_time_12h: string
   current_date: string
   country_codes: string[]
+}
+
+/** The next change of offset, abbreviation or DST flag (worldtimeapi has no such member; its users compute it). */
+export interface Transition {
+  at: string
+  unixtime: number
+  utc_offset: string
+  abbreviation: string
+  is_dst: boolean
+}
+
+/**
+ * Members beyond the SPEC's, named as worldtimeapi names them: the instant in ISO 8601 with the local
+ * offset, Unix time, and the current daylight-saving period.
+ */
+export interface TimezoneMoment {
+  datetime: string
+  utc_datetime: string
+  unixtime: number
+  dst_from: string | null
+  dst_until: string | null
+  next_transition: Transition | null
 }
 
 export interface TimezoneListItem {
@@ -81,6 +103,60 @@ export interface Difference {
   to_current_time_24h: string
   from_utc_offset: string
   to_utc_offset: string
+}
+
+/** How many changes are walked at most looking for a visible change or the edge of a DST period. */
+const MAX_WALK = 64
+
+const sameType = (a: LocalTimeType, b: LocalTimeType) => a.offset === b.offset && a.isDst === b.isDst && a.abbreviation === b.abbreviation
+
+/** `2026-03-08T07:30:00Z` */
+export const isoUtc = (t: number) => `${formatDate(t)}T${formatTime24(t)}Z`
+
+/** The first change after `t` that changes what a clock shows (tzdata has changes that change nothing). */
+export function nextVisibleChange(zone: Zone, t: number): { at: number; type: LocalTimeType } | undefined {
+  const here = zone.typeAt(t)
+  for (let i = 0, from = t; i < MAX_WALK; i++) {
+    const c = zone.nextChange(from)
+    if (!c || !sameType(c.type, here)) return c
+    from = c.at
+  }
+  return undefined
+}
+
+/** Start and end (exclusive) of the daylight-saving period around `t`, or nulls outside DST. */
+export function dstPeriod(zone: Zone, t: number): { from: number | null; until: number | null } {
+  if (!zone.typeAt(t).isDst) return { from: null, until: null }
+  let from: number | null = null
+  for (let i = 0, c = zone.previousChange(t); c && i < MAX_WALK; i++, c = zone.previousChange(c.at - 1)) {
+    from = c.at
+    if (!zone.typeAt(c.at - 1).isDst) break
+  }
+  let until: number | null = null
+  for (let i = 0, at = t; i < MAX_WALK; i++) {
+    const c = zone.nextChange(at)
+    if (!c) break
+    if (!c.type.isDst) {
+      until = c.at
+      break
+    }
+    at = c.at
+  }
+  return { from, until }
+}
+
+function moment(zone: Zone, type: LocalTimeType, now: number): TimezoneMoment {
+  const wall = now + type.offset
+  const dst = dstPeriod(zone, now)
+  const next = nextVisibleChange(zone, now)
+  return {
+    datetime: `${formatDate(wall)}T${formatTime24(wall)}${formatOffset(type.offset)}`,
+    utc_datetime: isoUtc(now),
+    unixtime: now,
+    dst_from: dst.from === null ? null : isoUtc(dst.from),
+    dst_until: dst.until === null ? null : isoUtc(dst.until),
+    next_transition: next ? { at: isoUtc(next.at), unixtime: next.at, utc_offset: formatOffset(next.type.offset), abbreviation: next.type.abbreviation, is_dst: next.type.isDst } : null,
+  }
 }
 
 /** Abbreviations are read over the coming year: a zone's standard and daylight names both count. */
@@ -257,6 +333,7 @@ export class TimezonesService {
       current_time_12h: formatTime12Short(wall),
       current_date: formatDate(wall),
       country_codes: z.countries,
+      ...moment(z.zone, type, now),
     }
   }
 

@@ -88,6 +88,22 @@ export class Zone {
   }
 
   /**
+   * The latest change at or before `t`, if any. Past the table the footer's changes (a few a year at
+   * most) are walked from a little over a year back.
+   */
+  previousChange(t: number): Change | undefined {
+    const n = this.times.length
+    const last = n > 0 ? { at: this.times[n - 1]!, type: this.types[this.indices[n - 1]!]! } : undefined
+    if (this.footer && (n === 0 || t > last!.at)) {
+      let found = last
+      for (let c = posixNextChange(this.footer, Math.max(last?.at ?? -Infinity, t - 400 * 86400)); c && c.at <= t; c = posixNextChange(this.footer, c.at)) found = c
+      return found
+    }
+    const i = this.lastAtOrBefore(t)
+    return i < 0 ? undefined : { at: this.times[i]!, type: this.types[this.indices[i]!]! }
+  }
+
+  /**
    * The instant that shows wall-clock time `wall` (local seconds since the epoch, as if the zone were UTC).
    * Rule (the one of RFC 5545 and Temporal's "compatible"): a repeated time takes its earlier instant; a
    * skipped time is read with the offset in force before the change, so it lands as far after the change

@@ -211,6 +211,7 @@ describe('the City reader agrees with mmdb-lib', () => {
       addresses.push(formatV6(w))
     }
     let compared = 0
+    let registered = 0
     for (const ip of addresses) {
       const r = service.lookup(ip)
       if (r.reserved) continue
@@ -229,9 +230,15 @@ describe('the City reader agrees with mmdb-lib', () => {
       expect(p?.longitude ?? null).toBe(e?.location?.longitude ?? null)
       expect(p?.accuracy_radius ?? null).toBe(e?.location?.accuracy_radius ?? null)
       expect(p?.time_zone ?? null).toBe(e?.location?.time_zone ?? null)
+      expect(p?.registered_country?.iso_code ?? null).toBe(e?.registered_country?.iso_code ?? null)
+      expect(p?.registered_country?.name ?? null).toBe(e?.registered_country?.names?.en ?? null)
+      expect(p?.represented_country?.iso_code ?? null).toBe(e?.represented_country?.iso_code ?? null)
+      expect(p?.represented_country?.type ?? null).toBe(e?.represented_country?.type ?? null)
+      if (p?.registered_country) registered++
       compared++
     }
     expect(compared).toBeGreaterThan(3000)
+    expect(registered).toBeGreaterThan(2000)
   })
 })
 

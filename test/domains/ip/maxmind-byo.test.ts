@@ -70,6 +70,7 @@ describe('bring your own MaxMind databases', () => {
   for (const name of ['GeoIP2-City-Test', 'GeoLite2-City-Test']) {
     test(`${name} as ALMANAC_IP_CITY_MMDB: every location field`, () => {
       const s = service({ ALMANAC_IP_CITY_MMDB: db(name) })
+      let represented = 0
       const checked = each(s, samples(networks(name)), (r, e, ip) => {
         const p = r.place
         const got = {
@@ -87,7 +88,12 @@ describe('bring your own MaxMind databases', () => {
           lon: p?.longitude ?? null,
           radius: p?.accuracy_radius ?? null,
           tz: p?.time_zone ?? null,
+          registered: p?.registered_country?.iso_code ?? null,
+          registered_name: p?.registered_country?.name ?? null,
+          represented: p?.represented_country?.iso_code ?? null,
+          represented_type: p?.represented_country?.type ?? null,
         }
+        if (p?.represented_country) represented++
         expect(got).toEqual({
           ip,
           country: e.country?.iso_code ?? null,
@@ -103,9 +109,15 @@ describe('bring your own MaxMind databases', () => {
           lon: e.location?.longitude ?? null,
           radius: e.location?.accuracy_radius ?? null,
           tz: e.location?.time_zone ?? null,
+          registered: e.registered_country?.iso_code ?? null,
+          registered_name: e.registered_country?.names?.en ?? null,
+          represented: e.represented_country?.iso_code ?? null,
+          represented_type: e.represented_country?.type ?? null,
         })
       })
       expect(checked).toBeGreaterThan(100)
+      // MaxMind's test City database has networks that represent another country (military bases).
+      if (name === 'GeoIP2-City-Test') expect(represented).toBeGreaterThan(0)
     })
   }
 

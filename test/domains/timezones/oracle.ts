@@ -43,6 +43,44 @@ elif req["kind"] == "convert":
             status = "ok"
         rows.append({"from_date": a.strftime("%Y-%m-%d"), "from_time_24h": a.strftime("%H:%M:%S"), "to_date": b.strftime("%Y-%m-%d"), "to_time_24h": b.strftime("%H:%M:%S"), "from_time_status": status})
     out = rows
+elif req["kind"] == "periods":
+    # name -> per instant: the next visible change and the DST period around it, found by scanning in
+    # steps of a week (no period is shorter) and bisecting to the second. Nothing within HORIZON: null.
+    STEP, HORIZON = 7 * 86400, 5 * 366 * 86400
+    def state(z, t):
+        d = datetime.fromtimestamp(t, z)
+        return (int(d.utcoffset().total_seconds()), bool(d.dst()), d.tzname())
+    def first_change(z, t, differs, direction):
+        # the first instant after t (or the last at or before t going back) where differs(state) holds
+        here = state(z, t)
+        lo = t
+        for k in range(1, HORIZON // STEP + 2):
+            hi = t + direction * k * STEP
+            if differs(state(z, hi), here):
+                a, b = (lo, hi) if direction > 0 else (hi, lo)
+                # invariant going forward: not differs at a, differs at b; back: differs at a, not at b
+                while b - a > 1:
+                    m = (a + b) // 2
+                    if differs(state(z, m), here) == (direction > 0):
+                        b = m
+                    else:
+                        a = m
+                return b if direction > 0 else b
+            lo = hi
+        return None
+    for name, instants in req["zones"].items():
+        z = ZoneInfo(name)
+        rows = []
+        for t in instants:
+            nxt = first_change(z, t, lambda s, h: s != h, 1)
+            nxt_row = [nxt, *state(z, nxt)] if nxt is not None else None
+            if state(z, t)[1]:
+                frm = first_change(z, t, lambda s, h: not s[1], -1)
+                until = first_change(z, t, lambda s, h: not s[1], 1)
+            else:
+                frm = until = None
+            rows.append([nxt_row, frm, until])
+        out[name] = rows
 else:
     # name -> [[instant, status] per wall time]; PEP 495 fold=0 is the rule the service documents:
     # a skipped time is read with the offset before the change, a repeated one is its first occurrence.
@@ -97,3 +135,7 @@ export interface ConvertCase {
 /** What zoneinfo says a conversion gives (fold=0 for the wall time, as the service documents). */
 export const oracleConvert = (cases: ConvertCase[]) =>
   run<{ from_date: string; from_time_24h: string; to_date: string; to_time_24h: string; from_time_status: string }[]>({ kind: 'convert', cases })
+
+/** Per instant: the next visible change [at, offset, dst, abbreviation] and the DST period's [from, until] (nulls outside DST). */
+export const oraclePeriods = (zones: Record<string, number[]>) =>
+  run<Record<string, [[number, number, boolean, string] | null, number | null, number | null][]>>({ kind: 'periods', zones })
