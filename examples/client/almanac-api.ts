@@ -615,6 +615,430 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/bible/languages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Languages with at least one translation
+         * @description Form B: `{count, languages: [...]}` (the SPEC names the array `languages`); Form A: `data` is the array.
+         *
+         *     **Quota cost:** 1 credit.
+         */
+        get: operations["getApiV1BibleLanguages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bible/translations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Translations, optionally of one language
+         * @description **Quota cost:** 1 credit.
+         */
+        get: operations["getApiV1BibleTranslations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bible/translations/{translation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One translation with its book, chapter and verse counts
+         * @description **Quota cost:** 1 credit.
+         */
+        get: operations["getApiV1BibleTranslationsByTranslationId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bible/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verse of the day, or a random verse
+         * @description Default translation `kjv` (with `language`, one of its translations). Daily: the same verse for every caller on a UTC date with the same filters, spread uniformly over the filtered verses. A filter that leaves nothing is a 404. Both forms add `date` (UTC, YYYY-MM-DD).
+         *
+         *     **Quota cost:** 1 credit.
+         */
+        get: operations["getApiV1BibleDaily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bible/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Full-text search, grouped by translation
+         * @description Hits are grouped by translation (catalogue order, or the order of `translations`), each group ranked by BM25 or in Bible order (`sort`); `groups` labels them with their counts, and `limit`/`offset` page the grouped sequence.
+         *
+         *     **Quota cost:** 1 credit.
+         */
+        get: operations["getApiV1BibleSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bible/{translation}/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Full-text search in one translation
+         * @description **Quota cost:** 1 credit.
+         */
+        get: operations["getApiV1BibleByTranslationSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bible/{translation}/books": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Books of a translation, in canonical order
+         * @description **Quota cost:** 1 credit.
+         */
+        get: operations["getApiV1BibleByTranslationBooks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bible/{translation}/books/{book}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One book of a translation
+         * @description **Quota cost:** 1 credit.
+         */
+        get: operations["getApiV1BibleByTranslationBooksByBook"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bible/{translation}/{book}/chapters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Chapters of a book with their verse counts
+         * @description **Quota cost:** 1 credit.
+         */
+        get: operations["getApiV1BibleByTranslationByBookChapters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bible/{translation}/{book}/{chapter}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A whole chapter
+         * @description **Quota cost:** 1 credit.
+         */
+        get: operations["getApiV1BibleByTranslationByBookByChapter"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bible/{translation}/{book}/{chapter}/{verse_ref}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A verse, a range or a list of verses of one chapter
+         * @description **Quota cost:** 1 credit.
+         */
+        get: operations["getApiV1BibleByTranslationByBookByChapterByVerseRef"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email/risk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Score one email address (0-100)
+         * @description Syntax, MX (DNS), domain age (RDAP), disposable, free-provider and abuse lists. `fields` accepts dotted paths such as `checks.disposable`. A check that cannot be performed is reported in `unknown_checks` and adds no points; the answer comes within the DNS and RDAP timeouts.
+         *
+         *     **Quota cost:** 1 credit.
+         */
+        post: operations["postApiV1EmailRisk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email/risk/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Score up to 10 email addresses
+         * @description Form A: `{status, total, data}`; Form B: `{results}`. Each address costs one quota credit.
+         *
+         *     **Quota cost:** 1 credit per item of `emails` (at most 10 per request). A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.
+         */
+        post: operations["postApiV1EmailRiskBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/qr/text": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * QR code of plain text
+         * @description Encodes `text` verbatim as UTF-8 (numeric and alphanumeric runs in their denser modes). png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
+         *
+         *     **Quota cost:** 1 credit.
+         */
+        post: operations["postApiV1QrText"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/qr/url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * QR code of a URL
+         * @description Encodes `url` verbatim: an absolute URL with a scheme (https:, http:, or any other such as otpauth:), no spaces or control characters. png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
+         *
+         *     **Quota cost:** 1 credit.
+         */
+        post: operations["postApiV1QrUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/qr/wifi": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * QR code that joins a WiFi network
+         * @description Encodes `WIFI:T:<WPA|WEP|nopass>;S:<ssid>;P:<password>;H:<true|false>;;`, with `\ ; , : "` in the SSID and password escaped by a backslash; `P:` is left out for nopass. png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
+         *
+         *     **Quota cost:** 1 credit.
+         */
+        post: operations["postApiV1QrWifi"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/qr/vcard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * QR code of a contact (vCard 3.0)
+         * @description Encodes a vCard 3.0: `BEGIN:VCARD`, `VERSION:3.0`, `N` (the name split at its last space: family name last), `FN`, then `ORG`, `TEL`, `EMAIL`, `ADR` (the address as its street component), `URL` when given, `END:VCARD`. Lines end in CRLF; `\ , ;` and newlines in text values are escaped (RFC 6350); lines are folded at 75 octets. png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
+         *
+         *     **Quota cost:** 1 credit.
+         */
+        post: operations["postApiV1QrVcard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/qr/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * QR code that starts an email
+         * @description Encodes a `mailto:` URI (RFC 6068): `mailto:<to>?subject=...&body=...`, the subject and body percent-encoded as UTF-8 (space as %20, line breaks as %0D%0A). png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
+         *
+         *     **Quota cost:** 1 credit.
+         */
+        post: operations["postApiV1QrEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/qr/sms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * QR code that starts a text message
+         * @description Encodes `SMSTO:<phone>:<message>`. The format has no escaping: the message is verbatim (colons included). png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
+         *
+         *     **Quota cost:** 1 credit.
+         */
+        post: operations["postApiV1QrSms"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/qr/geo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * QR code of a location
+         * @description Encodes a `geo:<latitude>,<longitude>` URI (RFC 5870, WGS-84) in plain decimal, at most 7 decimals. png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
+         *
+         *     **Quota cost:** 1 credit.
+         */
+        post: operations["postApiV1QrGeo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/meta/datasets": {
         parameters: {
             query?: never;
@@ -3738,6 +4162,2293 @@ export interface operations {
                         error: null;
                     } | {
                         results: components["schemas"]["IpBulkItemFormB"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiV1BibleLanguages: {
+        parameters: {
+            query?: {
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            /** @description ISO 639-1 code. */
+                            code: string;
+                            name: string;
+                            /** @description Translations in this language. */
+                            translations: number;
+                        }[];
+                        error: null;
+                        /** @description Number of languages. */
+                        total: number;
+                    } | {
+                        count: number;
+                        languages: {
+                            /** @description ISO 639-1 code. */
+                            code: string;
+                            name: string;
+                            /** @description Translations in this language. */
+                            translations: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiV1BibleTranslations: {
+        parameters: {
+            query?: {
+                language?: string;
+                limit?: number;
+                offset?: number;
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            /** @description Translation id (`kjv`, `synodal`, ...). */
+                            id: string;
+                            name: string;
+                            /** @description ISO 639-1 code. */
+                            language: string;
+                            language_name: string;
+                            /** @description First year the upstream states (`1611/1769` -> 1611); null when unknown. */
+                            year: number | null;
+                            license: string;
+                        }[];
+                        error: null;
+                        /** @description Total matches before paging. */
+                        total: number;
+                    } | {
+                        /** @description Total matches before paging. */
+                        count: number;
+                        results: {
+                            /** @description Translation id (`kjv`, `synodal`, ...). */
+                            id: string;
+                            name: string;
+                            /** @description ISO 639-1 code. */
+                            language: string;
+                            language_name: string;
+                            /** @description First year the upstream states (`1611/1769` -> 1611); null when unknown. */
+                            year: number | null;
+                            license: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiV1BibleTranslationsByTranslationId: {
+        parameters: {
+            query?: {
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path: {
+                translation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            /** @description Translation id (`kjv`, `synodal`, ...). */
+                            id: string;
+                            name: string;
+                            /** @description ISO 639-1 code. */
+                            language: string;
+                            language_name: string;
+                            /** @description First year the upstream states (`1611/1769` -> 1611); null when unknown. */
+                            year: number | null;
+                            license: string;
+                            books: number;
+                            chapters: number;
+                            verses: number;
+                            /** @description The year as the upstream states it. */
+                            year_text: string;
+                            /** @description Upstream file and version. */
+                            source: string;
+                        };
+                        error: null;
+                    } | {
+                        /** @description Translation id (`kjv`, `synodal`, ...). */
+                        id: string;
+                        name: string;
+                        /** @description ISO 639-1 code. */
+                        language: string;
+                        language_name: string;
+                        /** @description First year the upstream states (`1611/1769` -> 1611); null when unknown. */
+                        year: number | null;
+                        license: string;
+                        books: number;
+                        chapters: number;
+                        verses: number;
+                        /** @description The year as the upstream states it. */
+                        year_text: string;
+                        /** @description Upstream file and version. */
+                        source: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiV1BibleDaily: {
+        parameters: {
+            query?: {
+                translation?: string;
+                mode?: "daily" | "random";
+                language?: string;
+                testament?: "OT" | "NT" | "DC" | "ot" | "nt" | "dc";
+                book?: string;
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            translation_id: string;
+                            translation_name: string;
+                            lang_code: string;
+                            lang_name: string;
+                            book: {
+                                /** @description Canonical order: 1-66 the Protestant canon, 67+ deuterocanonical books. */
+                                id: number;
+                                /** @description USFX/Paratext code (GEN, 1JN, TOB). */
+                                abbr: string;
+                                /** @description English name. */
+                                name: string;
+                                /** @description Name in the translation's language (the English name where none is known). */
+                                local_name: string;
+                                testament: "OT" | "NT" | "DC";
+                                chapters: number;
+                                verses: number;
+                            };
+                            chapter: number;
+                            /** @description The (first) verse. */
+                            verse: {
+                                verse: number;
+                                text: string;
+                            } | null;
+                            /** @description Every verse, when there are several. */
+                            verses?: {
+                                verse: number;
+                                text: string;
+                            }[];
+                            /** @description `John 3:16`, `John 3:16-18`, `John 3`. */
+                            reference: string;
+                            /**
+                             * Format: date
+                             * @description The UTC date (YYYY-MM-DD) the verse was chosen for.
+                             */
+                            date: string;
+                        };
+                        error: null;
+                    } | {
+                        reference: string;
+                        translation: string;
+                        verses: {
+                            number: number;
+                            text: string;
+                        }[];
+                        /**
+                         * Format: date
+                         * @description The UTC date (YYYY-MM-DD) the verse was chosen for.
+                         */
+                        date: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiV1BibleSearch: {
+        parameters: {
+            query: {
+                q: string;
+                translation?: string;
+                translations?: string;
+                sort?: "relevance" | "canonical";
+                limit?: number;
+                offset?: number;
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            translation: string;
+                            reference: string;
+                            /** @description USFX code. */
+                            book: string;
+                            chapter: number;
+                            verse: number;
+                            text: string;
+                            /** @description The text, HTML-escaped, matches wrapped in `<mark>` and `</mark>`; a long verse is cut around its first match (`…`). */
+                            snippet: string;
+                        }[];
+                        error: null;
+                        /** @description Total matches before paging. */
+                        total: number;
+                        /** @description Translations with hits, in result order. */
+                        groups: {
+                            translation: string;
+                            name: string;
+                            /** @description Hits in this translation. */
+                            count: number;
+                        }[];
+                    } | {
+                        /** @description Total matches before paging. */
+                        count: number;
+                        results: {
+                            translation: string;
+                            reference: string;
+                            /** @description USFX code. */
+                            book: string;
+                            chapter: number;
+                            verse: number;
+                            text: string;
+                            /** @description The text, HTML-escaped, matches wrapped in `<mark>` and `</mark>`; a long verse is cut around its first match (`…`). */
+                            snippet: string;
+                        }[];
+                        /** @description Translations with hits, in result order. */
+                        groups: {
+                            translation: string;
+                            name: string;
+                            /** @description Hits in this translation. */
+                            count: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiV1BibleByTranslationSearch: {
+        parameters: {
+            query: {
+                q: string;
+                sort?: "relevance" | "canonical";
+                limit?: number;
+                offset?: number;
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path: {
+                translation: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            translation: string;
+                            reference: string;
+                            /** @description USFX code. */
+                            book: string;
+                            chapter: number;
+                            verse: number;
+                            text: string;
+                            /** @description The text, HTML-escaped, matches wrapped in `<mark>` and `</mark>`; a long verse is cut around its first match (`…`). */
+                            snippet: string;
+                        }[];
+                        error: null;
+                        /** @description Total matches before paging. */
+                        total: number;
+                        /** @description Translations with hits, in result order. */
+                        groups: {
+                            translation: string;
+                            name: string;
+                            /** @description Hits in this translation. */
+                            count: number;
+                        }[];
+                    } | {
+                        /** @description Total matches before paging. */
+                        count: number;
+                        results: {
+                            translation: string;
+                            reference: string;
+                            /** @description USFX code. */
+                            book: string;
+                            chapter: number;
+                            verse: number;
+                            text: string;
+                            /** @description The text, HTML-escaped, matches wrapped in `<mark>` and `</mark>`; a long verse is cut around its first match (`…`). */
+                            snippet: string;
+                        }[];
+                        /** @description Translations with hits, in result order. */
+                        groups: {
+                            translation: string;
+                            name: string;
+                            /** @description Hits in this translation. */
+                            count: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiV1BibleByTranslationBooks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path: {
+                translation: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            /** @description Canonical order: 1-66 the Protestant canon, 67+ deuterocanonical books. */
+                            id: number;
+                            /** @description USFX/Paratext code (GEN, 1JN, TOB). */
+                            abbr: string;
+                            /** @description English name. */
+                            name: string;
+                            /** @description Name in the translation's language (the English name where none is known). */
+                            local_name: string;
+                            testament: "OT" | "NT" | "DC";
+                            chapters: number;
+                            verses: number;
+                        }[];
+                        error: null;
+                        /** @description Total matches before paging. */
+                        total: number;
+                    } | {
+                        /** @description Total matches before paging. */
+                        count: number;
+                        results: {
+                            /** @description Canonical order: 1-66 the Protestant canon, 67+ deuterocanonical books. */
+                            id: number;
+                            /** @description USFX/Paratext code (GEN, 1JN, TOB). */
+                            abbr: string;
+                            /** @description English name. */
+                            name: string;
+                            /** @description Name in the translation's language (the English name where none is known). */
+                            local_name: string;
+                            testament: "OT" | "NT" | "DC";
+                            chapters: number;
+                            verses: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiV1BibleByTranslationBooksByBook: {
+        parameters: {
+            query?: {
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path: {
+                translation: string;
+                book: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            /** @description Canonical order: 1-66 the Protestant canon, 67+ deuterocanonical books. */
+                            id: number;
+                            /** @description USFX/Paratext code (GEN, 1JN, TOB). */
+                            abbr: string;
+                            /** @description English name. */
+                            name: string;
+                            /** @description Name in the translation's language (the English name where none is known). */
+                            local_name: string;
+                            testament: "OT" | "NT" | "DC";
+                            chapters: number;
+                            verses: number;
+                        };
+                        error: null;
+                    } | {
+                        /** @description Canonical order: 1-66 the Protestant canon, 67+ deuterocanonical books. */
+                        id: number;
+                        /** @description USFX/Paratext code (GEN, 1JN, TOB). */
+                        abbr: string;
+                        /** @description English name. */
+                        name: string;
+                        /** @description Name in the translation's language (the English name where none is known). */
+                        local_name: string;
+                        testament: "OT" | "NT" | "DC";
+                        chapters: number;
+                        verses: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiV1BibleByTranslationByBookChapters: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path: {
+                translation: string;
+                book: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            chapter: number;
+                            /** @description Verses of the chapter in this translation. */
+                            verses: number;
+                        }[];
+                        error: null;
+                        /** @description Total matches before paging. */
+                        total: number;
+                    } | {
+                        /** @description Total matches before paging. */
+                        count: number;
+                        results: {
+                            chapter: number;
+                            /** @description Verses of the chapter in this translation. */
+                            verses: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiV1BibleByTranslationByBookByChapter: {
+        parameters: {
+            query?: {
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path: {
+                translation: string;
+                book: string;
+                chapter: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            translation_id: string;
+                            translation_name: string;
+                            lang_code: string;
+                            lang_name: string;
+                            book: {
+                                /** @description Canonical order: 1-66 the Protestant canon, 67+ deuterocanonical books. */
+                                id: number;
+                                /** @description USFX/Paratext code (GEN, 1JN, TOB). */
+                                abbr: string;
+                                /** @description English name. */
+                                name: string;
+                                /** @description Name in the translation's language (the English name where none is known). */
+                                local_name: string;
+                                testament: "OT" | "NT" | "DC";
+                                chapters: number;
+                                verses: number;
+                            };
+                            chapter: number;
+                            /** @description The (first) verse. */
+                            verse: {
+                                verse: number;
+                                text: string;
+                            } | null;
+                            /** @description Every verse, when there are several. */
+                            verses?: {
+                                verse: number;
+                                text: string;
+                            }[];
+                            /** @description `John 3:16`, `John 3:16-18`, `John 3`. */
+                            reference: string;
+                        };
+                        error: null;
+                    } | {
+                        reference: string;
+                        translation: string;
+                        verses: {
+                            number: number;
+                            text: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiV1BibleByTranslationByBookByChapterByVerseRef: {
+        parameters: {
+            query?: {
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path: {
+                translation: string;
+                book: string;
+                chapter: string;
+                verse_ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            translation_id: string;
+                            translation_name: string;
+                            lang_code: string;
+                            lang_name: string;
+                            book: {
+                                /** @description Canonical order: 1-66 the Protestant canon, 67+ deuterocanonical books. */
+                                id: number;
+                                /** @description USFX/Paratext code (GEN, 1JN, TOB). */
+                                abbr: string;
+                                /** @description English name. */
+                                name: string;
+                                /** @description Name in the translation's language (the English name where none is known). */
+                                local_name: string;
+                                testament: "OT" | "NT" | "DC";
+                                chapters: number;
+                                verses: number;
+                            };
+                            chapter: number;
+                            /** @description The (first) verse. */
+                            verse: {
+                                verse: number;
+                                text: string;
+                            } | null;
+                            /** @description Every verse, when there are several. */
+                            verses?: {
+                                verse: number;
+                                text: string;
+                            }[];
+                            /** @description `John 3:16`, `John 3:16-18`, `John 3`. */
+                            reference: string;
+                        };
+                        error: null;
+                    } | {
+                        reference: string;
+                        translation: string;
+                        verses: {
+                            number: number;
+                            text: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postApiV1EmailRisk: {
+        parameters: {
+            query?: {
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description An email address (RFC 5321 mailbox, RFC 6531 UTF-8 and IDN accepted). Invalid syntax is not an error: it scores 100 (critical). At most 1024 characters.
+                     * @example someone@example.com
+                     */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            /** @description The address as given. */
+                            email: string;
+                            risk_score: number;
+                            /** @description low 0-25, medium 26-50, high 51-75, critical 76-100. */
+                            risk_tier: "low" | "medium" | "high" | "critical";
+                            checks: {
+                                syntax: {
+                                    valid: boolean;
+                                    /** @description Why the syntax is invalid (e.g. local_part_too_long); see docs/email.md. */
+                                    reason: string | null;
+                                    /** @description local@domain with the domain in lower-case A-labels. */
+                                    normalized: string | null;
+                                };
+                                mx_record: {
+                                    /** @description true: mail can be delivered (MX, or an A/AAAA record as implicit MX); false: it cannot; null: unknown. */
+                                    valid: boolean | null;
+                                    /** @description Exchanges by preference; the domain itself when implicit_mx. */
+                                    mx_hosts: string[];
+                                    /** @description No MX record; the domain's own address receives mail (RFC 5321 §5.1). */
+                                    implicit_mx: boolean;
+                                    /** @description false for a null MX (RFC 7505) or a domain that does not exist. */
+                                    accepts_mail: boolean | null;
+                                    /** @description false when the DNS answers NXDOMAIN. */
+                                    domain_exists: boolean | null;
+                                    /** @description nxdomain, null_mx, no_mx_no_address, or why it is unknown (offline, dns_timeout, dns_servfail, …). */
+                                    reason: string | null;
+                                };
+                                disposable: {
+                                    is_disposable: boolean;
+                                    /** @description The listed domain that matched (the address's domain or a parent). */
+                                    provider: string | null;
+                                    /** @description The lists holding it (source ids, or operator:<file>). */
+                                    lists: string[];
+                                };
+                                domain_age: {
+                                    /** @description The registrable domain asked about. */
+                                    domain: string | null;
+                                    /** @description Whole days since registration; null when unknown or not registered. */
+                                    age_days: number | null;
+                                    /** @description Registration date (ISO 8601) from RDAP. */
+                                    registered: string | null;
+                                    /** @description `rdap` when RDAP answered. */
+                                    source: string | null;
+                                    /** @description not_registered, no_registration_event, or why it is unknown (offline, rdap_timeout, no_rdap_server, …). */
+                                    reason: string | null;
+                                };
+                                free_provider: {
+                                    is_free: boolean;
+                                };
+                                abuse_list: {
+                                    listed: boolean;
+                                    /** @description The lists that hold the domain, each with its date (id:YYYY-MM-DD). */
+                                    sources: string[];
+                                };
+                            };
+                            /** @description What the score is made of. */
+                            risk_factors: {
+                                factor: string;
+                                points: number;
+                            }[];
+                            /** @description Checks that could not be performed (DNS or RDAP unreachable, timed out, offline mode); they add no points. */
+                            unknown_checks: ("mx_record" | "domain_age")[];
+                        };
+                        error: null;
+                    } | {
+                        email: string;
+                        valid_syntax: boolean;
+                        /** @description false on NXDOMAIN; null when unknown or the syntax is invalid. */
+                        domain_exists: boolean | null;
+                        disposable: boolean;
+                        free_provider: boolean;
+                        /** @description risk_score / 100. */
+                        risk_score: number;
+                        /** @description The tier: low, medium, high, critical. */
+                        risk_level: "low" | "medium" | "high" | "critical";
+                        /** @description Form A checks.mx_record.valid. */
+                        has_mx: boolean | null;
+                        /** @description Form A checks.domain_age.age_days. */
+                        domain_age_days: number | null;
+                        abuse_listed: boolean;
+                        /** @description Checks that could not be performed (DNS or RDAP unreachable, timed out, offline mode); they add no points. */
+                        unknown_checks: ("mx_record" | "domain_age")[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postApiV1EmailRiskBulk: {
+        parameters: {
+            query?: {
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 10 addresses, assessed concurrently and independently. */
+                    emails: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: ({
+                            /** @description The address as given. */
+                            email: string;
+                            risk_score: number;
+                            /** @description low 0-25, medium 26-50, high 51-75, critical 76-100. */
+                            risk_tier: "low" | "medium" | "high" | "critical";
+                            checks: {
+                                syntax: {
+                                    valid: boolean;
+                                    /** @description Why the syntax is invalid (e.g. local_part_too_long); see docs/email.md. */
+                                    reason: string | null;
+                                    /** @description local@domain with the domain in lower-case A-labels. */
+                                    normalized: string | null;
+                                };
+                                mx_record: {
+                                    /** @description true: mail can be delivered (MX, or an A/AAAA record as implicit MX); false: it cannot; null: unknown. */
+                                    valid: boolean | null;
+                                    /** @description Exchanges by preference; the domain itself when implicit_mx. */
+                                    mx_hosts: string[];
+                                    /** @description No MX record; the domain's own address receives mail (RFC 5321 §5.1). */
+                                    implicit_mx: boolean;
+                                    /** @description false for a null MX (RFC 7505) or a domain that does not exist. */
+                                    accepts_mail: boolean | null;
+                                    /** @description false when the DNS answers NXDOMAIN. */
+                                    domain_exists: boolean | null;
+                                    /** @description nxdomain, null_mx, no_mx_no_address, or why it is unknown (offline, dns_timeout, dns_servfail, …). */
+                                    reason: string | null;
+                                };
+                                disposable: {
+                                    is_disposable: boolean;
+                                    /** @description The listed domain that matched (the address's domain or a parent). */
+                                    provider: string | null;
+                                    /** @description The lists holding it (source ids, or operator:<file>). */
+                                    lists: string[];
+                                };
+                                domain_age: {
+                                    /** @description The registrable domain asked about. */
+                                    domain: string | null;
+                                    /** @description Whole days since registration; null when unknown or not registered. */
+                                    age_days: number | null;
+                                    /** @description Registration date (ISO 8601) from RDAP. */
+                                    registered: string | null;
+                                    /** @description `rdap` when RDAP answered. */
+                                    source: string | null;
+                                    /** @description not_registered, no_registration_event, or why it is unknown (offline, rdap_timeout, no_rdap_server, …). */
+                                    reason: string | null;
+                                };
+                                free_provider: {
+                                    is_free: boolean;
+                                };
+                                abuse_list: {
+                                    listed: boolean;
+                                    /** @description The lists that hold the domain, each with its date (id:YYYY-MM-DD). */
+                                    sources: string[];
+                                };
+                            };
+                            /** @description What the score is made of. */
+                            risk_factors: {
+                                factor: string;
+                                points: number;
+                            }[];
+                            /** @description Checks that could not be performed (DNS or RDAP unreachable, timed out, offline mode); they add no points. */
+                            unknown_checks: ("mx_record" | "domain_age")[];
+                        } | {
+                            email: unknown;
+                            error: {
+                                field: string;
+                                message: string;
+                            };
+                        })[];
+                        error: null;
+                        total: number;
+                    } | {
+                        results: ({
+                            email: string;
+                            valid_syntax: boolean;
+                            /** @description false on NXDOMAIN; null when unknown or the syntax is invalid. */
+                            domain_exists: boolean | null;
+                            disposable: boolean;
+                            free_provider: boolean;
+                            /** @description risk_score / 100. */
+                            risk_score: number;
+                            /** @description The tier: low, medium, high, critical. */
+                            risk_level: "low" | "medium" | "high" | "critical";
+                            /** @description Form A checks.mx_record.valid. */
+                            has_mx: boolean | null;
+                            /** @description Form A checks.domain_age.age_days. */
+                            domain_age_days: number | null;
+                            abuse_listed: boolean;
+                            /** @description Checks that could not be performed (DNS or RDAP unreachable, timed out, offline mode); they add no points. */
+                            unknown_checks: ("mx_record" | "domain_age")[];
+                        } | {
+                            email: unknown;
+                            error: {
+                                field: string;
+                                message: string;
+                            };
+                        })[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postApiV1QrText: {
+        parameters: {
+            query?: {
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The text, 1-4296 characters (UTF-16 code units). 4296 fit only for alphanumeric text at level L; the real limit is the level's capacity (a 422 states it).
+                     * @example Hello, world
+                     */
+                    text: string;
+                    /**
+                     * @description png and svg are stored and returned as a signed link (`url`, `expires`); base64 returns a PNG inline as `data_uri` and stores nothing.
+                     * @default png
+                     * @enum {string}
+                     */
+                    format?: "png" | "svg" | "base64";
+                    /** @description Width = height of the PNG in pixels, 100-2000 (default 400), quiet zone included; exact. Ignored for svg. A size smaller than the code's modules (quiet zone included) is a 422 stating the least size; under 2 pixels a module adds a warning. */
+                    size?: number;
+                    /**
+                     * @description Module (foreground) colour, `#RGB` or `#RRGGBB`, case-insensitive (default #000000). Applied to png and base64; svg is always black on white. A pair with a contrast ratio under 3:1, or a foreground lighter than the background, adds a warning.
+                     * @example #000000
+                     */
+                    fg_color?: string;
+                    /**
+                     * @description Background colour, `#RGB` or `#RRGGBB`, case-insensitive (default #FFFFFF). Applied to png and base64; svg is always black on white. A pair with a contrast ratio under 3:1, or a foreground lighter than the background, adds a warning.
+                     * @example #FFFFFF
+                     */
+                    bg_color?: string;
+                    /**
+                     * @description Error correction level: L (about 7% recovery), M (about 15% recovery), Q (about 25% recovery), H (about 30% recovery). Higher levels hold less: at L a code holds at most 7089 digits, 4296 alphanumeric characters or 2953 bytes; at H 3057, 1852 or 1273. A payload over the level's capacity is a 422 stating it.
+                     * @default M
+                     * @enum {string}
+                     */
+                    error_correction?: "L" | "M" | "Q" | "H";
+                    /**
+                     * @description Quiet zone around the code, in modules, 0-20 (default 4; ISO/IEC 18004 asks for 4).
+                     * @default 4
+                     */
+                    margin?: number;
+                    /** @description Seconds the link works, 60-2592000 (default 86400). Ignored for base64. With an S3 store, presigned links live at most 604800 s (7 days): a longer ttl is cut to that, with a warning. */
+                    ttl?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        /** @description QR result (SPEC): the same object in both forms; Form A wraps it in `{status, data, error}`. */
+                        data: {
+                            /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
+                            url?: string;
+                            /**
+                             * @default png
+                             * @enum {string}
+                             */
+                            format: "png" | "svg" | "base64";
+                            /** @description png, svg: Unix time (seconds) when `url` stops working. Absent for base64. */
+                            expires?: number;
+                            /**
+                             * @description The endpoint that made the code.
+                             * @default text
+                             * @enum {string}
+                             */
+                            preset: "text" | "url" | "wifi" | "vcard" | "email" | "sms" | "geo";
+                            /** @description base64 only: `data:image/png;base64,...`. */
+                            data_uri?: string;
+                            /** @description Pixels per side of the PNG; null for svg. */
+                            size: number | null;
+                            /** @description Foreground used, `#RRGGBB` (svg: #000000). */
+                            fg_color: string;
+                            /** @description Background used, `#RRGGBB` (svg: #FFFFFF). */
+                            bg_color: string;
+                            /**
+                             * @default L
+                             * @enum {string}
+                             */
+                            error_correction: "L" | "M" | "Q" | "H";
+                            /** @description Quiet zone in modules. */
+                            margin: number;
+                            /** @description QR version (1-40) the payload needed. */
+                            version: number;
+                            /** @description Modules per side, quiet zone excluded (17 + 4 × version). */
+                            modules: number;
+                            /** @description Why the code may not scan (low contrast, inverted colours, modules under 2 pixels), or which options were ignored or cut. Empty when none. */
+                            warnings: string[];
+                        };
+                        error: null;
+                    } | {
+                        /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
+                        url?: string;
+                        /**
+                         * @default png
+                         * @enum {string}
+                         */
+                        format: "png" | "svg" | "base64";
+                        /** @description png, svg: Unix time (seconds) when `url` stops working. Absent for base64. */
+                        expires?: number;
+                        /**
+                         * @description The endpoint that made the code.
+                         * @default text
+                         * @enum {string}
+                         */
+                        preset: "text" | "url" | "wifi" | "vcard" | "email" | "sms" | "geo";
+                        /** @description base64 only: `data:image/png;base64,...`. */
+                        data_uri?: string;
+                        /** @description Pixels per side of the PNG; null for svg. */
+                        size: number | null;
+                        /** @description Foreground used, `#RRGGBB` (svg: #000000). */
+                        fg_color: string;
+                        /** @description Background used, `#RRGGBB` (svg: #FFFFFF). */
+                        bg_color: string;
+                        /**
+                         * @default L
+                         * @enum {string}
+                         */
+                        error_correction: "L" | "M" | "Q" | "H";
+                        /** @description Quiet zone in modules. */
+                        margin: number;
+                        /** @description QR version (1-40) the payload needed. */
+                        version: number;
+                        /** @description Modules per side, quiet zone excluded (17 + 4 × version). */
+                        modules: number;
+                        /** @description Why the code may not scan (low contrast, inverted colours, modules under 2 pixels), or which options were ignored or cut. Empty when none. */
+                        warnings: string[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postApiV1QrUrl: {
+        parameters: {
+            query?: {
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Absolute URL, at most 2048 characters.
+                     * @example https://example.com/
+                     */
+                    url: string;
+                    /**
+                     * @description png and svg are stored and returned as a signed link (`url`, `expires`); base64 returns a PNG inline as `data_uri` and stores nothing.
+                     * @default png
+                     * @enum {string}
+                     */
+                    format?: "png" | "svg" | "base64";
+                    /** @description Width = height of the PNG in pixels, 100-2000 (default 400), quiet zone included; exact. Ignored for svg. A size smaller than the code's modules (quiet zone included) is a 422 stating the least size; under 2 pixels a module adds a warning. */
+                    size?: number;
+                    /**
+                     * @description Module (foreground) colour, `#RGB` or `#RRGGBB`, case-insensitive (default #000000). Applied to png and base64; svg is always black on white. A pair with a contrast ratio under 3:1, or a foreground lighter than the background, adds a warning.
+                     * @example #000000
+                     */
+                    fg_color?: string;
+                    /**
+                     * @description Background colour, `#RGB` or `#RRGGBB`, case-insensitive (default #FFFFFF). Applied to png and base64; svg is always black on white. A pair with a contrast ratio under 3:1, or a foreground lighter than the background, adds a warning.
+                     * @example #FFFFFF
+                     */
+                    bg_color?: string;
+                    /**
+                     * @description Error correction level: L (about 7% recovery), M (about 15% recovery), Q (about 25% recovery), H (about 30% recovery). Higher levels hold less: at L a code holds at most 7089 digits, 4296 alphanumeric characters or 2953 bytes; at H 3057, 1852 or 1273. A payload over the level's capacity is a 422 stating it.
+                     * @default M
+                     * @enum {string}
+                     */
+                    error_correction?: "L" | "M" | "Q" | "H";
+                    /**
+                     * @description Quiet zone around the code, in modules, 0-20 (default 4; ISO/IEC 18004 asks for 4).
+                     * @default 4
+                     */
+                    margin?: number;
+                    /** @description Seconds the link works, 60-2592000 (default 86400). Ignored for base64. With an S3 store, presigned links live at most 604800 s (7 days): a longer ttl is cut to that, with a warning. */
+                    ttl?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        /** @description QR result (SPEC): the same object in both forms; Form A wraps it in `{status, data, error}`. */
+                        data: {
+                            /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
+                            url?: string;
+                            /**
+                             * @default png
+                             * @enum {string}
+                             */
+                            format: "png" | "svg" | "base64";
+                            /** @description png, svg: Unix time (seconds) when `url` stops working. Absent for base64. */
+                            expires?: number;
+                            /**
+                             * @description The endpoint that made the code.
+                             * @default text
+                             * @enum {string}
+                             */
+                            preset: "text" | "url" | "wifi" | "vcard" | "email" | "sms" | "geo";
+                            /** @description base64 only: `data:image/png;base64,...`. */
+                            data_uri?: string;
+                            /** @description Pixels per side of the PNG; null for svg. */
+                            size: number | null;
+                            /** @description Foreground used, `#RRGGBB` (svg: #000000). */
+                            fg_color: string;
+                            /** @description Background used, `#RRGGBB` (svg: #FFFFFF). */
+                            bg_color: string;
+                            /**
+                             * @default L
+                             * @enum {string}
+                             */
+                            error_correction: "L" | "M" | "Q" | "H";
+                            /** @description Quiet zone in modules. */
+                            margin: number;
+                            /** @description QR version (1-40) the payload needed. */
+                            version: number;
+                            /** @description Modules per side, quiet zone excluded (17 + 4 × version). */
+                            modules: number;
+                            /** @description Why the code may not scan (low contrast, inverted colours, modules under 2 pixels), or which options were ignored or cut. Empty when none. */
+                            warnings: string[];
+                        };
+                        error: null;
+                    } | {
+                        /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
+                        url?: string;
+                        /**
+                         * @default png
+                         * @enum {string}
+                         */
+                        format: "png" | "svg" | "base64";
+                        /** @description png, svg: Unix time (seconds) when `url` stops working. Absent for base64. */
+                        expires?: number;
+                        /**
+                         * @description The endpoint that made the code.
+                         * @default text
+                         * @enum {string}
+                         */
+                        preset: "text" | "url" | "wifi" | "vcard" | "email" | "sms" | "geo";
+                        /** @description base64 only: `data:image/png;base64,...`. */
+                        data_uri?: string;
+                        /** @description Pixels per side of the PNG; null for svg. */
+                        size: number | null;
+                        /** @description Foreground used, `#RRGGBB` (svg: #000000). */
+                        fg_color: string;
+                        /** @description Background used, `#RRGGBB` (svg: #FFFFFF). */
+                        bg_color: string;
+                        /**
+                         * @default L
+                         * @enum {string}
+                         */
+                        error_correction: "L" | "M" | "Q" | "H";
+                        /** @description Quiet zone in modules. */
+                        margin: number;
+                        /** @description QR version (1-40) the payload needed. */
+                        version: number;
+                        /** @description Modules per side, quiet zone excluded (17 + 4 × version). */
+                        modules: number;
+                        /** @description Why the code may not scan (low contrast, inverted colours, modules under 2 pixels), or which options were ignored or cut. Empty when none. */
+                        warnings: string[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postApiV1QrWifi: {
+        parameters: {
+            query?: {
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Network name, 1-32 characters and at most 32 bytes of UTF-8.
+                     * @example Home
+                     */
+                    ssid: string;
+                    /** @description Passphrase or key, at most 63 characters: WPA needs 8-63, WEP one, nopass none. */
+                    password?: string;
+                    /**
+                     * @description WPA (WPA/WPA2/WPA3 personal, default), WEP or nopass (open network).
+                     * @default WPA
+                     * @enum {string}
+                     */
+                    encryption?: "WPA" | "WEP" | "nopass";
+                    /**
+                     * @description The network does not broadcast its SSID.
+                     * @default false
+                     */
+                    hidden?: boolean;
+                    /**
+                     * @description png and svg are stored and returned as a signed link (`url`, `expires`); base64 returns a PNG inline as `data_uri` and stores nothing.
+                     * @default png
+                     * @enum {string}
+                     */
+                    format?: "png" | "svg" | "base64";
+                    /** @description Width = height of the PNG in pixels, 100-2000 (default 400), quiet zone included; exact. Ignored for svg. A size smaller than the code's modules (quiet zone included) is a 422 stating the least size; under 2 pixels a module adds a warning. */
+                    size?: number;
+                    /**
+                     * @description Module (foreground) colour, `#RGB` or `#RRGGBB`, case-insensitive (default #000000). Applied to png and base64; svg is always black on white. A pair with a contrast ratio under 3:1, or a foreground lighter than the background, adds a warning.
+                     * @example #000000
+                     */
+                    fg_color?: string;
+                    /**
+                     * @description Background colour, `#RGB` or `#RRGGBB`, case-insensitive (default #FFFFFF). Applied to png and base64; svg is always black on white. A pair with a contrast ratio under 3:1, or a foreground lighter than the background, adds a warning.
+                     * @example #FFFFFF
+                     */
+                    bg_color?: string;
+                    /**
+                     * @description Error correction level: L (about 7% recovery), M (about 15% recovery), Q (about 25% recovery), H (about 30% recovery). Higher levels hold less: at L a code holds at most 7089 digits, 4296 alphanumeric characters or 2953 bytes; at H 3057, 1852 or 1273. A payload over the level's capacity is a 422 stating it.
+                     * @default M
+                     * @enum {string}
+                     */
+                    error_correction?: "L" | "M" | "Q" | "H";
+                    /**
+                     * @description Quiet zone around the code, in modules, 0-20 (default 4; ISO/IEC 18004 asks for 4).
+                     * @default 4
+                     */
+                    margin?: number;
+                    /** @description Seconds the link works, 60-2592000 (default 86400). Ignored for base64. With an S3 store, presigned links live at most 604800 s (7 days): a longer ttl is cut to that, with a warning. */
+                    ttl?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        /** @description QR result (SPEC): the same object in both forms; Form A wraps it in `{status, data, error}`. */
+                        data: {
+                            /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
+                            url?: string;
+                            /**
+                             * @default png
+                             * @enum {string}
+                             */
+                            format: "png" | "svg" | "base64";
+                            /** @description png, svg: Unix time (seconds) when `url` stops working. Absent for base64. */
+                            expires?: number;
+                            /**
+                             * @description The endpoint that made the code.
+                             * @default text
+                             * @enum {string}
+                             */
+                            preset: "text" | "url" | "wifi" | "vcard" | "email" | "sms" | "geo";
+                            /** @description base64 only: `data:image/png;base64,...`. */
+                            data_uri?: string;
+                            /** @description Pixels per side of the PNG; null for svg. */
+                            size: number | null;
+                            /** @description Foreground used, `#RRGGBB` (svg: #000000). */
+                            fg_color: string;
+                            /** @description Background used, `#RRGGBB` (svg: #FFFFFF). */
+                            bg_color: string;
+                            /**
+                             * @default L
+                             * @enum {string}
+                             */
+                            error_correction: "L" | "M" | "Q" | "H";
+                            /** @description Quiet zone in modules. */
+                            margin: number;
+                            /** @description QR version (1-40) the payload needed. */
+                            version: number;
+                            /** @description Modules per side, quiet zone excluded (17 + 4 × version). */
+                            modules: number;
+                            /** @description Why the code may not scan (low contrast, inverted colours, modules under 2 pixels), or which options were ignored or cut. Empty when none. */
+                            warnings: string[];
+                        };
+                        error: null;
+                    } | {
+                        /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
+                        url?: string;
+                        /**
+                         * @default png
+                         * @enum {string}
+                         */
+                        format: "png" | "svg" | "base64";
+                        /** @description png, svg: Unix time (seconds) when `url` stops working. Absent for base64. */
+                        expires?: number;
+                        /**
+                         * @description The endpoint that made the code.
+                         * @default text
+                         * @enum {string}
+                         */
+                        preset: "text" | "url" | "wifi" | "vcard" | "email" | "sms" | "geo";
+                        /** @description base64 only: `data:image/png;base64,...`. */
+                        data_uri?: string;
+                        /** @description Pixels per side of the PNG; null for svg. */
+                        size: number | null;
+                        /** @description Foreground used, `#RRGGBB` (svg: #000000). */
+                        fg_color: string;
+                        /** @description Background used, `#RRGGBB` (svg: #FFFFFF). */
+                        bg_color: string;
+                        /**
+                         * @default L
+                         * @enum {string}
+                         */
+                        error_correction: "L" | "M" | "Q" | "H";
+                        /** @description Quiet zone in modules. */
+                        margin: number;
+                        /** @description QR version (1-40) the payload needed. */
+                        version: number;
+                        /** @description Modules per side, quiet zone excluded (17 + 4 × version). */
+                        modules: number;
+                        /** @description Why the code may not scan (low contrast, inverted colours, modules under 2 pixels), or which options were ignored or cut. Empty when none. */
+                        warnings: string[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postApiV1QrVcard: {
+        parameters: {
+            query?: {
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Full name, 1-200 characters.
+                     * @example Ada Lovelace
+                     */
+                    name: string;
+                    /**
+                     * @description Telephone number. Digits with an optional leading +, spaces, dots, dashes and parentheses; at most 20 digits.
+                     * @example +44 20 7946 0000
+                     */
+                    phone?: string;
+                    /**
+                     * @description Email address.
+                     * @example ada@example.com
+                     */
+                    email?: string;
+                    /** @description Organisation. */
+                    org?: string;
+                    /** @description Postal address, one text (newlines allowed). */
+                    address?: string;
+                    /** @description Web address: an absolute URL. */
+                    url?: string;
+                    /**
+                     * @description png and svg are stored and returned as a signed link (`url`, `expires`); base64 returns a PNG inline as `data_uri` and stores nothing.
+                     * @default png
+                     * @enum {string}
+                     */
+                    format?: "png" | "svg" | "base64";
+                    /** @description Width = height of the PNG in pixels, 100-2000 (default 400), quiet zone included; exact. Ignored for svg. A size smaller than the code's modules (quiet zone included) is a 422 stating the least size; under 2 pixels a module adds a warning. */
+                    size?: number;
+                    /**
+                     * @description Module (foreground) colour, `#RGB` or `#RRGGBB`, case-insensitive (default #000000). Applied to png and base64; svg is always black on white. A pair with a contrast ratio under 3:1, or a foreground lighter than the background, adds a warning.
+                     * @example #000000
+                     */
+                    fg_color?: string;
+                    /**
+                     * @description Background colour, `#RGB` or `#RRGGBB`, case-insensitive (default #FFFFFF). Applied to png and base64; svg is always black on white. A pair with a contrast ratio under 3:1, or a foreground lighter than the background, adds a warning.
+                     * @example #FFFFFF
+                     */
+                    bg_color?: string;
+                    /**
+                     * @description Error correction level: L (about 7% recovery), M (about 15% recovery), Q (about 25% recovery), H (about 30% recovery). Higher levels hold less: at L a code holds at most 7089 digits, 4296 alphanumeric characters or 2953 bytes; at H 3057, 1852 or 1273. A payload over the level's capacity is a 422 stating it.
+                     * @default M
+                     * @enum {string}
+                     */
+                    error_correction?: "L" | "M" | "Q" | "H";
+                    /**
+                     * @description Quiet zone around the code, in modules, 0-20 (default 4; ISO/IEC 18004 asks for 4).
+                     * @default 4
+                     */
+                    margin?: number;
+                    /** @description Seconds the link works, 60-2592000 (default 86400). Ignored for base64. With an S3 store, presigned links live at most 604800 s (7 days): a longer ttl is cut to that, with a warning. */
+                    ttl?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        /** @description QR result (SPEC): the same object in both forms; Form A wraps it in `{status, data, error}`. */
+                        data: {
+                            /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
+                            url?: string;
+                            /**
+                             * @default png
+                             * @enum {string}
+                             */
+                            format: "png" | "svg" | "base64";
+                            /** @description png, svg: Unix time (seconds) when `url` stops working. Absent for base64. */
+                            expires?: number;
+                            /**
+                             * @description The endpoint that made the code.
+                             * @default text
+                             * @enum {string}
+                             */
+                            preset: "text" | "url" | "wifi" | "vcard" | "email" | "sms" | "geo";
+                            /** @description base64 only: `data:image/png;base64,...`. */
+                            data_uri?: string;
+                            /** @description Pixels per side of the PNG; null for svg. */
+                            size: number | null;
+                            /** @description Foreground used, `#RRGGBB` (svg: #000000). */
+                            fg_color: string;
+                            /** @description Background used, `#RRGGBB` (svg: #FFFFFF). */
+                            bg_color: string;
+                            /**
+                             * @default L
+                             * @enum {string}
+                             */
+                            error_correction: "L" | "M" | "Q" | "H";
+                            /** @description Quiet zone in modules. */
+                            margin: number;
+                            /** @description QR version (1-40) the payload needed. */
+                            version: number;
+                            /** @description Modules per side, quiet zone excluded (17 + 4 × version). */
+                            modules: number;
+                            /** @description Why the code may not scan (low contrast, inverted colours, modules under 2 pixels), or which options were ignored or cut. Empty when none. */
+                            warnings: string[];
+                        };
+                        error: null;
+                    } | {
+                        /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
+                        url?: string;
+                        /**
+                         * @default png
+                         * @enum {string}
+                         */
+                        format: "png" | "svg" | "base64";
+                        /** @description png, svg: Unix time (seconds) when `url` stops working. Absent for base64. */
+                        expires?: number;
+                        /**
+                         * @description The endpoint that made the code.
+                         * @default text
+                         * @enum {string}
+                         */
+                        preset: "text" | "url" | "wifi" | "vcard" | "email" | "sms" | "geo";
+                        /** @description base64 only: `data:image/png;base64,...`. */
+                        data_uri?: string;
+                        /** @description Pixels per side of the PNG; null for svg. */
+                        size: number | null;
+                        /** @description Foreground used, `#RRGGBB` (svg: #000000). */
+                        fg_color: string;
+                        /** @description Background used, `#RRGGBB` (svg: #FFFFFF). */
+                        bg_color: string;
+                        /**
+                         * @default L
+                         * @enum {string}
+                         */
+                        error_correction: "L" | "M" | "Q" | "H";
+                        /** @description Quiet zone in modules. */
+                        margin: number;
+                        /** @description QR version (1-40) the payload needed. */
+                        version: number;
+                        /** @description Modules per side, quiet zone excluded (17 + 4 × version). */
+                        modules: number;
+                        /** @description Why the code may not scan (low contrast, inverted colours, modules under 2 pixels), or which options were ignored or cut. Empty when none. */
+                        warnings: string[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postApiV1QrEmail: {
+        parameters: {
+            query?: {
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Recipient: one email address.
+                     * @example ada@example.com
+                     */
+                    to: string;
+                    /** @description Subject, at most 500 characters. */
+                    subject?: string;
+                    /** @description Message body, at most 2000 characters. */
+                    body?: string;
+                    /**
+                     * @description png and svg are stored and returned as a signed link (`url`, `expires`); base64 returns a PNG inline as `data_uri` and stores nothing.
+                     * @default png
+                     * @enum {string}
+                     */
+                    format?: "png" | "svg" | "base64";
+                    /** @description Width = height of the PNG in pixels, 100-2000 (default 400), quiet zone included; exact. Ignored for svg. A size smaller than the code's modules (quiet zone included) is a 422 stating the least size; under 2 pixels a module adds a warning. */
+                    size?: number;
+                    /**
+                     * @description Module (foreground) colour, `#RGB` or `#RRGGBB`, case-insensitive (default #000000). Applied to png and base64; svg is always black on white. A pair with a contrast ratio under 3:1, or a foreground lighter than the background, adds a warning.
+                     * @example #000000
+                     */
+                    fg_color?: string;
+                    /**
+                     * @description Background colour, `#RGB` or `#RRGGBB`, case-insensitive (default #FFFFFF). Applied to png and base64; svg is always black on white. A pair with a contrast ratio under 3:1, or a foreground lighter than the background, adds a warning.
+                     * @example #FFFFFF
+                     */
+                    bg_color?: string;
+                    /**
+                     * @description Error correction level: L (about 7% recovery), M (about 15% recovery), Q (about 25% recovery), H (about 30% recovery). Higher levels hold less: at L a code holds at most 7089 digits, 4296 alphanumeric characters or 2953 bytes; at H 3057, 1852 or 1273. A payload over the level's capacity is a 422 stating it.
+                     * @default M
+                     * @enum {string}
+                     */
+                    error_correction?: "L" | "M" | "Q" | "H";
+                    /**
+                     * @description Quiet zone around the code, in modules, 0-20 (default 4; ISO/IEC 18004 asks for 4).
+                     * @default 4
+                     */
+                    margin?: number;
+                    /** @description Seconds the link works, 60-2592000 (default 86400). Ignored for base64. With an S3 store, presigned links live at most 604800 s (7 days): a longer ttl is cut to that, with a warning. */
+                    ttl?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        /** @description QR result (SPEC): the same object in both forms; Form A wraps it in `{status, data, error}`. */
+                        data: {
+                            /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
+                            url?: string;
+                            /**
+                             * @default png
+                             * @enum {string}
+                             */
+                            format: "png" | "svg" | "base64";
+                            /** @description png, svg: Unix time (seconds) when `url` stops working. Absent for base64. */
+                            expires?: number;
+                            /**
+                             * @description The endpoint that made the code.
+                             * @default text
+                             * @enum {string}
+                             */
+                            preset: "text" | "url" | "wifi" | "vcard" | "email" | "sms" | "geo";
+                            /** @description base64 only: `data:image/png;base64,...`. */
+                            data_uri?: string;
+                            /** @description Pixels per side of the PNG; null for svg. */
+                            size: number | null;
+                            /** @description Foreground used, `#RRGGBB` (svg: #000000). */
+                            fg_color: string;
+                            /** @description Background used, `#RRGGBB` (svg: #FFFFFF). */
+                            bg_color: string;
+                            /**
+                             * @default L
+                             * @enum {string}
+                             */
+                            error_correction: "L" | "M" | "Q" | "H";
+                            /** @description Quiet zone in modules. */
+                            margin: number;
+                            /** @description QR version (1-40) the payload needed. */
+                            version: number;
+                            /** @description Modules per side, quiet zone excluded (17 + 4 × version). */
+                            modules: number;
+                            /** @description Why the code may not scan (low contrast, inverted colours, modules under 2 pixels), or which options were ignored or cut. Empty when none. */
+                            warnings: string[];
+                        };
+                        error: null;
+                    } | {
+                        /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
+                        url?: string;
+                        /**
+                         * @default png
+                         * @enum {string}
+                         */
+                        format: "png" | "svg" | "base64";
+                        /** @description png, svg: Unix time (seconds) when `url` stops working. Absent for base64. */
+                        expires?: number;
+                        /**
+                         * @description The endpoint that made the code.
+                         * @default text
+                         * @enum {string}
+                         */
+                        preset: "text" | "url" | "wifi" | "vcard" | "email" | "sms" | "geo";
+                        /** @description base64 only: `data:image/png;base64,...`. */
+                        data_uri?: string;
+                        /** @description Pixels per side of the PNG; null for svg. */
+                        size: number | null;
+                        /** @description Foreground used, `#RRGGBB` (svg: #000000). */
+                        fg_color: string;
+                        /** @description Background used, `#RRGGBB` (svg: #FFFFFF). */
+                        bg_color: string;
+                        /**
+                         * @default L
+                         * @enum {string}
+                         */
+                        error_correction: "L" | "M" | "Q" | "H";
+                        /** @description Quiet zone in modules. */
+                        margin: number;
+                        /** @description QR version (1-40) the payload needed. */
+                        version: number;
+                        /** @description Modules per side, quiet zone excluded (17 + 4 × version). */
+                        modules: number;
+                        /** @description Why the code may not scan (low contrast, inverted colours, modules under 2 pixels), or which options were ignored or cut. Empty when none. */
+                        warnings: string[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postApiV1QrSms: {
+        parameters: {
+            query?: {
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Recipient. Digits with an optional leading +, spaces, dots, dashes and parentheses; at most 20 digits.
+                     * @example +15555550100
+                     */
+                    phone: string;
+                    /** @description Message, at most 160 characters. */
+                    message?: string;
+                    /**
+                     * @description png and svg are stored and returned as a signed link (`url`, `expires`); base64 returns a PNG inline as `data_uri` and stores nothing.
+                     * @default png
+                     * @enum {string}
+                     */
+                    format?: "png" | "svg" | "base64";
+                    /** @description Width = height of the PNG in pixels, 100-2000 (default 400), quiet zone included; exact. Ignored for svg. A size smaller than the code's modules (quiet zone included) is a 422 stating the least size; under 2 pixels a module adds a warning. */
+                    size?: number;
+                    /**
+                     * @description Module (foreground) colour, `#RGB` or `#RRGGBB`, case-insensitive (default #000000). Applied to png and base64; svg is always black on white. A pair with a contrast ratio under 3:1, or a foreground lighter than the background, adds a warning.
+                     * @example #000000
+                     */
+                    fg_color?: string;
+                    /**
+                     * @description Background colour, `#RGB` or `#RRGGBB`, case-insensitive (default #FFFFFF). Applied to png and base64; svg is always black on white. A pair with a contrast ratio under 3:1, or a foreground lighter than the background, adds a warning.
+                     * @example #FFFFFF
+                     */
+                    bg_color?: string;
+                    /**
+                     * @description Error correction level: L (about 7% recovery), M (about 15% recovery), Q (about 25% recovery), H (about 30% recovery). Higher levels hold less: at L a code holds at most 7089 digits, 4296 alphanumeric characters or 2953 bytes; at H 3057, 1852 or 1273. A payload over the level's capacity is a 422 stating it.
+                     * @default M
+                     * @enum {string}
+                     */
+                    error_correction?: "L" | "M" | "Q" | "H";
+                    /**
+                     * @description Quiet zone around the code, in modules, 0-20 (default 4; ISO/IEC 18004 asks for 4).
+                     * @default 4
+                     */
+                    margin?: number;
+                    /** @description Seconds the link works, 60-2592000 (default 86400). Ignored for base64. With an S3 store, presigned links live at most 604800 s (7 days): a longer ttl is cut to that, with a warning. */
+                    ttl?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        /** @description QR result (SPEC): the same object in both forms; Form A wraps it in `{status, data, error}`. */
+                        data: {
+                            /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
+                            url?: string;
+                            /**
+                             * @default png
+                             * @enum {string}
+                             */
+                            format: "png" | "svg" | "base64";
+                            /** @description png, svg: Unix time (seconds) when `url` stops working. Absent for base64. */
+                            expires?: number;
+                            /**
+                             * @description The endpoint that made the code.
+                             * @default text
+                             * @enum {string}
+                             */
+                            preset: "text" | "url" | "wifi" | "vcard" | "email" | "sms" | "geo";
+                            /** @description base64 only: `data:image/png;base64,...`. */
+                            data_uri?: string;
+                            /** @description Pixels per side of the PNG; null for svg. */
+                            size: number | null;
+                            /** @description Foreground used, `#RRGGBB` (svg: #000000). */
+                            fg_color: string;
+                            /** @description Background used, `#RRGGBB` (svg: #FFFFFF). */
+                            bg_color: string;
+                            /**
+                             * @default L
+                             * @enum {string}
+                             */
+                            error_correction: "L" | "M" | "Q" | "H";
+                            /** @description Quiet zone in modules. */
+                            margin: number;
+                            /** @description QR version (1-40) the payload needed. */
+                            version: number;
+                            /** @description Modules per side, quiet zone excluded (17 + 4 × version). */
+                            modules: number;
+                            /** @description Why the code may not scan (low contrast, inverted colours, modules under 2 pixels), or which options were ignored or cut. Empty when none. */
+                            warnings: string[];
+                        };
+                        error: null;
+                    } | {
+                        /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
+                        url?: string;
+                        /**
+                         * @default png
+                         * @enum {string}
+                         */
+                        format: "png" | "svg" | "base64";
+                        /** @description png, svg: Unix time (seconds) when `url` stops working. Absent for base64. */
+                        expires?: number;
+                        /**
+                         * @description The endpoint that made the code.
+                         * @default text
+                         * @enum {string}
+                         */
+                        preset: "text" | "url" | "wifi" | "vcard" | "email" | "sms" | "geo";
+                        /** @description base64 only: `data:image/png;base64,...`. */
+                        data_uri?: string;
+                        /** @description Pixels per side of the PNG; null for svg. */
+                        size: number | null;
+                        /** @description Foreground used, `#RRGGBB` (svg: #000000). */
+                        fg_color: string;
+                        /** @description Background used, `#RRGGBB` (svg: #FFFFFF). */
+                        bg_color: string;
+                        /**
+                         * @default L
+                         * @enum {string}
+                         */
+                        error_correction: "L" | "M" | "Q" | "H";
+                        /** @description Quiet zone in modules. */
+                        margin: number;
+                        /** @description QR version (1-40) the payload needed. */
+                        version: number;
+                        /** @description Modules per side, quiet zone excluded (17 + 4 × version). */
+                        modules: number;
+                        /** @description Why the code may not scan (low contrast, inverted colours, modules under 2 pixels), or which options were ignored or cut. Empty when none. */
+                        warnings: string[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postApiV1QrGeo: {
+        parameters: {
+            query?: {
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Latitude in degrees, -90 to 90.
+                     * @example 48.8584
+                     */
+                    latitude: number;
+                    /**
+                     * @description Longitude in degrees, -180 to 180.
+                     * @example 2.2945
+                     */
+                    longitude: number;
+                    /**
+                     * @description png and svg are stored and returned as a signed link (`url`, `expires`); base64 returns a PNG inline as `data_uri` and stores nothing.
+                     * @default png
+                     * @enum {string}
+                     */
+                    format?: "png" | "svg" | "base64";
+                    /** @description Width = height of the PNG in pixels, 100-2000 (default 400), quiet zone included; exact. Ignored for svg. A size smaller than the code's modules (quiet zone included) is a 422 stating the least size; under 2 pixels a module adds a warning. */
+                    size?: number;
+                    /**
+                     * @description Module (foreground) colour, `#RGB` or `#RRGGBB`, case-insensitive (default #000000). Applied to png and base64; svg is always black on white. A pair with a contrast ratio under 3:1, or a foreground lighter than the background, adds a warning.
+                     * @example #000000
+                     */
+                    fg_color?: string;
+                    /**
+                     * @description Background colour, `#RGB` or `#RRGGBB`, case-insensitive (default #FFFFFF). Applied to png and base64; svg is always black on white. A pair with a contrast ratio under 3:1, or a foreground lighter than the background, adds a warning.
+                     * @example #FFFFFF
+                     */
+                    bg_color?: string;
+                    /**
+                     * @description Error correction level: L (about 7% recovery), M (about 15% recovery), Q (about 25% recovery), H (about 30% recovery). Higher levels hold less: at L a code holds at most 7089 digits, 4296 alphanumeric characters or 2953 bytes; at H 3057, 1852 or 1273. A payload over the level's capacity is a 422 stating it.
+                     * @default M
+                     * @enum {string}
+                     */
+                    error_correction?: "L" | "M" | "Q" | "H";
+                    /**
+                     * @description Quiet zone around the code, in modules, 0-20 (default 4; ISO/IEC 18004 asks for 4).
+                     * @default 4
+                     */
+                    margin?: number;
+                    /** @description Seconds the link works, 60-2592000 (default 86400). Ignored for base64. With an S3 store, presigned links live at most 604800 s (7 days): a longer ttl is cut to that, with a warning. */
+                    ttl?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        /** @description QR result (SPEC): the same object in both forms; Form A wraps it in `{status, data, error}`. */
+                        data: {
+                            /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
+                            url?: string;
+                            /**
+                             * @default png
+                             * @enum {string}
+                             */
+                            format: "png" | "svg" | "base64";
+                            /** @description png, svg: Unix time (seconds) when `url` stops working. Absent for base64. */
+                            expires?: number;
+                            /**
+                             * @description The endpoint that made the code.
+                             * @default text
+                             * @enum {string}
+                             */
+                            preset: "text" | "url" | "wifi" | "vcard" | "email" | "sms" | "geo";
+                            /** @description base64 only: `data:image/png;base64,...`. */
+                            data_uri?: string;
+                            /** @description Pixels per side of the PNG; null for svg. */
+                            size: number | null;
+                            /** @description Foreground used, `#RRGGBB` (svg: #000000). */
+                            fg_color: string;
+                            /** @description Background used, `#RRGGBB` (svg: #FFFFFF). */
+                            bg_color: string;
+                            /**
+                             * @default L
+                             * @enum {string}
+                             */
+                            error_correction: "L" | "M" | "Q" | "H";
+                            /** @description Quiet zone in modules. */
+                            margin: number;
+                            /** @description QR version (1-40) the payload needed. */
+                            version: number;
+                            /** @description Modules per side, quiet zone excluded (17 + 4 × version). */
+                            modules: number;
+                            /** @description Why the code may not scan (low contrast, inverted colours, modules under 2 pixels), or which options were ignored or cut. Empty when none. */
+                            warnings: string[];
+                        };
+                        error: null;
+                    } | {
+                        /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
+                        url?: string;
+                        /**
+                         * @default png
+                         * @enum {string}
+                         */
+                        format: "png" | "svg" | "base64";
+                        /** @description png, svg: Unix time (seconds) when `url` stops working. Absent for base64. */
+                        expires?: number;
+                        /**
+                         * @description The endpoint that made the code.
+                         * @default text
+                         * @enum {string}
+                         */
+                        preset: "text" | "url" | "wifi" | "vcard" | "email" | "sms" | "geo";
+                        /** @description base64 only: `data:image/png;base64,...`. */
+                        data_uri?: string;
+                        /** @description Pixels per side of the PNG; null for svg. */
+                        size: number | null;
+                        /** @description Foreground used, `#RRGGBB` (svg: #000000). */
+                        fg_color: string;
+                        /** @description Background used, `#RRGGBB` (svg: #FFFFFF). */
+                        bg_color: string;
+                        /**
+                         * @default L
+                         * @enum {string}
+                         */
+                        error_correction: "L" | "M" | "Q" | "H";
+                        /** @description Quiet zone in modules. */
+                        margin: number;
+                        /** @description QR version (1-40) the payload needed. */
+                        version: number;
+                        /** @description Modules per side, quiet zone excluded (17 + 4 × version). */
+                        modules: number;
+                        /** @description Why the code may not scan (low contrast, inverted colours, modules under 2 pixels), or which options were ignored or cut. Empty when none. */
+                        warnings: string[];
                     };
                 };
             };

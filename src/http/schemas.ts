@@ -67,12 +67,3 @@ export const ItemErrorSchema = t.Object(
 
 /** `ItemErrorSchema` plus the input member it echoes (`{ip, error}`). */
 export const itemError = (key: string, input: TSchema) => t.Object({ [key]: input, error: ItemErrorSchema.properties.error }, { description: ItemErrorSchema.description })
-
-/**
- * A string member of a JSON body. Its schema carries its own error text, so Elysia never formats the
- * value it got: Elysia 1.4 writes a wrong value into its summary with a template literal, and an object
- * whose own `toString` member is not a function (`{"toString": "x"}`, valid JSON) throws there, turning a
- * 422 into a 500. (Any string member of any route without one still does; see the report of issue 17.)
- * `name` is the member's name as problems give it.
- */
-export const bodyString = (name: string, options: Parameters<typeof t.String>[0] = {}) => t.String({ ...options, error: `${name}: expected a string` })

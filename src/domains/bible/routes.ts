@@ -56,6 +56,9 @@ const searchShapes = documents({
   bareSiblings: { groups: SearchGroupsSchema },
 })
 const passageShapes = documents({ enveloped: PassageSchemaA, bare: PassageSchemaB })
+/** The daily verse: a passage with the UTC date it is the verse of. */
+const dated = { date: t.String({ format: 'date', description: 'The UTC date (YYYY-MM-DD) the verse was chosen for.' }) }
+const dailyShapes = documents({ enveloped: t.Composite([PassageSchemaA, t.Object(dated)]), bare: t.Composite([PassageSchemaB, t.Object(dated)]) })
 
 const chapterNumber = (s: string) => {
   const n = Number(s)
@@ -133,7 +136,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
         detail: {
           summary: 'Verse of the day, or a random verse',
           description: 'Default translation `kjv` (with `language`, one of its translations). Daily: the same verse for every caller on a UTC date with the same filters, spread uniformly over the filtered verses. A filter that leaves nothing is a 404. Both forms add `date` (UTC, YYYY-MM-DD).',
-          ...passageShapes,
+          ...dailyShapes,
         },
       },
     )

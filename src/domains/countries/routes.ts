@@ -9,7 +9,6 @@ import { costPerItem } from '../../http/cost.ts'
 import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
 import { documents } from '../../http/openapi.ts'
 import { list, one } from '../../http/reply.ts'
-import { bodyString } from '../../http/schemas.ts'
 import { AlmanacError } from '../../lib/errors.ts'
 import { COUNTRY_FIELDS, presentCountry, presentCountryDetail, presentSubdivision, presentSubdivisionDetail, SUBDIVISION_FIELDS } from './present.ts'
 import { CodeValidationSchema, CountryDetailSchemas, CountrySchemas, SubdivisionDetailSchema, SubdivisionSchema } from './schemas.ts'
@@ -20,7 +19,7 @@ export const MAX_CODES = 100
 const codesBody = (what: string, example: string) =>
   t.Object(
     {
-      codes: t.Array(bodyString('codes', { maxLength: 64, description: `${what} code, any case (e.g. ${example})` }), {
+      codes: t.Array(t.String({ maxLength: 64, description: `${what} code, any case (e.g. ${example})` }), {
         minItems: 1,
         maxItems: MAX_CODES,
         description: `${what} codes to check, 1-${MAX_CODES}. Each costs one quota credit.`,

@@ -9,12 +9,11 @@ import { fieldsQuery, namedInteger } from '../../http/paging.ts'
 import { existingExchange } from '../../http/exchange.ts'
 import { documents } from '../../http/openapi.ts'
 import { one } from '../../http/reply.ts'
-import { bodyString } from '../../http/schemas.ts'
 import { present } from './present.ts'
 import { digestSchema, kdfSchemas } from './schemas.ts'
 import { DEFAULTS, DIGESTS, MAX_INPUT_BYTES, type HashService } from './service.ts'
 
-const input = bodyString('input', {
+const input = t.String({
   description: `The text to hash, encoded as UTF-8 (a lone surrogate becomes U+FFFD). At most ${MAX_INPUT_BYTES} bytes (256 KB) of UTF-8; longer input is refused with 413.`,
 })
 

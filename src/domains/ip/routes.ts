@@ -7,7 +7,6 @@ import { costPerItem } from '../../http/cost.ts'
 import { fieldsQuery } from '../../http/paging.ts'
 import { documents } from '../../http/openapi.ts'
 import { list, one } from '../../http/reply.ts'
-import { bodyString } from '../../http/schemas.ts'
 import { badRequest } from '../../lib/errors.ts'
 import { FIELD_NAMES, present, presentItem } from './present.ts'
 import { IpBulkItemSchemas, IpRecordSchemas } from './schemas.ts'
@@ -21,11 +20,10 @@ export interface IpDomainState {
   onHangup: () => void
 }
 
-const address = (name: string) =>
-  bodyString(name, {
-    description: 'An IPv4 or IPv6 address without port, zone or prefix; IPv4-mapped IPv6 (::ffff:a.b.c.d) is answered as IPv4.',
-    examples: ['8.8.8.8', '2001:4860:4860::8888'],
-  })
+const address = t.String({
+  description: 'An IPv4 or IPv6 address without port, zone or prefix; IPv4-mapped IPv6 (::ffff:a.b.c.d) is answered as IPv4.',
+  examples: ['8.8.8.8', '2001:4860:4860::8888'],
+})
 
 export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState>) => {
   const { service, trusted } = state
@@ -50,7 +48,7 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
       },
     )
     .post('', ({ body, form }) => one(present(service.lookup(body.ip, 'ip'), form), { fieldNames: FIELD_NAMES[form] }), {
-      body: t.Object({ ip: address('ip') }, { examples: [{ ip: '8.8.8.8' }] }),
+      body: t.Object({ ip: address }, { examples: [{ ip: '8.8.8.8' }] }),
       query: t.Object(fieldsQuery),
       detail: {
         tags: ['ip'],
@@ -61,7 +59,7 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
     })
     .post('/bulk', ({ body, form }) => list(service.bulk(body.ips, 'ips').map((r) => presentItem(r, form)), { fieldNames: FIELD_NAMES[form] }), {
       body: t.Object({
-        ips: t.Array(address('ips'), {
+        ips: t.Array(address, {
           minItems: 1,
           maxItems: BULK_MAX,
           description: `1 to ${BULK_MAX} addresses. Each is answered on its own: an invalid one gets {ip, error} in its place.`,

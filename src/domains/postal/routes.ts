@@ -6,7 +6,6 @@ import { costPerItem } from '../../http/cost.ts'
 import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
 import { documents } from '../../http/openapi.ts'
 import { list, one } from '../../http/reply.ts'
-import { bodyString } from '../../http/schemas.ts'
 import { MAX_VERTICES } from './geo.ts'
 import { presentCheck, presentRecord, presentSystem, RECORD_FIELDS } from './present.ts'
 import {
@@ -66,8 +65,8 @@ export const postalRoutes = (service: PostalService, config: Config) =>
         body: t.Object({
           codes: t.Array(
             t.Object({
-              country_code: bodyString('country_code', { maxLength: 16, description: 'Alpha-2 or alpha-3; an unknown country is reported false/false.' }),
-              postal_code: bodyString('postal_code', { maxLength: 64 }),
+              country_code: t.String({ maxLength: 16, description: 'Alpha-2 or alpha-3; an unknown country is reported false/false.' }),
+              postal_code: t.String({ maxLength: 64 }),
             }),
             { minItems: 1, maxItems: BATCH_MAX, description: `Up to ${BATCH_MAX} codes, countries may be mixed.` },
           ),
@@ -139,7 +138,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
         params: t.Object({ country_code: countryParam }),
         body: t.Object({
           geometry: t.Object(
-            { type: bodyString('geometry.type', { description: '`Polygon` or `MultiPolygon`.' }), coordinates: t.Array(t.Any()) },
+            { type: t.String({ description: '`Polygon` or `MultiPolygon`.' }), coordinates: t.Array(t.Any()) },
             { description: `GeoJSON Polygon or MultiPolygon ([longitude, latitude] positions, closed rings, holes allowed, at most ${MAX_VERTICES} positions).` },
           ),
           ...spatialPage,
