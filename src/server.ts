@@ -10,6 +10,7 @@ import { contentMismatch, sizeMismatch } from './data/integrity.ts'
 import type { DataDir } from './data/types.ts'
 import type { Domain } from './domains/types.ts'
 import { AlmanacError, badRequest, unavailable } from './lib/errors.ts'
+import { redactPaths } from './lib/redact.ts'
 import { type Authenticator, type Principal } from './http/auth.ts'
 import { requestContext } from './http/context.ts'
 import { exchangeOf, existingExchange } from './http/exchange.ts'
@@ -54,9 +55,6 @@ export interface MountedDomain {
   service?: unknown
   problem?: string
 }
-
-/** A message for callers: absolute file paths (an operator's layout) become "…", the log keeps them. */
-export const redactPaths = (message: string) => message.replace(/(^|[\s"'(=])\/[^\s"'),;]+/g, '$1…')
 
 /** Opens each domain's datasets; a domain that cannot open is kept, disabled, with the reason. */
 export async function openDomains(config: Config, data: DataDir, domains: Domain[], log: (l: string) => void = console.error): Promise<MountedDomain[]> {

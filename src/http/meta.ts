@@ -9,6 +9,7 @@ import type { Config } from '../config.ts'
 import { provenance } from '../data/provenance.ts'
 import type { DataDir, ManifestEntry } from '../data/types.ts'
 import { notFound } from '../lib/errors.ts'
+import { redactPaths } from '../lib/redact.ts'
 import type { MountedDomain } from '../server.ts'
 import { requestContext } from './context.ts'
 import { documents } from './openapi.ts'
@@ -29,10 +30,12 @@ export interface DatasetInfo {
   attribution: string[]
   sources: { id: string; version: string; date: string; license: string; attribution: string; duties?: string; url?: string; homepage?: string }[]
   counts: Record<string, number>
+  /** Optional sources the dataset was built without (e.g. an anonymity list that could not be fetched). */
+  unavailable_sources?: { id: string; reason: string }[]
   problem?: string
 }
 
-export const DATASET_FIELDS = ['id', 'domain', 'status', 'version', 'date', 'built', 'license', 'attribution', 'sources', 'counts', 'problem'] as const
+export const DATASET_FIELDS = ['id', 'domain', 'status', 'version', 'date', 'built', 'license', 'attribution', 'sources', 'counts', 'unavailable_sources', 'problem'] as const
 
 function info(id: string, entry: ManifestEntry | undefined, mounted: MountedDomain | undefined): DatasetInfo {
   const sources = (entry?.sources ?? []).map(({ id, version, date, license, attribution, duties, url, homepage }) => ({
@@ -58,6 +61,7 @@ function info(id: string, entry: ManifestEntry | undefined, mounted: MountedDoma
     attribution: entry?.attribution ?? declared.attribution,
     sources,
     counts: entry?.counts ?? {},
+    ...(entry?.unavailable?.length ? { unavailable_sources: entry.unavailable.map((u) => ({ id: u.id, reason: redactPaths(u.reason) })) } : {}),
     ...(status !== 'open' && mounted?.problem ? { problem: mounted.problem } : {}),
   }
 }
@@ -102,6 +106,9 @@ export const DatasetSchema = t.Object({
     }),
   ),
   counts: t.Record(t.String(), t.Integer(), { description: 'Records by kind, e.g. `{"countries": 249}`.' }),
+  unavailable_sources: t.Optional(
+    t.Array(t.Object({ id: t.String(), reason: t.String() }), { description: 'Optional sources the dataset was built without; the domain serves, with the signals they give marked unavailable.' }),
+  ),
   problem: t.Optional(t.String({ description: 'Why the dataset is not served (status other than open).' })),
 })
 

@@ -210,7 +210,7 @@ describe('datasets built without an optional source', () => {
     const dir = tempDir()
     mkdirSync(dir, { recursive: true })
     const entry = (id: string, unavailable?: { id: string; reason: string }[]) => ({ id, version: '1', date: '2026-01-01', built: '2026-02-01T00:00:00.000Z', revision: 1, inputs: '', sources: [], counts: {}, artifacts: [], ...(unavailable ? { unavailable } : {}) })
-    writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ generated: '', datasets: { core: entry('core'), flags: entry('flags', [{ id: 'tor-list', reason: 'offline' }]) } }))
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ generated: '', datasets: { core: entry('core'), flags: entry('flags', [{ id: 'tor-list', reason: 'not in /srv/mirror/ip-lists and offline' }]) } }))
     const domain = { ...sampleDomain(), datasets: ['core', 'flags'] } as Domain
     const s = await serverWith(testConfig(), (await import('../../src/stores/quota.ts')).memoryQuotaStore(), dir, [domain])
     try {
@@ -222,6 +222,9 @@ describe('datasets built without an optional source', () => {
       expect(metrics).toContain('almanac_dataset_unavailable_sources{dataset="core"} 0')
       expect(metrics).toContain(`almanac_dataset_built_timestamp_seconds{dataset="flags"} ${Date.UTC(2026, 1, 1) / 1000}`)
       expect(metrics).toContain('almanac_domain_ready{domain="planets"} 1')
+      // The datasets endpoint names it too, without the operator's paths.
+      const meta = await fetch(`${s.url}/api/v1/meta/datasets/flags`, { headers: { 'x-api-key': TEST_KEY, 'x-response-form': 'bare' } })
+      expect(((await meta.json()) as any).unavailable_sources).toEqual([{ id: 'tor-list', reason: 'not in … and offline' }])
     } finally {
       await s.stop()
     }
