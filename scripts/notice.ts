@@ -19,6 +19,7 @@ const where = (s: Source) =>
     s.npm && `npm package \`${s.npm.package}\` (\`${s.npm.path}\`)`,
     s.mirror && `mirror path \`${s.mirror}\``,
     s.system && `system file \`${s.system}\``,
+    s.mirrorOnly && `mirror only: ${s.mirrorOnly}`,
   ].filter(Boolean) as string[]
 
 function sourceSection(s: Source): string {

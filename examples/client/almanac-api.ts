@@ -2434,6 +2434,11 @@ export interface components {
             counts: {
                 [key: string]: number;
             };
+            /** @description Optional sources the dataset was built without; the domain serves, with the signals they give marked unavailable. */
+            unavailable_sources?: {
+                id: string;
+                reason: string;
+            }[];
             /** @description Why the dataset is not served (status other than open). */
             problem?: string;
         };

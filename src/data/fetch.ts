@@ -37,7 +37,7 @@ export interface FetchReport {
   skipped: { source: string; why: string }[]
 }
 
-const otherWay = (s: Source) => (s.npm ? `npm package ${s.npm.package} (installed by bun install)` : s.system ? `system file ${s.system}` : s.mirror ? `mirror only (${s.mirror})` : 'no way declared')
+const otherWay = (s: Source) => (s.npm ? `npm package ${s.npm.package} (installed by bun install)` : s.system ? `system file ${s.system}` : s.mirror ? `mirror only (${s.mirror})${s.mirrorOnly ? `: ${s.mirrorOnly}` : ''}` : 'no way declared')
 
 export async function fetchSources(sources: readonly Source[], to: string, options: { log?: (line: string) => void; base?: string; timeoutMs?: number } = {}): Promise<FetchReport> {
   const log = options.log ?? ((l: string) => console.error(l))

