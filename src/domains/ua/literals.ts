@@ -1,0 +1,140 @@
+/**
+ * Required literals of a detection regex: a set of lower-case strings at least one of which must occur in
+ * any text the regex matches (case-insensitively). When none of them is in a user agent, the regex cannot
+ * match and is not run: that is the whole prefilter. `null` means no such set was found (the regex always
+ * runs). Being conservative is always correct: a missed literal only costs speed, a wrong one a miss.
+ *
+ * The analysis walks the pattern once: a sequence requires the best requirement of any of its mandatory
+ * parts (a run of plain characters, or a group that must occur), an alternation requires the union of
+ * what each branch requires, and anything optional, repeated from zero, a class, an escape class or a
+ * look-around requires nothing.
+ */
+
+type Requirement = string[] | null
+
+/** Longer shortest literal is better (fewer false hits); then fewer alternatives. */
+function better(a: Requirement, b: Requirement): Requirement {
+  if (!a) return b
+  if (!b) return a
+  const minA = Math.min(...a.map((s) => s.length))
+  const minB = Math.min(...b.map((s) => s.length))
+  if (minA !== minB) return minA > minB ? a : b
+  return a.length <= b.length ? a : b
+}
+
+const QUANTIFIER = /^(?:[?*+]|\{(\d+)(?:,(\d*))?\})\??/
+
+/** Characters kept in a literal run: printable ASCII only (non-ASCII case folding is left to the regex). */
+const plain = (c: string) => c.charCodeAt(0) >= 0x20 && c.charCodeAt(0) < 0x7f
+
+class Walker {
+  i = 0
+  constructor(readonly p: string) {}
+
+  /** alternation := sequence ('|' sequence)* */
+  alternation(): Requirement {
+    const branches: Requirement[] = [this.sequence()]
+    while (this.p[this.i] === '|') {
+      this.i++
+      branches.push(this.sequence())
+    }
+    if (branches.some((b) => b === null)) return null
+    return [...new Set(branches.flatMap((b) => b!))]
+  }
+
+  /** Whether the last atom read had a quantifier. */
+  quantified = false
+
+  /** Reads a quantifier after an atom; returns the least number of repetitions (1 when none). */
+  quantifier(): number {
+    const m = QUANTIFIER.exec(this.p.slice(this.i, this.i + 24))
+    this.quantified = !!m
+    if (!m) return 1
+    this.i += m[0].length
+    const q = m[0][0]
+    if (q === '?' || q === '*') return 0
+    if (q === '+') return 1
+    return Number(m[1])
+  }
+
+  sequence(): Requirement {
+    let best: Requirement = null
+    let run = ''
+    const endRun = () => {
+      if (run) best = better(best, [run])
+      run = ''
+    }
+    while (this.i < this.p.length) {
+      const c = this.p[this.i]!
+      if (c === '|' || c === ')') break
+      if (c === '(') {
+        endRun()
+        this.i++
+        let lookaround = false
+        if (this.p[this.i] === '?') {
+          const kind = this.p.slice(this.i, this.i + 3)
+          if (kind.startsWith('?:')) this.i += 2
+          else if (kind.startsWith('?=') || kind.startsWith('?!')) (this.i += 2), (lookaround = true)
+          else if (kind === '?<=' || kind === '?<!') (this.i += 3), (lookaround = true)
+          else if (kind.startsWith('?<')) this.i = this.p.indexOf('>', this.i) + 1 // named group
+          else throw new Error(`unsupported group at ${this.i}`)
+        }
+        const inner = this.alternation()
+        if (this.p[this.i] !== ')') throw new Error(`unbalanced group at ${this.i}`)
+        this.i++
+        const min = this.quantifier()
+        if (!lookaround && min >= 1) best = better(best, inner)
+        continue
+      }
+      if (c === '[') {
+        endRun()
+        this.skipClass()
+        this.quantifier()
+        continue
+      }
+      let literal: string | null = null
+      if (c === '\\') {
+        const e = this.p[this.i + 1] ?? ''
+        this.i += 2
+        if (/[dDwWsSbBntrfv0-9cxuk]/.test(e)) {
+          if (e === 'x') this.i += 2
+          else if (e === 'u') this.i += this.p[this.i] === '{' ? this.p.indexOf('}', this.i) - this.i + 1 : 4
+          else if (e === 'c') this.i += 1
+        } else literal = e
+      } else {
+        this.i++
+        if (c !== '.' && c !== '^' && c !== '$') literal = c
+      }
+      const min = this.quantifier()
+      if (literal === null || !plain(literal) || min === 0) {
+        endRun()
+        continue
+      }
+      run += literal.toLowerCase()
+      // A repeated character may be followed by more of itself: the run stops after one.
+      if (this.quantified) endRun()
+    }
+    endRun()
+    return best
+  }
+
+  skipClass() {
+    this.i++ // '['
+    if (this.p[this.i] === '^') this.i++
+    if (this.p[this.i] === ']') this.i++ // a leading ']' is a member
+    while (this.i < this.p.length && this.p[this.i] !== ']') this.i += this.p[this.i] === '\\' ? 2 : 1
+    this.i++
+  }
+}
+
+/** The literals one of which any match of `pattern` contains (lower case), or null when unknown. */
+export function requiredLiterals(pattern: string): string[] | null {
+  try {
+    const w = new Walker(pattern)
+    const req = w.alternation()
+    if (w.i !== pattern.length) return null // a stray ')' : give up rather than guess
+    return req && req.length ? req : null
+  } catch {
+    return null
+  }
+}
