@@ -74,6 +74,14 @@ export interface Config {
     proxyListFiles: string[]
     hostingListFiles: string[]
   }
+  ua: {
+    /** A newer node-device-detector package folder (or its `regexes/` folder) served instead of the built data. */
+    regexesDir?: string
+    /** Parse results kept per cache generation (two generations); 0 turns the cache off. */
+    cacheEntries: number
+    /** Bytes of cache keys (user agents and hints) per generation. */
+    cacheBytes: number
+  }
 }
 
 export class ConfigError extends Error {
@@ -211,6 +219,9 @@ const SETTINGS: Setting[] = [
   S('ip.vpnListFiles', list, 'ALMANAC_IP_VPN_LISTS'),
   S('ip.proxyListFiles', list, 'ALMANAC_IP_PROXY_LISTS'),
   S('ip.hostingListFiles', list, 'ALMANAC_IP_HOSTING_LISTS'),
+  S('ua.regexesDir', text, 'ALMANAC_UA_REGEXES'),
+  S('ua.cacheEntries', integer(0, 10_000_000), 'ALMANAC_UA_CACHE_ENTRIES'),
+  S('ua.cacheBytes', integer(0, 2 ** 34), 'ALMANAC_UA_CACHE_BYTES'),
 ]
 
 export const DEFAULTS: Config = {
@@ -241,6 +252,7 @@ export const DEFAULTS: Config = {
     argon2MaxParallelism: 8,
   },
   ip: { torListFiles: [], vpnListFiles: [], proxyListFiles: [], hostingListFiles: [] },
+  ua: { cacheEntries: 50_000, cacheBytes: 32 * 2 ** 20 },
 }
 
 const setPath = (obj: any, path: string, value: unknown) => {

@@ -5,5 +5,6 @@ import hash from './hash/index.ts'
 import ip from './ip/index.ts'
 import postal from './postal/index.ts'
 import timezones from './timezones/index.ts'
+import ua from './ua/index.ts'
 
-export const domains: Domain[] = [hash, timezones, countries, postal, ip]
+export const domains: Domain[] = [hash, timezones, countries, postal, ip, ua]

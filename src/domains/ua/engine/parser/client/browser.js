@@ -7,7 +7,9 @@ const helper = require('./../helper');
 const BrowserHints = require('./hints/browser-hints');
 
 const BROWSER_SHORT = helper.revertObject(require('./browser-short'));
-const browserHints = new BrowserHints;
+// Almanac: built on first use, after the detection data is handed in (data.js).
+let browserHintsInstance = null;
+const browserHintsGet = () => (browserHintsInstance ??= new BrowserHints());
 
 const CLIENTHINT_MAPPING = {
   'Chrome': ['Google Chrome'],
@@ -287,7 +289,7 @@ class Browser extends ClientAbstractParser {
    * @return {ResultHashHint}
    */
   parseFromHashHintsApp(clientHints) {
-    return browserHints.parse(clientHints);
+    return browserHintsGet().parse(clientHints);
   }
 
   /**

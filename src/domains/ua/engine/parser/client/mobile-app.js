@@ -3,7 +3,9 @@ const AppHints = require('./hints/app-hints');
 
 const CLIENT_TYPE = require('./../const/client-type');
 
-const appHints = new AppHints;
+// Almanac: built on first use, after the detection data is handed in (data.js).
+let appHintsInstance = null;
+const appHintsGet = () => (appHintsInstance ??= new AppHints());
 
 class MobileApp extends ClientAbstractParser {
   constructor() {
@@ -14,7 +16,7 @@ class MobileApp extends ClientAbstractParser {
   }
   
   parseFromHashHintsApp(clientHints) {
-    return appHints.parse(clientHints);
+    return appHintsGet().parse(clientHints);
   }
   
   parseFromClientHints(clientHints) {
