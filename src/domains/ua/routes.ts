@@ -19,16 +19,12 @@ const userAgent = t.String({
   examples: ['Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36'],
 })
 
-const hintHeaders = t.Object(
-  Object.fromEntries(
-    [...HINT_NAMES.values()].map((name) => [name, t.Optional(t.String({ maxLength: HINT_MAX_LENGTH, description: `The ${name} request header, as the browser sent it.` }))]),
-  ),
-  {
-    additionalProperties: true,
-    description: `Client Hints, names case-insensitive; every entry optional; values at most ${HINT_MAX_LENGTH} characters. Other members (forwarded request headers) are ignored.`,
-    examples: [{ 'Sec-CH-UA': '"Chromium";v="120", "Google Chrome";v="120"', 'Sec-CH-UA-Mobile': '?1', 'Sec-CH-UA-Platform': '"Android"', 'Sec-CH-UA-Platform-Version': '"14.0.0"', 'Sec-CH-UA-Model': '"Pixel 8"' }],
-  },
-)
+// An Unknown, checked by the service (hints.ts): Elysia coerces a string or number given for an object
+// schema into an object, which would hide a malformed `headers` instead of answering 422.
+const hintHeaders = t.Unknown({
+  description: `Client Hints, an object of header name -> value: ${[...HINT_NAMES.values()].join(', ')}. Names are case-insensitive; every entry optional; values are strings of at most ${HINT_MAX_LENGTH} characters (Sec-CH-UA-Mobile: ?0 or ?1). Other members (forwarded request headers) are ignored.`,
+  examples: [{ 'Sec-CH-UA': '"Chromium";v="120", "Google Chrome";v="120"', 'Sec-CH-UA-Mobile': '?1', 'Sec-CH-UA-Platform': '"Android"', 'Sec-CH-UA-Platform-Version': '"14.0.0"', 'Sec-CH-UA-Model': '"Pixel 8"' }],
+})
 
 export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
   new Elysia({ prefix: '/ua' })
