@@ -18,7 +18,8 @@ test.each([
   ['a?bc', ['bc']],
   ['foo(?:bar)?baz', ['foo']],
   ['[abc]def|ghi', ['def', 'ghi']],
-  ['x(?=abc)y', ['x']],
+  ['qwer(?=abc)', ['qwer']],
+  ['Apple ?TV', ['tv']], // `apple` is in every AppleWebKit UA: the rarer literal is chosen
   ['(?<!Lenovo )Tab 10', ['tab 10']],
   ['Build\\/K', ['build/k']],
   ['Opera Tablet|\\d+', null],
