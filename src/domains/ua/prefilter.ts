@@ -17,33 +17,49 @@ const MATCH_PREFIX = '(?:^|[^A-Z_-])(?:'
 export const normalizePattern = (p: string) => p.replace(/\//g, '\\/').replace(/\+\+/g, '+')
 
 /**
- * Literal table: an id per literal, and buckets by the literal's first one, two, three or four characters
- * (longer literals by their first four, hashed), so a scan looks up four buckets per text position.
+ * Literal table: an id per literal, and buckets by the literal's first characters: one, two or three
+ * (literals that short), four (literals of 4-5 characters) or six (longer ones), the last three hashed.
+ * A scan looks up at most five buckets per text position, and a bucket rarely holds more than a few
+ * literals, each confirmed with `startsWith`.
  */
-const TIER_SIZE = [0, 128, 1 << 14, 1 << 16, 1 << 16]
 const HASH_MASK = (1 << 16) - 1
+/** Bucket tier of a literal: its key length. */
+const tierOf = (length: number) => (length >= 6 ? 6 : length >= 4 ? 4 : length)
 
-const keyOf = (s: string, at: number, n: number) => {
+/** Rolling key of `s[at..at+n)`, n in 1..6, as the scan computes it. */
+function keyOf(s: string, at: number, n: number) {
   const a = s.charCodeAt(at)
   if (n === 1) return a
   const b = s.charCodeAt(at + 1)
   if (n === 2) return (a << 7) | b
-  const c = s.charCodeAt(at + 2)
-  if (n === 3) return ((a * 131 + b) * 131 + c) & HASH_MASK
-  return (((a * 131 + b) * 131 + c) * 131 + s.charCodeAt(at + 3)) & HASH_MASK
+  let h = (a * 131 + b) * 131 + s.charCodeAt(at + 2)
+  if (n === 3) return h & HASH_MASK
+  h = h * 131 + s.charCodeAt(at + 3)
+  if (n === 4) return h & HASH_MASK
+  h = (h * 131 + s.charCodeAt(at + 4)) * 131 + s.charCodeAt(at + 5)
+  return h & HASH_MASK
 }
+
+type Bucket = number[] | undefined
 
 class LiteralTable {
   readonly literals: string[] = []
   private readonly ids = new Map<string, number>()
-  /** tiers[n][key]: ids of the literals whose first min(n, 4) characters give `key`. */
-  private readonly tiers: (number[] | undefined)[][] = TIER_SIZE.map((size) => new Array(size))
+  private readonly t1: Bucket[] = new Array(128)
+  private readonly t2: Bucket[] = new Array(1 << 14)
+  private readonly t3: Bucket[] = new Array(1 << 16)
+  private readonly t4: Bucket[] = new Array(1 << 16)
+  private readonly t6: Bucket[] = new Array(1 << 16)
   /** Hit stamps: literal i occurs in the current text when stamp[i] === generation. */
   private stamp = new Int32Array(1024)
   private generation = 0
   private scanned: string | null = null
   /** Literal ids found in the last scanned text. */
   hits: number[] = []
+
+  get size() {
+    return this.literals.length
+  }
 
   idOf(literal: string): number {
     let id = this.ids.get(literal)
@@ -56,12 +72,23 @@ class LiteralTable {
       grown.set(this.stamp)
       this.stamp = grown
     }
-    const n = Math.min(literal.length, 4)
-    const tier = this.tiers[n]!
-    const key = keyOf(literal, 0, n)
-    ;(tier[key] ??= []).push(id)
+    const tier = tierOf(literal.length)
+    const table = tier === 1 ? this.t1 : tier === 2 ? this.t2 : tier === 3 ? this.t3 : tier === 4 ? this.t4 : this.t6
+    ;(table[keyOf(literal, 0, tier)] ??= []).push(id)
     this.scanned = null // a new literal: the last scan no longer covers every literal
     return id
+  }
+
+  private visit(bucket: Bucket, lower: string, at: number, gen: number) {
+    if (bucket === undefined) return
+    const stamp = this.stamp
+    for (let k = 0; k < bucket.length; k++) {
+      const id = bucket[k]!
+      if (stamp[id] !== gen && lower.startsWith(this.literals[id]!, at)) {
+        stamp[id] = gen
+        this.hits.push(id)
+      }
+    }
   }
 
   /** Finds every literal in `text` (once per distinct text in a row). */
@@ -69,27 +96,33 @@ class LiteralTable {
     if (text === this.scanned) return
     this.scanned = text
     const gen = ++this.generation
-    const hits: number[] = []
+    this.hits = []
     const lower = text.toLowerCase()
-    const length = lower.length
-    const stamp = this.stamp
-    const literals = this.literals
-    const tiers = this.tiers
-    for (let i = 0; i < length; i++) {
-      for (let n = 1; n <= 4 && i + n <= length; n++) {
-        if (lower.charCodeAt(i + n - 1) > 127) break
-        const bucket = tiers[n]![keyOf(lower, i, n)]
-        if (bucket === undefined) continue
-        for (let k = 0; k < bucket.length; k++) {
-          const id = bucket[k]!
-          if (stamp[id] !== gen && lower.startsWith(literals[id]!, i)) {
-            stamp[id] = gen
-            hits.push(id)
-          }
-        }
-      }
+    const n = lower.length
+    for (let i = 0; i < n; i++) {
+      const a = lower.charCodeAt(i)
+      if (a > 127) continue
+      this.visit(this.t1[a], lower, i, gen)
+      if (i + 1 >= n) continue
+      const b = lower.charCodeAt(i + 1)
+      if (b > 127) continue
+      this.visit(this.t2[(a << 7) | b], lower, i, gen)
+      if (i + 2 >= n) continue
+      const c = lower.charCodeAt(i + 2)
+      if (c > 127) continue
+      let h = (a * 131 + b) * 131 + c
+      this.visit(this.t3[h & HASH_MASK], lower, i, gen)
+      if (i + 3 >= n) continue
+      const d = lower.charCodeAt(i + 3)
+      if (d > 127) continue
+      h = h * 131 + d
+      this.visit(this.t4[h & HASH_MASK], lower, i, gen)
+      if (i + 5 >= n) continue
+      const e = lower.charCodeAt(i + 4)
+      const f = lower.charCodeAt(i + 5)
+      if (e > 127 || f > 127) continue
+      this.visit(this.t6[((h * 131 + e) * 131 + f) & HASH_MASK], lower, i, gen)
     }
-    this.hits = hits
   }
 
   present(id: number) {
@@ -169,37 +202,60 @@ export function fixedRegExp(source: string): RegExp {
   return m as unknown as RegExp
 }
 
+/** Lists shorter than this check each entry's literals; longer ones are indexed by literal. */
+const INDEXED_FROM = 48
+
 /** An ordered list of patterns indexed by literal, to visit only the entries that may match. */
 class ListIndex {
   private readonly always: number[] = []
-  private readonly byLiteral = new Map<number, number[]>()
+  /** Large lists: entries of literal id L are postings[offsets[L] .. offsets[L + 1]) (CSR). */
+  private readonly offsets: Int32Array | null = null
+  private readonly postings: Int32Array | null = null
   private lastText: string | null = null
   private last: number[] = []
 
   constructor(readonly matchers: Matcher[]) {
+    if (matchers.length < INDEXED_FROM) return
+    const size = table.size + 1
+    const counts = new Int32Array(size + 1)
     matchers.forEach((m, i) => {
-      if (!m.literals) return this.always.push(i)
-      for (const id of new Set(m.literals)) {
-        const list = this.byLiteral.get(id)
-        if (list) list.push(i)
-        else this.byLiteral.set(id, [i])
-      }
+      if (!m.literals) this.always.push(i)
+      else for (const id of new Set(m.literals)) counts[id + 1]!++
     })
+    for (let k = 1; k <= size; k++) counts[k]! += counts[k - 1]!
+    const postings = new Int32Array(counts[size]!)
+    const fill = counts.slice()
+    matchers.forEach((m, i) => {
+      if (m.literals) for (const id of new Set(m.literals)) postings[fill[id]!++] = i
+    })
+    this.offsets = counts
+    this.postings = postings
   }
 
   /** Indices of the entries that may match `text`, ascending (so the first match is the stock one). */
   candidates(text: string): number[] {
     if (text === this.lastText) return this.last
     table.scan(text)
-    const out = this.always.slice()
-    for (const id of table.hits) {
-      const list = this.byLiteral.get(id)
-      if (list) for (let k = 0; k < list.length; k++) out.push(list[k]!)
+    let out: number[]
+    if (!this.offsets) {
+      out = []
+      for (let i = 0; i < this.matchers.length; i++) if (this.matchers[i]!.possible(text)) out.push(i)
+    } else {
+      out = this.always.slice()
+      const offsets = this.offsets
+      const postings = this.postings!
+      const limit = offsets.length - 1
+      for (const id of table.hits) {
+        if (id >= limit) continue // a literal added after this list was indexed is none of its own
+        for (let k = offsets[id]!, end = offsets[id + 1]!; k < end; k++) out.push(postings[k]!)
+      }
+      if (out.length > 1) {
+        out.sort((a, b) => a - b)
+        let n = 1
+        for (let k = 1; k < out.length; k++) if (out[k] !== out[n - 1]) out[n++] = out[k]!
+        out.length = n
+      }
     }
-    out.sort((a, b) => a - b)
-    let n = 0
-    for (let k = 0; k < out.length; k++) if (k === 0 || out[k] !== out[k - 1]) out[n++] = out[k]!
-    out.length = n
     this.lastText = text
     this.last = out
     return out
