@@ -71,6 +71,12 @@ function comparePlatform(platform, bitness = '') {
   return '';
 }
 
+const OS_BY_LOWER_NAME = new Map();
+for (let key in OS_SYSTEMS) {
+  const lower = String(OS_SYSTEMS[key]).toLowerCase();
+  if (!OS_BY_LOWER_NAME.has(lower)) OS_BY_LOWER_NAME.set(lower, { name: OS_SYSTEMS[key], short: key });
+}
+
 class OsAbstractParser extends ParserAbstract {
 
   #osIndexes = false;
@@ -108,16 +114,9 @@ class OsAbstractParser extends ParserAbstract {
    * @returns {ResultInlineOs}
    */
   getOsDataByName(name) {
-    let short = 'UNK';
-    let lname = String(name).toLowerCase();
-    for (let key in OS_SYSTEMS) {
-      if (lname === String(OS_SYSTEMS[key]).toLowerCase()) {
-        name = OS_SYSTEMS[key];
-        short = key;
-        break;
-      }
-    }
-    return { name, short };
+    // Almanac: one Map lookup instead of lower-casing every OS name per call (first key wins, as the loop did).
+    const found = OS_BY_LOWER_NAME.get(String(name).toLowerCase());
+    return found ? { name: found.name, short: found.short } : { name, short: 'UNK' };
   }
 
   /**
