@@ -138,6 +138,14 @@ describe('Client Hints (SPEC rules 1-2)', () => {
     expect(bare.body.tampered).toBe(true)
   })
 
+  test('Sec-CH-UA-Full-Version-List gives the full client version', async () => {
+    const headers = { 'Sec-CH-UA-Full-Version-List': '"Not_A Brand";v="8.0.0.0", "Chromium";v="120.0.6099.109", "Google Chrome";v="120.0.6099.109"', 'Sec-CH-UA-Platform': '"Windows"' }
+    const { body } = await parse({ ua: CHROME_WINDOWS, headers })
+    expect(body.data.client.version).toBe('120.0.6099.109')
+    expect(body.data.ua_only.client.version).toBe('120.0.0.0')
+    expect(body.data.tampered).toBe(false)
+  })
+
   test('X-Requested-With names the app (Matomo fixture)', async () => {
     const { body } = await parse({ ua: 'Mozilla/5.0 (Linux; Android 11; Pixel 3) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/92.0.4515.131 Mobile Safari/537.36', headers: { 'X-Requested-With': 'org.telegram.messenger' } })
     expect(body.data.client).toMatchObject({ type: 'mobile app', name: 'Telegram' })
@@ -236,6 +244,14 @@ describe('POST /ua/compat/device-catalog', () => {
       expect(res.status).toBe(422)
     }
   })
+})
+
+test('the datasets endpoint credits Matomo and node-device-detector', async () => {
+  const { body } = await app.json('GET', '/api/v1/meta/datasets', { form: 'bare' })
+  const text = JSON.stringify(body)
+  expect(text).toContain('Matomo device-detector')
+  expect(text).toContain('LGPL-3.0')
+  expect(text).toContain('node-device-detector')
 })
 
 test('the OpenAPI document has request and response schemas for the three routes', async () => {
