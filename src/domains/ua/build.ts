@@ -12,7 +12,7 @@ export const uaBuilder: DatasetBuilder = {
   id: 'ua',
   sources: ['node-device-detector-regexes'],
   artifacts: [UA_ARTIFACT],
-  revision: 2,
+  revision: 3,
   async build(ctx) {
     const src = await ctx.source('node-device-detector-regexes')
     const defs = readDefinitions(src.path, { package: 'node-device-detector', version: UA_PACKAGE_VERSION, date: uaSources[0]!.date })

@@ -47,19 +47,35 @@ const QUANTIFIER = /^(?:[?*+]|\{(\d+)(?:,(\d*))?\})\??/
 /** Characters kept in a literal run: printable ASCII only (non-ASCII case folding is left to the regex). */
 const plain = (c: string) => c.charCodeAt(0) >= 0x20 && c.charCodeAt(0) < 0x7f
 
+/** Most strings an exact set may hold (products of classes and groups grow fast). */
+const EXACT_CAP = 32
+/** Most members a character class may have to count as exact (`[ _]`, `[78]`, `[1-3]`). */
+const CLASS_CAP = 6
+
+/** What a piece of pattern requires, and its whole language when that is a small finite set. */
+interface Analysis {
+  req: Requirement
+  /** Every string the piece can match (lower case), or null when unknown or too many. */
+  exact: string[] | null
+}
+
+const product = (a: string[], b: string[]) => a.flatMap((x) => b.map((y) => x + y))
+const dedupe = (xs: string[]) => [...new Set(xs)]
+
 class Walker {
   i = 0
   constructor(readonly p: string) {}
 
   /** alternation := sequence ('|' sequence)* */
-  alternation(): Requirement {
-    const branches: Requirement[] = [this.sequence()]
+  alternation(): Analysis {
+    const branches: Analysis[] = [this.sequence()]
     while (this.p[this.i] === '|') {
       this.i++
       branches.push(this.sequence())
     }
-    if (branches.some((b) => b === null)) return null
-    return [...new Set(branches.flatMap((b) => b!))]
+    const req = branches.some((b) => b.req === null) ? null : dedupe(branches.flatMap((b) => b.req!))
+    const exact = branches.every((b) => b.exact) ? dedupe(branches.flatMap((b) => b.exact!)) : null
+    return { req, exact: exact && exact.length <= EXACT_CAP ? exact : null }
   }
 
   /** Whether the last atom read had a quantifier. */
@@ -77,18 +93,49 @@ class Walker {
     return Number(m[1])
   }
 
-  sequence(): Requirement {
+  /**
+   * A sequence requires the best of its factors: each maximal stretch of consecutive exact atoms (its
+   * language: the product of theirs, e.g. `S(?:3[78]0|670)` -> s370, s380, s670), and each inexact group
+   * that must occur (its own requirement).
+   */
+  sequence(): Analysis {
     let best: Requirement = null
-    let run = ''
-    const endRun = () => {
-      if (run) best = better(best, [run])
-      run = ''
+    let segment: string[] | null = null
+    let whole: string[] | null = ['']
+    const flush = () => {
+      if (segment && segment.every((s) => s.length > 0)) best = better(best, segment)
+      segment = null
+    }
+    const extend = (set: string[]) => {
+      if (segment && segment.length * set.length <= EXACT_CAP) segment = dedupe(product(segment, set))
+      else {
+        flush()
+        segment = set
+      }
+    }
+    /** One atom with its language (`set`, null when inexact) and its inner requirement. */
+    const atom = (set: string[] | null, inner: Requirement, zeroWidth = false) => {
+      const min = this.quantifier()
+      if (zeroWidth || min === 0) {
+        flush()
+        whole = null
+        return
+      }
+      if (this.quantified || !set) {
+        // Repeated (at least once) or inexact: what one occurrence requires, then the stretch ends.
+        if (set) extend(set)
+        flush()
+        if (!set) best = better(best, inner)
+        whole = null
+        return
+      }
+      extend(set)
+      if (whole) whole = whole.length * set.length <= EXACT_CAP ? dedupe(product(whole, set)) : null
     }
     while (this.i < this.p.length) {
       const c = this.p[this.i]!
       if (c === '|' || c === ')') break
       if (c === '(') {
-        endRun()
         this.i++
         let lookaround = false
         if (this.p[this.i] === '?') {
@@ -102,17 +149,13 @@ class Walker {
         const inner = this.alternation()
         if (this.p[this.i] !== ')') throw new Error(`unbalanced group at ${this.i}`)
         this.i++
-        const min = this.quantifier()
-        if (!lookaround && min >= 1) best = better(best, inner)
+        atom(inner.exact, inner.req, lookaround)
         continue
       }
       if (c === '[') {
-        endRun()
-        this.skipClass()
-        this.quantifier()
+        atom(this.classSet(), null)
         continue
       }
-      let literal: string | null = null
       if (c === '\\') {
         const e = this.p[this.i + 1] ?? ''
         this.i += 2
@@ -120,30 +163,65 @@ class Walker {
           if (e === 'x') this.i += 2
           else if (e === 'u') this.i += this.p[this.i] === '{' ? this.p.indexOf('}', this.i) - this.i + 1 : 4
           else if (e === 'c') this.i += 1
-        } else literal = e
-      } else {
-        this.i++
-        if (c !== '.' && c !== '^' && c !== '$') literal = c
-      }
-      const min = this.quantifier()
-      if (literal === null || !plain(literal) || min === 0) {
-        endRun()
+          atom(null, null, e === 'b' || e === 'B')
+        } else atom(plain(e) ? [e.toLowerCase()] : null, null)
         continue
       }
-      run += literal.toLowerCase()
-      // A repeated character may be followed by more of itself: the run stops after one.
-      if (this.quantified) endRun()
+      this.i++
+      if (c === '^' || c === '$') atom(null, null, true)
+      else atom(c !== '.' && plain(c) ? [c.toLowerCase()] : null, null)
     }
-    endRun()
-    return best
+    flush()
+    return { req: best, exact: whole }
   }
 
-  skipClass() {
+  /** Reads a character class; returns its members (lower case) when few and plain, else null. */
+  classSet(): string[] | null {
     this.i++ // '['
-    if (this.p[this.i] === '^') this.i++
-    if (this.p[this.i] === ']') this.i++ // a leading ']' is a member
-    while (this.i < this.p.length && this.p[this.i] !== ']') this.i += this.p[this.i] === '\\' ? 2 : 1
-    this.i++
+    let negated = false
+    if (this.p[this.i] === '^') (negated = true), this.i++
+    const members: string[] = []
+    let exact = !negated
+    // JavaScript, unlike PCRE, has no leading-`]` member: `[]` is an empty class.
+    while (this.i < this.p.length && this.p[this.i] !== ']') {
+      let ch = this.p[this.i]!
+      this.i++
+      if (ch === '\\') {
+        const e = this.p[this.i] ?? ''
+        this.i++
+        if (/[dDwWsSbBntrfv0-9cxuk]/.test(e)) {
+          exact = false
+          if (e === 'x') this.i += 2
+          else if (e === 'u') this.i += 4
+          else if (e === 'c') this.i += 1
+          continue
+        }
+        ch = e
+      }
+      if (this.p[this.i] === '-' && this.p[this.i + 1] !== ']' && this.i + 1 < this.p.length) {
+        // A range a-z: exact only when short and plain.
+        let to = this.p[this.i + 1]!
+        this.i += 2
+        if (to === '\\') {
+          to = this.p[this.i] ?? ''
+          this.i++
+          if (/[dDwWsSbBntrfv0-9cxuk]/.test(to)) {
+            exact = false
+            continue
+          }
+        }
+        const from = ch.charCodeAt(0)
+        const until = to.charCodeAt(0)
+        if (until - from >= CLASS_CAP || !plain(ch) || !plain(to)) exact = false
+        else for (let code = from; code <= until; code++) members.push(String.fromCharCode(code))
+        continue
+      }
+      if (!plain(ch)) exact = false
+      members.push(ch)
+    }
+    this.i++ // ']'
+    const set = dedupe(members.map((m) => m.toLowerCase()))
+    return exact && set.length > 0 && set.length <= CLASS_CAP ? set : null
   }
 }
 
@@ -151,7 +229,7 @@ class Walker {
 export function requiredLiterals(pattern: string): string[] | null {
   try {
     const w = new Walker(pattern)
-    const req = w.alternation()
+    const { req } = w.alternation()
     if (w.i !== pattern.length) return null // a stray ')' : give up rather than guess
     return req && req.length ? req : null
   } catch {

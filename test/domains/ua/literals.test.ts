@@ -9,7 +9,8 @@ import { UA_ARTIFACT } from '../../../src/domains/ua/build.ts'
 import { loadDefinitions } from '../../../src/domains/ua/definitions.ts'
 import { requiredLiterals } from '../../../src/domains/ua/literals.ts'
 import { ResultCache } from '../../../src/domains/ua/cache.ts'
-import { every, realUserAgents } from './corpus.ts'
+import { readFileSync } from 'node:fs'
+import { every, FIXTURES, realUserAgents } from './corpus.ts'
 
 test.each([
   ['Chrome/(\\d+)', ['chrome/']],
@@ -17,7 +18,10 @@ test.each([
   ['ab+c', ['ab']],
   ['a?bc', ['bc']],
   ['foo(?:bar)?baz', ['foo']],
-  ['[abc]def|ghi', ['def', 'ghi']],
+  ['[abc]def|ghi', ['adef', 'bdef', 'cdef', 'ghi']],
+  ['S(?:3[78]0|670)', ['s370', 's380', 's670']], // small classes and groups multiply out
+  ['BLU[ _]', ['blu ', 'blu_']],
+  ['KF[ADFGJKMORSTQ]', ['kf']], // a large class ends the stretch
   ['qwer(?=abc)', ['qwer']],
   ['Apple ?TV', ['tv']], // `apple` is in every AppleWebKit UA: the rarer literal is chosen
   ['(?<!Lenovo )Tab 10', ['tab 10']],
@@ -34,7 +38,9 @@ test.each([
 
 test('every pattern that matches a real UA has one of its literals in it', () => {
   const defs = loadDefinitions(openDataDir().path(UA_ARTIFACT))
-  const uas = every(realUserAgents(), 20)
+  // Real browser UAs, and Matomo's fixture UAs, which reach the device and model patterns.
+  const fixtures = JSON.parse(readFileSync(FIXTURES, 'utf8')) as Record<string, { ua: string }[]>
+  const uas = [...every(realUserAgents(), 20), ...['devices', 'bots', 'client_hints'].flatMap((k) => fixtures[k]!.map((c) => c.ua))]
   const lower = uas.map((u) => u.toLowerCase())
   const wrong: string[] = []
   let checked = 0
@@ -48,7 +54,7 @@ test('every pattern that matches a real UA has one of its literals in it', () =>
     })
   }
   console.log(`literals: ${checked} (pattern, UA) matches checked`)
-  expect(checked).toBeGreaterThan(1000)
+  expect(checked).toBeGreaterThan(10000)
   expect(wrong).toEqual([])
 }, 120_000)
 
