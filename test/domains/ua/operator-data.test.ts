@@ -53,3 +53,22 @@ test('a folder that is not detection data leaves the domain unavailable (503), n
     await app.close()
   }
 })
+
+test('a `ua-regexes` folder dropped into the data directory is served too', async () => {
+  const dataDir = temp()
+  const built = resolve(import.meta.dir, '../../../datasets/out')
+  cpSync(join(built, 'manifest.json'), join(dataDir, 'manifest.json'))
+  cpSync(join(PACKAGE, 'regexes'), join(dataDir, 'ua-regexes'), { recursive: true })
+  const bots = join(dataDir, 'ua-regexes', 'bots.js')
+  const entry = { regex: 'DropInProbeBot', name: 'Drop-in Probe Bot', category: 'Crawler', url: '', producer: { name: 'Almanac', url: '' } }
+  writeFileSync(bots, readFileSync(bots, 'utf8').replace(/^(\s*module\.exports\s*=\s*\[)/, `$1\n${JSON.stringify(entry)},`))
+  touchAll(dataDir, new Date('2027-03-04T12:00:00Z'))
+  const app = await testApp({ domains: [uaDomain], env: { ALMANAC_DATA_DIR: dataDir } })
+  try {
+    const { body, headers } = await app.json('POST', '/api/v1/ua', { body: { ua: 'DropInProbeBot/2' }, form: 'bare' })
+    expect(body.bot.name).toBe('Drop-in Probe Bot')
+    expect(headers.get('x-definitions-updated')).toBe('2027-03-04')
+  } finally {
+    await app.close()
+  }
+})
