@@ -1,7 +1,7 @@
 /**
  * The vendored node-device-detector engine (engine/, MIT, with Almanac's compiled and prefiltered
  * regexes) over a set of detection data, with its answers mapped to the canonical model of service.ts.
- * The engine keeps its data in module state, so a process serves one set of definitions at a time.
+ * Data is handed to the engine's parsers as they are built (engine/data.js); each keeps its own.
  */
 import type { Definitions } from './definitions.ts'
 import type { Bot, Client, Device, Os } from './service.ts'

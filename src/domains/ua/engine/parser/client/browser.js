@@ -7,9 +7,7 @@ const helper = require('./../helper');
 const BrowserHints = require('./hints/browser-hints');
 
 const BROWSER_SHORT = helper.revertObject(require('./browser-short'));
-// Almanac: built on first use, after the detection data is handed in (data.js).
-let browserHintsInstance = null;
-const browserHintsGet = () => (browserHintsInstance ??= new BrowserHints());
+// Almanac: one per parser, built with the parser once the detection data is handed in (data.js).
 
 const CLIENTHINT_MAPPING = {
   'Chrome': ['Google Chrome'],
@@ -63,6 +61,7 @@ class Browser extends ClientAbstractParser {
     super();
     this.engine_collection = require('../../data').collection('client/browser_engine');
     this.collection = require('../../data').collection('client/browsers');
+    this.browserHints = new BrowserHints();
     this.type = CLIENT_TYPE.BROWSER;
     this.collectionLength = this.collection.length;
   }
@@ -289,7 +288,7 @@ class Browser extends ClientAbstractParser {
    * @return {ResultHashHint}
    */
   parseFromHashHintsApp(clientHints) {
-    return browserHintsGet().parse(clientHints);
+    return this.browserHints.parse(clientHints);
   }
 
   /**

@@ -3,20 +3,19 @@ const AppHints = require('./hints/app-hints');
 
 const CLIENT_TYPE = require('./../const/client-type');
 
-// Almanac: built on first use, after the detection data is handed in (data.js).
-let appHintsInstance = null;
-const appHintsGet = () => (appHintsInstance ??= new AppHints());
+// Almanac: one per parser, built with the parser once the detection data is handed in (data.js).
 
 class MobileApp extends ClientAbstractParser {
   constructor() {
     super();
     this.collection = require('../../data').collection('client/mobile_apps');
+    this.appHints = new AppHints();
     this.collectionLength = this.collection.length;
     this.type = CLIENT_TYPE.MOBILE_APP;
   }
   
   parseFromHashHintsApp(clientHints) {
-    return appHintsGet().parse(clientHints);
+    return this.appHints.parse(clientHints);
   }
   
   parseFromClientHints(clientHints) {
