@@ -3,10 +3,10 @@
  * detection data, bots first, Client Hints per the SPEC rules, a bounded result cache, and the
  * WURFL-style capability map of the device-catalog endpoint.
  */
-import { invalid } from '../../lib/errors.ts'
+import { AlmanacError, invalid } from '../../lib/errors.ts'
 import { ResultCache } from './cache.ts'
 import type { Definitions } from './definitions.ts'
-import { createDetector, type Detector } from './engine.ts'
+import { createDetector } from './engine.ts'
 import { engineHeaders, readHints, type Hints } from './hints.ts'
 
 /** Longest accepted user agent: real ones stay under 500 characters; this bounds every regex run. */
@@ -152,8 +152,8 @@ export function openUaService(defs: Definitions, options: UaServiceOptions): UaS
           const headers = (item as Record<string, unknown>).headers
           return { ua: ua as string, ...parse(ua, headers, `${at}.ua`) }
         } catch (e) {
-          const fieldError = (e as { options?: { errors?: { field: string; message: string }[] } }).options?.errors?.[0]
-          if (!fieldError) throw e
+          const fieldError = e instanceof AlmanacError ? e.options.errors?.[0] : undefined
+          if (!fieldError) throw e // not a bad item but a fault: the request fails as any other would
           return { ua: typeof ua === 'string' ? ua.slice(0, UA_MAX_LENGTH) : (ua ?? null), error: { field: fieldError.field, message: fieldError.message } }
         }
       })
@@ -187,4 +187,3 @@ function deepFreeze<T>(value: T): T {
   return value
 }
 
-export type { Detector }
