@@ -123,6 +123,14 @@ export interface Config {
     allowListFiles: string[]
     denyListFiles: string[]
   }
+  ua: {
+    /** A newer node-device-detector package folder (or its `regexes/` folder) served instead of the built data. */
+    regexesDir?: string
+    /** Parse results kept per cache generation (two generations); 0 turns the cache off. */
+    cacheEntries: number
+    /** Bytes of cache keys (user agents and hints) per generation. */
+    cacheBytes: number
+  }
 }
 
 export class ConfigError extends Error {
@@ -342,6 +350,9 @@ const SETTINGS: Setting[] = [
   S('email.offline', boolean, 'ALMANAC_EMAIL_OFFLINE'),
   S('email.allowListFiles', list, 'ALMANAC_EMAIL_ALLOW_LISTS'),
   S('email.denyListFiles', list, 'ALMANAC_EMAIL_DENY_LISTS'),
+  S('ua.regexesDir', text, 'ALMANAC_UA_REGEXES'),
+  S('ua.cacheEntries', integer(0, 10_000_000), 'ALMANAC_UA_CACHE_ENTRIES'),
+  S('ua.cacheBytes', integer(0, 2 ** 34), 'ALMANAC_UA_CACHE_BYTES'),
 ]
 
 export const DEFAULTS: Config = {
@@ -381,6 +392,7 @@ export const DEFAULTS: Config = {
   ip: { torListFiles: [], vpnListFiles: [], proxyListFiles: [], hostingListFiles: [] },
   qr: { store: 'local', storeMaxBytes: 2 ** 30, sweepSeconds: 600, s3VirtualHostedStyle: false, s3TimeoutSeconds: 10 },
   email: { dnsServers: [], dnsTimeoutMs: 2000, rdapTimeoutMs: 3000, offline: false, allowListFiles: [], denyListFiles: [] },
+  ua: { cacheEntries: 50_000, cacheBytes: 32 * 2 ** 20 },
 }
 
 const setPath = (obj: any, path: string, value: unknown) => {

@@ -8,5 +8,6 @@ import ip from './ip/index.ts'
 import postal from './postal/index.ts'
 import qr from './qr/index.ts'
 import timezones from './timezones/index.ts'
+import ua from './ua/index.ts'
 
-export const domains: Domain[] = [hash, timezones, countries, postal, ip, bible, email, qr]
+export const domains: Domain[] = [ua, hash, timezones, countries, postal, ip, bible, email, qr]

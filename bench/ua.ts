@@ -1,0 +1,83 @@
+/**
+ * User-agent parsing speed and agreement, in one run, on real user agents (Debian uap-core's test files
+ * and the npm package user-agents; see test/domains/ua/corpus.ts):
+ * - stock node-device-detector 2.2.7 (the baseline and the oracle): parses/s on fresh UAs;
+ * - ours with the result cache off: the first pass (every regex list compiled on first use) and the
+ *   second (steady state; still no result reused);
+ * - ours with the result cache, on 1,000 UAs repeated;
+ * - agreement with stock, field for field (detect + parseBot as JSON), on every 3rd UA of the corpus
+ *   (UA_BENCH_FULL=1: all of it; stock needs minutes);
+ * - HTTP: POST /api/v1/ua and /ua/bulk against a hello-world measured in the same run.
+ * Prints figures; asserts nothing. Run: `bun bench/ua.ts` (after `bun src/main.ts data build --only ua`).
+ */
+import Stock from 'node-device-detector'
+import { openDataDir } from '../src/data/open.ts'
+import { UA_ARTIFACT } from '../src/domains/ua/build.ts'
+import { loadDefinitions } from '../src/domains/ua/definitions.ts'
+import { openUaService } from '../src/domains/ua/service.ts'
+import { setCollections } from '../src/domains/ua/engine/data.js'
+import Ours from '../src/domains/ua/engine/index.js'
+import { seedLiterals } from '../src/domains/ua/prefilter.ts'
+import { every, realUserAgents } from '../test/domains/ua/corpus.ts'
+import { compareWithHello } from './lib.ts'
+
+const corpus = realUserAgents()
+const defs = loadDefinitions(openDataDir().path(UA_ARTIFACT))
+console.log(`corpus: ${corpus.length.toLocaleString('en')} distinct real user agents; machine: 2 cores shared with other work, so figures are noisy`)
+
+/** label, parses, wall-clock rate, rate per CPU-second of this process (what one core does, less other load). */
+const rows: [string, number, number, number][] = []
+function time(label: string, inputs: string[], fn: (ua: string) => unknown, rounds = 1) {
+  let sink = 0
+  const cpu0 = process.cpuUsage()
+  const t0 = performance.now()
+  for (let r = 0; r < rounds; r++) for (const ua of inputs) if (fn(ua)) sink++
+  const ms = performance.now() - t0
+  const cpu = process.cpuUsage(cpu0)
+  const n = inputs.length * rounds
+  rows.push([label, n, (n / ms) * 1000, n / ((cpu.user + cpu.system) / 1e6)])
+  return sink
+}
+
+const stock = new Stock({})
+const stockParse = (ua: string) => ({ ...stock.detect(ua), bot: stock.parseBot(ua) })
+time('stock node-device-detector 2.2.7, fresh UAs (baseline)', every(corpus, 20), stockParse)
+
+const uncached = openUaService(defs, { cacheEntries: 0, cacheBytes: 0 })
+time('Almanac service, no result cache, first pass (regex lists compiled on first use)', corpus, (ua) => uncached.parse(ua))
+for (const pass of [2, 3, 4]) time(`Almanac service, no result cache, pass ${pass} (steady state)`, corpus, (ua) => uncached.parse(ua))
+const cached = openUaService(defs, { cacheEntries: 50_000, cacheBytes: 32 << 20 })
+const hot = corpus.slice(0, 1000)
+for (const ua of hot) cached.parse(ua)
+time('Almanac service, result cache, 1,000 UAs repeated (same string objects)', hot, (ua) => cached.parse(ua), 1000)
+// A request brings a new string each time, whose hash is not known yet: copies, made inside the timing.
+time('Almanac service, result cache, 1,000 UAs repeated (a fresh copy each call)', hot, (ua) => cached.parse((' ' + ua).slice(1)), 300)
+
+const base = rows[0]!
+console.log('\nIn-process parses (rate per CPU-second: parses one core does, whatever else the machine runs)')
+console.log('| case | parses | rate (wall) | rate per CPU-second | ratio to stock (CPU) |')
+console.log('|---|---:|---:|---:|---:|')
+for (const [label, n, wall, cpu] of rows) console.log(`| ${label} | ${n.toLocaleString('en')} | ${Math.round(wall).toLocaleString('en')}/s | ${Math.round(cpu).toLocaleString('en')}/s | ${(cpu / base[3]).toFixed(1)}x |`)
+
+// Agreement: the raw engine answers (before our mapping), ours against stock.
+setCollections(defs.collections)
+seedLiterals(defs.literals)
+const ours = new Ours({})
+const sample = process.env.UA_BENCH_FULL ? corpus : every(corpus, 3)
+let same = 0
+const differ: string[] = []
+for (const ua of sample) {
+  const a = JSON.stringify({ ...ours.detect(ua), bot: ours.parseBot(ua) })
+  const b = JSON.stringify(stockParse(ua))
+  if (a === b) same++
+  else if (differ.length < 5) differ.push(ua)
+}
+console.log(`\nAgreement with stock on ${sample.length.toLocaleString('en')} UAs (${process.env.UA_BENCH_FULL ? 'the whole corpus' : 'every 3rd'}): ${same.toLocaleString('en')} identical (${((same / sample.length) * 100).toFixed(2)}%)`)
+for (const ua of differ) console.log(`  differs: ${ua}`)
+
+const bulk = every(corpus, Math.floor(corpus.length / 100)).slice(0, 100).map((ua) => ({ ua }))
+await compareWithHello('HTTP (wrk, loopback, 32 connections; the same body each request, so the result cache answers)', [
+  { name: 'POST /api/v1/ua (Chrome on Android, Form A)', method: 'POST', path: '/api/v1/ua', body: { ua: 'Mozilla/5.0 (Linux; Android 13; SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36' } },
+  { name: 'POST /api/v1/ua (with Client Hints, Form B)', method: 'POST', path: '/api/v1/ua', body: { ua: 'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36', headers: { 'Sec-CH-UA-Model': '"Pixel 8"', 'Sec-CH-UA-Platform': '"Android"' } }, headers: { 'x-response-form': 'bare' } },
+  { name: 'POST /api/v1/ua/bulk (100 distinct real UAs)', method: 'POST', path: '/api/v1/ua/bulk', body: { ua_list: bulk }, connections: 8 },
+])

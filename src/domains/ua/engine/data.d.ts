@@ -1,0 +1,2 @@
+export function setCollections(data: Record<string, unknown>): void
+export function collection(name: string): unknown

@@ -1,0 +1,42 @@
+const prefilter = require('../../prefilter.ts'); // Almanac: compiled, prefiltered regexes
+const ParserAbstract = require('./abstract-parser');
+
+class BotAbstractParser extends ParserAbstract {
+  constructor() {
+    super();
+    this.collection = require('../data').collection('bots');
+  }
+
+  /**
+   * parse user agent is bot
+   * @param {string} userAgent
+   * @param {*} clientHintData
+   * @returns {{name: string, producer: {}, category: string, url: string}|null}
+   */
+  parse(userAgent, clientHintData) {
+    // Almanac: only the entries whose literals occur in the user agent, in list order.
+    const candidates = prefilter.candidateIndexes(this.collection, userAgent);
+    for (let c = 0, l = candidates.length; c < l; c++) {
+      let item = this.collection[candidates[c]];
+      let regex = this.getBaseRegExp(item.regex);
+      let match = regex.exec(userAgent);
+
+      if (match !== null) {
+        let producer = item.producer ? item.producer : {};
+        if (producer.name === null) {
+          producer.name = '';
+        }
+
+        return {
+          name: item.name ? this.buildByMatch(item.name, match) : '',
+          category: item.category ? item.category : '',
+          url: item.url ? item.url : '',
+          producer: producer
+        };
+      }
+    }
+    return null;
+  }
+}
+
+module.exports = BotAbstractParser;

@@ -1,0 +1,7 @@
+module.exports = [
+  'tvOS',
+  'iOS',
+  'Mac',
+  'iPadOS',
+  'watchOS'
+];

@@ -1,0 +1,10 @@
+module.exports = [
+  'AmigaOS',
+  'IBM',
+  'GNU/Linux',
+  'Mac',
+  'Unix',
+  'Windows',
+  'BeOS',
+  'Chrome OS',
+];

@@ -1,0 +1,36 @@
+/**
+ * The ua domain: Matomo device-detector answers (client, OS, device, bot) with Client Hints, from the
+ * vendored node-device-detector engine made fast by compiled, literal-prefiltered regexes.
+ */
+import { existsSync } from 'node:fs'
+import { defineDomain } from '../types.ts'
+import { UA_ARTIFACT, uaBuilder } from './build.ts'
+import { describeFolder, loadDefinitions, readDefinitions } from './definitions.ts'
+import { uaRoutes } from './routes.ts'
+import { openUaService, type UaService } from './service.ts'
+import { uaSources } from './sources.ts'
+
+/** Folder name under the data directory for newer detection data. */
+export const DROP_IN = 'ua-regexes'
+
+const log = (fields: Record<string, unknown>) => console.error(JSON.stringify({ domain: 'ua', ...fields }))
+
+export default defineDomain<UaService>({
+  name: 'ua',
+  prefixes: ['/ua'],
+  datasets: ['ua'],
+  open({ config, data }) {
+    // An operator's newer detection data wins over the built artifact (docs/ua.md, "Newer detection data"):
+    // the folder ALMANAC_UA_REGEXES names, else a `ua-regexes` folder dropped into the data directory.
+    const dropped = data.path(DROP_IN)
+    const dir = config.ua.regexesDir ?? (existsSync(dropped) ? dropped : undefined)
+    const defs = dir ? readDefinitions(dir, describeFolder(dir)) : loadDefinitions(data.path(UA_ARTIFACT))
+    if (dir) log({ level: 'info', msg: `serving detection data from ${dir}`, ...defs.source })
+    return openUaService(defs, { cacheEntries: config.ua.cacheEntries, cacheBytes: config.ua.cacheBytes })
+  },
+  routes: uaRoutes,
+  definitionsUpdated: ({ service }) => service.definitions.date,
+  builders: [uaBuilder],
+  sources: uaSources,
+  docs: 'docs/ua.md',
+})

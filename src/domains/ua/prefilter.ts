@@ -1,0 +1,294 @@
+/**
+ * The engine's speed: every detection regex is compiled once into a Matcher that knows its required
+ * literals (`literals.ts`). A user agent is scanned once for all literals of all regexes (a trigram table
+ * over the lower-cased text), and a Matcher whose literals are all absent answers "no match" without
+ * running its regex. Long ordered lists (bots, brands, models, browsers, apps, systems) go further: they
+ * are indexed by literal, so only their candidate entries are visited, in their original order, which
+ * keeps first-match semantics identical to the stock engine.
+ */
+import { requiredLiterals } from './literals.ts'
+
+/** The prefix node-device-detector puts before every pattern (helper.getBaseRegExp). */
+const BASE_PREFIX = '(?:^|[^A-Z0-9_-]|[^A-Z0-9-]_|sprd-|MZ-)(?:'
+/** The prefix of helper.matchUserAgent. */
+const MATCH_PREFIX = '(?:^|[^A-Z_-])(?:'
+
+/** The stock helper's normalization: `/` escaped, `++` collapsed. */
+export const normalizePattern = (p: string) => p.replace(/\//g, '\\/').replace(/\+\+/g, '+')
+
+/**
+ * Literal table: an id per literal, and buckets by the literal's first characters: one, two or three
+ * (literals that short), four (literals of 4-5 characters) or six (longer ones), the last three hashed.
+ * A scan looks up at most five buckets per text position, and a bucket rarely holds more than a few
+ * literals, each confirmed with `startsWith`.
+ */
+const HASH_MASK = (1 << 16) - 1
+/** Bucket tier of a literal: its key length. */
+const tierOf = (length: number) => (length >= 6 ? 6 : length >= 4 ? 4 : length)
+
+/** Rolling key of `s[at..at+n)`, n in 1..6, as the scan computes it. */
+function keyOf(s: string, at: number, n: number) {
+  const a = s.charCodeAt(at)
+  if (n === 1) return a
+  const b = s.charCodeAt(at + 1)
+  if (n === 2) return (a << 7) | b
+  let h = (a * 131 + b) * 131 + s.charCodeAt(at + 2)
+  if (n === 3) return h & HASH_MASK
+  h = h * 131 + s.charCodeAt(at + 3)
+  if (n === 4) return h & HASH_MASK
+  h = (h * 131 + s.charCodeAt(at + 4)) * 131 + s.charCodeAt(at + 5)
+  return h & HASH_MASK
+}
+
+type Bucket = number[] | undefined
+
+class LiteralTable {
+  readonly literals: string[] = []
+  private readonly ids = new Map<string, number>()
+  private readonly t1: Bucket[] = new Array(128)
+  private readonly t2: Bucket[] = new Array(1 << 14)
+  private readonly t3: Bucket[] = new Array(1 << 16)
+  private readonly t4: Bucket[] = new Array(1 << 16)
+  private readonly t6: Bucket[] = new Array(1 << 16)
+  /** Hit stamps: literal i occurs in the current text when stamp[i] === generation. */
+  private stamp = new Int32Array(1024)
+  private generation = 0
+  private scanned: string | null = null
+  /** Literal ids found in the last scanned text. */
+  hits: number[] = []
+
+  get size() {
+    return this.literals.length
+  }
+
+  idOf(literal: string): number {
+    let id = this.ids.get(literal)
+    if (id !== undefined) return id
+    id = this.literals.length
+    this.literals.push(literal)
+    this.ids.set(literal, id)
+    if (id >= this.stamp.length) {
+      const grown = new Int32Array(this.stamp.length * 2)
+      grown.set(this.stamp)
+      this.stamp = grown
+    }
+    const tier = tierOf(literal.length)
+    const table = tier === 1 ? this.t1 : tier === 2 ? this.t2 : tier === 3 ? this.t3 : tier === 4 ? this.t4 : this.t6
+    ;(table[keyOf(literal, 0, tier)] ??= []).push(id)
+    this.scanned = null // a new literal: the last scan no longer covers every literal
+    return id
+  }
+
+  private visit(bucket: Bucket, lower: string, at: number, gen: number) {
+    if (bucket === undefined) return
+    const stamp = this.stamp
+    for (let k = 0; k < bucket.length; k++) {
+      const id = bucket[k]!
+      if (stamp[id] !== gen && lower.startsWith(this.literals[id]!, at)) {
+        stamp[id] = gen
+        this.hits.push(id)
+      }
+    }
+  }
+
+  /** Finds every literal in `text` (once per distinct text in a row). */
+  scan(text: string) {
+    if (text === this.scanned) return
+    this.scanned = text
+    const gen = ++this.generation
+    this.hits = []
+    const lower = text.toLowerCase()
+    const n = lower.length
+    for (let i = 0; i < n; i++) {
+      const a = lower.charCodeAt(i)
+      if (a > 127) continue
+      this.visit(this.t1[a], lower, i, gen)
+      if (i + 1 >= n) continue
+      const b = lower.charCodeAt(i + 1)
+      if (b > 127) continue
+      this.visit(this.t2[(a << 7) | b], lower, i, gen)
+      if (i + 2 >= n) continue
+      const c = lower.charCodeAt(i + 2)
+      if (c > 127) continue
+      let h = (a * 131 + b) * 131 + c
+      this.visit(this.t3[h & HASH_MASK], lower, i, gen)
+      if (i + 3 >= n) continue
+      const d = lower.charCodeAt(i + 3)
+      if (d > 127) continue
+      h = h * 131 + d
+      this.visit(this.t4[h & HASH_MASK], lower, i, gen)
+      if (i + 5 >= n) continue
+      const e = lower.charCodeAt(i + 4)
+      const f = lower.charCodeAt(i + 5)
+      if (e > 127 || f > 127) continue
+      this.visit(this.t6[((h * 131 + e) * 131 + f) & HASH_MASK], lower, i, gen)
+    }
+  }
+
+  present(id: number) {
+    return this.stamp[id] === this.generation
+  }
+}
+
+const table = new LiteralTable()
+
+/** A compiled regex with its literal prefilter; `exec` has RegExp's contract for the engine's calls. */
+export class Matcher {
+  private compiled: RegExp | null = null
+  readonly literals: Int32Array | null
+
+  constructor(
+    readonly source: string,
+    literals: string[] | null,
+  ) {
+    this.literals = literals ? Int32Array.from(literals.map((l) => table.idOf(l))) : null
+  }
+
+  private get re() {
+    return (this.compiled ??= new RegExp(this.source, 'i'))
+  }
+
+  /** Whether a literal of this regex is in `text` (always true without literals). */
+  possible(text: string): boolean {
+    const lits = this.literals
+    if (!lits) return true
+    table.scan(text)
+    for (let k = 0; k < lits.length; k++) if (table.present(lits[k]!)) return true
+    return false
+  }
+
+  exec(text: string): RegExpExecArray | null {
+    return this.possible(text) ? this.re.exec(text) : null
+  }
+
+  test(text: string): boolean {
+    return this.possible(text) && this.re.test(text)
+  }
+}
+
+/** Literals precomputed by the dataset builder, by pattern (see `seedLiterals`). */
+const seeded = new Map<string, string[] | null>()
+
+const literalsOf = (pattern: string) => (seeded.has(pattern) ? seeded.get(pattern)! : requiredLiterals(pattern))
+
+// The patterns come from the detection data and the engine's own code, so these maps are bounded by it.
+const baseMatchers = new Map<string, Matcher>()
+const plainMatchers = new Map<string, Matcher>()
+
+/** helper.getBaseRegExp(pattern), compiled once. */
+export function baseMatcher(pattern: string): Matcher {
+  let m = baseMatchers.get(pattern)
+  if (!m) {
+    const normalized = normalizePattern(pattern)
+    baseMatchers.set(pattern, (m = new Matcher(BASE_PREFIX + normalized + ')', literalsOf(normalized))))
+  }
+  return m
+}
+
+/** helper.matchUserAgent(pattern, ua), compiled once. */
+export function userAgentMatcher(pattern: string): Matcher {
+  let m = plainMatchers.get(pattern)
+  if (!m) {
+    const normalized = normalizePattern(pattern)
+    plainMatchers.set(pattern, (m = new Matcher(MATCH_PREFIX + normalized + ')', literalsOf(normalized))))
+  }
+  return m
+}
+
+/** `new RegExp(source, 'i')` for the engine's fixed patterns, compiled once, without a prefilter. */
+export function fixedRegExp(source: string): RegExp {
+  let m = plainMatchers.get('\0' + source)
+  if (!m) plainMatchers.set('\0' + source, (m = new Matcher(source, null)))
+  return m as unknown as RegExp
+}
+
+/** Lists shorter than this check each entry's literals; longer ones are indexed by literal. */
+const INDEXED_FROM = 48
+
+/** An ordered list of patterns indexed by literal, to visit only the entries that may match. */
+class ListIndex {
+  private readonly always: number[] = []
+  /** Large lists: entries of literal id L are postings[offsets[L] .. offsets[L + 1]) (CSR). */
+  private readonly offsets: Int32Array | null = null
+  private readonly postings: Int32Array | null = null
+  private lastText: string | null = null
+  private last: number[] = []
+
+  constructor(readonly matchers: Matcher[]) {
+    if (matchers.length < INDEXED_FROM) return
+    const size = table.size + 1
+    const counts = new Int32Array(size + 1)
+    matchers.forEach((m, i) => {
+      if (!m.literals) this.always.push(i)
+      else for (const id of new Set(m.literals)) counts[id + 1]!++
+    })
+    for (let k = 1; k <= size; k++) counts[k]! += counts[k - 1]!
+    const postings = new Int32Array(counts[size]!)
+    const fill = counts.slice()
+    matchers.forEach((m, i) => {
+      if (m.literals) for (const id of new Set(m.literals)) postings[fill[id]!++] = i
+    })
+    this.offsets = counts
+    this.postings = postings
+  }
+
+  /** Indices of the entries that may match `text`, ascending (so the first match is the stock one). */
+  candidates(text: string): number[] {
+    if (text === this.lastText) return this.last
+    table.scan(text)
+    let out: number[]
+    if (!this.offsets) {
+      out = []
+      for (let i = 0; i < this.matchers.length; i++) if (this.matchers[i]!.possible(text)) out.push(i)
+    } else {
+      out = this.always.slice()
+      const offsets = this.offsets
+      const postings = this.postings!
+      const limit = offsets.length - 1
+      for (const id of table.hits) {
+        if (id >= limit) continue // a literal added after this list was indexed is none of its own
+        for (let k = offsets[id]!, end = offsets[id + 1]!; k < end; k++) out.push(postings[k]!)
+      }
+      if (out.length > 1) {
+        out.sort((a, b) => a - b)
+        let n = 1
+        for (let k = 1; k < out.length; k++) if (out[k] !== out[n - 1]) out[n++] = out[k]!
+        out.length = n
+      }
+    }
+    this.lastText = text
+    this.last = out
+    return out
+  }
+}
+
+const indexes = new WeakMap<object, ListIndex>()
+
+/** Candidate positions of an array of `{regex}` items for `text`. */
+export function candidateIndexes(list: { regex: string }[], text: string): number[] {
+  let index = indexes.get(list)
+  if (!index) indexes.set(list, (index = new ListIndex(list.map((item) => baseMatcher(item.regex)))))
+  return index.candidates(text)
+}
+
+const keyLists = new WeakMap<object, string[]>()
+
+/** Candidate keys of an object of `{regex}` items (brands), in `for…in` order, for `text`. */
+export function candidateKeys(collection: Record<string, { regex: string }>, text: string): string[] {
+  let keys = keyLists.get(collection)
+  if (!keys) {
+    keys = Object.keys(collection)
+    keyLists.set(collection, keys)
+    indexes.set(keys, new ListIndex(keys.map((k) => baseMatcher(collection[k]!.regex))))
+  }
+  const all = keys
+  return indexes.get(keys)!.candidates(text).map((i) => all[i]!)
+}
+
+/** Literals computed by the builder for each normalized pattern, to skip the analysis at start. */
+export function seedLiterals(literals: Record<string, string[] | null>) {
+  for (const [pattern, lits] of Object.entries(literals)) seeded.set(pattern, lits)
+}
+
+/** How many regexes have no literal (always run), for the builder's counts and the docs. */
+export const literalStats = () => ({ literals: table.literals.length })

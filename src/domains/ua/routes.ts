@@ -1,0 +1,79 @@
+/** The three user-agent endpoints of the SPEC: POST /ua, POST /ua/bulk, POST /ua/compat/device-catalog. */
+import { Elysia, t } from 'elysia'
+import { requestContext } from '../../http/context.ts'
+import { costPerItem } from '../../http/cost.ts'
+import { documents } from '../../http/openapi.ts'
+import { fieldsQuery } from '../../http/paging.ts'
+import { list, one } from '../../http/reply.ts'
+import type { DomainContext } from '../types.ts'
+import { HINT_MAX_LENGTH, HINT_NAMES } from './hints.ts'
+import { BareSchema, BULK_FIELD_NAMES, BulkBareItem, BulkEnvelopedItem, CatalogSchema, catalogEntry, EnvelopedSchema, FIELD_NAMES, present, presentItem } from './present.ts'
+import { UA_MAX_LENGTH, type UaService } from './service.ts'
+
+export const BULK_MAX = 100
+
+const userAgent = t.String({
+  minLength: 1,
+  maxLength: UA_MAX_LENGTH,
+  description: `A User-Agent header value, 1 to ${UA_MAX_LENGTH} characters (longer: 422 naming the field).`,
+  examples: ['Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36'],
+})
+
+// An Unknown, checked by the service (hints.ts): Elysia coerces a string or number given for an object
+// schema into an object, which would hide a malformed `headers` instead of answering 422.
+const hintHeaders = t.Unknown({
+  description: `Client Hints, an object of header name -> value: ${[...HINT_NAMES.values()].join(', ')}. Names are case-insensitive; every entry optional; values are strings of at most ${HINT_MAX_LENGTH} characters (Sec-CH-UA-Mobile: ?0 or ?1). Other members (forwarded request headers) are ignored.`,
+  examples: [{ 'Sec-CH-UA': '"Chromium";v="120", "Google Chrome";v="120"', 'Sec-CH-UA-Mobile': '?1', 'Sec-CH-UA-Platform': '"Android"', 'Sec-CH-UA-Platform-Version': '"14.0.0"', 'Sec-CH-UA-Model': '"Pixel 8"' }],
+})
+
+export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
+  new Elysia({ prefix: '/ua' })
+    .use(requestContext(config.responseForm))
+    .post('', ({ body, form }) => one(present(service.parse(body.ua, body.headers), form), { fieldNames: FIELD_NAMES[form] }), {
+      body: t.Object({ ua: userAgent, headers: t.Optional(hintHeaders) }),
+      query: t.Object(fieldsQuery),
+      detail: {
+        summary: 'Parse a user agent',
+        description:
+          'Client, OS, device and bot of one User-Agent, with optional Client Hints (SPEC rules 1-4). Bots answer with `bot` and null client, os and device; headless browsers are bots that keep their client.',
+        ...documents({ enveloped: EnvelopedSchema, bare: BareSchema }),
+      },
+    })
+    .post('/bulk', ({ body, form }) => list(service.bulk(body.ua_list).map((r) => presentItem(r, form)), { fieldNames: BULK_FIELD_NAMES[form] }), {
+      body: t.Object({
+        ua_list: t.Array(
+          t.Unknown({
+            description: 'An object {ua, headers?} as the body of POST /ua. A bad item is answered in its place as {ua, error: {field, message}}; the others are parsed.',
+            examples: [{ ua: 'curl/8.5.0' }],
+          }),
+          { minItems: 1, maxItems: BULK_MAX, description: `1 to ${BULK_MAX} items, each answered on its own; each costs one quota credit.` },
+        ),
+      }),
+      query: t.Object(fieldsQuery),
+      detail: {
+        summary: `Parse up to ${BULK_MAX} user agents`,
+        description: 'Each result carries its input `ua`. Each item costs one quota credit.',
+        ...costPerItem('ua_list', BULK_MAX),
+        ...documents({ enveloped: BulkEnvelopedItem, bare: BulkBareItem, list: true, total: false }),
+      },
+    })
+    .post(
+      '/compat/device-catalog',
+      ({ body }) => {
+        const out: Record<string, unknown> = Object.create(null) // input strings as keys: no inherited names
+        for (const ua of body) {
+          if (Object.hasOwn(out, ua)) continue
+          out[ua] = catalogEntry(service.parse(ua), service.touch(ua))
+        }
+        return one(out)
+      },
+      {
+        body: t.Array(userAgent, { minItems: 1, maxItems: BULK_MAX, description: `1 to ${BULK_MAX} User-Agent strings; each costs one quota credit. Repeated strings are answered once.` }),
+        detail: {
+          summary: 'WURFL-style capabilities of up to 100 user agents',
+          description: 'An object keyed by each input string; each entry is a WURFL-style capability map whose sources docs/ua.md describes.',
+          ...costPerItem('', BULK_MAX),
+          ...documents({ enveloped: CatalogSchema, bare: CatalogSchema }),
+        },
+      },
+    )

@@ -1,0 +1,73 @@
+/**
+ * The prefilter's soundness: `requiredLiterals` may only name literals that every match contains. Checked
+ * by hand on the constructs that matter, and against every pattern of the detection data: for each of
+ * the real user agents a pattern matches, one of its literals must occur in the lower-cased UA.
+ */
+import { expect, test } from 'bun:test'
+import { openDataDir } from '../../../src/data/open.ts'
+import { UA_ARTIFACT } from '../../../src/domains/ua/build.ts'
+import { loadDefinitions } from '../../../src/domains/ua/definitions.ts'
+import { requiredLiterals } from '../../../src/domains/ua/literals.ts'
+import { ResultCache } from '../../../src/domains/ua/cache.ts'
+import { readFileSync } from 'node:fs'
+import { every, FIXTURES, realUserAgents } from './corpus.ts'
+
+test.each([
+  ['Chrome/(\\d+)', ['chrome/']],
+  ['(?:SM-G|GT-I)(\\d+)', ['sm-g', 'gt-i']],
+  ['ab+c', ['ab']],
+  ['a?bc', ['bc']],
+  ['foo(?:bar)?baz', ['foo']],
+  ['[abc]def|ghi', ['adef', 'bdef', 'cdef', 'ghi']],
+  ['S(?:3[78]0|670)', ['s370', 's380', 's670']], // small classes and groups multiply out
+  ['BLU[ _]', ['blu ', 'blu_']],
+  ['KF[ADFGJKMORSTQ]', ['kf']], // a large class ends the stretch
+  ['qwer(?=abc)', ['qwer']],
+  ['Apple ?TV', ['tv']], // `apple` is in every AppleWebKit UA: the rarer literal is chosen
+  ['(?<!Lenovo )Tab 10', ['tab 10']],
+  ['Build\\/K', ['build/k']],
+  ['Opera Tablet|\\d+', null],
+  ['(?:Nexus)*', null],
+  ['붉은별', null],
+  ['a{0,3}bc', ['bc']],
+  ['\\x41BC', ['bc']],
+])('requiredLiterals(%p)', (pattern, expected) => {
+  const got = requiredLiterals(pattern)
+  expect(got === null ? null : [...got].sort()).toEqual(expected === null ? null : [...expected].sort())
+})
+
+test('every pattern that matches a real UA has one of its literals in it', () => {
+  const defs = loadDefinitions(openDataDir().path(UA_ARTIFACT))
+  // Real browser UAs, and Matomo's fixture UAs, which reach the device and model patterns.
+  const fixtures = JSON.parse(readFileSync(FIXTURES, 'utf8')) as Record<string, { ua: string }[]>
+  const uas = [...every(realUserAgents(), 20), ...['devices', 'bots', 'client_hints'].flatMap((k) => fixtures[k]!.map((c) => c.ua))]
+  const lower = uas.map((u) => u.toLowerCase())
+  const wrong: string[] = []
+  let checked = 0
+  for (const [pattern, literals] of Object.entries(defs.literals)) {
+    if (!literals) continue
+    const re = new RegExp(pattern, 'i')
+    uas.forEach((ua, i) => {
+      if (!re.test(ua)) return
+      checked++
+      if (!literals.some((l) => lower[i]!.includes(l))) wrong.push(`${pattern.slice(0, 80)} on ${ua.slice(0, 80)}`)
+    })
+  }
+  console.log(`literals: ${checked} (pattern, UA) matches checked`)
+  expect(checked).toBeGreaterThan(10000)
+  expect(wrong).toEqual([])
+}, 120_000)
+
+test('the result cache is bounded in entries and in key bytes', () => {
+  const byEntries = new ResultCache<number>(10, 1 << 20)
+  for (let i = 0; i < 1000; i++) byEntries.set(`ua${i}`, i)
+  expect(byEntries.stats().entries).toBeLessThanOrEqual(20)
+  expect(byEntries.get('ua999')).toBe(999)
+  expect(byEntries.get('ua0')).toBeUndefined()
+  const byBytes = new ResultCache<number>(1_000_000, 10_000)
+  for (let i = 0; i < 1000; i++) byBytes.set(`${i}`.padEnd(2000, 'x'), i)
+  expect(byBytes.stats().bytes).toBeLessThanOrEqual(20_000)
+  const off = new ResultCache<number>(0, 0)
+  off.set('a', 1)
+  expect(off.get('a')).toBeUndefined()
+})
