@@ -6220,7 +6220,10 @@ export interface operations {
                      * @example Home
                      */
                     ssid: string;
-                    /** @description Passphrase or key, at most 63 characters: WPA needs 8-63, WEP one, nopass none. */
+                    /**
+                     * @description Passphrase or key, at most 63 characters: WPA needs 8-63, WEP one, nopass none.
+                     * @example correct horse battery
+                     */
                     password?: string;
                     /**
                      * @description WPA (WPA/WPA2/WPA3 personal, default), WEP or nopass (open network).

@@ -27,16 +27,18 @@ import type { BibleService, SearchSort } from './service.ts'
 const SEARCH_DEFAULT_LIMIT = 20
 const MAX_TRANSLATIONS = 40
 
-const translationParam = t.String({ minLength: 1, maxLength: 32, description: 'Translation id (`kjv`, `web`, `synodal`), any case.' })
+const translationParam = t.String({ minLength: 1, maxLength: 32, description: 'Translation id (`kjv`, `web`, `synodal`), any case.', examples: ['kjv'] })
 const bookParam = t.String({
   minLength: 1,
   maxLength: 64,
   description: 'Book: USFX code (`JHN`), English name with hyphens (`song-of-solomon`, `1-john`) or a common abbreviation (`jn`, `1jn`, `gen`, `ps`); any case.',
+  examples: ['jn'],
 })
-const chapterParam = t.String({ pattern: '^[0-9]{1,4}$', description: 'Chapter number.', error: 'chapter: expected a chapter number' })
+const chapterParam = t.String({ pattern: '^[0-9]{1,4}$', description: 'Chapter number.', error: 'chapter: expected a chapter number', examples: ['3'] })
 const verseRefParam = t.String({
   maxLength: 64,
   description: 'A verse (`16`), a range (`16-18`) or a list of both (`16,18-20`), at most 20 parts.',
+  examples: ['16-18'],
 })
 const sortQuery = t.Optional(
   t.Union([t.Literal('relevance'), t.Literal('canonical')], { description: '`relevance` (BM25, default) or `canonical` (Bible order) within each translation group.', error: 'sort: expected relevance or canonical' }),
@@ -46,6 +48,7 @@ const qQuery = t.String({
   maxLength: QUERY_MAX_LENGTH,
   description: 'Keywords (all must match), "exact phrases" in double quotes, `prefix*` (at least 3 letters). Case, accents, Hebrew points and Arabic harakat are ignored.',
   error: `q: expected 1 to ${QUERY_MAX_LENGTH} characters`,
+  examples: ['"only begotten" lov*'],
 })
 
 const searchShapes = documents({

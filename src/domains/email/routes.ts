@@ -29,7 +29,7 @@ export const emailRoutes = ({ service: state, config }: DomainContext<EmailDomai
   return new Elysia({ prefix: '/email' })
     .use(requestContext(config.responseForm))
     .post('/risk', async ({ body, form }) => one(present(await service.assess(body.email), form), { fieldNames: FIELD_NAMES[form] }), {
-      body: t.Object({ email: address }),
+      body: t.Object({ email: address }, { examples: [{ email: 'someone@mailinator.com' }] }),
       query: t.Object(fieldsQuery),
       detail: {
         summary: 'Score one email address (0-100)',
@@ -48,7 +48,7 @@ export const emailRoutes = ({ service: state, config }: DomainContext<EmailDomai
       {
         body: t.Object({
           emails: t.Array(address, { minItems: 1, maxItems: BULK_MAX, description: `1 to ${BULK_MAX} addresses, assessed concurrently and independently.` }),
-        }),
+        }, { examples: [{ emails: ['someone@mailinator.com', 'not an address'] }] }),
         query: t.Object(fieldsQuery),
         detail: {
           summary: `Score up to ${BULK_MAX} email addresses`,

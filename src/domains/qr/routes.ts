@@ -56,7 +56,7 @@ const ROUTES: PresetRoute[] = [
     description: 'Encodes `WIFI:T:<WPA|WEP|nopass>;S:<ssid>;P:<password>;H:<true|false>;;`, with `\\ ; , : "` in the SSID and password escaped by a backslash; `P:` is left out for nopass.',
     fields: {
       ssid: str(`Network name, 1-${LIMITS.ssid} characters and at most 32 bytes of UTF-8.`, LIMITS.ssid, 1, ['Home']),
-      password: t.Optional(str(`Passphrase or key, at most ${LIMITS.password} characters: WPA needs ${LIMITS.wpaMin}-${LIMITS.password}, WEP one, nopass none.`, LIMITS.password)),
+      password: t.Optional(str(`Passphrase or key, at most ${LIMITS.password} characters: WPA needs ${LIMITS.wpaMin}-${LIMITS.password}, WEP one, nopass none.`, LIMITS.password, 0, ['correct horse battery'])),
       encryption: t.Optional(t.UnionEnum(['WPA', 'WEP', 'nopass'], { default: 'WPA', description: 'WPA (WPA/WPA2/WPA3 personal, default), WEP or nopass (open network).', error: 'encryption: expected WPA, WEP or nopass' })),
       hidden: t.Optional(t.Boolean({ default: false, description: 'The network does not broadcast its SSID.' })),
     },
@@ -122,6 +122,12 @@ const COMMON_NOTE =
 
 const OPTION_NAMES = ['format', 'size', 'fg_color', 'bg_color', 'error_correction', 'margin', 'ttl'] as const
 
+/** The document's example request of a preset: its fields' own examples, as a base64 image (nothing stored). */
+const exampleBody = (fields: Record<string, { examples?: unknown[] }>) => ({
+  ...Object.fromEntries(Object.entries(fields).flatMap(([name, schema]) => (schema.examples?.length ? [[name, schema.examples[0]]] : []))),
+  format: 'base64',
+})
+
 export function qrRoutes({ service: state, config }: DomainContext<QrDomainState>) {
   const { service, trusted } = state
   const app = new Elysia({ prefix: '/qr' }).use(requestContext(config.responseForm))
@@ -137,7 +143,7 @@ export function qrRoutes({ service: state, config }: DomainContext<QrDomainState
         return one(await service.generate(route.preset, payload, route.field(b), options, origin), { fieldNames: FIELD_NAMES })
       },
       {
-        body: t.Object({ ...route.fields, ...commonParameters }),
+        body: t.Object({ ...route.fields, ...commonParameters }, { examples: [exampleBody(route.fields)] }),
         query: t.Object(fieldsQuery),
         detail: { tags: ['QR codes'], summary: route.summary, description: `${route.description} ${COMMON_NOTE}`, ...documents({ enveloped: QrResultSchema, bare: QrResultSchema }) },
       },

@@ -10,6 +10,9 @@ import { HINT_MAX_LENGTH, HINT_NAMES } from './hints.ts'
 import { BareSchema, BULK_FIELD_NAMES, BulkBareItem, BulkEnvelopedItem, CatalogSchema, catalogEntry, EnvelopedSchema, FIELD_NAMES, present, presentItem } from './present.ts'
 import { UA_MAX_LENGTH, type UaService } from './service.ts'
 
+/** A real user agent for the document's examples (Chrome on a Pixel 8). */
+const EXAMPLE_UA = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36'
+
 export const BULK_MAX = 100
 
 const userAgent = t.String({
@@ -30,7 +33,7 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
   new Elysia({ prefix: '/ua' })
     .use(requestContext(config.responseForm))
     .post('', ({ body, form }) => one(present(service.parse(body.ua, body.headers), form), { fieldNames: FIELD_NAMES[form] }), {
-      body: t.Object({ ua: userAgent, headers: t.Optional(hintHeaders) }),
+      body: t.Object({ ua: userAgent, headers: t.Optional(hintHeaders) }, { examples: [{ ua: EXAMPLE_UA }] }),
       query: t.Object(fieldsQuery),
       detail: {
         summary: 'Parse a user agent',
@@ -48,7 +51,7 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
           }),
           { minItems: 1, maxItems: BULK_MAX, description: `1 to ${BULK_MAX} items, each answered on its own; each costs one quota credit.` },
         ),
-      }),
+      }, { examples: [{ ua_list: [{ ua: EXAMPLE_UA }, { ua: 'curl/8.5.0' }, { ua: '' }] }] }),
       query: t.Object(fieldsQuery),
       detail: {
         summary: `Parse up to ${BULK_MAX} user agents`,
@@ -68,7 +71,7 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
         return one(out)
       },
       {
-        body: t.Array(userAgent, { minItems: 1, maxItems: BULK_MAX, description: `1 to ${BULK_MAX} User-Agent strings; each costs one quota credit. Repeated strings are answered once.` }),
+        body: t.Array(userAgent, { minItems: 1, maxItems: BULK_MAX, description: `1 to ${BULK_MAX} User-Agent strings; each costs one quota credit. Repeated strings are answered once.`, examples: [[EXAMPLE_UA, 'curl/8.5.0']] }),
         detail: {
           summary: 'WURFL-style capabilities of up to 100 user agents',
           description: 'An object keyed by each input string; each entry is a WURFL-style capability map whose sources docs/ua.md describes.',
