@@ -57,7 +57,9 @@ test('a folder that is not detection data leaves the domain unavailable (503), n
 test('a `ua-regexes` folder dropped into the data directory is served too', async () => {
   const dataDir = temp()
   const built = resolve(import.meta.dir, '../../../datasets/out')
+  // The data directory as built (its artifacts are checked against the manifest), plus the dropped folder.
   cpSync(join(built, 'manifest.json'), join(dataDir, 'manifest.json'))
+  for (const a of JSON.parse(readFileSync(join(built, 'manifest.json'), 'utf8')).datasets.ua.artifacts) cpSync(join(built, a.name), join(dataDir, a.name))
   cpSync(join(PACKAGE, 'regexes'), join(dataDir, 'ua-regexes'), { recursive: true })
   const bots = join(dataDir, 'ua-regexes', 'bots.js')
   const entry = { regex: 'DropInProbeBot', name: 'Drop-in Probe Bot', category: 'Crawler', url: '', producer: { name: 'Almanac', url: '' } }
