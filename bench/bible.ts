@@ -34,13 +34,17 @@ console.log(`Database: ${mib(statSync(path).size)} (${statSync(path).size.toLoca
 
 // Executable growth: the compile step embeds the artifact zstd-compressed (build/compile.ts, level 12);
 // its cached copy is named by the artifact's sha256.
-const sha = (JSON.parse(readFileSync(join(ROOT, 'datasets/out/manifest.json'), 'utf8')).datasets.bible.artifacts as { name: string; sha256: string }[]).find((a) => a.name === BIBLE_ARTIFACT)!.sha256
+const sha = (
+  JSON.parse(readFileSync(join(ROOT, 'datasets/out/manifest.json'), 'utf8')).datasets.bible.artifacts as { name: string; sha256: string }[]
+).find((a) => a.name === BIBLE_ARTIFACT)!.sha256
 const cached = join(ROOT, 'dist/.embed', `${sha}.zst`)
 if (existsSync(cached)) console.log(`Executable growth: ${mib(statSync(cached).size)} (the zstd copy \`bun run compile\` embeds)`)
 else if (process.argv.includes('--build')) {
   const t = performance.now()
   const packed = Bun.zstdCompressSync(readFileSync(path), { level: 12 })
-  console.log(`Executable growth: ${mib(packed.length)} (zstd level 12 as \`bun run compile\` embeds it; compressed in ${((performance.now() - t) / 1000).toFixed(1)} s)`)
+  console.log(
+    `Executable growth: ${mib(packed.length)} (zstd level 12 as \`bun run compile\` embeds it; compressed in ${((performance.now() - t) / 1000).toFixed(1)} s)`,
+  )
 } else console.log('Executable growth: run `bun run compile` (or pass --build) to measure')
 
 if (process.argv.includes('--build')) {
@@ -50,8 +54,12 @@ if (process.argv.includes('--build')) {
 await buildBibleDatabase({ mirror: (f) => '${MIRROR}/' + f, versification: '${MIRROR}/bible/versification', bookNames: '${MIRROR}/bible/book-names/book-names.json', out: '${out}' })`
   const t = performance.now()
   const child = Bun.spawnSync(['bun', '-e', script], { stderr: 'inherit' })
-  console.log(`Build from the mirror (34 translations, index, VACUUM): ${((performance.now() - t) / 1000).toFixed(1)} s${child.exitCode ? ' (FAILED)' : ''}`)
-  await Bun.file(out).delete().catch(() => {})
+  console.log(
+    `Build from the mirror (34 translations, index, VACUUM): ${((performance.now() - t) / 1000).toFixed(1)} s${child.exitCode ? ' (FAILED)' : ''}`,
+  )
+  await Bun.file(out)
+    .delete()
+    .catch(() => {})
 }
 
 Bun.gc(true)
@@ -60,7 +68,9 @@ const db = openReadonlySqlite(path)
 const service = new BibleService(db)
 Bun.gc(true)
 const opened = await memory()
-console.log(`\nRSS before opening ${mib(before.rss)}; after opening ${mib(opened.rss)} (+${mib(opened.rss - before.rss)}; anonymous +${mib(opened.anon - before.anon)})`)
+console.log(
+  `\nRSS before opening ${mib(before.rss)}; after opening ${mib(opened.rss)} (+${mib(opened.rss - before.rss)}; anonymous +${mib(opened.anon - before.anon)})`,
+)
 
 const QUERIES: Record<string, string[]> = {
   keyword: ['love', 'shepherd', 'faith hope', 'Jerusalem', 'light darkness', 'water', 'Gott', 'Господь', '神愛', 'الله'],
@@ -85,7 +95,9 @@ function timeSearch(label: string, translations: string[] | undefined, queries: 
     }
   }
   const p50 = pct(ours, 50)
-  console.log(`| ${label} | ${ours.length} | ${p50.toFixed(2)} | ${pct(ours, 95).toFixed(2)} | ${pct(bare, 50).toFixed(2)} | ${(p50 / pct(bare, 50)).toFixed(1)} |`)
+  console.log(
+    `| ${label} | ${ours.length} | ${p50.toFixed(2)} | ${pct(ours, 95).toFixed(2)} | ${pct(bare, 50).toFixed(2)} | ${(p50 / pct(bare, 50)).toFixed(1)} |`,
+  )
 }
 
 console.log('\nSearch, in process (limit 20, relevance; baseline: bare FTS5 MATCH ... ORDER BY rank LIMIT 20 over the whole index)')
@@ -114,18 +126,45 @@ const pk = db.query('SELECT text FROM verses WHERE id = ?')
 console.log('\nFetches, in process (baseline: one verse by primary key)')
 console.log('| call | calls | p50 ms | p95 ms | baseline p50 ms |')
 console.log('|---|---:|---:|---:|---:|')
-timeFetch('chapter (random kjv book, chapter 1)', 5000, (i) => service.chapter('kjv', books[i % books.length]!.book.abbr, 1), (i) => pk.get(books[i % books.length]!.firstId))
-timeFetch('Psalm 119 (176 verses)', 2000, () => service.chapter('kjv', 'ps', 119), () => pk.get(65536))
-timeFetch('verse range John 3:16-18', 5000, () => service.passage('kjv', 'jn', 3, '16-18'), () => pk.get(65536))
-timeFetch('daily verse', 5000, () => service.daily({}, 'daily'), () => pk.get(65536))
+timeFetch(
+  'chapter (random kjv book, chapter 1)',
+  5000,
+  (i) => service.chapter('kjv', books[i % books.length]!.book.abbr, 1),
+  (i) => pk.get(books[i % books.length]!.firstId),
+)
+timeFetch(
+  'Psalm 119 (176 verses)',
+  2000,
+  () => service.chapter('kjv', 'ps', 119),
+  () => pk.get(65536),
+)
+timeFetch(
+  'verse range John 3:16-18',
+  5000,
+  () => service.passage('kjv', 'jn', 3, '16-18'),
+  () => pk.get(65536),
+)
+timeFetch(
+  'daily verse',
+  5000,
+  () => service.daily({}, 'daily'),
+  () => pk.get(65536),
+)
 
 Bun.gc(true)
 const after = await memory()
-console.log(`\nRSS after the query set ${mib(after.rss)} (+${mib(after.rss - before.rss)} over the process before opening: anonymous +${mib(after.anon - before.anon)}, file-backed (mapped database pages, shared page cache) +${mib(after.file - before.file)})`)
+console.log(
+  `\nRSS after the query set ${mib(after.rss)} (+${mib(after.rss - before.rss)} over the process before opening: anonymous +${mib(after.anon - before.anon)}, file-backed (mapped database pages, shared page cache) +${mib(after.file - before.file)})`,
+)
 
 await compareWithHello('HTTP (Form B), 3 s each', [
   { name: 'GET /bible/kjv/john/3/16', path: '/api/v1/bible/kjv/john/3/16', headers: { 'x-response-form': 'bare' }, seconds: 3 },
   { name: 'GET /bible/kjv/ps/119', path: '/api/v1/bible/kjv/ps/119', headers: { 'x-response-form': 'bare' }, seconds: 3 },
-  { name: 'GET /bible/kjv/search?q=shepherd', path: '/api/v1/bible/kjv/search?q=shepherd', headers: { 'x-response-form': 'bare' }, seconds: 3 },
+  {
+    name: 'GET /bible/kjv/search?q=shepherd',
+    path: '/api/v1/bible/kjv/search?q=shepherd',
+    headers: { 'x-response-form': 'bare' },
+    seconds: 3,
+  },
   { name: 'GET /bible/search?q=love (all)', path: '/api/v1/bible/search?q=love', headers: { 'x-response-form': 'bare' }, seconds: 3 },
 ])

@@ -26,5 +26,10 @@ await compareWithHello('GET /countries/{code} over HTTP (wrk, 32 connections, 5 
   { name: 'GET /countries/US (Form A, 57 subdivisions)', path: '/api/v1/countries/US', headers: { 'x-response-form': 'enveloped' } },
   { name: 'GET /subdivisions/US-CA', path: '/api/v1/subdivisions/US-CA' },
   { name: 'GET /countries?q=united', path: '/api/v1/countries?q=united' },
-  { name: 'POST /countries/validate (10 codes)', method: 'POST', path: '/api/v1/countries/validate', body: { codes: ['US', 'FR', 'DE', 'BR', 'JP', 'IN', 'GB', 'ZA', 'XX', 'YU'] } },
+  {
+    name: 'POST /countries/validate (10 codes)',
+    method: 'POST',
+    path: '/api/v1/countries/validate',
+    body: { codes: ['US', 'FR', 'DE', 'BR', 'JP', 'IN', 'GB', 'ZA', 'XX', 'YU'] },
+  },
 ])

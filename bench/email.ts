@@ -22,7 +22,10 @@ import { startRdapServer } from '../test/domains/email/rdap-server.ts'
 import { compareWithHello, startAlmanac } from './lib.ts'
 
 const NOW = Date.now()
-const dns = await startDnsServer({ 'warm.example': { mx: [[10, 'mx.warm.example']], ttl: 3600 }, 'mailinator.com': { mx: [[10, 'mx.mailinator.com']], ttl: 3600 } })
+const dns = await startDnsServer({
+  'warm.example': { mx: [[10, 'mx.warm.example']], ttl: 3600 },
+  'mailinator.com': { mx: [[10, 'mx.mailinator.com']], ttl: 3600 },
+})
 const rdapZones: Record<string, { days: number }> = { 'warm.example': { days: 4000 }, 'mailinator.com': { days: 6000 } }
 const rdap = startRdapServer(rdapZones, NOW)
 const env = {
@@ -34,13 +37,24 @@ const service = openEmailService(loadConfig({ env }), openDataDir())
 
 // Inputs: a mix of listed (abuse, disposable) and unlisted names, some as subdomains.
 const abuse = readFileSync(join(MIRROR, 'email/abuse-domains-blocklistproject-2026-07-20.txt'), 'utf8').split('\n').filter(Boolean)
-const names = Array.from({ length: 100_000 }, (_, i) => (i % 4 === 0 ? abuse[(i * 7919) % abuse.length]! : i % 4 === 1 ? `mail${i}.mailinator.com` : i % 4 === 2 ? `company${i}.com` : `inbox.host${i}.co.uk`))
+const names = Array.from({ length: 100_000 }, (_, i) =>
+  i % 4 === 0
+    ? abuse[(i * 7919) % abuse.length]!
+    : i % 4 === 1
+      ? `mail${i}.mailinator.com`
+      : i % 4 === 2
+        ? `company${i}.com`
+        : `inbox.host${i}.co.uk`,
+)
 const registrable = names.map((n) => getDomain(n))
 const baseline = new Set(abuse)
 
 // The lists behind the service, opened the same way, for checks without the public suffix lookup.
 const file = readContainer(openDataDir().path(LISTS_ARTIFACT))
-const lists = new EmailLists({ names: file.bytes('names'), offsets: file.u32('offsets'), slots: file.u32('slots') }, file.meta.labels as ListLabel[])
+const lists = new EmailLists(
+  { names: file.bytes('names'), offsets: file.u32('offsets'), slots: file.u32('slots') },
+  file.meta.labels as ListLabel[],
+)
 
 // Warm-up, untimed: the first timed loop would otherwise also pay for compiling the code under test.
 for (let i = 0; i < 300_000; i++) {
@@ -70,10 +84,22 @@ console.log('\nIn-process list checks (100,000 names, mixed listed and unlisted,
 console.log('| call | calls per round | median of 5 | best of 5 |')
 console.log('|---|---:|---:|---:|')
 rates('Set.has over the abuse list, exact name only (baseline)', 2_000_000, (i) => baseline.has(names[i % names.length]!))
-rates('list check, registrable domain known (disposable walk + free + abuse)', 1_000_000, (i) => lists.check(names[i % names.length]!, registrable[i % names.length]!).disposable)
+rates(
+  'list check, registrable domain known (disposable walk + free + abuse)',
+  1_000_000,
+  (i) => lists.check(names[i % names.length]!, registrable[i % names.length]!).disposable,
+)
 const plain = names.map((n, i) => registrable[i] ?? n)
-rates('list check of registrable domains only (most addresses: user@provider.tld)', 1_000_000, (i) => lists.check(plain[i % plain.length]!, plain[i % plain.length]!).disposable)
-rates('list check incl. public suffix lookup (tldts getDomain), as a request does', 1_000_000, (i) => service.listCheck(names[i % names.length]!).disposable)
+rates(
+  'list check of registrable domains only (most addresses: user@provider.tld)',
+  1_000_000,
+  (i) => lists.check(plain[i % plain.length]!, plain[i % plain.length]!).disposable,
+)
+rates(
+  'list check incl. public suffix lookup (tldts getDomain), as a request does',
+  1_000_000,
+  (i) => service.listCheck(names[i % names.length]!).disposable,
+)
 
 // Cold bulks: 10 domains never seen before, each with an MX zone and an RDAP record.
 let fresh = 0
@@ -92,7 +118,9 @@ for (let i = 0; i < 200; i++) {
   await service.bulk(emails)
   times.push(performance.now() - t0)
 }
-console.log(`\nBulk of 10 cold addresses in process (loopback DNS + RDAP, 200 bulks): p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms`)
+console.log(
+  `\nBulk of 10 cold addresses in process (loopback DNS + RDAP, 200 bulks): p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms`,
+)
 service.close()
 
 const almanac = await startAlmanac(env)
@@ -101,11 +129,17 @@ try {
   for (let i = 0; i < 200; i++) {
     const body = JSON.stringify({ emails: coldBulk() })
     const t0 = performance.now()
-    const res = await fetch(`${almanac.url}/api/v1/email/risk/bulk`, { method: 'POST', headers: { ...almanac.headers, 'content-type': 'application/json' }, body })
+    const res = await fetch(`${almanac.url}/api/v1/email/risk/bulk`, {
+      method: 'POST',
+      headers: { ...almanac.headers, 'content-type': 'application/json' },
+      body,
+    })
     await res.arrayBuffer()
     http.push(performance.now() - t0)
   }
-  console.log(`Bulk of 10 cold addresses over HTTP (one connection, 200 requests): p50 ${percentile(http, 50).toFixed(2)} ms, p99 ${percentile(http, 99).toFixed(2)} ms`)
+  console.log(
+    `Bulk of 10 cold addresses over HTTP (one connection, 200 requests): p50 ${percentile(http, 50).toFixed(2)} ms, p99 ${percentile(http, 99).toFixed(2)} ms`,
+  )
 } finally {
   await almanac.stop()
 }
@@ -114,9 +148,26 @@ await compareWithHello(
   'POST /email/risk, warm caches (wrk, loopback, 32 connections, 5 s each)',
   [
     { name: 'POST /api/v1/email/risk (warm, Form A)', method: 'POST', path: '/api/v1/email/risk', body: { email: 'someone@warm.example' } },
-    { name: 'POST /api/v1/email/risk (warm, disposable, Form B)', method: 'POST', path: '/api/v1/email/risk', body: { email: 'someone@mailinator.com' }, headers: { 'x-response-form': 'bare' } },
-    { name: 'POST /api/v1/email/risk (invalid syntax, no lookups)', method: 'POST', path: '/api/v1/email/risk', body: { email: 'two@@example.com' } },
-    { name: 'POST /api/v1/email/risk/bulk (10 warm)', method: 'POST', path: '/api/v1/email/risk/bulk', body: { emails: Array(10).fill('someone@warm.example') }, connections: 8 },
+    {
+      name: 'POST /api/v1/email/risk (warm, disposable, Form B)',
+      method: 'POST',
+      path: '/api/v1/email/risk',
+      body: { email: 'someone@mailinator.com' },
+      headers: { 'x-response-form': 'bare' },
+    },
+    {
+      name: 'POST /api/v1/email/risk (invalid syntax, no lookups)',
+      method: 'POST',
+      path: '/api/v1/email/risk',
+      body: { email: 'two@@example.com' },
+    },
+    {
+      name: 'POST /api/v1/email/risk/bulk (10 warm)',
+      method: 'POST',
+      path: '/api/v1/email/risk/bulk',
+      body: { emails: Array(10).fill('someone@warm.example') },
+      connections: 8,
+    },
   ],
   env,
 )

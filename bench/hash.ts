@@ -27,14 +27,27 @@ try {
   const sha256 = { method: 'POST', path: '/api/v1/hash/sha256', body: { input: 'correct horse battery staple' }, seconds: SECONDS }
   const rows: Row[] = [{ name: hello.name, result: await load(hello, { seconds: SECONDS }) }]
   rows.push({ name: 'POST /hash/sha256 (28 bytes)', result: await load(almanac, sha256) })
-  rows.push({ name: 'POST /hash/sha512 (4 KiB)', result: await load(almanac, { ...sha256, path: '/api/v1/hash/sha512', body: { input: 'x'.repeat(4096) } }) })
-  rows.push({ name: 'POST /hash/md5 (28 bytes, Form B)', result: await load(almanac, { ...sha256, path: '/api/v1/hash/md5', headers: { 'x-response-form': 'bare' } }) })
+  rows.push({
+    name: 'POST /hash/sha512 (4 KiB)',
+    result: await load(almanac, { ...sha256, path: '/api/v1/hash/sha512', body: { input: 'x'.repeat(4096) } }),
+  })
+  rows.push({
+    name: 'POST /hash/md5 (28 bytes, Form B)',
+    result: await load(almanac, { ...sha256, path: '/api/v1/hash/md5', headers: { 'x-response-form': 'bare' } }),
+  })
   printTable(`Digests over HTTP (wrk, 32 connections, ${SECONDS} s each)`, rows)
 
   // Latency probe: a few connections, so p99 measures waiting behind other work, not wrk's own queueing.
   const probe = { ...sha256, connections: 4, threads: 1 }
   const idle = await load(almanac, probe)
-  const hammer = load(almanac, { method: 'POST', path: '/api/v1/hash/bcrypt', body: { input: 'correct horse battery staple', rounds: 12 }, connections: 4, threads: 1, seconds: SECONDS + 2 })
+  const hammer = load(almanac, {
+    method: 'POST',
+    path: '/api/v1/hash/bcrypt',
+    body: { input: 'correct horse battery staple', rounds: 12 },
+    connections: 4,
+    threads: 1,
+    seconds: SECONDS + 2,
+  })
   await Bun.sleep(1000) // let the bcrypt load reach steady state (every worker busy, a queue behind them)
   const busy = await load(almanac, probe)
   const bcryptLoad = await hammer
@@ -44,8 +57,12 @@ try {
     { name: 'the bcrypt hammer itself (4 connections)', result: bcryptLoad },
   ])
   const ratio = busy.p99Ms / idle.p99Ms
-  console.log(`\nsha256 p99: idle ${idle.p99Ms.toFixed(2)} ms, under bcrypt load ${busy.p99Ms.toFixed(2)} ms -> ${ratio.toFixed(2)}x (target < 3x)`)
-  console.log(`digests/s over HTTP: sha256 ${rows[1]!.result.rps.toFixed(0)} req/s = ${(rows[1]!.result.rps / rows[0]!.result.rps).toFixed(2)} of hello-world (${rows[0]!.result.rps.toFixed(0)} req/s)`)
+  console.log(
+    `\nsha256 p99: idle ${idle.p99Ms.toFixed(2)} ms, under bcrypt load ${busy.p99Ms.toFixed(2)} ms -> ${ratio.toFixed(2)}x (target < 3x)`,
+  )
+  console.log(
+    `digests/s over HTTP: sha256 ${rows[1]!.result.rps.toFixed(0)} req/s = ${(rows[1]!.result.rps / rows[0]!.result.rps).toFixed(2)} of hello-world (${rows[0]!.result.rps.toFixed(0)} req/s)`,
+  )
 } finally {
   await hello.stop()
   await almanac.stop()

@@ -20,13 +20,23 @@ const logged = await startAlmanac({ ALMANAC_ACCESS_LOG: 'true' })
 try {
   const rows: Row[] = [{ name: hello.name, result: await load(hello, { seconds }) }]
   rows.push({ name: helloFetch.name, result: await load(helloFetch, { seconds }) })
-  const run = async (name: string, server = almanac, options: Parameters<typeof load>[1] = {}) => rows.push({ name, result: await load(server, { seconds, ...options }) })
+  const run = async (name: string, server = almanac, options: Parameters<typeof load>[1] = {}) =>
+    rows.push({ name, result: await load(server, { seconds, ...options }) })
   await run('GET /healthz (no auth; routing, hooks, metrics)', almanac, { path: '/healthz' })
   await run(`GET ${light} (auth + quota + Form A)`, almanac, { path: light })
   await run(`GET ${light} (auth + quota + Form B)`, almanac, { path: light, headers: { 'x-response-form': 'bare' } })
-  await run(`GET ${light}?fields=id,version (auth + quota + Form B + fields)`, almanac, { path: `${light}?fields=id,version`, headers: { 'x-response-form': 'bare' } })
-  await run('GET /api/v1/countries/FR?fields=name (a real lookup, all layers)', almanac, { path: '/api/v1/countries/FR?fields=name', headers: { 'x-response-form': 'bare' } })
-  await run(`GET ${light}?fields=id,version (as above + JSON access log)`, logged, { path: `${light}?fields=id,version`, headers: { 'x-response-form': 'bare' } })
+  await run(`GET ${light}?fields=id,version (auth + quota + Form B + fields)`, almanac, {
+    path: `${light}?fields=id,version`,
+    headers: { 'x-response-form': 'bare' },
+  })
+  await run('GET /api/v1/countries/FR?fields=name (a real lookup, all layers)', almanac, {
+    path: '/api/v1/countries/FR?fields=name',
+    headers: { 'x-response-form': 'bare' },
+  })
+  await run(`GET ${light}?fields=id,version (as above + JSON access log)`, logged, {
+    path: `${light}?fields=id,version`,
+    headers: { 'x-response-form': 'bare' },
+  })
   printTable(`Shared HTTP layers vs bare Elysia (wrk, 32 connections, ${seconds} s each)`, rows)
 
   const base = rows[0]!.result

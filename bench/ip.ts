@@ -68,7 +68,10 @@ time('Almanac full record, 1,000 IPv6 repeated', v6.slice(0, 1000), (ip) => serv
 // text has to be built, which the common, already-canonical spelling skips.
 const longhand = v6.slice(0, 1000).map((ip) => {
   const w = (parseIp(ip) as IpAddress).v6!
-  return w.flatMap((x) => [x >>> 16, x & 0xffff]).map((g) => g.toString(16).toUpperCase().padStart(4, '0')).join(':')
+  return w
+    .flatMap((x) => [x >>> 16, x & 0xffff])
+    .map((g) => g.toString(16).toUpperCase().padStart(4, '0'))
+    .join(':')
 })
 time('Almanac full record, 1,000 IPv6 repeated, written longhand', longhand, (ip) => service.lookup(ip), 3000)
 
@@ -81,8 +84,33 @@ const bulk = pool.filter((ip) => !wideText(ip)).slice(0, 100)
 const bulkWide = [...bulk.slice(0, 99), pool.find(wideText)!] // last: the whole fast pass is wasted
 await compareWithHello('HTTP (wrk, loopback, 32 connections)', [
   { name: 'POST /api/v1/ip (8.8.8.8, Form A)', method: 'POST', path: '/api/v1/ip', body: { ip: '8.8.8.8' } },
-  { name: 'POST /api/v1/ip (2001:4860:4860::8888, Form B)', method: 'POST', path: '/api/v1/ip', body: { ip: '2001:4860:4860::8888' }, headers: { 'x-response-form': 'bare' } },
-  { name: 'POST /api/v1/ip/bulk (100 addresses, Latin-1 answers)', method: 'POST', path: '/api/v1/ip/bulk', body: { ips: bulk }, connections: 8 },
-  { name: 'POST /api/v1/ip/bulk (100 addresses, one name above U+00FF)', method: 'POST', path: '/api/v1/ip/bulk', body: { ips: bulkWide }, connections: 8 },
-  { name: 'POST /api/v1/ip/bulk (100 addresses, Latin-1 answers, 1 connection)', method: 'POST', path: '/api/v1/ip/bulk', body: { ips: bulk }, connections: 1, threads: 1 },
+  {
+    name: 'POST /api/v1/ip (2001:4860:4860::8888, Form B)',
+    method: 'POST',
+    path: '/api/v1/ip',
+    body: { ip: '2001:4860:4860::8888' },
+    headers: { 'x-response-form': 'bare' },
+  },
+  {
+    name: 'POST /api/v1/ip/bulk (100 addresses, Latin-1 answers)',
+    method: 'POST',
+    path: '/api/v1/ip/bulk',
+    body: { ips: bulk },
+    connections: 8,
+  },
+  {
+    name: 'POST /api/v1/ip/bulk (100 addresses, one name above U+00FF)',
+    method: 'POST',
+    path: '/api/v1/ip/bulk',
+    body: { ips: bulkWide },
+    connections: 8,
+  },
+  {
+    name: 'POST /api/v1/ip/bulk (100 addresses, Latin-1 answers, 1 connection)',
+    method: 'POST',
+    path: '/api/v1/ip/bulk',
+    body: { ips: bulk },
+    connections: 1,
+    threads: 1,
+  },
 ])

@@ -36,7 +36,13 @@ async function waitFor(url: string, child: Subprocess, seconds = 120) {
   throw new Error(`no answer from ${url} within ${seconds}s`)
 }
 
-export async function start(name: string, cmd: string[], env: Record<string, string>, ready: string, headers: Record<string, string>): Promise<BenchServer> {
+export async function start(
+  name: string,
+  cmd: string[],
+  env: Record<string, string>,
+  ready: string,
+  headers: Record<string, string>,
+): Promise<BenchServer> {
   const port = await freePort()
   const child = spawn({ cmd, cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdout: 'ignore', stderr: 'inherit' })
   const url = `http://127.0.0.1:${port}`
@@ -117,7 +123,11 @@ export async function load(server: BenchServer, options: LoadOptions = {}): Prom
     ].join('\n'),
   )
   const cpuBefore = cpuSeconds(server.pid)
-  const proc = spawn({ cmd: ['wrk', '-t', String(threads), '-c', String(connections), '-d', `${seconds}s`, '--latency', '-s', script, server.url + path], stdout: 'pipe', stderr: 'pipe' })
+  const proc = spawn({
+    cmd: ['wrk', '-t', String(threads), '-c', String(connections), '-d', `${seconds}s`, '--latency', '-s', script, server.url + path],
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   const out = await new Response(proc.stdout).text()
   await proc.exited
   const cpu = cpuSeconds(server.pid) - cpuBefore
@@ -148,7 +158,9 @@ export function printTable(title: string, rows: Row[]) {
   console.log('| case | req/s | ratio to baseline | p50 ms | p99 ms | CPU µs/req | non-2xx |')
   console.log('|---|---:|---:|---:|---:|---:|---:|')
   for (const { name, result: r } of rows) {
-    console.log(`| ${name} | ${r.rps.toFixed(0)} | ${(r.rps / base.rps).toFixed(2)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.cpuUsPerRequest.toFixed(1)} | ${r.non2xx} |`)
+    console.log(
+      `| ${name} | ${r.rps.toFixed(0)} | ${(r.rps / base.rps).toFixed(2)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.cpuUsPerRequest.toFixed(1)} | ${r.non2xx} |`,
+    )
   }
 }
 

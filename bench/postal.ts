@@ -35,7 +35,13 @@ const digit = () => String(Math.floor(random() * 10))
 
 async function build(label: string, postal: string, out: string) {
   const t0 = performance.now()
-  const result = await buildPostalDatabase({ postal, countryInfo: COUNTRY_INFO, out, progress: (l, total) => progress(`${label}: ${l}`, total, console.error), log: (l) => console.error(`${label}: ${l}`) })
+  const result = await buildPostalDatabase({
+    postal,
+    countryInfo: COUNTRY_INFO,
+    out,
+    progress: (l, total) => progress(`${label}: ${l}`, total, console.error),
+    log: (l) => console.error(`${label}: ${l}`),
+  })
   const seconds = (performance.now() - t0) / 1000
   return { label, seconds, bytes: statSync(out).size, rows: result.counts.records! }
 }
@@ -43,7 +49,9 @@ async function build(label: string, postal: string, out: string) {
 /** The synthetic set: real rows of every country, and full codes for GB, CA and NL around their real districts. */
 async function writeSynthetic(dir: string): Promise<number> {
   mkdirSync(dir, { recursive: true })
-  const files = readdirSync(POSTAL_DIR).filter((f) => f.endsWith('.txt.gz')).sort()
+  const files = readdirSync(POSTAL_DIR)
+    .filter((f) => f.endsWith('.txt.gz'))
+    .sort()
   const all = Bun.file(join(dir, 'allCountries.txt')).writer()
   const districts: Record<string, string[][]> = { GB: [], CA: [], NL: [] }
   let others = 0
@@ -75,7 +83,9 @@ async function writeSynthetic(dir: string): Promise<number> {
       // Within about 1.5 km of the district's point: full codes cluster around their district as real ones do.
       const lat = Number(d[9]) + (random() - 0.5) * 0.027
       const lng = Number(d[10]) + (random() - 0.5) * 0.04
-      writer.write([cc, fullCode[cc]!(d[1]!), d[2], d[3], d[4], d[5], d[6], d[7], d[8], lat.toFixed(5), lng.toFixed(5), '6'].join('\t') + '\n')
+      writer.write(
+        [cc, fullCode[cc]!(d[1]!), d[2], d[3], d[4], d[5], d[6], d[7], d[8], lat.toFixed(5), lng.toFixed(5), '6'].join('\t') + '\n',
+      )
     }
     await writer.end()
     written += want
@@ -110,35 +120,70 @@ try {
   console.log('\nBuild (real importer, one process)')
   console.log('| set | rows | build s | rows/s | database |')
   console.log('|---|---:|---:|---:|---:|')
-  for (const b of builds) console.log(`| ${b.label} | ${b.rows.toLocaleString('en')} | ${b.seconds.toFixed(1)} | ${Math.round(b.rows / b.seconds).toLocaleString('en')} | ${mb(b.bytes)} |`)
+  for (const b of builds)
+    console.log(
+      `| ${b.label} | ${b.rows.toLocaleString('en')} | ${b.seconds.toFixed(1)} | ${Math.round(b.rows / b.seconds).toLocaleString('en')} | ${mb(b.bytes)} |`,
+    )
 
   const db = openReadonlySqlite(synthDb)
   const service = new PostalService(db)
   const sample = db.query('SELECT country, postal_code FROM places WHERE id % 2113 = 0').all() as { country: string; postal_code: string }[]
   const page = { limit: 50, offset: 0 }
   const count = (country: string, lat: number, lng: number) => service.nearby(country, { lat, lng, radius_km: 25 }, page).total
-  const box = (lng: number, lat: number, w: number, h: number) => ({ type: 'Polygon', coordinates: [[[lng, lat], [lng + w, lat], [lng + w, lat + h], [lng, lat + h], [lng, lat]]] })
+  const box = (lng: number, lat: number, w: number, h: number) => ({
+    type: 'Polygon',
+    coordinates: [
+      [
+        [lng, lat],
+        [lng + w, lat],
+        [lng + w, lat + h],
+        [lng, lat + h],
+        [lng, lat],
+      ],
+    ],
+  })
   const paris = box(2.25, 48.815, 0.17, 0.09)
   const london = box(-0.2, 51.46, 0.16, 0.09)
   // A city-outline-sized polygon: many vertices, so the cost of testing each candidate shows.
-  const outline = Array.from({ length: 2000 }, (_, i) => [-0.1278 + 0.173 * Math.cos((i / 2000) * 2 * Math.PI), 51.5074 + 0.108 * Math.sin((i / 2000) * 2 * Math.PI)])
+  const outline = Array.from({ length: 2000 }, (_, i) => [
+    -0.1278 + 0.173 * Math.cos((i / 2000) * 2 * Math.PI),
+    51.5074 + 0.108 * Math.sin((i / 2000) * 2 * Math.PI),
+  ])
   const londonOutline = { type: 'Polygon', coordinates: [[...outline, outline[0]!]] }
 
   console.log(`\nIn-process latency at ${service.records.toLocaleString('en')} rows (ms)`)
-  console.log(`Candidates: 25 km around London ${count('GB', 51.5074, -0.1278).toLocaleString('en')} codes, around Berlin ${count('DE', 52.52, 13.405).toLocaleString('en')}; within Paris box ${service.within('FR', paris, page).total.toLocaleString('en')}, London box ${service.within('GB', london, page).total.toLocaleString('en')}`)
+  console.log(
+    `Candidates: 25 km around London ${count('GB', 51.5074, -0.1278).toLocaleString('en')} codes, around Berlin ${count('DE', 52.52, 13.405).toLocaleString('en')}; within Paris box ${service.within('FR', paris, page).total.toLocaleString('en')}, London box ${service.within('GB', london, page).total.toLocaleString('en')}`,
+  )
   console.log('| query | calls | p50 | p99 | max |')
   console.log('|---|---:|---:|---:|---:|')
-  percentiles(`lookup (${sample.length.toLocaleString('en')} codes of every country, round robin)`, 20_000, (i) => service.lookup(sample[i % sample.length]!.country, sample[i % sample.length]!.postal_code))
+  percentiles(`lookup (${sample.length.toLocaleString('en')} codes of every country, round robin)`, 20_000, (i) =>
+    service.lookup(sample[i % sample.length]!.country, sample[i % sample.length]!.postal_code),
+  )
   percentiles('lookup, loosely written (GB `sw1a1aa`-style, no space)', 5_000, (i) => {
     const gb = sample.filter((s) => s.country === 'GB')
     return service.lookup('gbr', gb[i % gb.length]!.postal_code.replace(' ', '').toLowerCase())
   })
   const jitter = rng(7)
-  percentiles('nearby 25 km, Berlin (DE), limit 50', 500, () => service.nearby('DE', { lat: 52.52 + (jitter() - 0.5) * 0.05, lng: 13.405 + (jitter() - 0.5) * 0.05, radius_km: 25 }, page))
-  percentiles('nearby 25 km, central London (GB full codes), limit 50', 200, () => service.nearby('GB', { lat: 51.5074 + (jitter() - 0.5) * 0.05, lng: -0.1278 + (jitter() - 0.5) * 0.05, radius_km: 25 }, page))
-  percentiles('nearby 25 km, central London, limit 100 at offset 1,000', 200, () => service.nearby('GB', { lat: 51.5074 + (jitter() - 0.5) * 0.05, lng: -0.1278 + (jitter() - 0.5) * 0.05, radius_km: 25 }, { limit: 100, offset: 1000 }))
-  percentiles('nearby 100 km, central London, limit 50', 200, () => service.nearby('GB', { lat: 51.5074 + (jitter() - 0.5) * 0.05, lng: -0.1278 + (jitter() - 0.5) * 0.05, radius_km: 100 }, page))
-  percentiles('nearby 5 km, central London (GB full codes), limit 50', 500, () => service.nearby('GB', { lat: 51.5074 + (jitter() - 0.5) * 0.05, lng: -0.1278 + (jitter() - 0.5) * 0.05, radius_km: 5 }, page))
+  percentiles('nearby 25 km, Berlin (DE), limit 50', 500, () =>
+    service.nearby('DE', { lat: 52.52 + (jitter() - 0.5) * 0.05, lng: 13.405 + (jitter() - 0.5) * 0.05, radius_km: 25 }, page),
+  )
+  percentiles('nearby 25 km, central London (GB full codes), limit 50', 200, () =>
+    service.nearby('GB', { lat: 51.5074 + (jitter() - 0.5) * 0.05, lng: -0.1278 + (jitter() - 0.5) * 0.05, radius_km: 25 }, page),
+  )
+  percentiles('nearby 25 km, central London, limit 100 at offset 1,000', 200, () =>
+    service.nearby(
+      'GB',
+      { lat: 51.5074 + (jitter() - 0.5) * 0.05, lng: -0.1278 + (jitter() - 0.5) * 0.05, radius_km: 25 },
+      { limit: 100, offset: 1000 },
+    ),
+  )
+  percentiles('nearby 100 km, central London, limit 50', 200, () =>
+    service.nearby('GB', { lat: 51.5074 + (jitter() - 0.5) * 0.05, lng: -0.1278 + (jitter() - 0.5) * 0.05, radius_km: 100 }, page),
+  )
+  percentiles('nearby 5 km, central London (GB full codes), limit 50', 500, () =>
+    service.nearby('GB', { lat: 51.5074 + (jitter() - 0.5) * 0.05, lng: -0.1278 + (jitter() - 0.5) * 0.05, radius_km: 5 }, page),
+  )
   percentiles('within Paris box (~12 x 10 km), limit 50', 500, () => service.within('FR', paris, page))
   percentiles('within London box (~11 x 10 km, GB full codes), limit 50', 200, () => service.within('GB', london, page))
   percentiles('within London 12 km circle as a 2,000-vertex polygon, limit 50', 200, () => service.within('GB', londonOutline, page))
@@ -152,7 +197,21 @@ try {
   rmSync(synthDb)
   writeFileSync(
     join(dataDir, 'manifest.json'),
-    JSON.stringify({ generated: new Date().toISOString(), datasets: { postal: { id: 'postal', version: 'bench-synthetic', built: new Date().toISOString(), revision: 0, inputs: '', sources: [], counts: {}, artifacts: [{ name: 'postal.sqlite', bytes: statSync(join(dataDir, 'postal.sqlite')).size, sha256: '' }] } } }),
+    JSON.stringify({
+      generated: new Date().toISOString(),
+      datasets: {
+        postal: {
+          id: 'postal',
+          version: 'bench-synthetic',
+          built: new Date().toISOString(),
+          revision: 0,
+          inputs: '',
+          sources: [],
+          counts: {},
+          artifacts: [{ name: 'postal.sqlite', bytes: statSync(join(dataDir, 'postal.sqlite')).size, sha256: '' }],
+        },
+      },
+    }),
   )
   const gbCode = encodeURIComponent(sample.find((s) => s.country === 'GB')!.postal_code)
   await compareWithHello(
@@ -161,8 +220,23 @@ try {
       { name: 'GET /postal/US/90210 (Form B)', path: '/api/v1/postal/US/90210', headers: { 'x-response-form': 'bare' } },
       { name: 'GET /postal/US/90210 (Form A)', path: '/api/v1/postal/US/90210', headers: { 'x-response-form': 'enveloped' } },
       { name: `GET /postal/gbr/${gbCode} (full GB code)`, path: `/api/v1/postal/gbr/${gbCode}` },
-      { name: 'POST /postal/DE/nearby 25 km Berlin', method: 'POST', path: '/api/v1/postal/DE/nearby', body: { lat: 52.52, lng: 13.405, radius_km: 25 } },
-      { name: 'POST /postal/validate (10 codes)', method: 'POST', path: '/api/v1/postal/validate', body: { codes: Array.from({ length: 10 }, (_, i) => ({ country_code: ['US', 'DE', 'FR', 'GB', 'IN'][i % 5], postal_code: ['90210', '10115', '75001', 'SW1A 1AA', '110001'][i % 5] })) } },
+      {
+        name: 'POST /postal/DE/nearby 25 km Berlin',
+        method: 'POST',
+        path: '/api/v1/postal/DE/nearby',
+        body: { lat: 52.52, lng: 13.405, radius_km: 25 },
+      },
+      {
+        name: 'POST /postal/validate (10 codes)',
+        method: 'POST',
+        path: '/api/v1/postal/validate',
+        body: {
+          codes: Array.from({ length: 10 }, (_, i) => ({
+            country_code: ['US', 'DE', 'FR', 'GB', 'IN'][i % 5],
+            postal_code: ['90210', '10115', '75001', 'SW1A 1AA', '110001'][i % 5],
+          })),
+        },
+      },
     ],
     { ALMANAC_DATA_DIR: dataDir },
   )

@@ -41,7 +41,13 @@ async function timeEach(calls: number, fn: () => unknown): Promise<Timing> {
   return { p50: times[Math.floor(calls * 0.5)]!, p99: times[Math.floor(calls * 0.99)]!, mean }
 }
 
-const options = (size: number, format: 'png' | 'svg' = 'png', error_correction: 'L' | 'M' | 'Q' | 'H' = 'M') => ({ ...DEFAULTS, size, format, error_correction, margin: 4 })
+const options = (size: number, format: 'png' | 'svg' = 'png', error_correction: 'L' | 'M' | 'Q' | 'H' = 'M') => ({
+  ...DEFAULTS,
+  size,
+  format,
+  error_correction,
+  margin: 4,
+})
 
 const rows: { name: string; t: Timing; baseline?: Timing }[] = []
 const row = (name: string, t: Timing, baseline?: Timing) => rows.push({ name, t, baseline })
@@ -54,22 +60,40 @@ const longMatrix = encodeMatrix(LONG_TEXT, 'M', 'text')
 const baseline400 = await timeEach(1000, () => QRCode.toBuffer(URL_TEXT, { width: 400, margin: 4, errorCorrectionLevel: 'M', type: 'png' }))
 row('node-qrcode toBuffer: URL, 400 px (baseline)', baseline400)
 row('ours: URL -> matrix -> PNG, 400 px', await timeEach(5000, () => renderImage(URL_TEXT, 'text', options(400))), baseline400)
-row('ours: PNG only from the matrix, 400 px', await timeEach(5000, () => renderPng(urlMatrix, { size: 400, margin: 4, fg, bg })), baseline400)
+row(
+  'ours: PNG only from the matrix, 400 px',
+  await timeEach(5000, () => renderPng(urlMatrix, { size: 400, margin: 4, fg, bg })),
+  baseline400,
+)
 row('ours: matrix only (npm qrcode core)', await timeEach(5000, () => encodeMatrix(URL_TEXT, 'M', 'text')), baseline400)
 row('ours: URL -> SVG text', await timeEach(5000, () => renderSvg(urlMatrix, 4)), baseline400)
 
-const baseline2000 = await timeEach(200, () => QRCode.toBuffer(LONG_TEXT, { width: 2000, margin: 4, errorCorrectionLevel: 'M', type: 'png' }))
+const baseline2000 = await timeEach(200, () =>
+  QRCode.toBuffer(LONG_TEXT, { width: 2000, margin: 4, errorCorrectionLevel: 'M', type: 'png' }),
+)
 row('node-qrcode toBuffer: 900 bytes, 2000 px (baseline)', baseline2000)
 row('ours: 900 bytes -> matrix -> PNG, 2000 px', await timeEach(1000, () => renderImage(LONG_TEXT, 'text', options(2000))), baseline2000)
-row('ours: PNG only, 900 bytes (version 24), 2000 px', await timeEach(1000, () => renderPng(longMatrix, { size: 2000, margin: 4, fg, bg })), baseline2000)
-row('ours: 4296 alphanumeric at L (version 40) -> PNG 400 px', await timeEach(50, () => renderImage('A1'.repeat(2148), 'text', options(400, 'png', 'L'))))
+row(
+  'ours: PNG only, 900 bytes (version 24), 2000 px',
+  await timeEach(1000, () => renderPng(longMatrix, { size: 2000, margin: 4, fg, bg })),
+  baseline2000,
+)
+row(
+  'ours: 4296 alphanumeric at L (version 40) -> PNG 400 px',
+  await timeEach(50, () => renderImage('A1'.repeat(2148), 'text', options(400, 'png', 'L'))),
+)
 
 console.log('\nIn process, one call at a time (µs; ratio = baseline p50 / ours p50, higher is faster)')
 console.log('| call | p50 µs | p99 µs | mean µs | speed-up vs baseline p50 |')
 console.log('|---|---:|---:|---:|---:|')
-for (const { name, t, baseline } of rows) console.log(`| ${name} | ${t.p50.toFixed(1)} | ${t.p99.toFixed(1)} | ${t.mean.toFixed(1)} | ${baseline ? (baseline.p50 / t.p50).toFixed(1) + 'x' : ''} |`)
+for (const { name, t, baseline } of rows)
+  console.log(
+    `| ${name} | ${t.p50.toFixed(1)} | ${t.p99.toFixed(1)} | ${t.mean.toFixed(1)} | ${baseline ? (baseline.p50 / t.p50).toFixed(1) + 'x' : ''} |`,
+  )
 const ours = rows[1]!.t
-console.log(`\n400 px PNG p50 ${(ours.p50 / 1000).toFixed(3)} ms (target <= 1 ms: ${ours.p50 <= 1000 ? 'met' : 'NOT met'}); node-qrcode ${(baseline400.p50 / 1000).toFixed(3)} ms`)
+console.log(
+  `\n400 px PNG p50 ${(ours.p50 / 1000).toFixed(3)} ms (target <= 1 ms: ${ours.p50 <= 1000 ? 'met' : 'NOT met'}); node-qrcode ${(baseline400.p50 / 1000).toFixed(3)} ms`,
+)
 
 const state = mkdtempSync(join(tmpdir(), 'almanac-bench-qr-'))
 try {
@@ -77,7 +101,13 @@ try {
   await compareWithHello(
     `QR over HTTP (wrk, 32 connections, ${SECONDS} s each)`,
     [
-      { name: 'POST /qr/url png 400 px, stored + signed link', method: 'POST', path: '/api/v1/qr/url', body: body('png'), seconds: SECONDS },
+      {
+        name: 'POST /qr/url png 400 px, stored + signed link',
+        method: 'POST',
+        path: '/api/v1/qr/url',
+        body: body('png'),
+        seconds: SECONDS,
+      },
       { name: 'POST /qr/url svg, stored + signed link', method: 'POST', path: '/api/v1/qr/url', body: body('svg'), seconds: SECONDS },
       { name: 'POST /qr/url base64 400 px (inline)', method: 'POST', path: '/api/v1/qr/url', body: body('base64'), seconds: SECONDS },
     ],

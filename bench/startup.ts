@@ -37,7 +37,13 @@ const rssBytes = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`
 async function startTimed(box: ReturnType<typeof sandbox>) {
   const port = await freePort()
   const started = performance.now()
-  const child = spawn({ cmd: [box.exe, 'serve'], cwd: box.dir, env: sandboxEnv(box, { PORT: String(port) }), stdout: 'ignore', stderr: 'ignore' })
+  const child = spawn({
+    cmd: [box.exe, 'serve'],
+    cwd: box.dir,
+    env: sandboxEnv(box, { PORT: String(port) }),
+    stdout: 'ignore',
+    stderr: 'ignore',
+  })
   const url = `http://127.0.0.1:${port}`
   for (;;) {
     if (child.exitCode !== null) throw new Error(`almanac exited with ${child.exitCode}`)
@@ -80,7 +86,11 @@ try {
       rssReady = rssBytes(s.pid)
       for (const d of domains.filter((d) => d.prefixes.length)) {
         for (const p of PROBES[d.name] ?? []) {
-          await fetch(s.url + p.path, { method: p.method, headers: { 'x-api-key': SMOKE_KEY, 'content-type': 'application/json' }, body: p.body ? JSON.stringify(p.body) : undefined })
+          await fetch(s.url + p.path, {
+            method: p.method,
+            headers: { 'x-api-key': SMOKE_KEY, 'content-type': 'application/json' },
+            body: p.body ? JSON.stringify(p.body) : undefined,
+          })
         }
       }
       rssServed = rssBytes(s.pid)
@@ -88,7 +98,9 @@ try {
     await s.stop()
   }
   warm.sort((a, b) => a - b)
-  console.log(`warm start to /readyz 200 (${runs} runs): median ${warm[Math.floor(runs / 2)]!.toFixed(0)} ms, min ${warm[0]!.toFixed(0)} ms, max ${warm.at(-1)!.toFixed(0)} ms (target < 300 ms)`)
+  console.log(
+    `warm start to /readyz 200 (${runs} runs): median ${warm[Math.floor(runs / 2)]!.toFixed(0)} ms, min ${warm[0]!.toFixed(0)} ms, max ${warm.at(-1)!.toFixed(0)} ms (target < 300 ms)`,
+  )
   console.log(`RSS when ready, every dataset open: ${mib(rssReady)} (target < 250 MB)`)
   console.log(`RSS after one request per landed domain: ${mib(rssServed)}`)
 } finally {

@@ -16,7 +16,9 @@ const names = service.names
 printCallsHeader(`In-process service calls (tzdata ${service.version}, ${names.length} names)`)
 time('record(every name in turn)', 200_000, (i) => service.record(names[i % names.length]!, now))
 time('record(JST) (abbreviation)', 200_000, () => service.record('JST', now))
-time('convert(New_York -> Kolkata, dated)', 200_000, (i) => service.convert({ from: 'America/New_York', to: 'Asia/Kolkata', time: '14:30', date: `20${10 + (i % 30)}-03-08` }, now))
+time('convert(New_York -> Kolkata, dated)', 200_000, (i) =>
+  service.convert({ from: 'America/New_York', to: 'Asia/Kolkata', time: '14:30', date: `20${10 + (i % 30)}-03-08` }, now),
+)
 time('difference(London -> Kathmandu)', 200_000, () => service.difference({ from: 'Europe/London', to: 'Asia/Kathmandu' }, now))
 time('list(region=America, limit 50)', 20_000, () => service.list({ region: 'America', limit: 50, offset: 0 }, now))
 
@@ -26,7 +28,10 @@ await compareWithHello('Timezones over HTTP (wrk, 32 connections, 5 s each)', [
   { name: 'GET /timezones/America/New_York', path: '/api/v1/timezones/America/New_York' },
   { name: 'GET /timezones/us/eastern (link, lower case)', path: '/api/v1/timezones/us/eastern' },
   { name: 'GET /timezones/JST (abbreviation)', path: '/api/v1/timezones/JST' },
-  { name: 'GET /timezones-convert (dated, DST)', path: '/api/v1/timezones-convert?from=America/New_York&to=Asia/Kolkata&time=14:30&date=2026-03-08' },
+  {
+    name: 'GET /timezones-convert (dated, DST)',
+    path: '/api/v1/timezones-convert?from=America/New_York&to=Asia/Kolkata&time=14:30&date=2026-03-08',
+  },
   { name: 'GET /timezones-convert (today)', path: '/api/v1/timezones-convert?from=Europe/London&to=Australia/Sydney&time=09:00' },
   { name: 'GET /timezones-diff', path: '/api/v1/timezones-diff?from=Europe/London&to=Asia/Kathmandu' },
   { name: 'GET /timezones?region=Europe', path: '/api/v1/timezones?region=Europe' },

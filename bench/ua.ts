@@ -23,7 +23,9 @@ import { compareWithHello } from './lib.ts'
 
 const corpus = realUserAgents()
 const defs = loadDefinitions(openDataDir().path(UA_ARTIFACT))
-console.log(`corpus: ${corpus.length.toLocaleString('en')} distinct real user agents; machine: 2 cores shared with other work, so figures are noisy`)
+console.log(
+  `corpus: ${corpus.length.toLocaleString('en')} distinct real user agents; machine: 2 cores shared with other work, so figures are noisy`,
+)
 
 /** label, parses, wall-clock rate, rate per CPU-second of this process (what one core does, less other load). */
 const rows: [string, number, number, number][] = []
@@ -57,7 +59,10 @@ const base = rows[0]!
 console.log('\nIn-process parses (rate per CPU-second: parses one core does, whatever else the machine runs)')
 console.log('| case | parses | rate (wall) | rate per CPU-second | ratio to stock (CPU) |')
 console.log('|---|---:|---:|---:|---:|')
-for (const [label, n, wall, cpu] of rows) console.log(`| ${label} | ${n.toLocaleString('en')} | ${Math.round(wall).toLocaleString('en')}/s | ${Math.round(cpu).toLocaleString('en')}/s | ${(cpu / base[3]).toFixed(1)}x |`)
+for (const [label, n, wall, cpu] of rows)
+  console.log(
+    `| ${label} | ${n.toLocaleString('en')} | ${Math.round(wall).toLocaleString('en')}/s | ${Math.round(cpu).toLocaleString('en')}/s | ${(cpu / base[3]).toFixed(1)}x |`,
+  )
 
 // Agreement: the raw engine answers (before our mapping), ours against stock.
 setCollections(defs.collections)
@@ -72,12 +77,36 @@ for (const ua of sample) {
   if (a === b) same++
   else if (differ.length < 5) differ.push(ua)
 }
-console.log(`\nAgreement with stock on ${sample.length.toLocaleString('en')} UAs (${process.env.UA_BENCH_FULL ? 'the whole corpus' : 'every 3rd'}): ${same.toLocaleString('en')} identical (${((same / sample.length) * 100).toFixed(2)}%)`)
+console.log(
+  `\nAgreement with stock on ${sample.length.toLocaleString('en')} UAs (${process.env.UA_BENCH_FULL ? 'the whole corpus' : 'every 3rd'}): ${same.toLocaleString('en')} identical (${((same / sample.length) * 100).toFixed(2)}%)`,
+)
 for (const ua of differ) console.log(`  differs: ${ua}`)
 
-const bulk = every(corpus, Math.floor(corpus.length / 100)).slice(0, 100).map((ua) => ({ ua }))
+const bulk = every(corpus, Math.floor(corpus.length / 100))
+  .slice(0, 100)
+  .map((ua) => ({ ua }))
 await compareWithHello('HTTP (wrk, loopback, 32 connections; the same body each request, so the result cache answers)', [
-  { name: 'POST /api/v1/ua (Chrome on Android, Form A)', method: 'POST', path: '/api/v1/ua', body: { ua: 'Mozilla/5.0 (Linux; Android 13; SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36' } },
-  { name: 'POST /api/v1/ua (with Client Hints, Form B)', method: 'POST', path: '/api/v1/ua', body: { ua: 'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36', headers: { 'Sec-CH-UA-Model': '"Pixel 8"', 'Sec-CH-UA-Platform': '"Android"' } }, headers: { 'x-response-form': 'bare' } },
-  { name: 'POST /api/v1/ua/bulk (100 distinct real UAs)', method: 'POST', path: '/api/v1/ua/bulk', body: { ua_list: bulk }, connections: 8 },
+  {
+    name: 'POST /api/v1/ua (Chrome on Android, Form A)',
+    method: 'POST',
+    path: '/api/v1/ua',
+    body: { ua: 'Mozilla/5.0 (Linux; Android 13; SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36' },
+  },
+  {
+    name: 'POST /api/v1/ua (with Client Hints, Form B)',
+    method: 'POST',
+    path: '/api/v1/ua',
+    body: {
+      ua: 'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36',
+      headers: { 'Sec-CH-UA-Model': '"Pixel 8"', 'Sec-CH-UA-Platform': '"Android"' },
+    },
+    headers: { 'x-response-form': 'bare' },
+  },
+  {
+    name: 'POST /api/v1/ua/bulk (100 distinct real UAs)',
+    method: 'POST',
+    path: '/api/v1/ua/bulk',
+    body: { ua_list: bulk },
+    connections: 8,
+  },
 ])

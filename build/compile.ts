@@ -65,7 +65,8 @@ export async function compile(options: CompileOptions = {}): Promise<CompileResu
 
   const manifestPath = join(dataDir, 'manifest.json')
   const manifest: Manifest = existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, 'utf8')) : { generated: '', datasets: {} }
-  if (!existsSync(manifestPath)) log(`compile: warning: ${manifestPath} does not exist; the executable carries no datasets (run \`bun run data\` first)`)
+  if (!existsSync(manifestPath))
+    log(`compile: warning: ${manifestPath} does not exist; the executable carries no datasets (run \`bun run data\` first)`)
 
   // Every artifact, checked against the manifest so a half-updated datasets/out is never shipped.
   const hashes = new HashCache(join(dataDir, '.cache', 'hashes.json'))
@@ -73,8 +74,14 @@ export async function compile(options: CompileOptions = {}): Promise<CompileResu
   for (const entry of Object.values(manifest.datasets).sort((a, b) => a.id.localeCompare(b.id))) {
     for (const a of entry.artifacts) {
       const path = join(dataDir, a.name)
-      if (!existsSync(path)) throw new Error(`compile: ${a.name} of dataset ${entry.id} is in manifest.json but not in ${dataDir}; rebuild with \`bun run data\``)
-      if (hashes.of(path) !== a.sha256) throw new Error(`compile: ${a.name} of dataset ${entry.id} does not match its sha256 in manifest.json; rebuild with \`bun run data --force\``)
+      if (!existsSync(path))
+        throw new Error(
+          `compile: ${a.name} of dataset ${entry.id} is in manifest.json but not in ${dataDir}; rebuild with \`bun run data\``,
+        )
+      if (hashes.of(path) !== a.sha256)
+        throw new Error(
+          `compile: ${a.name} of dataset ${entry.id} does not match its sha256 in manifest.json; rebuild with \`bun run data --force\``,
+        )
       files.push({ name: a.name, bytes: a.bytes, sha256: a.sha256, ...embeddable(path, a.bytes, a.sha256, embedDir), path: '' })
     }
   }
@@ -105,7 +112,9 @@ export async function compile(options: CompileOptions = {}): Promise<CompileResu
       `  key: ${ts(key)},`,
       '  manifest,',
       '  files: [',
-      ...files.map((f, i) => `    { name: ${ts(f.name)}, path: f${i}, bytes: ${f.bytes}, sha256: ${ts(f.sha256)}, encoding: ${ts(f.encoding)} },`),
+      ...files.map(
+        (f, i) => `    { name: ${ts(f.name)}, path: f${i}, bytes: ${f.bytes}, sha256: ${ts(f.sha256)}, encoding: ${ts(f.encoding)} },`,
+      ),
       '  ],',
       '}',
       '',
@@ -149,8 +158,16 @@ export async function compile(options: CompileOptions = {}): Promise<CompileResu
   renameSync(tmpOut, outfile)
   rmSync(`${tmpOut}.map`, { force: true }) // the executable carries its own copy of the source map
   const bytes = statSync(outfile).size
-  log(`compile: ${relative(ROOT, outfile)} ${(bytes / 2 ** 20).toFixed(1)} MiB in ${((performance.now() - started) / 1000).toFixed(1)} s; ${files.length} artifacts (key ${key}); workers: ${workers.join(', ') || 'none'}`)
-  return { outfile, bytes, key, files: files.map((f) => ({ name: f.name, bytes: f.bytes, embeddedBytes: f.embeddedBytes, encoding: f.encoding })), workers }
+  log(
+    `compile: ${relative(ROOT, outfile)} ${(bytes / 2 ** 20).toFixed(1)} MiB in ${((performance.now() - started) / 1000).toFixed(1)} s; ${files.length} artifacts (key ${key}); workers: ${workers.join(', ') || 'none'}`,
+  )
+  return {
+    outfile,
+    bytes,
+    key,
+    files: files.map((f) => ({ name: f.name, bytes: f.bytes, embeddedBytes: f.embeddedBytes, encoding: f.encoding })),
+    workers,
+  }
 }
 
 const relPath = (from: string, to: string) => {
@@ -173,7 +190,12 @@ function pruneEmbedCache(embedDir: string, keep: Set<string>) {
 }
 
 /** The file to embed for an artifact: a cached zstd copy (named by content hash) when it pays, else the artifact. */
-function embeddable(path: string, bytes: number, sha256: string, embedDir: string): { source: string; encoding: EmbeddedFile['encoding']; embeddedBytes: number } {
+function embeddable(
+  path: string,
+  bytes: number,
+  sha256: string,
+  embedDir: string,
+): { source: string; encoding: EmbeddedFile['encoding']; embeddedBytes: number } {
   if (bytes < COMPRESS_FROM_BYTES) return { source: path, encoding: 'raw', embeddedBytes: bytes }
   const zst = join(embedDir, `${sha256}.zst`)
   const raw = join(embedDir, `${sha256}.raw`)
@@ -194,7 +216,10 @@ if (import.meta.main) {
   const flags = parseFlags(process.argv.slice(2))
   try {
     const r = await compile({ outfile: flags.get('--out'), dataDir: flags.get('--data'), bytecode: !flags.has('--no-bytecode') })
-    for (const f of r.files) console.error(`  ${f.name.padEnd(32)} ${(f.bytes / 2 ** 20).toFixed(1).padStart(7)} MiB -> ${(f.embeddedBytes / 2 ** 20).toFixed(1).padStart(7)} MiB ${f.encoding}`)
+    for (const f of r.files)
+      console.error(
+        `  ${f.name.padEnd(32)} ${(f.bytes / 2 ** 20).toFixed(1).padStart(7)} MiB -> ${(f.embeddedBytes / 2 ** 20).toFixed(1).padStart(7)} MiB ${f.encoding}`,
+      )
   } catch (e) {
     console.error((e as Error).message)
     process.exit(1)

@@ -72,7 +72,13 @@ export async function run(exe: string, args: string[], cwd: string, env: Record<
  * Starts `almanac serve` and resolves once it logs the address it listens on. `args` lets the same
  * harness start the source tree (`start(process.execPath, root, env, 120, ['src/main.ts', 'serve'])`).
  */
-export async function start(exe: string, cwd: string, env: Record<string, string>, seconds = 120, args: string[] = ['serve']): Promise<Running> {
+export async function start(
+  exe: string,
+  cwd: string,
+  env: Record<string, string>,
+  seconds = 120,
+  args: string[] = ['serve'],
+): Promise<Running> {
   const child = spawn({ cmd: [exe, ...args], cwd, env, stdout: 'ignore', stderr: 'pipe' })
   const lines: string[] = []
   let url: string | undefined

@@ -56,7 +56,13 @@ function packageRoot(file: string): string | null {
  * is actually shipped, not what package.json declares.
  */
 export async function bundledPackages(): Promise<BundledPackage[]> {
-  const result = await Bun.build({ entrypoints: [join(ROOT, 'src/main.ts'), ...workerEntryPoints().map((w) => join(ROOT, w))], root: ROOT, target: 'bun', metafile: true, throw: true })
+  const result = await Bun.build({
+    entrypoints: [join(ROOT, 'src/main.ts'), ...workerEntryPoints().map((w) => join(ROOT, w))],
+    root: ROOT,
+    target: 'bun',
+    metafile: true,
+    throw: true,
+  })
   const inputs = Object.keys(result.metafile?.inputs ?? {})
   const roots = new Map<string, string>()
   for (const input of inputs) {
@@ -67,7 +73,11 @@ export async function bundledPackages(): Promise<BundledPackage[]> {
   const out: BundledPackage[] = []
   for (const root of roots.keys()) {
     const dir = join(ROOT, root)
-    const meta = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; version: string; license?: string | { type?: string } }
+    const meta = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      name: string
+      version: string
+      license?: string | { type?: string }
+    }
     const license = typeof meta.license === 'string' ? meta.license : (meta.license?.type ?? 'see the package')
     const texts = readdirSync(dir)
       .filter((f) => LICENCE_FILE.test(f) && (!f.endsWith('.js.LICENSE.txt') || bundledFiles.has(f.replace(/\.LICENSE\.txt$/, ''))))
@@ -99,7 +109,7 @@ export async function renderNotice(): Promise<string> {
     '',
     '## Software bundled into the executable',
     '',
-    'Every npm package whose code or assets the executable carries (read off the bundler\'s metafile by',
+    "Every npm package whose code or assets the executable carries (read off the bundler's metafile by",
     '`scripts/notice.ts`), with its licence and notice files as the package ships them.',
     '',
     '- Bun runtime (https://bun.sh), MIT; it includes JavaScriptCore and other components under their own licences (LGPL-2.1 among them), listed at https://bun.com/docs/project/licensing.',

@@ -201,7 +201,11 @@ const origins: Parser = (raw, name) => {
     try {
       url = new URL(o)
     } catch {}
-    if (!url || url.origin !== o || url.origin === 'null') fail(name, `expected * or origins such as https://app.example.com (scheme, host and port only, no trailing slash), got ${JSON.stringify(o)}`)
+    if (!url || url.origin !== o || url.origin === 'null')
+      fail(
+        name,
+        `expected * or origins such as https://app.example.com (scheme, host and port only, no trailing slash), got ${JSON.stringify(o)}`,
+      )
   }
   return values
 }
@@ -241,7 +245,8 @@ const origin: Parser = (raw, name) => {
   try {
     url = new URL(s)
   } catch {}
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search || url.hash) fail(name, `expected an http(s) origin such as https://api.example.com, got ${JSON.stringify(raw)}`)
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search || url.hash)
+    fail(name, `expected an http(s) origin such as https://api.example.com, got ${JSON.stringify(raw)}`)
   return url!.origin
 }
 
@@ -457,7 +462,8 @@ export const RUNTIME_ENV: readonly string[] = [
 ]
 
 /** Every known `ALMANAC_*` name: the settings' (a domain adding a setting adds its name) and RUNTIME_ENV. */
-export const knownEnvNames = (): Set<string> => new Set([...SETTINGS.flatMap((s) => s.env ?? []).filter((n) => n.startsWith('ALMANAC_')), ...RUNTIME_ENV])
+export const knownEnvNames = (): Set<string> =>
+  new Set([...SETTINGS.flatMap((s) => s.env ?? []).filter((n) => n.startsWith('ALMANAC_')), ...RUNTIME_ENV])
 
 /** Unknown `ALMANAC_*` names in `env`, each with the nearest known one when there is one. */
 export function unknownEnv(env: Record<string, string | undefined>): { name: string; nearest?: string }[] {
@@ -473,7 +479,9 @@ export function checkEnvironment(env: Record<string, string | undefined>) {
   const unknown = unknownEnv(env)
   if (!unknown.length) return
   const list = unknown.map((u) => `${u.name}${u.nearest ? ` (did you mean ${u.nearest}?)` : ''}`).join(', ')
-  throw new ConfigError(`unknown environment variable${unknown.length > 1 ? 's' : ''} ${list}; the settings are listed in README.md (Configuration), or unset ${unknown.length > 1 ? 'them' : 'it'}`)
+  throw new ConfigError(
+    `unknown environment variable${unknown.length > 1 ? 's' : ''} ${list}; the settings are listed in README.md (Configuration), or unset ${unknown.length > 1 ? 'them' : 'it'}`,
+  )
 }
 
 /** Builds the Config; throws ConfigError naming the first bad setting. */
@@ -489,13 +497,15 @@ export function loadConfig({ env = process.env, argv = [] }: ConfigSources = {},
     } catch (e) {
       throw new ConfigError(`--config ${file}: ${(e as Error).message}`)
     }
-    if (typeof fromFile !== 'object' || fromFile === null || Array.isArray(fromFile)) throw new ConfigError(`--config ${file}: expected a JSON object`)
+    if (typeof fromFile !== 'object' || fromFile === null || Array.isArray(fromFile))
+      throw new ConfigError(`--config ${file}: expected a JSON object`)
     const known = new Set(SETTINGS.map((s) => s.path))
     const walk = (obj: Record<string, unknown>, prefix: string) => {
       for (const [k, v] of Object.entries(obj)) {
         const path = prefix + k
         if (known.has(path)) setPath(config, path, SETTINGS.find((s) => s.path === path)!.parse(v, `${file}: ${path}`))
-        else if (v && typeof v === 'object' && !Array.isArray(v) && [...known].some((p) => p.startsWith(path + '.'))) walk(v as Record<string, unknown>, path + '.')
+        else if (v && typeof v === 'object' && !Array.isArray(v) && [...known].some((p) => p.startsWith(path + '.')))
+          walk(v as Record<string, unknown>, path + '.')
         else throw new ConfigError(`${file}: unknown setting ${path}${didYouMean(path, known)}`)
       }
     }
@@ -519,11 +529,17 @@ export function loadConfig({ env = process.env, argv = [] }: ConfigSources = {},
 function validate(config: Config) {
   // RFC 7518 §3.2: an HS256 key must be at least as long as the hash output; a shorter one can be guessed.
   const secretBytes = config.jwtSecret === undefined ? 32 : Buffer.byteLength(config.jwtSecret)
-  if (secretBytes < 32) throw new ConfigError(`ALMANAC_JWT_SECRET: ${secretBytes} bytes; HS256 needs at least 32 (RFC 7518 section 3.2), e.g. \`openssl rand -base64 32\``)
+  if (secretBytes < 32)
+    throw new ConfigError(
+      `ALMANAC_JWT_SECRET: ${secretBytes} bytes; HS256 needs at least 32 (RFC 7518 section 3.2), e.g. \`openssl rand -base64 32\``,
+    )
   if (!config.plans.has(config.defaultPlan)) {
-    throw new ConfigError(`ALMANAC_DEFAULT_PLAN: plan ${JSON.stringify(config.defaultPlan)} is not among ALMANAC_PLANS (${[...config.plans.keys()].join(', ')})`)
+    throw new ConfigError(
+      `ALMANAC_DEFAULT_PLAN: plan ${JSON.stringify(config.defaultPlan)} is not among ALMANAC_PLANS (${[...config.plans.keys()].join(', ')})`,
+    )
   }
   for (const { key, plan } of config.apiKeys) {
-    if (plan && !config.plans.has(plan)) throw new ConfigError(`ALMANAC_API_KEYS: key ${key.slice(0, 3)}… names unknown plan ${JSON.stringify(plan)}`)
+    if (plan && !config.plans.has(plan))
+      throw new ConfigError(`ALMANAC_API_KEYS: key ${key.slice(0, 3)}… names unknown plan ${JSON.stringify(plan)}`)
   }
 }

@@ -18,7 +18,11 @@ const [command, ...rest] = process.argv.slice(2)
 
 /** `--access-log` alone means `--access-log=true` (util.parseArgs would take the next flag as its value). */
 const withSwitches = (argv: string[]) =>
-  argv.map((arg, i) => (SWITCH_FLAGS.has(arg) && !['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(argv[i + 1]?.toLowerCase() ?? '') ? `${arg}=true` : arg))
+  argv.map((arg, i) =>
+    SWITCH_FLAGS.has(arg) && !['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(argv[i + 1]?.toLowerCase() ?? '')
+      ? `${arg}=true`
+      : arg,
+  )
 
 async function serveCommand(argv: string[], build: boolean) {
   const args = withSwitches(argv)
@@ -38,11 +42,18 @@ async function serveCommand(argv: string[], build: boolean) {
       await buildDatasets(domains, { log, outDir: config.dataDir })
     } catch (e) {
       if (!(e instanceof DatasetBuildError)) throw e
-      log(JSON.stringify({ level: 'warn', msg: 'some datasets could not be built; serving the others (their domains answer 503 and /readyz names them)', error: e.message }))
+      log(
+        JSON.stringify({
+          level: 'warn',
+          msg: 'some datasets could not be built; serving the others (their domains answer 503 and /readyz names them)',
+          error: e.message,
+        }),
+      )
     }
   }
   const worker = process.env[WORKER_ENV] !== undefined
-  const running = config.workers > 1 && !worker ? await superviseWorkers(config, args, log) : await serve(config, log, { reusePort: worker })
+  const running =
+    config.workers > 1 && !worker ? await superviseWorkers(config, args, log) : await serve(config, log, { reusePort: worker })
   let stopping = false
   const stop = async (signal: string) => {
     // A second signal while draining means "now".
@@ -87,7 +98,9 @@ async function main() {
       process.exitCode = versionCommand(rest)
       return
     default:
-      throw new UsageError(`unknown command ${JSON.stringify(command)}${didYouMean(command, COMMANDS)}. Commands: ${COMMANDS.join(', ')}; \`almanac --help\` for more.`)
+      throw new UsageError(
+        `unknown command ${JSON.stringify(command)}${didYouMean(command, COMMANDS)}. Commands: ${COMMANDS.join(', ')}; \`almanac --help\` for more.`,
+      )
   }
 }
 

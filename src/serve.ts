@@ -45,9 +45,19 @@ export async function serve(config: Config, log: (line: string) => void = stderr
   const quota = createQuotaStore(config, log)
   const data = await resolveDataDir({ dataDir: config.dataDir }, log)
   const mounted = await openDomains(config, data, allDomains, log)
-  if (options.reusePort && config.quotaStore === 'memory') log(JSON.stringify({ level: 'warn', msg: 'quota store is memory: each worker counts its own credits; use ALMANAC_QUOTA_STORE=sqlite or a redis:// URL to share them' }))
+  if (options.reusePort && config.quotaStore === 'memory')
+    log(
+      JSON.stringify({
+        level: 'warn',
+        msg: 'quota store is memory: each worker counts its own credits; use ALMANAC_QUOTA_STORE=sqlite or a redis:// URL to share them',
+      }),
+    )
   const observability = createObservability(config)
-  const app = createApp(config, { data, domains: allDomains, authenticator: createAuthenticator(config, { keys, log }), quota, log, observability }, mounted)
+  const app = createApp(
+    config,
+    { data, domains: allDomains, authenticator: createAuthenticator(config, { keys, log }), quota, log, observability },
+    mounted,
+  )
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
@@ -61,9 +71,20 @@ export async function serve(config: Config, log: (line: string) => void = stderr
   ;(app as unknown as { server: unknown }).server = server
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`
   // `address` is what the socket is bound to (port 0 becomes the port the system chose); `url` is where a local client reaches it.
-  log(JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'listening', url, address: `${server.hostname}:${server.port}`, pid: process.pid }))
+  log(
+    JSON.stringify({
+      time: new Date().toISOString(),
+      level: 'info',
+      msg: 'listening',
+      url,
+      address: `${server.hostname}:${server.port}`,
+      pid: process.pid,
+    }),
+  )
   // Sizes were checked before opening; the full hashes are checked while serving.
-  const verified = verifyDatasets(data, mounted, log).catch((e) => log(JSON.stringify({ level: 'error', msg: 'dataset integrity check failed to run', error: String(e) })))
+  const verified = verifyDatasets(data, mounted, log).catch((e) =>
+    log(JSON.stringify({ level: 'error', msg: 'dataset integrity check failed to run', error: String(e) })),
+  )
   return {
     server,
     url,

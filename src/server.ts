@@ -11,7 +11,7 @@ import type { DataDir } from './data/types.ts'
 import type { Domain } from './domains/types.ts'
 import { AlmanacError, badRequest, unavailable } from './lib/errors.ts'
 import { redactPaths } from './lib/redact.ts'
-import { type Authenticator, type Principal } from './http/auth.ts'
+import type { Authenticator, Principal } from './http/auth.ts'
 import { requestContext } from './http/context.ts'
 import { exchangeOf, existingExchange } from './http/exchange.ts'
 import { API_PREFIX, isApi, pathOf, pathStart } from './http/paths.ts'
@@ -57,7 +57,12 @@ export interface MountedDomain {
 }
 
 /** Opens each domain's datasets; a domain that cannot open is kept, disabled, with the reason. */
-export async function openDomains(config: Config, data: DataDir, domains: Domain[], log: (l: string) => void = console.error): Promise<MountedDomain[]> {
+export async function openDomains(
+  config: Config,
+  data: DataDir,
+  domains: Domain[],
+  log: (l: string) => void = console.error,
+): Promise<MountedDomain[]> {
   const out: MountedDomain[] = []
   const disabled = (domain: Domain, problem: string, logged = problem) => {
     log(`The ${domain.name} domain is disabled: ${logged}`)
@@ -82,7 +87,15 @@ export async function openDomains(config: Config, data: DataDir, domains: Domain
       // Open, but built without an optional source: say which signal it cannot give.
       for (const id of domain.datasets) {
         const missing = data.manifest.datasets[id]?.unavailable
-        if (missing?.length) log(JSON.stringify({ level: 'warn', msg: `The ${domain.name} domain serves without ${missing.map((u) => u.id).join(', ')}: dataset ${id} was built without them (rebuild with the sources available to add them)`, domain: domain.name, dataset: id }))
+        if (missing?.length)
+          log(
+            JSON.stringify({
+              level: 'warn',
+              msg: `The ${domain.name} domain serves without ${missing.map((u) => u.id).join(', ')}: dataset ${id} was built without them (rebuild with the sources available to add them)`,
+              domain: domain.name,
+              dataset: id,
+            }),
+          )
       }
     } catch (e) {
       disabled(domain, redactPaths((e as Error).message), (e as Error).message)
@@ -142,7 +155,9 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
    */
   const definitions = definitionsHeaders(deps.data, mounted)
   /** Domains open at start, which the background integrity check may still disable, by their route prefixes. */
-  const openAtStart = mounted.filter((m) => !m.problem).flatMap((m) => m.domain.prefixes.map((prefix) => ({ mounted: m, base: API_PREFIX + prefix })))
+  const openAtStart = mounted
+    .filter((m) => !m.problem)
+    .flatMap((m) => m.domain.prefixes.map((prefix) => ({ mounted: m, base: API_PREFIX + prefix })))
   const definitionsOf = (path: string) => definitions.find((d) => path.startsWith(d.prefix) || path === d.base)?.headers
 
   /**
@@ -155,16 +170,27 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     return quotaHeaders(
       config.quotaFailOpen
         ? quotaState(plan, windowStart(plan, now), 0, true)
-        : { allowed: false, policy: plan.name, limit: plan.credits, remaining: 0, reset: Math.floor(now / 1000) + STORE_RETRY_SECONDS, windowSeconds: plan.windowSeconds },
+        : {
+            allowed: false,
+            policy: plan.name,
+            limit: plan.credits,
+            remaining: 0,
+            reset: Math.floor(now / 1000) + STORE_RETRY_SECONDS,
+            windowSeconds: plan.windowSeconds,
+          },
       now,
     )
   }
 
   const quotaFailure = (e: unknown): AlmanacError | null => {
     if (config.quotaFailOpen) return null
-    return new AlmanacError('unavailable', `The quota store is unreachable, so requests cannot be counted: ${(e as Error).message}. Try again shortly.`, {
-      headers: { 'Retry-After': String(STORE_RETRY_SECONDS) },
-    })
+    return new AlmanacError(
+      'unavailable',
+      `The quota store is unreachable, so requests cannot be counted: ${(e as Error).message}. Try again shortly.`,
+      {
+        headers: { 'Retry-After': String(STORE_RETRY_SECONDS) },
+      },
+    )
   }
 
   /**
@@ -176,7 +202,18 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     const principal = existingExchange(request)?.principal
     const plan = principal?.plan ?? config.plans.get(config.defaultPlan)!
     const now = clock()
-    if (!principal) return quotaHeaders({ allowed: false, policy: plan.name, limit: plan.credits, remaining: 0, reset: Math.floor(now / 1000), windowSeconds: plan.windowSeconds }, now)
+    if (!principal)
+      return quotaHeaders(
+        {
+          allowed: false,
+          policy: plan.name,
+          limit: plan.credits,
+          remaining: 0,
+          reset: Math.floor(now / 1000),
+          windowSeconds: plan.windowSeconds,
+        },
+        now,
+      )
     try {
       return quotaHeaders(await quota.peek(principal.subject, plan, now), now)
     } catch {
@@ -188,13 +225,17 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     const path = pathOf(request.url)
     if (code === 'NOT_FOUND') {
       const allow = allowedMethods(path)
-      if (allow.length) error = new AlmanacError('method', `${request.method} is not allowed on ${path}; use ${allow.join(' or ')}.`, { headers: { Allow: allow.join(', ') } })
+      if (allow.length)
+        error = new AlmanacError('method', `${request.method} is not allowed on ${path}; use ${allow.join(' or ')}.`, {
+          headers: { Allow: allow.join(', ') },
+        })
     }
     const { problem, headers } = toProblem(code, error, path)
     // The id the access log has for this request, so a caller's report can be matched to its line.
     const id = existingExchange(request)?.id
     if (id) problem.request_id = id
-    if (problem.status === 500) deps.log?.(JSON.stringify({ level: 'error', path, request_id: id, error: String((error as Error)?.stack ?? error) }))
+    if (problem.status === 500)
+      deps.log?.(JSON.stringify({ level: 'error', path, request_id: id, error: String((error as Error)?.stack ?? error) }))
     const out = new Headers(JSON_HEADERS)
     for (const [k, v] of Object.entries(setHeaders)) if (typeof v === 'string') out.set(k, v)
     for (const [k, v] of Object.entries(existingExchange(request)?.headers ?? {})) out.set(k, v)
@@ -203,7 +244,10 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     const dated = definitionsOf(path)
     if (dated && !out.has('x-definitions-updated')) out.set('x-definitions-updated', dated['x-definitions-updated']!)
     if (isApi(path) && !out.has('x-quota-limit')) for (const [k, v] of Object.entries(await peekHeaders(request))) out.set(k, v)
-    return new Response(JSON.stringify(problemBody(problem, formOf(request, config.responseForm))), { status: problem.status, headers: out })
+    return new Response(JSON.stringify(problemBody(problem, formOf(request, config.responseForm))), {
+      status: problem.status,
+      headers: out,
+    })
   }
 
   /** Methods that do answer a path that was not found with the request's method (for 405). */
@@ -251,7 +295,8 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       context.form = formOf(request, config.responseForm)
       // Who is calling, before any body is read; then the request's own shape (400, 413).
       const refused = (e: unknown) => errorResponse('AUTH', e, request, set.headers as Record<string, unknown>)
-      if (pathStart(request.url) < 0) throw badRequest('The request has no valid Host header (RFC 9112 section 3.2): send the host name the server is reached by.')
+      if (pathStart(request.url) < 0)
+        throw badRequest('The request has no valid Host header (RFC 9112 section 3.2): send the host name the server is reached by.')
       const path = pathOf(request.url)
       if (!isApi(path)) return checkRequest(request, path, config.bodyLimit)
       let answer: Principal | Promise<Principal>
@@ -271,14 +316,21 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     })
     .use(bodyReader(config.bodyLimit))
     .use(observability.plugin)
-    .use(openApiRoutes(() => app, () => mounted.filter((m) => !m.problem && m.domain.definitionsUpdated).flatMap((m) => m.domain.prefixes)))
+    .use(
+      openApiRoutes(
+        () => app,
+        () => mounted.filter((m) => !m.problem && m.domain.definitionsUpdated).flatMap((m) => m.domain.prefixes),
+      ),
+    )
     .use(docsRoutes())
     .onTransform({ as: 'global' }, ({ request, route, body }) => {
       // After routing and parsing, before the schema: route label, definitions date, then quota.
       const exchange = exchangeOf(request)
       exchange.route = route
       // A domain disabled after start (a corrupt artifact) keeps its routes but answers 503.
-      for (const { mounted: m, base } of openAtStart) if (m.problem && (route === base || route.startsWith(base + '/'))) throw unavailable(m.problem, { domain: m.domain.name, datasets: m.domain.datasets })
+      for (const { mounted: m, base } of openAtStart)
+        if (m.problem && (route === base || route.startsWith(base + '/')))
+          throw unavailable(m.problem, { domain: m.domain.name, datasets: m.domain.datasets })
       const dated = definitionsOf(route)
       if (dated) addHeaders(request, dated)
       const principal = exchange.principal
@@ -299,7 +351,10 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       const headers = existingExchange(request)?.headers
       if (response instanceof Reply) {
         const json = bodyJson(response, form, (query as Record<string, string | undefined>)?.fields)
-        return new Response(json, { status: typeof set.status === 'number' ? set.status : 200, headers: headers ? Object.assign(headers, JSON_HEADERS) : JSON_HEADERS })
+        return new Response(json, {
+          status: typeof set.status === 'number' ? set.status : 200,
+          headers: headers ? Object.assign(headers, JSON_HEADERS) : JSON_HEADERS,
+        })
       }
       if (headers) Object.assign(set.headers, headers)
     })
@@ -307,11 +362,17 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     .get(
       '/readyz',
       async ({ set }) => {
-        const down: { domain?: string; component?: string; problem: string }[] = mounted.filter((m) => m.problem).map((m) => ({ domain: m.domain.name, problem: m.problem! }))
+        const down: { domain?: string; component?: string; problem: string }[] = mounted
+          .filter((m) => m.problem)
+          .map((m) => ({ domain: m.domain.name, problem: m.problem! }))
         // Without fail-open, an unreachable quota store answers every /api/v1 request 503: not ready.
         const store = config.quotaFailOpen || !quota.check ? null : await quota.check()
         // The store's address stays in the log: /readyz answers anyone.
-        if (store) down.push({ component: 'quota_store', problem: 'The quota store is unreachable, so /api/v1 requests are answered 503 (ALMANAC_QUOTA_FAIL_OPEN is off).' })
+        if (store)
+          down.push({
+            component: 'quota_store',
+            problem: 'The quota store is unreachable, so /api/v1 requests are answered 503 (ALMANAC_QUOTA_FAIL_OPEN is off).',
+          })
         if (down.length) set.status = 503
         return {
           status: down.length ? 'not_ready' : 'ready',
@@ -330,7 +391,8 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   api.use(metaRoutes(config, deps.data, mounted))
   app.use(api)
   // Outside /api/v1, so the request hook neither authenticates nor counts them (isApi is false).
-  for (const m of mounted) if (!m.problem && m.domain.publicRoutes) app.use(m.domain.publicRoutes({ service: m.service, config, data: deps.data }))
+  for (const m of mounted)
+    if (!m.problem && m.domain.publicRoutes) app.use(m.domain.publicRoutes({ service: m.service, config, data: deps.data }))
 
   for (const route of app.routes) {
     const cost = (route.hooks as any)?.detail?.[COST_KEY] as PerItemCost | undefined
@@ -365,21 +427,34 @@ export function datasetMetrics(data: DataDir, mounted: MountedDomain[], now: num
   const entries = Object.values(data.manifest.datasets).sort((a, b) => a.id.localeCompare(b.id))
   const label = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
   const out = [
-    '# HELP almanac_dataset_age_seconds Seconds since the upstream date of the dataset\'s newest source (how stale the data is).',
+    "# HELP almanac_dataset_age_seconds Seconds since the upstream date of the dataset's newest source (how stale the data is).",
     '# TYPE almanac_dataset_age_seconds gauge',
   ]
   for (const e of entries) {
     const date = e.date ? Date.parse(`${e.date.slice(0, 10)}T00:00:00Z`) : NaN
-    if (Number.isFinite(date)) out.push(`almanac_dataset_age_seconds{dataset="${label(e.id)}"} ${Math.max(0, Math.floor((now - date) / 1000))}`)
+    if (Number.isFinite(date))
+      out.push(`almanac_dataset_age_seconds{dataset="${label(e.id)}"} ${Math.max(0, Math.floor((now - date) / 1000))}`)
   }
-  out.push('# HELP almanac_dataset_built_timestamp_seconds When the dataset was built, in Unix seconds.', '# TYPE almanac_dataset_built_timestamp_seconds gauge')
+  out.push(
+    '# HELP almanac_dataset_built_timestamp_seconds When the dataset was built, in Unix seconds.',
+    '# TYPE almanac_dataset_built_timestamp_seconds gauge',
+  )
   for (const e of entries) {
     const built = Date.parse(e.built)
     if (Number.isFinite(built)) out.push(`almanac_dataset_built_timestamp_seconds{dataset="${label(e.id)}"} ${Math.floor(built / 1000)}`)
   }
-  out.push('# HELP almanac_dataset_info The dataset\'s version, upstream date and build date (value 1).', '# TYPE almanac_dataset_info gauge')
-  for (const e of entries) out.push(`almanac_dataset_info{dataset="${label(e.id)}",version="${label(e.version)}",date="${label(e.date ?? '')}",built="${label(e.built.slice(0, 10))}"} 1`)
-  out.push('# HELP almanac_dataset_unavailable_sources Optional sources the dataset was built without (signals it cannot give).', '# TYPE almanac_dataset_unavailable_sources gauge')
+  out.push(
+    "# HELP almanac_dataset_info The dataset's version, upstream date and build date (value 1).",
+    '# TYPE almanac_dataset_info gauge',
+  )
+  for (const e of entries)
+    out.push(
+      `almanac_dataset_info{dataset="${label(e.id)}",version="${label(e.version)}",date="${label(e.date ?? '')}",built="${label(e.built.slice(0, 10))}"} 1`,
+    )
+  out.push(
+    '# HELP almanac_dataset_unavailable_sources Optional sources the dataset was built without (signals it cannot give).',
+    '# TYPE almanac_dataset_unavailable_sources gauge',
+  )
   for (const e of entries) out.push(`almanac_dataset_unavailable_sources{dataset="${label(e.id)}"} ${e.unavailable?.length ?? 0}`)
   out.push('# HELP almanac_domain_ready Whether the domain answers (1) or is disabled (0).', '# TYPE almanac_domain_ready gauge')
   for (const m of mounted) out.push(`almanac_domain_ready{domain="${label(m.domain.name)}"} ${m.problem ? 0 : 1}`)
@@ -394,7 +469,8 @@ function domainRoutes(config: Config, data: DataDir, m: MountedDomain): AnyElysi
   const fail = () => {
     throw unavailable(m.problem!, { domain: domain.name, datasets: domain.datasets })
   }
-  for (const prefix of domain.prefixes) plugin.all(prefix, fail, { detail: { hide: true } }).all(`${prefix}/*`, fail, { detail: { hide: true } })
+  for (const prefix of domain.prefixes)
+    plugin.all(prefix, fail, { detail: { hide: true } }).all(`${prefix}/*`, fail, { detail: { hide: true } })
   return plugin
 }
 

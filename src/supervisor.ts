@@ -54,7 +54,11 @@ async function freePort(host: string): Promise<number> {
 /** How to run this same program again: the executable alone when compiled, `bun <main>` from source. */
 const selfCommand = () => (Bun.isStandaloneExecutable ? [process.execPath] : [process.execPath, Bun.main])
 
-export async function superviseWorkers(config: Config, argv: string[], log: (line: string) => void = (l) => console.error(l)): Promise<Supervisor> {
+export async function superviseWorkers(
+  config: Config,
+  argv: string[],
+  log: (line: string) => void = (l) => console.error(l),
+): Promise<Supervisor> {
   const data = await resolveDataDir({ dataDir: config.dataDir }, log)
   const port = config.port === 0 ? await freePort(config.host) : config.port
   const workers: (Subprocess | undefined)[] = new Array(config.workers).fill(undefined)
@@ -90,9 +94,12 @@ export async function superviseWorkers(config: Config, argv: string[], log: (lin
       stopping = true
       const live = workers.filter((w): w is Subprocess => !!w)
       for (const w of live) w.kill('SIGTERM')
-      const killer = setTimeout(() => {
-        for (const w of live) if (w.exitCode === null) w.kill('SIGKILL')
-      }, (config.shutdownGraceSeconds + 5) * 1000)
+      const killer = setTimeout(
+        () => {
+          for (const w of live) if (w.exitCode === null) w.kill('SIGKILL')
+        },
+        (config.shutdownGraceSeconds + 5) * 1000,
+      )
       await Promise.all(live.map((w) => w.exited))
       clearTimeout(killer)
     },

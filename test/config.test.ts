@@ -49,7 +49,12 @@ describe('configuration layers', () => {
 
   test('plans, keys with plans and lists are parsed', () => {
     const config = loadConfig({
-      env: { ALMANAC_PLANS: 'free:1000/1d,tiny:5/60s,hourly:10/h', ALMANAC_DEFAULT_PLAN: 'free', ALMANAC_API_KEYS: 'abcdefgh1234, zyxwvuts9876:tiny', ALMANAC_TRUSTED_PROXIES: '10.0.0.0/8, ::1' },
+      env: {
+        ALMANAC_PLANS: 'free:1000/1d,tiny:5/60s,hourly:10/h',
+        ALMANAC_DEFAULT_PLAN: 'free',
+        ALMANAC_API_KEYS: 'abcdefgh1234, zyxwvuts9876:tiny',
+        ALMANAC_TRUSTED_PROXIES: '10.0.0.0/8, ::1',
+      },
     })
     expect(config.plans.get('free')).toEqual({ name: 'free', credits: 1000, windowSeconds: 86400 })
     expect(config.plans.get('tiny')).toEqual({ name: 'tiny', credits: 5, windowSeconds: 60 })
@@ -76,7 +81,9 @@ describe('bad settings are named', () => {
 
   test('plan names a plain object already answers are refused', () => {
     for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
-      expect(() => loadConfig({ env: { ALMANAC_PLANS: `${name}:5/1h`, ALMANAC_DEFAULT_PLAN: name } })).toThrow(`ALMANAC_PLANS: plan name ${name} is reserved`)
+      expect(() => loadConfig({ env: { ALMANAC_PLANS: `${name}:5/1h`, ALMANAC_DEFAULT_PLAN: name } })).toThrow(
+        `ALMANAC_PLANS: plan name ${name} is reserved`,
+      )
     }
   })
 
@@ -86,11 +93,17 @@ describe('bad settings are named', () => {
 
   test('config file: unknown setting, bad value and bad JSON are named with the file', () => {
     const unknown = file({ prot: 1 })
-    expect(errorOf(() => loadConfig({ env: {}, argv: ['--config', unknown] }))).toBe(`${unknown}: unknown setting prot (did you mean port?)`)
+    expect(errorOf(() => loadConfig({ env: {}, argv: ['--config', unknown] }))).toBe(
+      `${unknown}: unknown setting prot (did you mean port?)`,
+    )
     const bad = file({ hash: { bcryptMaxRounds: 99 } })
-    expect(errorOf(() => loadConfig({ env: {}, argv: ['--config', bad] }))).toMatch(new RegExp(`^${bad}: hash.bcryptMaxRounds: expected an integer from 4 to 31`))
+    expect(errorOf(() => loadConfig({ env: {}, argv: ['--config', bad] }))).toMatch(
+      new RegExp(`^${bad}: hash.bcryptMaxRounds: expected an integer from 4 to 31`),
+    )
     const broken = file('{"port": ')
     expect(errorOf(() => loadConfig({ env: {}, argv: ['--config', broken] }))).toMatch(new RegExp(`^--config ${broken}: `))
-    expect(errorOf(() => loadConfig({ env: {}, argv: ['--config', '/nonexistent/almanac.json'] }))).toMatch(/^--config \/nonexistent\/almanac.json: /)
+    expect(errorOf(() => loadConfig({ env: {}, argv: ['--config', '/nonexistent/almanac.json'] }))).toMatch(
+      /^--config \/nonexistent\/almanac.json: /,
+    )
   })
 })

@@ -64,7 +64,8 @@ export function parseCommand(argv: string[], options: OptionSpec, allowPositiona
       const known = Object.keys(spec).map((k) => `--${k}`)
       throw new UsageError(`unknown option ${flag}${didYouMean(flag.split('=')[0]!, known)}`)
     }
-    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new UsageError(`unexpected argument${flag ? ` ${flag}` : ''}: this command takes options only (${message.split('\n')[0]})`)
+    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+      throw new UsageError(`unexpected argument${flag ? ` ${flag}` : ''}: this command takes options only (${message.split('\n')[0]})`)
     throw new UsageError(message.split('\n')[0]!.replace(/^Option '([^']+)' argument missing/, 'option $1 needs a value'))
   }
 }

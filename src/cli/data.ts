@@ -51,11 +51,22 @@ export async function dataCommand(args: string[], log: (line: string) => void = 
   switch (sub) {
     case 'build': {
       if (Bun.isStandaloneExecutable) {
-        log('almanac: `data build` runs from the source tree (`bun src/main.ts data build`). This executable carries datasets already built; to serve newer ones, build them in a checkout and set ALMANAC_DATA_DIR to that datasets/out, or compile a new executable.')
+        log(
+          'almanac: `data build` runs from the source tree (`bun src/main.ts data build`). This executable carries datasets already built; to serve newer ones, build them in a checkout and set ALMANAC_DATA_DIR to that datasets/out, or compile a new executable.',
+        )
         return 2
       }
-      const only = text('only')?.split(',').map((s) => s.trim()).filter(Boolean)
-      await buildDatasets(domains, { only, force: values.force === true, offline: values.offline === true || undefined, outDir: text('out'), log })
+      const only = text('only')
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+      await buildDatasets(domains, {
+        only,
+        force: values.force === true,
+        offline: values.offline === true || undefined,
+        outDir: text('out'),
+        log,
+      })
       return 0
     }
     case 'fetch': {
@@ -63,7 +74,9 @@ export async function dataCommand(args: string[], log: (line: string) => void = 
       if (!to) throw new UsageError(`data fetch needs --to DIR\n${DATA_USAGE}`)
       const report = await fetchSources(sources, to, { log })
       for (const s of report.skipped) log(`${s.source}: no upstream URL to fetch; had from ${s.why}`)
-      log(`${report.dir}: ${report.fetched.length} downloaded, ${report.kept.length} already there, ${report.failed.length} failed${report.failed.length ? ` (${report.failed.map((f) => f.source).join(', ')})` : ''}`)
+      log(
+        `${report.dir}: ${report.fetched.length} downloaded, ${report.kept.length} already there, ${report.failed.length} failed${report.failed.length ? ` (${report.failed.map((f) => f.source).join(', ')})` : ''}`,
+      )
       return report.failed.length ? 1 : 0
     }
     case 'verify': {

@@ -19,22 +19,41 @@ export const KEYS_USAGE = `usage:
 Keys live in ALMANAC_STATE_DIR/keys.sqlite (--state-dir); plans are ALMANAC_PLANS (--plans).`
 
 const table = (rows: StoredKey[]): string => {
-  const cells = [['ID', 'NAME', 'PLAN', 'CREATED', 'REVOKED'], ...rows.map((k) => [k.id, k.name, k.plan ?? '(default)', k.created, k.revoked ?? '-'])]
+  const cells = [
+    ['ID', 'NAME', 'PLAN', 'CREATED', 'REVOKED'],
+    ...rows.map((k) => [k.id, k.name, k.plan ?? '(default)', k.created, k.revoked ?? '-']),
+  ]
   const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)))
-  return cells.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')
+  return cells
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')
 }
 
 /** Runs the subcommand; returns the process exit code. */
-export async function keysCommand(args: string[], env: Record<string, string | undefined> = process.env, log: (line: string) => void = (l) => console.error(l)): Promise<number> {
+export async function keysCommand(
+  args: string[],
+  env: Record<string, string | undefined> = process.env,
+  log: (line: string) => void = (l) => console.error(l),
+): Promise<number> {
   const [sub, ...rest] = args
   if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
     console.log(KEYS_USAGE)
     return 0
   }
-  if (!['create', 'list', 'revoke'].includes(sub)) throw new UsageError(`unknown keys command ${JSON.stringify(sub)}${didYouMean(sub, ['create', 'list', 'revoke'])}\n${KEYS_USAGE}`)
+  if (!['create', 'list', 'revoke'].includes(sub))
+    throw new UsageError(`unknown keys command ${JSON.stringify(sub)}${didYouMean(sub, ['create', 'list', 'revoke'])}\n${KEYS_USAGE}`)
   // `--json` never takes a value: `keys revoke --json NAME` revokes NAME. The settings' flags are
   // accepted too (--state-dir, --plans, --config …), as the server takes them.
-  const parsed = parseCommand(rest, { ...settingOptions(), json: { type: 'boolean' }, ...(sub === 'create' ? { name: { type: 'string' }, plan: { type: 'string' } } : {}) }, sub === 'revoke')
+  const parsed = parseCommand(
+    rest,
+    { ...settingOptions(), json: { type: 'boolean' }, ...(sub === 'create' ? { name: { type: 'string' }, plan: { type: 'string' } } : {}) },
+    sub === 'revoke',
+  )
   if (parsed.help) {
     console.log(KEYS_USAGE)
     return 0
@@ -53,7 +72,9 @@ export async function keysCommand(args: string[], env: Record<string, string | u
       }
       const plan = flags.get('plan') ?? null
       if (plan !== null && !config.plans.has(plan)) {
-        log(`almanac: --plan ${JSON.stringify(plan)} is not among the configured plans (${[...config.plans.keys()].join(', ')}); set ALMANAC_PLANS as the server does`)
+        log(
+          `almanac: --plan ${JSON.stringify(plan)} is not among the configured plans (${[...config.plans.keys()].join(', ')}); set ALMANAC_PLANS as the server does`,
+        )
         return 2
       }
       store = openKeyStore(config.stateDir)
@@ -61,7 +82,9 @@ export async function keysCommand(args: string[], env: Record<string, string | u
       if (json) console.log(JSON.stringify({ ...record, key }, null, 2))
       else {
         console.log(key)
-        log(`created ${record.id} (${record.name}, plan ${record.plan ?? `${config.defaultPlan} (default)`}); the key above is shown only this once`)
+        log(
+          `created ${record.id} (${record.name}, plan ${record.plan ?? `${config.defaultPlan} (default)`}); the key above is shown only this once`,
+        )
       }
       return 0
     }

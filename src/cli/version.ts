@@ -41,7 +41,8 @@ export function formatVersion(r: VersionReport): string {
   const lines = [`${r.name} ${r.version} (${r.runtime})`, `datasets (${r.datasets_from}):`]
   if (!r.datasets.length) lines.push('  none built')
   const w = (k: 'id' | 'version') => Math.max(...r.datasets.map((d) => d[k].length), 0)
-  for (const d of r.datasets) lines.push(`  ${d.id.padEnd(w('id'))}  ${d.version.padEnd(w('version'))}  ${d.date ?? '-'}  built ${d.built.slice(0, 10)}`)
+  for (const d of r.datasets)
+    lines.push(`  ${d.id.padEnd(w('id'))}  ${d.version.padEnd(w('version'))}  ${d.date ?? '-'}  built ${d.built.slice(0, 10)}`)
   if (r.datasets.length) lines.push('licences and credit lines: almanac version --json, NOTICE.md, GET /api/v1/meta/datasets')
   return lines.join('\n')
 }

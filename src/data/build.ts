@@ -23,7 +23,6 @@ import { provenance } from './provenance.ts'
 import { processAlive, sweepOrphans } from '../lib/orphans.ts'
 import { mirrorPathOfUrl, upstreamUrl, urlPin, urlServesMirrorFile } from './upstream.ts'
 
-
 export interface BuildOptions {
   outDir?: string
   /** Domain names to build; all when empty. */
@@ -97,7 +96,8 @@ export async function resolveSource(source: Source, options: ResolveOptions): Pr
   }
   // A folder made by `almanac data fetch` holds the upstream form of what the mirror keeps derived.
   const fetched = source.url && !urlServesMirrorFile(source) ? mirrorPathOfUrl(source) : undefined
-  if (mirror && fetched && existsSync(join(mirror, fetched))) return verified(source, join(mirror, fetched), 'mirror', hashes, urlPin(source))
+  if (mirror && fetched && existsSync(join(mirror, fetched)))
+    return verified(source, join(mirror, fetched), 'mirror', hashes, urlPin(source))
   if (source.npm) {
     const dir = npmPackageDir(source.npm.package)
     if (dir && existsSync(join(dir, source.npm.path))) return verified(source, join(dir, source.npm.path), 'npm', hashes, source.sha256)
@@ -128,7 +128,12 @@ export async function resolveSource(source: Source, options: ResolveOptions): Pr
  * Downloads a source's URL (through ALMANAC_UPSTREAM_BASE when set) into `path`, checking its pin;
  * written beside and renamed, so an interrupted download leaves nothing. Returns the sha256.
  */
-export async function download(source: Source, path: string, log: (line: string) => void, options: { timeoutMs?: number; base?: string } = {}): Promise<string> {
+export async function download(
+  source: Source,
+  path: string,
+  log: (line: string) => void,
+  options: { timeoutMs?: number; base?: string } = {},
+): Promise<string> {
   const url = 'base' in options ? upstreamUrl(source.url!, options.base) : upstreamUrl(source.url!)
   const timeoutMs = options.timeoutMs ?? 15 * 60_000
   log(`${source.id}: downloading ${url}`)
@@ -138,7 +143,9 @@ export async function download(source: Source, path: string, log: (line: string)
   const sha = createHash('sha256').update(bytes).digest('hex')
   const pin = urlPin(source)
   if (pin && sha !== pin.toLowerCase()) {
-    throw new SourceMissingError(`Source ${source.id}: ${url} served a file with sha256 ${sha}, but its domain's sources.ts pins ${pin}; the upstream changed. Update the source's version, date and sha256 after checking the new release.`)
+    throw new SourceMissingError(
+      `Source ${source.id}: ${url} served a file with sha256 ${sha}, but its domain's sources.ts pins ${pin}; the upstream changed. Update the source's version, date and sha256 after checking the new release.`,
+    )
   }
   if (!pin) log(`${source.id}: warning: no sha256 pinned in its domain's sources.ts for ${source.url}; the download has sha256 ${sha}`)
   mkdirSync(dirname(path), { recursive: true })
@@ -153,7 +160,8 @@ function missing(source: Source, tried: string[]) {
     source.mirror && `point ALMANAC_MIRROR at a mirror folder holding ${source.mirror}`,
     source.npm && `install the npm package ${source.npm.package} (bun install)`,
     source.system && `install the system file ${source.system}`,
-    source.url && `let this machine download ${source.url}${urlPin(source) ? ` (sha256 ${urlPin(source)})` : ''}, or fetch it elsewhere with \`almanac data fetch --to DIR\` and set ALMANAC_MIRROR=DIR`,
+    source.url &&
+      `let this machine download ${source.url}${urlPin(source) ? ` (sha256 ${urlPin(source)})` : ''}, or fetch it elsewhere with \`almanac data fetch --to DIR\` and set ALMANAC_MIRROR=DIR`,
   ].filter(Boolean)
   return new SourceMissingError(
     `Source ${source.id} (${source.version}, ${source.date}) is missing: ${tried.join('; ') || 'it declares no way to get it'}. To supply it: ${ways.join('; or ') || 'declare a mirror path, npm package, system path or URL for it in src/domains/<name>/sources.ts'}.`,
@@ -189,7 +197,10 @@ function saveEntry(outDir: string, entry: ManifestEntry) {
   withManifestLock(outDir, () => {
     const manifest = readManifest(outDir)
     manifest.datasets[entry.id] = entry
-    const sorted: Manifest = { generated: new Date().toISOString(), datasets: Object.fromEntries(Object.entries(manifest.datasets).sort(([a], [b]) => a.localeCompare(b))) }
+    const sorted: Manifest = {
+      generated: new Date().toISOString(),
+      datasets: Object.fromEntries(Object.entries(manifest.datasets).sort(([a], [b]) => a.localeCompare(b))),
+    }
     const tmp = join(outDir, `.manifest.${process.pid}.json`)
     writeFileSync(tmp, JSON.stringify(sorted, null, 2) + '\n')
     renameSync(tmp, join(outDir, 'manifest.json'))
@@ -199,7 +210,10 @@ function saveEntry(outDir: string, entry: ManifestEntry) {
 /** Removes staging folders of builds whose process is gone. */
 const sweepStaging = (outDir: string) => sweepOrphans(outDir, /^\.staging-.+-(\d+)$/)
 
-const countsText = (counts: Record<string, number>) => Object.entries(counts).map(([k, v]) => `${v.toLocaleString('en')} ${k}`).join(', ')
+const countsText = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .map(([k, v]) => `${v.toLocaleString('en')} ${k}`)
+    .join(', ')
 
 export async function buildDatasets(domains: Domain[], options: BuildOptions = {}): Promise<Manifest> {
   const outDir = resolve(options.outDir ?? SOURCE_OUT_DIR)
@@ -217,7 +231,8 @@ export async function buildDatasets(domains: Domain[], options: BuildOptions = {
   }
 
   const unknown = (options.only ?? []).filter((name) => !domains.some((d) => d.name === name))
-  if (unknown.length) throw new DatasetBuildError(`--only: unknown domain ${unknown.join(', ')} (domains: ${domains.map((d) => d.name).join(', ')})`)
+  if (unknown.length)
+    throw new DatasetBuildError(`--only: unknown domain ${unknown.join(', ')} (domains: ${domains.map((d) => d.name).join(', ')})`)
   const chosen = domains.filter((d) => !options.only?.length || options.only.includes(d.name))
 
   const failures: string[] = []
@@ -233,7 +248,9 @@ export async function buildDatasets(domains: Domain[], options: BuildOptions = {
           if (await buildOne(builder, { outDir, log, lookup, force: !!options.force, hashes, resolveOptions })) built++
         } catch (e) {
           // A missing source is explained in the summary; an unexpected failure gets its stack here.
-          log(`${builder.id}: FAILED: ${e instanceof SourceMissingError ? 'a source is missing or wrong (see the summary below)' : ((e as Error).stack ?? String(e))}`)
+          log(
+            `${builder.id}: FAILED: ${e instanceof SourceMissingError ? 'a source is missing or wrong (see the summary below)' : ((e as Error).stack ?? String(e))}`,
+          )
           failures.push(`${builder.id}: ${(e as Error).message}`)
         }
       }
@@ -241,7 +258,8 @@ export async function buildDatasets(domains: Domain[], options: BuildOptions = {
   } finally {
     hashes.save()
   }
-  if (failures.length) throw new DatasetBuildError(`${failures.length} dataset${failures.length > 1 ? 's' : ''} failed to build:\n  ${failures.join('\n  ')}`)
+  if (failures.length)
+    throw new DatasetBuildError(`${failures.length} dataset${failures.length > 1 ? 's' : ''} failed to build:\n  ${failures.join('\n  ')}`)
   if (!built) log('datasets: everything is up to date')
   return readManifest(outDir)
 }
@@ -274,7 +292,15 @@ async function buildOne(builder: DatasetBuilder, o: BuildOneOptions): Promise<bo
   // The route a source took is not an input: the same bytes from the mirror or from npm build the same
   // artifact. A missing optional source is: once it can be found, the dataset is rebuilt with it.
   const inputs = createHash('sha256')
-    .update(JSON.stringify({ id: builder.id, revision: builder.revision, artifacts: builder.artifacts, sources: [...resolved.values()].map((s) => [s.id, s.version, s.sha256]), ...(unavailable.length ? { unavailable: unavailable.map((u) => u.id) } : {}) }))
+    .update(
+      JSON.stringify({
+        id: builder.id,
+        revision: builder.revision,
+        artifacts: builder.artifacts,
+        sources: [...resolved.values()].map((s) => [s.id, s.version, s.sha256]),
+        ...(unavailable.length ? { unavailable: unavailable.map((u) => u.id) } : {}),
+      }),
+    )
     .digest('hex')
   const previous = readManifest(o.outDir).datasets[builder.id]
   const intact = (a: { name: string; bytes: number; sha256: string }) => {
@@ -289,14 +315,21 @@ async function buildOne(builder: DatasetBuilder, o: BuildOneOptions): Promise<bo
   if (previous?.inputs === inputs) {
     for (const a of entry.artifacts) {
       const before = previous.artifacts.find((p) => p.name === a.name)
-      if (before && before.sha256 !== a.sha256) o.log(`${builder.id}: warning: ${a.name} differs from the previous build of the same inputs; the builder is not deterministic`)
+      if (before && before.sha256 !== a.sha256)
+        o.log(`${builder.id}: warning: ${a.name} differs from the previous build of the same inputs; the builder is not deterministic`)
     }
   }
   saveEntry(o.outDir, entry)
   return true
 }
 
-async function runBuilder(builder: DatasetBuilder, resolved: Map<string, ResolvedSource & { sha256: string }>, inputs: string, o: BuildOneOptions, unavailable: { id: string; reason: string }[]): Promise<ManifestEntry> {
+async function runBuilder(
+  builder: DatasetBuilder,
+  resolved: Map<string, ResolvedSource & { sha256: string }>,
+  inputs: string,
+  o: BuildOneOptions,
+  unavailable: { id: string; reason: string }[],
+): Promise<ManifestEntry> {
   const { outDir, log } = o
   const staging = join(outDir, `.staging-${builder.id}-${process.pid}`)
   rmSync(staging, { recursive: true, force: true })
@@ -313,7 +346,8 @@ async function runBuilder(builder: DatasetBuilder, resolved: Map<string, Resolve
     },
     has: (id) => resolved.has(id),
     out: (name) => {
-      if (!builder.artifacts.includes(name)) throw new Error(`builder ${builder.id} asked to write ${name}, which is not among its artifacts (${builder.artifacts.join(', ')})`)
+      if (!builder.artifacts.includes(name))
+        throw new Error(`builder ${builder.id} asked to write ${name}, which is not among its artifacts (${builder.artifacts.join(', ')})`)
       return join(staging, name)
     },
     progress: (label, total) => progress(`${builder.id}: ${label}`, total, log),
@@ -324,7 +358,11 @@ async function runBuilder(builder: DatasetBuilder, resolved: Map<string, Resolve
     const artifacts = builder.artifacts.map((name) => {
       const path = join(staging, name)
       if (!existsSync(path)) throw new Error(`builder ${builder.id} did not write its artifact ${name}`)
-      for (const suffix of ['-wal', '-shm', '-journal']) if (existsSync(path + suffix)) throw new Error(`builder ${builder.id} left ${name}${suffix} behind: close the database (and use journal_mode=DELETE) before returning`)
+      for (const suffix of ['-wal', '-shm', '-journal'])
+        if (existsSync(path + suffix))
+          throw new Error(
+            `builder ${builder.id} left ${name}${suffix} behind: close the database (and use journal_mode=DELETE) before returning`,
+          )
       return { name, bytes: statSync(path).size, sha256: o.hashes.of(path) }
     })
     for (const { name } of artifacts) {

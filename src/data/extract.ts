@@ -24,7 +24,10 @@ export function cacheRoot(env: Record<string, string | undefined> = process.env,
   if (dataDir) return resolve(dataDir)
   if (env.XDG_CACHE_HOME) return join(resolve(env.XDG_CACHE_HOME), 'almanac')
   const home = env.HOME || safeHomedir()
-  if (!home) throw new DataDirError('No place to extract the datasets: HOME and XDG_CACHE_HOME are unset. Set ALMANAC_DATA_DIR to a writable directory.')
+  if (!home)
+    throw new DataDirError(
+      'No place to extract the datasets: HOME and XDG_CACHE_HOME are unset. Set ALMANAC_DATA_DIR to a writable directory.',
+    )
   return join(home, '.cache', 'almanac')
 }
 
@@ -53,11 +56,15 @@ const explain = (e: unknown, what: string, root: string) => {
   const code = (e as NodeJS.ErrnoException).code
   if (!code?.startsWith('E')) return new DataDirError(`Cannot ${what}: ${(e as Error).message}`)
   const why =
-    code === 'EACCES' || code === 'EPERM' ? 'permission denied'
-    : code === 'EROFS' ? 'the file system is read-only'
-    : code === 'ENOSPC' ? 'the disk is full'
-    : code === 'ENOTDIR' ? 'a path component is a file, not a directory'
-    : (e as Error).message
+    code === 'EACCES' || code === 'EPERM'
+      ? 'permission denied'
+      : code === 'EROFS'
+        ? 'the file system is read-only'
+        : code === 'ENOSPC'
+          ? 'the disk is full'
+          : code === 'ENOTDIR'
+            ? 'a path component is a file, not a directory'
+            : (e as Error).message
   return new DataDirError(
     `Cannot ${what} (${why}). Set ALMANAC_DATA_DIR to a writable directory (now ${root}), or extract once on a writable machine with \`almanac data extract --to DIR\` and point ALMANAC_DATA_DIR at DIR.`,
   )
@@ -125,12 +132,17 @@ async function extractFile(f: EmbeddedData['files'][number], dest: string) {
   })
   // Bun.file, not fs.createReadStream: only the former reads the executable's embedded files as a stream.
   const blob = Bun.file(f.path)
-  if (!(await blob.exists())) throw new DataDirError(`The executable has no embedded ${f.name} (${f.path}); it was not built by build/compile.ts. Rebuild it.`)
+  if (!(await blob.exists()))
+    throw new DataDirError(`The executable has no embedded ${f.name} (${f.path}); it was not built by build/compile.ts. Rebuild it.`)
   const input = Readable.fromWeb(blob.stream() as import('node:stream/web').ReadableStream)
-  const stages = f.encoding === 'zstd' ? [input, createZstdDecompress(), tap, createWriteStream(dest)] : [input, tap, createWriteStream(dest)]
+  const stages =
+    f.encoding === 'zstd' ? [input, createZstdDecompress(), tap, createWriteStream(dest)] : [input, tap, createWriteStream(dest)]
   await (pipeline as (...s: unknown[]) => Promise<void>)(...stages)
   const sha256 = hash.digest('hex')
-  if (bytes !== f.bytes || sha256 !== f.sha256) throw new DataDirError(`The embedded artifact ${f.name} is damaged (got ${bytes} bytes, sha256 ${sha256}; expected ${f.bytes}, ${f.sha256}). Rebuild the executable.`)
+  if (bytes !== f.bytes || sha256 !== f.sha256)
+    throw new DataDirError(
+      `The embedded artifact ${f.name} is damaged (got ${bytes} bytes, sha256 ${sha256}; expected ${f.bytes}, ${f.sha256}). Rebuild the executable.`,
+    )
 }
 
 /** Removes temporary folders left by extractions whose process died. */

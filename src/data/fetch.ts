@@ -37,14 +37,27 @@ export interface FetchReport {
   skipped: { source: string; why: string }[]
 }
 
-const otherWay = (s: Source) => (s.npm ? `npm package ${s.npm.package} (installed by bun install)` : s.system ? `system file ${s.system}` : s.mirror ? `mirror only (${s.mirror})${s.mirrorOnly ? `: ${s.mirrorOnly}` : ''}` : 'no way declared')
+const otherWay = (s: Source) =>
+  s.npm
+    ? `npm package ${s.npm.package} (installed by bun install)`
+    : s.system
+      ? `system file ${s.system}`
+      : s.mirror
+        ? `mirror only (${s.mirror})${s.mirrorOnly ? `: ${s.mirrorOnly}` : ''}`
+        : 'no way declared'
 
-export async function fetchSources(sources: readonly Source[], to: string, options: { log?: (line: string) => void; base?: string; timeoutMs?: number } = {}): Promise<FetchReport> {
+export async function fetchSources(
+  sources: readonly Source[],
+  to: string,
+  options: { log?: (line: string) => void; base?: string; timeoutMs?: number } = {},
+): Promise<FetchReport> {
   const log = options.log ?? ((l: string) => console.error(l))
   const dir = resolve(to)
   mkdirSync(dir, { recursive: true })
   const manifestPath = join(dir, 'MANIFEST.json')
-  const previous: FetchedFile[] = existsSync(manifestPath) ? ((JSON.parse(readFileSync(manifestPath, 'utf8')) as { files?: FetchedFile[] }).files ?? []) : []
+  const previous: FetchedFile[] = existsSync(manifestPath)
+    ? ((JSON.parse(readFileSync(manifestPath, 'utf8')) as { files?: FetchedFile[] }).files ?? [])
+    : []
   const files = new Map(previous.map((f) => [f.path, f]))
   const hashes = new HashCache()
   const report: FetchReport = { dir, fetched: [], kept: [], failed: [], skipped: [] }
@@ -62,7 +75,10 @@ export async function fetchSources(sources: readonly Source[], to: string, optio
     }
     const url = 'base' in options ? upstreamUrl(source.url, options.base) : upstreamUrl(source.url)
     try {
-      const sha256 = await download(source, path, log, { timeoutMs: options.timeoutMs, ...('base' in options ? { base: options.base } : {}) })
+      const sha256 = await download(source, path, log, {
+        timeoutMs: options.timeoutMs,
+        ...('base' in options ? { base: options.base } : {}),
+      })
       const entry: FetchedFile = {
         path: rel,
         sha256,
@@ -82,7 +98,14 @@ export async function fetchSources(sources: readonly Source[], to: string, optio
     }
   }
   const tmp = `${manifestPath}.${process.pid}.part`
-  writeFileSync(tmp, JSON.stringify({ generated: new Date().toISOString(), files: [...files.values()].sort((a, b) => a.path.localeCompare(b.path)) }, null, 1) + '\n')
+  writeFileSync(
+    tmp,
+    JSON.stringify(
+      { generated: new Date().toISOString(), files: [...files.values()].sort((a, b) => a.path.localeCompare(b.path)) },
+      null,
+      1,
+    ) + '\n',
+  )
   renameSync(tmp, manifestPath)
   return report
 }

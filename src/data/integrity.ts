@@ -42,7 +42,8 @@ export async function contentMismatch(data: DataDir, datasetId: string): Promise
     } catch {
       return `artifact ${a.name} of dataset ${datasetId} cannot be read`
     }
-    if (sha !== a.sha256) return `artifact ${a.name} of dataset ${datasetId} does not match its sha256 in the manifest (corrupted or replaced)`
+    if (sha !== a.sha256)
+      return `artifact ${a.name} of dataset ${datasetId} does not match its sha256 in the manifest (corrupted or replaced)`
   }
   return null
 }

@@ -42,7 +42,8 @@ export async function resolveDataDir(
   const embedded = embeddedData()
   if (!embedded) {
     const dir = options.dataDir ? resolve(options.dataDir) : SOURCE_OUT_DIR
-    if (!existsSync(join(dir, 'manifest.json'))) log(`datasets: ${dir} holds no manifest.json; build the datasets with \`almanac data build\` (or set ALMANAC_DATA_DIR)`)
+    if (!existsSync(join(dir, 'manifest.json')))
+      log(`datasets: ${dir} holds no manifest.json; build the datasets with \`almanac data build\` (or set ALMANAC_DATA_DIR)`)
     return openDataDir(dir)
   }
   if (options.dataDir && existsSync(join(resolve(options.dataDir), 'manifest.json'))) {
@@ -58,7 +59,8 @@ export async function resolveDataDir(
 /** The manifest without extracting anything (for `almanac version`). */
 export function currentManifest(options: { dataDir?: string } = {}): { manifest: Manifest; from: string } {
   const embedded = embeddedData()
-  if (options.dataDir && existsSync(join(resolve(options.dataDir), 'manifest.json'))) return { manifest: readManifest(resolve(options.dataDir)), from: resolve(options.dataDir) }
+  if (options.dataDir && existsSync(join(resolve(options.dataDir), 'manifest.json')))
+    return { manifest: readManifest(resolve(options.dataDir)), from: resolve(options.dataDir) }
   if (embedded) return { manifest: JSON.parse(readFileSync(embedded.manifest, 'utf8')), from: 'embedded' }
   const dir = options.dataDir ? resolve(options.dataDir) : SOURCE_OUT_DIR
   return { manifest: readManifest(dir), from: dir }

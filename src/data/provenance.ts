@@ -5,7 +5,11 @@
  */
 export function provenance(sources: readonly { date: string; license: string; attribution: string }[]) {
   return {
-    date: sources.map((s) => s.date).sort().at(-1) || null,
+    date:
+      sources
+        .map((s) => s.date)
+        .sort()
+        .at(-1) || null,
     license: [...new Set(sources.map((s) => s.license))].join('; ') || null,
     attribution: [...new Set(sources.map((s) => s.attribution).filter(Boolean))],
   }

@@ -95,7 +95,18 @@ export interface ManifestEntry {
   revision: number
   /** Hash over the inputs (sources' sha256, builder revision); unchanged means no rebuild. */
   inputs: string
-  sources: { id: string; version: string; date: string; via: string; license: string; attribution: string; duties?: string; url?: string; homepage?: string; sha256?: string }[]
+  sources: {
+    id: string
+    version: string
+    date: string
+    via: string
+    license: string
+    attribution: string
+    duties?: string
+    url?: string
+    homepage?: string
+    sha256?: string
+  }[]
   /** The sources' licences and credit lines, deduplicated (what /api/v1/meta/datasets shows). */
   license?: string
   attribution?: string[]

@@ -34,4 +34,5 @@ export function mirrorPathOfUrl(source: Source): string | undefined {
 }
 
 /** The sha256 the file at `url` must have, or undefined when none is pinned. */
-export const urlPin = (source: Source): string | undefined => (source.urlSha256 === undefined ? source.sha256 : (source.urlSha256 ?? undefined))
+export const urlPin = (source: Source): string | undefined =>
+  source.urlSha256 === undefined ? source.sha256 : (source.urlSha256 ?? undefined)

@@ -38,7 +38,12 @@ const quoted = (s: string) => `"${s.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, '?
  * A 401 with one challenge per accepted scheme (RFC 9110 §11.6.1). `error` follows RFC 6750: absent when
  * no credentials were sent, `invalid_request` for a malformed header, `invalid_token` for a bad key or JWT.
  */
-export const unauthorized = (detail: string, error?: 'invalid_request' | 'invalid_token', scheme: 'key' | 'jwt' | null = null, jwt = true) => {
+export const unauthorized = (
+  detail: string,
+  error?: 'invalid_request' | 'invalid_token',
+  scheme: 'key' | 'jwt' | null = null,
+  jwt = true,
+) => {
   const params = (s: 'key' | 'jwt') => (error && scheme === s ? `, error="${error}", error_description=${quoted(detail)}` : '')
   const challenges = [`ApiKey ${REALM}, header="X-API-Key"${params('key')}`]
   if (jwt) challenges.push(`Bearer ${REALM}${params('jwt')}`)
@@ -59,7 +64,11 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
   const withJwt = jwt !== null
   const planOf = (name: string | null, whose: string): Plan => {
     const plan = config.plans.get(name ?? config.defaultPlan)
-    if (!plan) throw new AlmanacError('forbidden', `${whose} names plan ${JSON.stringify(name)}, which this server does not offer (plans: ${[...config.plans.keys()].join(', ')}).`)
+    if (!plan)
+      throw new AlmanacError(
+        'forbidden',
+        `${whose} names plan ${JSON.stringify(name)}, which this server does not offer (plans: ${[...config.plans.keys()].join(', ')}).`,
+      )
     return plan
   }
 
@@ -75,7 +84,8 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
     if (!key || key.length > 512) throw unauthorized('The API key is not valid.', 'invalid_token', 'key', withJwt)
     const digest = keyHash(key)
     const configured = fromConfig.size ? fromConfig.get(hex(digest)) : undefined
-    if (configured) return (configured.principal ??= { subject: configured.subject, plan: planOf(configured.plan, 'The API key'), via: 'key' })
+    if (configured)
+      return (configured.principal ??= { subject: configured.subject, plan: planOf(configured.plan, 'The API key'), via: 'key' })
     let stored
     try {
       stored = options.keys?.findByHash(digest)
@@ -98,8 +108,9 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
       throw e
     }
     const plan = claims.plan
-    if (plan !== undefined && typeof plan !== 'string') throw unauthorized('The token\'s plan claim must be a string naming a plan.', 'invalid_token', 'jwt')
-    return { subject: `jwt:${claims.sub}`, plan: planOf(plan ?? null, 'The token\'s plan claim'), via: 'jwt' }
+    if (plan !== undefined && typeof plan !== 'string')
+      throw unauthorized("The token's plan claim must be a string naming a plan.", 'invalid_token', 'jwt')
+    return { subject: `jwt:${claims.sub}`, plan: planOf(plan ?? null, "The token's plan claim"), via: 'jwt' }
   }
 
   return {
@@ -110,10 +121,21 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
       const authorization = request.headers.get('authorization')
       if (authorization !== null) {
         const bearer = /^Bearer +(\S+) *$/i.exec(authorization)
-        if (!bearer) throw unauthorized('The Authorization header must be "Bearer <JWT>"; send an API key in X-API-Key instead.', 'invalid_request', 'jwt', withJwt)
+        if (!bearer)
+          throw unauthorized(
+            'The Authorization header must be "Bearer <JWT>"; send an API key in X-API-Key instead.',
+            'invalid_request',
+            'jwt',
+            withJwt,
+          )
         return byToken(bearer[1]!)
       }
-      throw unauthorized(withJwt ? 'Send an API key in X-API-Key or a JWT in Authorization: Bearer.' : 'Send an API key in X-API-Key.', undefined, null, withJwt)
+      throw unauthorized(
+        withJwt ? 'Send an API key in X-API-Key or a JWT in Authorization: Bearer.' : 'Send an API key in X-API-Key.',
+        undefined,
+        null,
+        withJwt,
+      )
     },
   }
 }

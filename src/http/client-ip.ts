@@ -66,7 +66,11 @@ function forwardedChain(header: string): (IpAddress | null)[] {
   return out
 }
 
-const xffChain = (header: string) => header.split(',').filter((s) => s.trim()).map(hopAddress)
+const xffChain = (header: string) =>
+  header
+    .split(',')
+    .filter((s) => s.trim())
+    .map(hopAddress)
 
 /**
  * Resolves the client address of one request. `peer` is what the server says the TCP peer is

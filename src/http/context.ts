@@ -8,4 +8,5 @@
 import { Elysia } from 'elysia'
 import type { ResponseForm } from '../config.ts'
 
-export const requestContext = (defaultForm: ResponseForm) => new Elysia({ name: 'almanac:context', seed: defaultForm }).decorate('form', defaultForm as ResponseForm)
+export const requestContext = (defaultForm: ResponseForm) =>
+  new Elysia({ name: 'almanac:context', seed: defaultForm }).decorate('form', defaultForm as ResponseForm)

@@ -57,15 +57,20 @@ const INIT = `window.ui = SwaggerUIBundle({
 
 const asset = (path: string, type: string) => {
   const file = Bun.file(path)
-  return () => new Response(file, { headers: { 'content-type': type, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' } })
+  return () =>
+    new Response(file, { headers: { 'content-type': type, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' } })
 }
 
-const text = (body: string, type: string, extra: Record<string, string> = {}) => () =>
-  new Response(body, { headers: { 'content-type': type, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff', ...extra } })
+const text =
+  (body: string, type: string, extra: Record<string, string> = {}) =>
+  () =>
+    new Response(body, { headers: { 'content-type': type, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff', ...extra } })
 
 export const docsRoutes = () =>
   new Elysia({ name: 'almanac:docs' })
-    .get(DOCS_PATH, text(PAGE, 'text/html; charset=utf-8', { 'content-security-policy': CSP, 'referrer-policy': 'no-referrer' }), { detail: { hide: true } })
+    .get(DOCS_PATH, text(PAGE, 'text/html; charset=utf-8', { 'content-security-policy': CSP, 'referrer-policy': 'no-referrer' }), {
+      detail: { hide: true },
+    })
     .get(`${DOCS_PATH}/init.js`, text(INIT, 'text/javascript; charset=utf-8'), { detail: { hide: true } })
     .get(`${DOCS_PATH}/swagger-ui-bundle.js`, asset(bundlePath, 'text/javascript; charset=utf-8'), { detail: { hide: true } })
     .get(`${DOCS_PATH}/swagger-ui.css`, asset(cssPath, 'text/css; charset=utf-8'), { detail: { hide: true } })

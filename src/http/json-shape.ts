@@ -36,11 +36,16 @@ export function checkJsonShape(text: string, limits: { depth: number; values: nu
         else if (d === QUOTE) break
       }
     } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
-      if (++depth > limits.depth) throw badRequest(`The request body nests deeper than ${limits.depth} levels.`, { errors: [{ in: 'body', field: '(root)', message: `nested deeper than ${limits.depth} levels` }] })
+      if (++depth > limits.depth)
+        throw badRequest(`The request body nests deeper than ${limits.depth} levels.`, {
+          errors: [{ in: 'body', field: '(root)', message: `nested deeper than ${limits.depth} levels` }],
+        })
       values++
     } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--
     else if (c === COMMA && ++values > limits.values) {
-      throw badRequest(`The request body holds more than ${limits.values} values.`, { errors: [{ in: 'body', field: '(root)', message: `more than ${limits.values} values` }] })
+      throw badRequest(`The request body holds more than ${limits.values} values.`, {
+        errors: [{ in: 'body', field: '(root)', message: `more than ${limits.values} values` }],
+      })
     }
   }
 }

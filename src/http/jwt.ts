@@ -5,7 +5,16 @@
  * algorithm confusion (an HS256 token "signed" with the RSA public key) can never verify.
  */
 import { readFileSync, statSync } from 'node:fs'
-import { createLocalJWKSet, decodeProtectedHeader, errors, jwtVerify, type JSONWebKeySet, type JWK, type JWTPayload, type JWTVerifyOptions } from 'jose'
+import {
+  createLocalJWKSet,
+  decodeProtectedHeader,
+  errors,
+  jwtVerify,
+  type JSONWebKeySet,
+  type JWK,
+  type JWTPayload,
+  type JWTVerifyOptions,
+} from 'jose'
 import { ConfigError, type Config } from '../config.ts'
 
 export class TokenError extends Error {}
@@ -17,7 +26,8 @@ export interface JwtVerifier {
 
 /** What each key type may sign with: only these are ever passed to jose for that key source. */
 function algorithmsFor(jwk: JWK, where: string): string[] {
-  if (jwk.kty === 'oct') throw new ConfigError(`${where}: symmetric (oct) keys do not belong in a JWKS file; put an HS256 secret in ALMANAC_JWT_SECRET`)
+  if (jwk.kty === 'oct')
+    throw new ConfigError(`${where}: symmetric (oct) keys do not belong in a JWKS file; put an HS256 secret in ALMANAC_JWT_SECRET`)
   const byType: Record<string, string[]> = {
     RSA: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'],
     'EC:P-256': ['ES256'],
@@ -26,7 +36,10 @@ function algorithmsFor(jwk: JWK, where: string): string[] {
     'OKP:Ed25519': ['EdDSA', 'Ed25519'],
   }
   const family = byType[jwk.kty === 'RSA' ? 'RSA' : `${jwk.kty}:${jwk.crv}`]
-  if (!family) throw new ConfigError(`${where}: unsupported key type ${jwk.kty}${jwk.crv ? ` (${jwk.crv})` : ''}; use RSA, EC P-256/384/521 or OKP Ed25519`)
+  if (!family)
+    throw new ConfigError(
+      `${where}: unsupported key type ${jwk.kty}${jwk.crv ? ` (${jwk.crv})` : ''}; use RSA, EC P-256/384/521 or OKP Ed25519`,
+    )
   if (jwk.alg) {
     if (!family.includes(jwk.alg)) throw new ConfigError(`${where}: alg ${jwk.alg} does not fit a ${jwk.kty} key`)
     return [jwk.alg]
@@ -67,14 +80,18 @@ function explain(e: unknown, accepted: string[]): TokenError {
     return new TokenError(`The token's ${e.claim} claim is not acceptable: ${e.reason}.`)
   }
   if (e instanceof errors.JWSSignatureVerificationFailed) return new TokenError('The token signature does not verify.')
-  if (e instanceof errors.JOSEAlgNotAllowed) return new TokenError(`The token's algorithm is not accepted here; accepted: ${accepted.join(', ')}.`)
+  if (e instanceof errors.JOSEAlgNotAllowed)
+    return new TokenError(`The token's algorithm is not accepted here; accepted: ${accepted.join(', ')}.`)
   if (e instanceof errors.JWKSNoMatchingKey) return new TokenError('No configured key matches the token (check its kid and alg).')
   if (e instanceof errors.JWKSMultipleMatchingKeys) return new TokenError('Several configured keys match the token; give it a kid.')
   if (e instanceof errors.JOSEError) return new TokenError(`The token is malformed: ${e.message}.`)
   return new TokenError('The token is malformed.')
 }
 
-export function createJwtVerifier(config: Pick<Config, 'jwtSecret' | 'jwtJwks' | 'jwtLeewaySeconds' | 'jwtIssuer' | 'jwtAudience' | 'jwtRequireExp'>, log: (line: string) => void = () => {}): JwtVerifier | null {
+export function createJwtVerifier(
+  config: Pick<Config, 'jwtSecret' | 'jwtJwks' | 'jwtLeewaySeconds' | 'jwtIssuer' | 'jwtAudience' | 'jwtRequireExp'>,
+  log: (line: string) => void = () => {},
+): JwtVerifier | null {
   if (!config.jwtSecret && !config.jwtJwks) return null
   const secret = config.jwtSecret ? new TextEncoder().encode(config.jwtSecret) : null
   let jwks = config.jwtJwks ? loadJwks(config.jwtJwks) : null
@@ -106,12 +123,19 @@ export function createJwtVerifier(config: Pick<Config, 'jwtSecret' | 'jwtJwks' |
     async verify(token) {
       const allowed = accepted()
       try {
-        if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token)) throw new TokenError('The token is not a compact JWS (three base64url parts separated by dots).')
+        if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token))
+          throw new TokenError('The token is not a compact JWS (three base64url parts separated by dots).')
         const { alg } = decodeProtectedHeader(token)
-        if (typeof alg !== 'string' || !allowed.includes(alg)) throw new TokenError(`The token's algorithm ${JSON.stringify(alg ?? null)} is not accepted here; accepted: ${allowed.join(', ')}.`)
+        if (typeof alg !== 'string' || !allowed.includes(alg))
+          throw new TokenError(
+            `The token's algorithm ${JSON.stringify(alg ?? null)} is not accepted here; accepted: ${allowed.join(', ')}.`,
+          )
         const { payload } =
-          alg === 'HS256' ? await jwtVerify(token, secret!, { ...claims, algorithms: ['HS256'] }) : await jwtVerify(token, currentJwks()!.set, { ...claims, algorithms: currentJwks()!.algorithms })
-        if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.length > 256) throw new TokenError('The token needs a sub claim: a non-empty string of at most 256 characters.')
+          alg === 'HS256'
+            ? await jwtVerify(token, secret!, { ...claims, algorithms: ['HS256'] })
+            : await jwtVerify(token, currentJwks()!.set, { ...claims, algorithms: currentJwks()!.algorithms })
+        if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.length > 256)
+          throw new TokenError('The token needs a sub claim: a non-empty string of at most 256 characters.')
         return payload
       } catch (e) {
         throw explain(e, allowed)

@@ -28,14 +28,36 @@ export interface DatasetInfo {
   built: string | null
   license: string | null
   attribution: string[]
-  sources: { id: string; version: string; date: string; license: string; attribution: string; duties?: string; url?: string; homepage?: string }[]
+  sources: {
+    id: string
+    version: string
+    date: string
+    license: string
+    attribution: string
+    duties?: string
+    url?: string
+    homepage?: string
+  }[]
   counts: Record<string, number>
   /** Optional sources the dataset was built without (e.g. an anonymity list that could not be fetched). */
   unavailable_sources?: { id: string; reason: string }[]
   problem?: string
 }
 
-export const DATASET_FIELDS = ['id', 'domain', 'status', 'version', 'date', 'built', 'license', 'attribution', 'sources', 'counts', 'unavailable_sources', 'problem'] as const
+export const DATASET_FIELDS = [
+  'id',
+  'domain',
+  'status',
+  'version',
+  'date',
+  'built',
+  'license',
+  'attribution',
+  'sources',
+  'counts',
+  'unavailable_sources',
+  'problem',
+] as const
 
 function info(id: string, entry: ManifestEntry | undefined, mounted: MountedDomain | undefined): DatasetInfo {
   const sources = (entry?.sources ?? []).map(({ id, version, date, license, attribution, duties, url, homepage }) => ({
@@ -61,7 +83,9 @@ function info(id: string, entry: ManifestEntry | undefined, mounted: MountedDoma
     attribution: entry?.attribution ?? declared.attribution,
     sources,
     counts: entry?.counts ?? {},
-    ...(entry?.unavailable?.length ? { unavailable_sources: entry.unavailable.map((u) => ({ id: u.id, reason: redactPaths(u.reason) })) } : {}),
+    ...(entry?.unavailable?.length
+      ? { unavailable_sources: entry.unavailable.map((u) => ({ id: u.id, reason: redactPaths(u.reason) })) }
+      : {}),
     ...(status !== 'open' && mounted?.problem ? { problem: mounted.problem } : {}),
   }
 }
@@ -87,7 +111,9 @@ const text = (description: string) => nullable(t.String(), description)
 export const DatasetSchema = t.Object({
   id: t.String({ examples: ['countries'] }),
   domain: text('Domain that serves it; null for a dataset no mounted domain uses.'),
-  status: t.Union([t.Literal('open'), t.Literal('unavailable'), t.Literal('missing')], { description: '`open`: served; `unavailable`: built but its domain failed to open; `missing`: not built.' }),
+  status: t.Union([t.Literal('open'), t.Literal('unavailable'), t.Literal('missing')], {
+    description: '`open`: served; `unavailable`: built but its domain failed to open; `missing`: not built.',
+  }),
   version: text('Version of the data (upstream release or build).'),
   date: text('Date of the upstream data, YYYY-MM-DD.'),
   built: text('When this server built it, ISO 8601.'),
@@ -107,7 +133,9 @@ export const DatasetSchema = t.Object({
   ),
   counts: t.Record(t.String(), t.Integer(), { description: 'Records by kind, e.g. `{"countries": 249}`.' }),
   unavailable_sources: t.Optional(
-    t.Array(t.Object({ id: t.String(), reason: t.String() }), { description: 'Optional sources the dataset was built without; the domain serves, with the signals they give marked unavailable.' }),
+    t.Array(t.Object({ id: t.String(), reason: t.String() }), {
+      description: 'Optional sources the dataset was built without; the domain serves, with the signals they give marked unavailable.',
+    }),
   ),
   problem: t.Optional(t.String({ description: 'Why the dataset is not served (status other than open).' })),
 })
@@ -125,14 +153,31 @@ export const metaRoutes = (config: Config, data: DataDir, mounted: MountedDomain
   }
   return new Elysia({ name: 'almanac:meta', prefix: '/meta' })
     .use(requestContext(config.responseForm))
-    .get('/datasets', () => list(current(), { total: current().length, enveloped: { app_version: APP_VERSION }, bare: { app_version: APP_VERSION }, fieldNames: DATASET_FIELDS, stable: true }), {
-      query: t.Object(fieldsQuery),
-      detail: {
-        summary: 'Datasets, their versions, licences and required attribution',
-        tags: ['meta'],
-        ...documents({ name: 'Dataset', enveloped: DatasetSchema, list: true, envelopedSiblings: { app_version: appVersion }, bareSiblings: { app_version: appVersion } }),
+    .get(
+      '/datasets',
+      () =>
+        list(current(), {
+          total: current().length,
+          enveloped: { app_version: APP_VERSION },
+          bare: { app_version: APP_VERSION },
+          fieldNames: DATASET_FIELDS,
+          stable: true,
+        }),
+      {
+        query: t.Object(fieldsQuery),
+        detail: {
+          summary: 'Datasets, their versions, licences and required attribution',
+          tags: ['meta'],
+          ...documents({
+            name: 'Dataset',
+            enveloped: DatasetSchema,
+            list: true,
+            envelopedSiblings: { app_version: appVersion },
+            bareSiblings: { app_version: appVersion },
+          }),
+        },
       },
-    })
+    )
     .get(
       '/datasets/:id',
       ({ params }) => {
@@ -144,7 +189,11 @@ export const metaRoutes = (config: Config, data: DataDir, mounted: MountedDomain
       {
         params: t.Object({ id: t.String({ description: 'Dataset id, as listed by GET /api/v1/meta/datasets.', examples: ['timezones'] }) }),
         query: t.Object(fieldsQuery),
-        detail: { summary: 'One dataset: version, licence and required attribution', tags: ['meta'], ...documents({ name: 'Dataset', enveloped: DatasetSchema }) },
+        detail: {
+          summary: 'One dataset: version, licence and required attribution',
+          tags: ['meta'],
+          ...documents({ name: 'Dataset', enveloped: DatasetSchema }),
+        },
       },
     )
 }

@@ -65,7 +65,6 @@ const labels = (pairs: Record<string, string>) =>
     .join(',') +
   '}'
 
-
 /** Stdout through Bun's buffered sink, flushed a few times a second and at exit. */
 function bufferedStdout(): { write(line: string): void; flush(): void } {
   const sink = Bun.stdout.writer()
@@ -129,7 +128,17 @@ const newRequestId = () => ID_PREFIX + (++idCounter).toString(36)
  * text, with JSON.stringify only for the strings a client controls: a third of the cost of stringifying
  * an object made for the purpose.
  */
-function accessLine(method: string, path: string, route: string, status: number, seconds: number, id: string, caller: string | undefined, ip: string | undefined, ua: string | null): string {
+function accessLine(
+  method: string,
+  path: string,
+  route: string,
+  status: number,
+  seconds: number,
+  id: string,
+  caller: string | undefined,
+  ip: string | undefined,
+  ua: string | null,
+): string {
   // The id is either ours or passed acceptedRequestId: no escaping needed.
   let line = `{"time":"${isoNow()}","msg":"request","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"route":${JSON.stringify(route)},"status":${status},"duration_ms":${Math.round(seconds * 1e6) / 1e3},"request_id":"${id}"`
   if (caller) line += `,"caller":${JSON.stringify(caller.slice(0, 256))}`
@@ -165,7 +174,10 @@ export function createObservability(config: Config, options: ObservabilityOption
       const route = rawRoute.length > 1 ? rawRoute.replace(/\/+$/, '') : rawRoute
       // '/x' and '/x/' share one series.
       entry = stats.find((s) => s.method === method && s.route === route)
-      if (!entry) stats.push((entry = { method, route, byStatus: new Map(), buckets: new Array(BUCKETS.length).fill(0), sum: 0, count: 0, refusals: 0 }))
+      if (!entry)
+        stats.push(
+          (entry = { method, route, byStatus: new Map(), buckets: new Array(BUCKETS.length).fill(0), sum: 0, count: 0, refusals: 0 }),
+        )
       methods.set(method, entry)
     }
     return entry
@@ -190,7 +202,19 @@ export function createObservability(config: Config, options: ObservabilityOption
       } catch {
         ip = undefined
       }
-      write(accessLine(method, pathOf(request.url), s.route, status, seconds, exchange?.id ?? '-', exchange?.principal?.subject, ip, request.headers.get('user-agent')))
+      write(
+        accessLine(
+          method,
+          pathOf(request.url),
+          s.route,
+          status,
+          seconds,
+          exchange?.id ?? '-',
+          exchange?.principal?.subject,
+          ip,
+          request.headers.get('user-agent'),
+        ),
+      )
     }
   }
 
@@ -198,30 +222,62 @@ export function createObservability(config: Config, options: ObservabilityOption
   const worker = process.env.ALMANAC_WORKER_INDEX
   const render = () => {
     const out: string[] = []
-    out.push('# HELP almanac_build_info Version of the running server (and which worker process answered).', '# TYPE almanac_build_info gauge', `almanac_build_info${labels({ version: APP_VERSION, ...(worker !== undefined ? { worker } : {}) })} 1`)
+    out.push(
+      '# HELP almanac_build_info Version of the running server (and which worker process answered).',
+      '# TYPE almanac_build_info gauge',
+      `almanac_build_info${labels({ version: APP_VERSION, ...(worker !== undefined ? { worker } : {}) })} 1`,
+    )
     const series = [...stats].sort((x, y) => (x.route === y.route ? (x.method < y.method ? -1 : 1) : x.route < y.route ? -1 : 1))
-    out.push('# HELP almanac_http_requests_total Requests answered, by method, route pattern and status.', '# TYPE almanac_http_requests_total counter')
+    out.push(
+      '# HELP almanac_http_requests_total Requests answered, by method, route pattern and status.',
+      '# TYPE almanac_http_requests_total counter',
+    )
     for (const { method, route, byStatus } of series) {
-      for (const [status, n] of [...byStatus].sort((x, y) => x[0] - y[0])) out.push(`almanac_http_requests_total${labels({ method, route, status: String(status) })} ${n}`)
+      for (const [status, n] of [...byStatus].sort((x, y) => x[0] - y[0]))
+        out.push(`almanac_http_requests_total${labels({ method, route, status: String(status) })} ${n}`)
     }
-    out.push('# HELP almanac_http_request_duration_seconds Time from request to response, by method and route pattern.', '# TYPE almanac_http_request_duration_seconds histogram')
+    out.push(
+      '# HELP almanac_http_request_duration_seconds Time from request to response, by method and route pattern.',
+      '# TYPE almanac_http_request_duration_seconds histogram',
+    )
     for (const { method, route, buckets, sum, count } of series) {
       let cumulative = 0
-      BUCKETS.forEach((le, i) => out.push(`almanac_http_request_duration_seconds_bucket${labels({ method, route, le: String(le) })} ${(cumulative += buckets[i]!)}`))
+      BUCKETS.forEach((le, i) =>
+        out.push(`almanac_http_request_duration_seconds_bucket${labels({ method, route, le: String(le) })} ${(cumulative += buckets[i]!)}`),
+      )
       out.push(`almanac_http_request_duration_seconds_bucket${labels({ method, route, le: '+Inf' })} ${count}`)
       out.push(`almanac_http_request_duration_seconds_sum${labels({ method, route })} ${sum}`)
       out.push(`almanac_http_request_duration_seconds_count${labels({ method, route })} ${count}`)
     }
-    out.push('# HELP almanac_quota_refusals_total Requests refused because the caller\'s quota was used up (429), by route pattern.', '# TYPE almanac_quota_refusals_total counter')
+    out.push(
+      "# HELP almanac_quota_refusals_total Requests refused because the caller's quota was used up (429), by route pattern.",
+      '# TYPE almanac_quota_refusals_total counter',
+    )
     const refused = new Map<string, number>()
     for (const { route, refusals } of series) if (refusals) refused.set(route, (refused.get(route) ?? 0) + refusals)
     for (const [route, n] of [...refused].sort()) out.push(`almanac_quota_refusals_total${labels({ route })} ${n}`)
     if (!refused.size) out.push('almanac_quota_refusals_total 0')
-    out.push('# HELP almanac_http_requests_in_flight Requests being handled now.', '# TYPE almanac_http_requests_in_flight gauge', `almanac_http_requests_in_flight ${inFlight}`)
+    out.push(
+      '# HELP almanac_http_requests_in_flight Requests being handled now.',
+      '# TYPE almanac_http_requests_in_flight gauge',
+      `almanac_http_requests_in_flight ${inFlight}`,
+    )
     const cpu = process.cpuUsage()
-    out.push('# HELP process_cpu_seconds_total User and system CPU time spent.', '# TYPE process_cpu_seconds_total counter', `process_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`)
-    out.push('# HELP process_resident_memory_bytes Resident memory size.', '# TYPE process_resident_memory_bytes gauge', `process_resident_memory_bytes ${process.memoryUsage.rss()}`)
-    out.push('# HELP process_start_time_seconds Start time of the process since the Unix epoch.', '# TYPE process_start_time_seconds gauge', `process_start_time_seconds ${startedAt}`)
+    out.push(
+      '# HELP process_cpu_seconds_total User and system CPU time spent.',
+      '# TYPE process_cpu_seconds_total counter',
+      `process_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`,
+    )
+    out.push(
+      '# HELP process_resident_memory_bytes Resident memory size.',
+      '# TYPE process_resident_memory_bytes gauge',
+      `process_resident_memory_bytes ${process.memoryUsage.rss()}`,
+    )
+    out.push(
+      '# HELP process_start_time_seconds Start time of the process since the Unix epoch.',
+      '# TYPE process_start_time_seconds gauge',
+      `process_start_time_seconds ${startedAt}`,
+    )
     for (const collect of collectors) {
       const extra = collect()
       if (extra) out.push(extra.trimEnd())
@@ -229,41 +285,58 @@ export function createObservability(config: Config, options: ObservabilityOption
     return out.join('\n') + '\n'
   }
 
-  const plugin = new Elysia({ name: 'almanac:observability' }).get(METRICS_PATH, () => new Response(render(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' } }), { detail: { hide: true } })
+  const plugin = new Elysia({ name: 'almanac:observability' }).get(
+    METRICS_PATH,
+    () => new Response(render(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' } }),
+    { detail: { hide: true } },
+  )
 
   /** The app maps every error to a problem; this is the last line, so the process never dies on input. */
   const internalError = (request: Request, e: unknown): Response => {
     const id = existingExchange(request)?.id
-    console.error(JSON.stringify({ level: 'error', msg: 'unhandled', path: pathOf(request.url), request_id: id, error: String((e as Error)?.stack ?? e) }))
+    console.error(
+      JSON.stringify({
+        level: 'error',
+        msg: 'unhandled',
+        path: pathOf(request.url),
+        request_id: id,
+        error: String((e as Error)?.stack ?? e),
+      }),
+    )
     const { problem } = internalProblem()
     if (id) problem.request_id = id
-    return new Response(JSON.stringify(problemBody(problem, formOf(request, config.responseForm))), { status: 500, headers: { 'content-type': 'application/json', vary: 'X-Response-Form' } })
+    return new Response(JSON.stringify(problemBody(problem, formOf(request, config.responseForm))), {
+      status: 500,
+      headers: { 'content-type': 'application/json', vary: 'X-Response-Form' },
+    })
   }
 
   // Not an async function: a promise chain only when the app's answer is one, and no extra frame per request.
-  const wrap = (handle: Handle, app: AnyElysia): Handle => (request) => {
-    const started = performance.now()
-    inFlight++
-    const id = (exchangeOf(request).id = acceptedRequestId(request.headers.get(REQUEST_ID_HEADER)) ?? newRequestId())
-    const done = (response: Response) => {
-      inFlight--
-      try {
-        response.headers.set(REQUEST_ID_HEADER, id)
-      } catch {
-        // A response with immutable headers (none of ours) goes out without the echo.
+  const wrap =
+    (handle: Handle, app: AnyElysia): Handle =>
+    (request) => {
+      const started = performance.now()
+      inFlight++
+      const id = (exchangeOf(request).id = acceptedRequestId(request.headers.get(REQUEST_ID_HEADER)) ?? newRequestId())
+      const done = (response: Response) => {
+        inFlight--
+        try {
+          response.headers.set(REQUEST_ID_HEADER, id)
+        } catch {
+          // A response with immutable headers (none of ours) goes out without the echo.
+        }
+        record(request, app, response.status, (performance.now() - started) / 1000, (app as any).server)
+        return response
       }
-      record(request, app, response.status, (performance.now() - started) / 1000, (app as any).server)
-      return response
+      const failed = (e: unknown) => done(internalError(request, e))
+      let answer: Response | Promise<Response>
+      try {
+        answer = handle(request)
+      } catch (e) {
+        return failed(e)
+      }
+      return answer instanceof Promise ? answer.then(done, failed) : done(answer)
     }
-    const failed = (e: unknown) => done(internalError(request, e))
-    let answer: Response | Promise<Response>
-    try {
-      answer = handle(request)
-    } catch (e) {
-      return failed(e)
-    }
-    return answer instanceof Promise ? answer.then(done, failed) : done(answer)
-  }
 
   return { plugin, wrap, render, flush: () => stdout?.flush(), addCollector: (collect) => void collectors.push(collect) }
 }

@@ -66,7 +66,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   hash: 'Digests (md5, sha1, sha256, sha512) and password hashes (bcrypt, scrypt, argon2id) of a UTF-8 input.',
   timezones: 'IANA timezones: current time, offset and DST period of a zone, differences and conversions. From tzdata.',
   countries: 'ISO 3166-1 countries and ISO 3166-2 subdivisions: codes, names, UN M.49 regions, facts, code validation.',
-  postal: 'Postal code systems (formats, regular expressions) and postal code records: lookup, search, radius and polygon queries, validation. From GeoNames.',
+  postal:
+    'Postal code systems (formats, regular expressions) and postal code records: lookup, search, radius and polygon queries, validation. From GeoNames.',
   ip: 'IP geolocation: country, city, network and anonymity signals of an address.',
   meta: 'Which datasets this server answers from: versions, dates, licences and required attribution.',
 }
@@ -78,15 +79,43 @@ const toJson = (schema: unknown): Json | undefined => (schema === undefined ? un
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` })
 
 const PROBLEM_STATUSES: Record<string, { name: string; description: string; extraHeaders?: string[] }> = {
-  '400': { name: 'BadRequest', description: 'The request cannot be understood: malformed JSON, an unknown `fields` name (the problem lists the valid ones), an ambiguous value.' },
-  '401': { name: 'Unauthorized', description: 'Missing, invalid, expired or revoked credentials. Checked before the body is read.', extraHeaders: ['WWW-Authenticate'] },
+  '400': {
+    name: 'BadRequest',
+    description:
+      'The request cannot be understood: malformed JSON, an unknown `fields` name (the problem lists the valid ones), an ambiguous value.',
+  },
+  '401': {
+    name: 'Unauthorized',
+    description: 'Missing, invalid, expired or revoked credentials. Checked before the body is read.',
+    extraHeaders: ['WWW-Authenticate'],
+  },
   '404': { name: 'NotFound', description: 'No such route or resource.' },
-  '405': { name: 'MethodNotAllowed', description: 'The path exists but not with this method; `Allow` lists the methods that do answer.', extraHeaders: ['Allow'] },
+  '405': {
+    name: 'MethodNotAllowed',
+    description: 'The path exists but not with this method; `Allow` lists the methods that do answer.',
+    extraHeaders: ['Allow'],
+  },
   '413': { name: 'PayloadTooLarge', description: 'The request body (or a batch, or an input) is over its limit.' },
-  '422': { name: 'UnprocessableContent', description: 'Well-formed but invalid input; `errors[]` names each bad field with where it came from (`body`, `query`, `path`, `header`).' },
-  '429': { name: 'QuotaExceeded', description: 'The plan\'s credits for this window are used up (a bulk request that does not fit is refused whole and consumes nothing). `Retry-After` says when to come back.', extraHeaders: ['Retry-After'] },
-  '500': { name: 'InternalError', description: 'An unexpected failure. The body never carries a stack trace or internal message; the error is logged on the server.' },
-  '503': { name: 'ServiceUnavailable', description: 'A dataset is not built, a dependency (quota store) is down, or the server is saturated; `Retry-After` when known.', extraHeaders: ['Retry-After'] },
+  '422': {
+    name: 'UnprocessableContent',
+    description:
+      'Well-formed but invalid input; `errors[]` names each bad field with where it came from (`body`, `query`, `path`, `header`).',
+  },
+  '429': {
+    name: 'QuotaExceeded',
+    description:
+      "The plan's credits for this window are used up (a bulk request that does not fit is refused whole and consumes nothing). `Retry-After` says when to come back.",
+    extraHeaders: ['Retry-After'],
+  },
+  '500': {
+    name: 'InternalError',
+    description: 'An unexpected failure. The body never carries a stack trace or internal message; the error is logged on the server.',
+  },
+  '503': {
+    name: 'ServiceUnavailable',
+    description: 'A dataset is not built, a dependency (quota store) is down, or the server is saturated; `Retry-After` when known.',
+    extraHeaders: ['Retry-After'],
+  },
 }
 
 /** Statuses every API operation documents; 413 is added to operations with a body. */
@@ -95,15 +124,27 @@ const OPERATION_PROBLEMS = ['400', '401', '404', '422', '429', '500', '503']
 const QUOTA_HEADERS = ['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'RateLimit-Policy', 'RateLimit']
 
 const HEADERS: Json = {
-  'X-Quota-Limit': { description: 'Credits available in the current window of the caller\'s plan.', schema: { type: 'integer', minimum: 0 } },
+  'X-Quota-Limit': {
+    description: "Credits available in the current window of the caller's plan.",
+    schema: { type: 'integer', minimum: 0 },
+  },
   'X-Quota-Remaining': { description: 'Credits left in the current window after this request.', schema: { type: 'integer', minimum: 0 } },
-  'X-Quota-Reset': { description: 'Unix time (seconds) when the current window ends and credits are restored.', schema: { type: 'integer' } },
-  'RateLimit-Policy': { description: 'IETF RateLimit-Policy field, named after the plan: `"<plan>";q=<credits>;w=<window seconds>`.', schema: { type: 'string' } },
+  'X-Quota-Reset': {
+    description: 'Unix time (seconds) when the current window ends and credits are restored.',
+    schema: { type: 'integer' },
+  },
+  'RateLimit-Policy': {
+    description: 'IETF RateLimit-Policy field, named after the plan: `"<plan>";q=<credits>;w=<window seconds>`.',
+    schema: { type: 'string' },
+  },
   RateLimit: { description: 'IETF RateLimit field: `"<plan>";r=<remaining>;t=<seconds to reset>`.', schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
   'WWW-Authenticate': { description: 'The accepted schemes: `Bearer` (JWT) and the `X-API-Key` header.', schema: { type: 'string' } },
   Allow: { description: 'Methods this path answers.', schema: { type: 'string' } },
-  'X-Definitions-Updated': { description: 'Date of the last update of the definitions database this answer came from (reference-data domains).', schema: { type: 'string', format: 'date' } },
+  'X-Definitions-Updated': {
+    description: 'Date of the last update of the definitions database this answer came from (reference-data domains).',
+    schema: { type: 'string', format: 'date' },
+  },
 }
 
 /** The shared problem schemas (schemas.ts), the field error and the problem as components referenced by every error response. */
@@ -128,14 +169,20 @@ const SCHEMAS: Json = {
     type: 'object',
     description: 'Form B (bare) list body: `{count, results}`, or `{results}` for batch results.',
     required: ['results'],
-    properties: { count: { type: 'integer', minimum: 0, description: 'Total matches before paging.' }, results: { type: 'array', items: {} } },
+    properties: {
+      count: { type: 'integer', minimum: 0, description: 'Total matches before paging.' },
+      results: { type: 'array', items: {} },
+    },
     additionalProperties: true,
   },
 }
 
 const problemContent = () => ({
   'application/json': {
-    schema: { oneOf: [ref('schemas', 'Problem'), ref('schemas', 'ProblemEnvelope')], description: 'Form B: the problem itself; Form A: `{status: "error", data: null, error: <problem>}`.' },
+    schema: {
+      oneOf: [ref('schemas', 'Problem'), ref('schemas', 'ProblemEnvelope')],
+      description: 'Form B: the problem itself; Form A: `{status: "error", data: null, error: <problem>}`.',
+    },
   },
 })
 
@@ -165,7 +212,7 @@ const formParameter = {
   name: 'X-Response-Form',
   in: 'header',
   required: false,
-  description: 'Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment\'s.',
+  description: "Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's.",
   schema: { type: 'string', enum: ['enveloped', 'bare'] },
 }
 
@@ -174,7 +221,9 @@ function cleanSchema(schema: any): any {
   if (Array.isArray(schema)) return schema.map(cleanSchema)
   if (!schema || typeof schema !== 'object') return schema
   if (Array.isArray(schema.anyOf)) {
-    const numeric = schema.anyOf.filter((s: any) => !(s?.type === 'string' && (s.format === 'integer' || s.format === 'number' || s.format === 'boolean')))
+    const numeric = schema.anyOf.filter(
+      (s: any) => !(s?.type === 'string' && (s.format === 'integer' || s.format === 'number' || s.format === 'boolean')),
+    )
     if (numeric.length === 1 && numeric.length < schema.anyOf.length) {
       const { anyOf, ...rest } = schema
       return cleanSchema({ ...rest, ...numeric[0] })
@@ -189,7 +238,8 @@ function cleanSchema(schema: any): any {
 /** Puts a named resource schema into the components (once; a different schema under a taken name is a bug). */
 function hoist(components: Json, name: string, schema: Json): Json {
   const json = JSON.stringify(schema)
-  if (components[name] !== undefined && JSON.stringify(components[name]) !== json) throw new Error(`OpenAPI: two different schemas named ${name}`)
+  if (components[name] !== undefined && JSON.stringify(components[name]) !== json)
+    throw new Error(`OpenAPI: two different schemas named ${name}`)
   components[name] = schema
   return ref('schemas', name)
 }
@@ -204,7 +254,10 @@ function resourceSchemas(shapes: ResponseShapes, components: Json): { a: Json; b
     const shared = hoist(components, shapes.name, a)
     return { a: shared, b: shared }
   }
-  return { a: hoist(components, `${shapes.name}FormA`, { title: `${shapes.name} (Form A)`, ...a }), b: hoist(components, `${shapes.name}FormB`, { title: `${shapes.name} (Form B)`, ...b }) }
+  return {
+    a: hoist(components, `${shapes.name}FormA`, { title: `${shapes.name} (Form A)`, ...a }),
+    b: hoist(components, `${shapes.name}FormB`, { title: `${shapes.name} (Form B)`, ...b }),
+  }
 }
 
 function successResponse(op: Json, hasDefinitions: boolean, components: Json): Json {
@@ -217,12 +270,18 @@ function successResponse(op: Json, hasDefinitions: boolean, components: Json): J
   if (existing) return { ...existing, headers: { ...headers, ...existing.headers } }
   let schema: Json
   if (!shapes) {
-    schema = { oneOf: [{ ...ref('schemas', 'Envelope'), title: 'Form A (enveloped)' }, { title: 'Form B (bare)', description: 'The resource itself, or `{count, results}` for a list.' }] }
+    schema = {
+      oneOf: [
+        { ...ref('schemas', 'Envelope'), title: 'Form A (enveloped)' },
+        { title: 'Form B (bare)', description: 'The resource itself, or `{count, results}` for a list.' },
+      ],
+    }
   } else {
     const { a, b } = resourceSchemas(shapes, components)
     const listA = shapes.envelopedList ?? shapes.list
     const total = shapes.list && shapes.total !== false
-    const siblings = (s?: Record<string, unknown>) => Object.fromEntries(Object.entries(s ?? {}).map(([k, v]) => [k, cleanSchema(toJson(v))]))
+    const siblings = (s?: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(s ?? {}).map(([k, v]) => [k, cleanSchema(toJson(v))]))
     const formA: Json = {
       title: 'Form A (enveloped)',
       type: 'object',
@@ -249,7 +308,11 @@ function successResponse(op: Json, hasDefinitions: boolean, components: Json): J
       : { title: 'Form B (bare)', ...(b.$ref ? { allOf: [b] } : b) }
     schema = { oneOf: [formA, formB] }
   }
-  return { description: 'Success, in the caller\'s response form (Form A enveloped or Form B bare).', headers, content: { 'application/json': { schema } } }
+  return {
+    description: "Success, in the caller's response form (Form A enveloped or Form B bare).",
+    headers,
+    content: { 'application/json': { schema } },
+  }
 }
 
 function costText(cost: PerItemCost | undefined): string {
@@ -264,15 +327,29 @@ const identifier = (id: string) => id.replace(/[^A-Za-z0-9]+([A-Za-z0-9]?)/g, (_
 function completeOperation(op: Json, path: string, hasDefinitions: (path: string) => boolean, bodySchema: unknown, components: Json) {
   op.security = [{ ApiKey: [] }, { BearerJWT: [] }]
   // One spelling of each tag (lower case, as the path segment that names the domain).
-  op.tags = op.tags?.length ? [...new Set((op.tags as string[]).map((tag) => tag.toLowerCase()))] : [path.slice(API_PREFIX.length + 1).split('/')[0] || 'api']
+  op.tags = op.tags?.length
+    ? [...new Set((op.tags as string[]).map((tag) => tag.toLowerCase()))]
+    : [path.slice(API_PREFIX.length + 1).split('/')[0] || 'api']
   const wildcard = op[WILDCARD_KEY] as WildcardParameter | undefined
   delete op[WILDCARD_KEY]
   const tail: Json[] = wildcard
-    ? [{ name: wildcard.name, in: 'path', required: true, description: wildcard.description, schema: { type: 'string', minLength: 1 }, ...(wildcard.examples ? { examples: Object.fromEntries(wildcard.examples.map((v) => [v.replace(/\W+/g, '_'), { value: v }])) } : {}) }]
+    ? [
+        {
+          name: wildcard.name,
+          in: 'path',
+          required: true,
+          description: wildcard.description,
+          schema: { type: 'string', minLength: 1 },
+          ...(wildcard.examples
+            ? { examples: Object.fromEntries(wildcard.examples.map((v) => [v.replace(/\W+/g, '_'), { value: v }])) }
+            : {}),
+        },
+      ]
     : []
   op.parameters = [...tail, ...(op.parameters ?? []).map(cleanSchemaOfParameter), formParameter]
   // Elysia's ids keep the path's `*` and `-` (`getApiV1Timezones*`); clients turn ids into method names.
-  if (typeof op.operationId === 'string') op.operationId = identifier(op.operationId.replace('*', wildcard ? `By_${wildcard.name}` : 'Rest'))
+  if (typeof op.operationId === 'string')
+    op.operationId = identifier(op.operationId.replace('*', wildcard ? `By_${wildcard.name}` : 'Rest'))
   if (op.requestBody?.content) {
     // Only JSON bodies are part of the API. The generator leaves the content empty when a global parse hook
     // exists (ours enforces the body limit), so the schema is taken from the route itself.
@@ -281,7 +358,8 @@ function completeOperation(op: Json, path: string, hasDefinitions: (path: string
   }
   const responses: Json = { '200': successResponse(op, hasDefinitions(path), components) }
   for (const [status, r] of Object.entries(op.responses ?? {})) if (status !== '200') responses[status] = r
-  for (const status of [...OPERATION_PROBLEMS, ...(op.requestBody ? ['413'] : [])].sort()) responses[status] ??= ref('responses', PROBLEM_STATUSES[status]!.name)
+  for (const status of [...OPERATION_PROBLEMS, ...(op.requestBody ? ['413'] : [])].sort())
+    responses[status] ??= ref('responses', PROBLEM_STATUSES[status]!.name)
   op.responses = responses
   const cost = op[COST_KEY] as PerItemCost | undefined
   op.description = [op.description, costText(cost)].filter(Boolean).join('\n\n')
@@ -309,8 +387,14 @@ const OPERATIONS_PATHS: Json = {
       operationId: 'getReadyz',
       security: [],
       responses: {
-        '200': plain('Ready.', { type: 'object', properties: { status: { const: 'ready' }, domains: { type: 'array', items: { type: 'object' } } } }),
-        '503': plain('Not ready (a dataset missing, or the server is shutting down); `problems` says why.', { type: 'object', properties: { status: { type: 'string' }, problems: { type: 'array', items: { type: 'object' } } } }),
+        '200': plain('Ready.', {
+          type: 'object',
+          properties: { status: { const: 'ready' }, domains: { type: 'array', items: { type: 'object' } } },
+        }),
+        '503': plain('Not ready (a dataset missing, or the server is shutting down); `problems` says why.', {
+          type: 'object',
+          properties: { status: { type: 'string' }, problems: { type: 'array', items: { type: 'object' } } },
+        }),
       },
     },
   },
@@ -320,11 +404,22 @@ const OPERATIONS_PATHS: Json = {
       summary: 'Prometheus metrics (text exposition format 0.0.4)',
       operationId: 'getMetrics',
       security: [],
-      responses: { '200': { description: 'Requests by route and status, latency histogram, quota refusals, process figures.', content: { 'text/plain': { schema: { type: 'string' } } } } },
+      responses: {
+        '200': {
+          description: 'Requests by route and status, latency histogram, quota refusals, process figures.',
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
+      },
     },
   },
   [OPENAPI_PATH]: {
-    get: { tags: ['operations'], summary: 'This OpenAPI 3.1 document', operationId: 'getOpenapi', security: [], responses: { '200': plain('The document.', { type: 'object' }) } },
+    get: {
+      tags: ['operations'],
+      summary: 'This OpenAPI 3.1 document',
+      operationId: 'getOpenapi',
+      security: [],
+      responses: { '200': plain('The document.', { type: 'object' }) },
+    },
   },
 }
 
@@ -335,7 +430,9 @@ export function buildOpenApiDocument(app: AnyElysia, options: { definitionsPrefi
   const hasDefinitions = (path: string) => defs.some((p) => path === p || path.startsWith(p + '/'))
   const normal = (p: string) => (p.length > 1 ? p.replace(/\/+$/, '') : p)
   const bodies = new Map<string, unknown>()
-  for (const r of app.routes) if ((r.hooks as any)?.body) bodies.set(`${r.method.toLowerCase()} ${normal(r.path).replace(/:([^/]+)/g, '{$1}')}`, (r.hooks as any).body)
+  for (const r of app.routes)
+    if ((r.hooks as any)?.body)
+      bodies.set(`${r.method.toLowerCase()} ${normal(r.path).replace(/:([^/]+)/g, '{$1}')}`, (r.hooks as any).body)
   const paths: Json = {}
   const resources: Json = {}
   for (const [rawPath, item] of Object.entries(generated.paths ?? {})) {
@@ -361,13 +458,26 @@ export function buildOpenApiDocument(app: AnyElysia, options: { definitionsPrefi
       license: { name: 'MIT (code); datasets under their own licences, see GET /api/v1/meta/datasets', identifier: 'MIT' },
     },
     servers: [{ url: '/' }],
-    tags: [...tags.map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `The ${name} domain.` })), { name: 'operations', description: 'Health, readiness, metrics and this document; no credentials.' }],
+    tags: [
+      ...tags.map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `The ${name} domain.` })),
+      { name: 'operations', description: 'Health, readiness, metrics and this document; no credentials.' },
+    ],
     security: [{ ApiKey: [] }, { BearerJWT: [] }],
     paths: { ...paths, ...OPERATIONS_PATHS },
     components: {
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key issued with `almanac keys create` or configured in `ALMANAC_API_KEYS`.' },
-        BearerJWT: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A JWT (HS256 by shared secret, or RS256/ES256/EdDSA by JWKS); `sub` is the quota subject.' },
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'An API key issued with `almanac keys create` or configured in `ALMANAC_API_KEYS`.',
+        },
+        BearerJWT: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'A JWT (HS256 by shared secret, or RS256/ES256/EdDSA by JWKS); `sub` is the quota subject.',
+        },
       },
       schemas: { ...cleanSchema(generated.components?.schemas ?? {}), ...resources, ...SCHEMAS },
       responses: responseComponents(),

@@ -49,7 +49,8 @@ export function problemFromError(error: AlmanacError, instance?: string): Proble
   const { status, title } = KINDS[error.kind]
   const problem: Problem = { type: typeOf(error.kind), title, status, detail: clamp(error.detail) }
   if (instance) problem.instance = clamp(instance)
-  if (error.options.errors?.length) problem.errors = error.options.errors.slice(0, 100).map((e) => ({ ...e, field: clamp(e.field), message: clamp(e.message) }))
+  if (error.options.errors?.length)
+    problem.errors = error.options.errors.slice(0, 100).map((e) => ({ ...e, field: clamp(e.field), message: clamp(e.message) }))
   if (error.options.extra) Object.assign(problem, error.options.extra)
   return { problem, headers: error.options.headers ?? {} }
 }
@@ -62,7 +63,8 @@ function validationErrors(error: any): FieldError[] {
     const m = /^([\w.]+): (.*)$/s.exec(String(error.customError ?? ''))
     return [{ in: 'query', field: m?.[1] ?? '(query)', message: m?.[2] ?? 'invalid value' }]
   }
-  const where: FieldError['in'] = error.type === 'query' ? 'query' : error.type === 'params' ? 'path' : error.type === 'headers' ? 'header' : 'body'
+  const where: FieldError['in'] =
+    error.type === 'query' ? 'query' : error.type === 'params' ? 'path' : error.type === 'headers' ? 'header' : 'body'
   let all: any[] = []
   try {
     all = error.all ?? []
@@ -109,12 +111,15 @@ export function toProblem(code: string | number, error: unknown, instance?: stri
       return problemFromError(new AlmanacError('bad_request', 'Invalid cookie signature.'), instance)
   }
   // decodeURIComponent of a path parameter or query member with a broken escape such as `%ZZ`.
-  if (error instanceof URIError) return problemFromError(new AlmanacError('bad_request', 'The path or query string holds an invalid percent-encoding.'), instance)
+  if (error instanceof URIError)
+    return problemFromError(new AlmanacError('bad_request', 'The path or query string holds an invalid percent-encoding.'), instance)
   const status = (error as any)?.status
-  if (status === 413 || code === 413) return problemFromError(new AlmanacError('too_large', 'The request body is over the size limit.'), instance)
+  if (status === 413 || code === 413)
+    return problemFromError(new AlmanacError('too_large', 'The request body is over the size limit.'), instance)
   if (status === 400) return problemFromError(new AlmanacError('bad_request', 'The request could not be read.'), instance)
   return internalProblem(instance)
 }
 
 /** A 500 that says nothing of what went wrong (the cause is logged, never sent). */
-export const internalProblem = (instance?: string): ProblemResult => problemFromError(new AlmanacError('internal', 'An internal error occurred. It has been logged.'), instance)
+export const internalProblem = (instance?: string): ProblemResult =>
+  problemFromError(new AlmanacError('internal', 'An internal error occurred. It has been logged.'), instance)

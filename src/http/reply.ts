@@ -76,8 +76,7 @@ type Selection = Map<string, true | Selection>
 /** Limits on `fields` (also in its query schema, paging.ts): longer, wider or deeper selections are a 400. */
 export const FIELDS_LIMITS = { length: 1024, names: 64, depth: 8 } as const
 
-const tooMuch = (what: string) =>
-  badRequest(`fields ${what}.`, { errors: [{ in: 'query', field: 'fields', message: what }] })
+const tooMuch = (what: string) => badRequest(`fields ${what}.`, { errors: [{ in: 'query', field: 'fields', message: what }] })
 
 /** Parses `fields=a,b.c` into a tree of selected keys. */
 function parseSelection(fields: string): Selection {
@@ -119,7 +118,8 @@ function selectionOf(fields: string): Selection {
 }
 
 /** The dotted paths below a selected key, as the caller wrote them: `true` -> [''], {b: {c}} -> ['.b.c']. */
-const leaves = (sel: true | Selection): string[] => (sel === true ? [''] : [...sel].flatMap(([key, sub]) => leaves(sub).map((rest) => `.${key}${rest}`)))
+const leaves = (sel: true | Selection): string[] =>
+  sel === true ? [''] : [...sel].flatMap(([key, sub]) => leaves(sub).map((rest) => `.${key}${rest}`))
 
 const has = (o: Record<string, unknown>, key: string) => Object.hasOwn(o, key)
 
@@ -151,7 +151,8 @@ function checkNames(items: unknown[], sel: Selection, declared?: readonly string
     if (sub === true) continue
     const nested = objects.map((o) => o[key]).filter(isPlainObject)
     if (!nested.length) continue
-    for (const [inner, deeper] of sub) if (!nested.some((n) => has(n, inner))) unknown.push(...leaves(deeper).map((rest) => `${key}.${inner}${rest}`))
+    for (const [inner, deeper] of sub)
+      if (!nested.some((n) => has(n, inner))) unknown.push(...leaves(deeper).map((rest) => `${key}.${inner}${rest}`))
   }
   if (unknown.length) {
     const names = [...new Set([...(declared ?? []), ...objects.flatMap((o) => Object.keys(o))])].sort()

@@ -36,7 +36,9 @@ function compile(routes: readonly { method: string; path: string }[]): Compiled 
       const segments = trimmed.split('/').slice(1)
       depth = Math.max(depth, segments.length + 1)
       for (const s of segments) if (!s.startsWith(':') && s !== '*') literals.add(s)
-      const source = segments.map((s) => (s.startsWith(':') ? '[^/]+' : s === '*' ? '.*' : s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))).join('/')
+      const source = segments
+        .map((s) => (s.startsWith(':') ? '[^/]+' : s === '*' ? '.*' : s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+        .join('/')
       return { method: r.method, path: trimmed, pattern: new RegExp(`^/${source}/?$`) }
     })
   return { patterns, literals, depth }
@@ -55,7 +57,8 @@ export function routeMatcher(routes: () => readonly { method: string; path: stri
     compiled ??= compile(routes())
     const shape = shapeOf(path, compiled)
     let found = byShape.get(shape)
-    if (!found) byShape.set(shape, (found = compiled.patterns.filter((r) => r.pattern.test(shape)).map(({ method, path }) => ({ method, path }))))
+    if (!found)
+      byShape.set(shape, (found = compiled.patterns.filter((r) => r.pattern.test(shape)).map(({ method, path }) => ({ method, path }))))
     return found
   }
 }

@@ -10,11 +10,14 @@
 import { t, type TSchema } from 'elysia'
 
 /** `T | null`: members the SPEC allows to be absent are present and null. */
-export const nullable = <T extends TSchema>(schema: T, description?: string) => t.Union([schema, t.Null()], description ? { description } : {})
+export const nullable = <T extends TSchema>(schema: T, description?: string) =>
+  t.Union([schema, t.Null()], description ? { description } : {})
 
 export const FieldErrorSchema = t.Object(
   {
-    in: t.Union([t.Literal('body'), t.Literal('query'), t.Literal('path'), t.Literal('header')], { description: 'Where the value came from.' }),
+    in: t.Union([t.Literal('body'), t.Literal('query'), t.Literal('path'), t.Literal('header')], {
+      description: 'Where the value came from.',
+    }),
     field: t.String({ description: 'Dotted path to the value, e.g. `ips.3` or `limit`.' }),
     message: t.String({ description: 'What is wrong with it.' }),
   },
@@ -31,10 +34,17 @@ const PROBLEM_EXTRAS = {
 
 export const ProblemSchema = t.Object(
   {
-    type: t.String({ format: 'uri', description: 'A stable URN naming the kind of problem, e.g. `urn:almanac:problem:not-found`.', examples: ['urn:almanac:problem:invalid'] }),
+    type: t.String({
+      format: 'uri',
+      description: 'A stable URN naming the kind of problem, e.g. `urn:almanac:problem:not-found`.',
+      examples: ['urn:almanac:problem:invalid'],
+    }),
     title: t.String({ description: 'Short summary of the kind of problem.', examples: ['Invalid input'] }),
     status: t.Integer({ minimum: 400, maximum: 599, description: 'The HTTP status code.', examples: [422] }),
-    detail: t.String({ description: 'What went wrong with this request, in a sentence (at most 500 characters).', examples: ['ip: "x" is not an IPv4 or IPv6 address'] }),
+    detail: t.String({
+      description: 'What went wrong with this request, in a sentence (at most 500 characters).',
+      examples: ['ip: "x" is not an IPv4 or IPv6 address'],
+    }),
     instance: t.Optional(t.String({ description: 'The request path (at most 500 characters).', examples: ['/api/v1/ip'] })),
     errors: t.Optional(t.Array(FieldErrorSchema, { description: 'Each bad field (422, and some 400).' })),
     ...PROBLEM_EXTRAS,
@@ -66,4 +76,5 @@ export const ItemErrorSchema = t.Object(
 )
 
 /** `ItemErrorSchema` plus the input member it echoes (`{ip, error}`). */
-export const itemError = (key: string, input: TSchema) => t.Object({ [key]: input, error: ItemErrorSchema.properties.error }, { description: ItemErrorSchema.description })
+export const itemError = (key: string, input: TSchema) =>
+  t.Object({ [key]: input, error: ItemErrorSchema.properties.error }, { description: ItemErrorSchema.description })

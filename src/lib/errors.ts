@@ -41,8 +41,7 @@ export class AlmanacError extends Error {
   }
 }
 
-export const notFound = (detail: string, extra?: Record<string, unknown>) =>
-  new AlmanacError('not_found', detail, { extra })
+export const notFound = (detail: string, extra?: Record<string, unknown>) => new AlmanacError('not_found', detail, { extra })
 
 /** One bad input value. `field` is a dotted path; `where` defaults to the body. */
 export const invalid = (field: string, message: string, where: FieldError['in'] = 'body') =>
@@ -51,18 +50,16 @@ export const invalid = (field: string, message: string, where: FieldError['in'] 
 /** Several bad input values (at least one): the detail names the first and says how many there are. */
 export const invalidFields = (errors: FieldError[]) => {
   const [first] = errors
-  const detail = errors.length === 1 ? `${first!.field}: ${first!.message}` : `${errors.length} invalid values; first ${first!.field}: ${first!.message}`
+  const detail =
+    errors.length === 1 ? `${first!.field}: ${first!.message}` : `${errors.length} invalid values; first ${first!.field}: ${first!.message}`
   return new AlmanacError('invalid', detail, { errors })
 }
 
-export const badRequest = (detail: string, extra?: Record<string, unknown>) =>
-  new AlmanacError('bad_request', detail, { extra })
+export const badRequest = (detail: string, extra?: Record<string, unknown>) => new AlmanacError('bad_request', detail, { extra })
 
-export const tooLarge = (detail: string, errors?: FieldError[]) =>
-  new AlmanacError('too_large', detail, { errors })
+export const tooLarge = (detail: string, errors?: FieldError[]) => new AlmanacError('too_large', detail, { errors })
 
 export const busy = (detail: string, retryAfterSeconds: number) =>
   new AlmanacError('busy', detail, { headers: { 'Retry-After': String(retryAfterSeconds) } })
 
-export const unavailable = (detail: string, extra?: Record<string, unknown>) =>
-  new AlmanacError('unavailable', detail, { extra })
+export const unavailable = (detail: string, extra?: Record<string, unknown>) => new AlmanacError('unavailable', detail, { extra })

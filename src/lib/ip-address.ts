@@ -219,7 +219,8 @@ export function parseIp(input: string): IpAddress | string {
   const s = input.trim()
   if (!s) return 'is empty; expected an IPv4 or IPv6 address'
   if (s !== input) return parseIp(s)
-  if (s.indexOf(':') < 0 && parseV4Loose(s)) return 'is not a valid IPv4 address: each of the four parts must be 0-255 without leading zeros'
+  if (s.indexOf(':') < 0 && parseV4Loose(s))
+    return 'is not a valid IPv4 address: each of the four parts must be 0-255 without leading zeros'
   return describeBadAddress(s)
 }
 
@@ -228,7 +229,8 @@ const parseV4Loose = (s: string) => /^\d+\.\d+\.\d+\.\d+$/.test(s)
 
 function describeBadAddress(s: string): string {
   const zone = s.indexOf('%')
-  if (zone > 0 && typeof parseIp(s.slice(0, zone)) !== 'string') return `carries a zone index (${s.slice(zone)}); zones are local to one host, send the address alone`
+  if (zone > 0 && typeof parseIp(s.slice(0, zone)) !== 'string')
+    return `carries a zone index (${s.slice(zone)}); zones are local to one host, send the address alone`
   const slash = s.indexOf('/')
   if (slash > 0 && typeof parseIp(s.slice(0, slash)) !== 'string') return 'is a network (CIDR notation), not a single address'
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(s)

@@ -79,7 +79,9 @@ export function openKeyStore(stateDir: string): KeyStore {
   const db: Database = openStateDatabase(stateDir, 'keys.sqlite', SCHEMA)
   const byHash = db.query<Row, [Uint8Array]>('SELECT id, name, plan, created_at, revoked_at FROM api_keys WHERE hash = ?')
   const byId = db.query<Row, [string]>('SELECT id, name, plan, created_at, revoked_at FROM api_keys WHERE id = ?')
-  const activeByName = db.query<Row, [string]>('SELECT id, name, plan, created_at, revoked_at FROM api_keys WHERE name = ? AND revoked_at IS NULL')
+  const activeByName = db.query<Row, [string]>(
+    'SELECT id, name, plan, created_at, revoked_at FROM api_keys WHERE name = ? AND revoked_at IS NULL',
+  )
   const all = db.query<Row, []>('SELECT id, name, plan, created_at, revoked_at FROM api_keys ORDER BY created_at, id')
   const insert = db.query('INSERT INTO api_keys (id, hash, name, plan, created_at) VALUES (?, ?, ?, ?, ?)')
   const revokeRow = db.query('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
@@ -90,7 +92,8 @@ export function openKeyStore(stateDir: string): KeyStore {
       if (bad) throw new KeyStoreError(`--name ${JSON.stringify(name)}: ${bad}`)
       return db
         .transaction(() => {
-          if (activeByName.get(name)) throw new KeyStoreError(`an active key is already named ${JSON.stringify(name)}; revoke it first or choose another name`)
+          if (activeByName.get(name))
+            throw new KeyStoreError(`an active key is already named ${JSON.stringify(name)}; revoke it first or choose another name`)
           const key = KEY_PREFIX + randomBase62(32)
           const id = 'key_' + randomBase62(8)
           const created = new Date().toISOString()

@@ -32,7 +32,8 @@ export interface RedisQuotaOptions {
 }
 
 /** The URL without its password, for messages. */
-export const redactUrl = (url: string) => url.replace(/\/\/([^@/]*)@/, (_, auth: string) => `//${auth.includes(':') ? auth.slice(0, auth.indexOf(':')) + ':***' : '***'}@`)
+export const redactUrl = (url: string) =>
+  url.replace(/\/\/([^@/]*)@/, (_, auth: string) => `//${auth.includes(':') ? auth.slice(0, auth.indexOf(':')) + ':***' : '***'}@`)
 
 export function redisQuotaStore(url: string, options: RedisQuotaOptions = {}): QuotaStore {
   const { timeoutMs = 1000, maxBackoffMs = 2000, keyPrefix = 'almanac:quota:', log = () => {} } = options

@@ -48,6 +48,7 @@ function open(stateDir: string, path: string, schema: string[]): Database {
       db.exec(`PRAGMA user_version = ${schema.length}`)
     }).immediate()
   }
-  if (version() > schema.length) throw new StateError(`${path} was written by a newer Almanac (schema ${version()}, this one knows ${schema.length}).`)
+  if (version() > schema.length)
+    throw new StateError(`${path} was written by a newer Almanac (schema ${version()}, this one knows ${schema.length}).`)
   return db
 }

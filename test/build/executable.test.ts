@@ -48,7 +48,9 @@ const api = async (method: string, path: string, body?: unknown) => {
 
 describe('the compiled executable, alone in an empty folder', () => {
   test('embeds every artifact of datasets/out and every worker module', () => {
-    const artifacts = Object.values(manifest.datasets).flatMap((d) => d.artifacts.map((a) => a.name)).sort()
+    const artifacts = Object.values(manifest.datasets)
+      .flatMap((d) => d.artifacts.map((a) => a.name))
+      .sort()
     expect(compiled.files.map((f) => f.name).sort()).toEqual(artifacts)
     for (const f of compiled.files) if (f.encoding === 'zstd') expect(f.embeddedBytes).toBeLessThan(f.bytes)
     expect(compiled.workers).toContain('src/domains/hash/kdf-worker.ts')
@@ -119,7 +121,8 @@ describe('the compiled executable, alone in an empty folder', () => {
   // Elysia reads hook source text to decide what a request context carries; the executable is minified,
   // so the shared layers are checked again here, not only from source.
   test('minified, the shared layers still see the form, the route, the definitions date and the per-item cost', async () => {
-    const get = (form: string) => fetch(`${server.url}/api/v1/countries/FR?fields=name`, { headers: { 'x-api-key': SMOKE_KEY, 'x-response-form': form } })
+    const get = (form: string) =>
+      fetch(`${server.url}/api/v1/countries/FR?fields=name`, { headers: { 'x-api-key': SMOKE_KEY, 'x-response-form': form } })
     const enveloped = await get('enveloped')
     expect(await enveloped.json()).toEqual({ status: 'ok', data: { name: 'France' }, error: null })
     expect(enveloped.headers.get('x-definitions-updated')).toMatch(/^\d{4}-\d{2}-\d{2}$/)
@@ -143,7 +146,8 @@ describe('the compiled executable, alone in an empty folder', () => {
     const html = await page.text()
     const assets = [...html.matchAll(/(?:src|href)="([^"]+\.(?:js|css|png))"/g)].map((m) => m[1]!).filter((u) => !/^https?:/.test(u))
     expect(assets.length).toBeGreaterThan(0)
-    for (const asset of assets) expect({ asset, status: (await fetch(new URL(asset, `${server.url}/docs/`))).status }).toEqual({ asset, status: 200 })
+    for (const asset of assets)
+      expect({ asset, status: (await fetch(new URL(asset, `${server.url}/docs/`))).status }).toEqual({ asset, status: 200 })
   })
 
   test('the OpenAPI document is generated inside the executable too', async () => {
@@ -158,7 +162,8 @@ describe('the compiled executable, alone in an empty folder', () => {
     expect(code).toBe(0)
     expect(stdout).toContain(`almanac ${pkg.version}`)
     expect(stdout).toContain('datasets (embedded)')
-    for (const d of Object.values(manifest.datasets)) expect(stdout).toMatch(new RegExp(`\\b${d.id}\\s+${d.version.replace(/[.+]/g, '\\$&')}\\s+${d.date ?? ''}`))
+    for (const d of Object.values(manifest.datasets))
+      expect(stdout).toMatch(new RegExp(`\\b${d.id}\\s+${d.version.replace(/[.+]/g, '\\$&')}\\s+${d.date ?? ''}`))
   })
 
   test('a second start reuses the extracted datasets', async () => {
@@ -174,7 +179,9 @@ describe('the compiled executable, alone in an empty folder', () => {
   test('an unusable data directory is one clear line and exit status 1, not a crash', async () => {
     const { code, stderr } = await run(box.exe, ['serve'], box.dir, sandboxEnv(box, { ALMANAC_DATA_DIR: '/sys/almanac-test-cache' }))
     expect(code).toBe(1)
-    expect(stderr).toMatch(/almanac: Cannot create the dataset directory \/sys\/almanac-test-cache \((permission denied|the file system is read-only)\)\. Set ALMANAC_DATA_DIR to a writable directory/)
+    expect(stderr).toMatch(
+      /almanac: Cannot create the dataset directory \/sys\/almanac-test-cache \((permission denied|the file system is read-only)\)\. Set ALMANAC_DATA_DIR to a writable directory/,
+    )
     expect(stderr).not.toMatch(/^\s+at /m)
   })
 })

@@ -32,6 +32,8 @@ test('the shared layers answer the same from a minified bundle as from source', 
   // 50 credits: six spent before (the 401 and the 405 spend nothing), two by the bulk of two.
   expect(fromSource[8].headers['x-quota-remaining']).toBe('42')
   // The caller's request id is echoed and named in problems (the 404 is the seventh request).
-  expect(fromSource.map((r: { headers: Record<string, string> }) => r.headers['x-request-id'])).toEqual(fromSource.map((_: unknown, i: number) => `fixture-${i}`))
+  expect(fromSource.map((r: { headers: Record<string, string> }) => r.headers['x-request-id'])).toEqual(
+    fromSource.map((_: unknown, i: number) => `fixture-${i}`),
+  )
   expect(fromSource[6].body.error.request_id).toBe('fixture-6')
 }, 60_000)

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { sources } from '../../datasets/sources.ts'
 import { bundledPackages, NOTICE_PATH, renderNotice } from '../../scripts/notice.ts'
 
-test('NOTICE.md is up to date with the domains\' sources (regenerate with `bun run notice`)', async () => {
+test("NOTICE.md is up to date with the domains' sources (regenerate with `bun run notice`)", async () => {
   expect(readFileSync(NOTICE_PATH, 'utf8')).toBe(await renderNotice())
 })
 
@@ -32,7 +32,7 @@ test('NOTICE.md lists every package the bundler puts into the executable, with i
   expect(notice).toContain('`swagger-ui-bundle.js.LICENSE.txt`')
 })
 
-test('no dependency runs an install script: package.json trusts none (Bun would otherwise run @scarf/scarf\'s analytics)', () => {
+test("no dependency runs an install script: package.json trusts none (Bun would otherwise run @scarf/scarf's analytics)", () => {
   const pkg = JSON.parse(readFileSync(`${import.meta.dir}/../../package.json`, 'utf8'))
   expect(pkg.trustedDependencies).toEqual([])
   const untrusted = Bun.spawnSync(['bun', 'pm', 'untrusted'], { cwd: `${import.meta.dir}/../..` })

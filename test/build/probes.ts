@@ -20,4 +20,6 @@ async function probesOf(domain: string): Promise<Probe[]> {
   return ((await import(file)) as { probes: Probe[] }).probes
 }
 
-export const PROBES: Record<string, Probe[]> = Object.fromEntries(await Promise.all(domains.map(async (d) => [d.name, await probesOf(d.name)] as const)))
+export const PROBES: Record<string, Probe[]> = Object.fromEntries(
+  await Promise.all(domains.map(async (d) => [d.name, await probesOf(d.name)] as const)),
+)

@@ -14,17 +14,23 @@ const tempDir = tempDirs('almanac-checks-')
 let server: Running
 
 beforeAll(async () => {
-  server = await start(process.execPath, ROOT, {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: tempDir(),
-    ALMANAC_STATE_DIR: tempDir(),
-    ALMANAC_HOST: '127.0.0.1',
-    PORT: '0',
-    ALMANAC_API_KEYS: `${SMOKE_KEY}:smoke`,
-    ALMANAC_PLANS: 'smoke:1000000000/1d',
-    ALMANAC_DEFAULT_PLAN: 'smoke',
-    ALMANAC_ACCESS_LOG: 'false',
-  }, 120, ['src/main.ts', 'serve'])
+  server = await start(
+    process.execPath,
+    ROOT,
+    {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: tempDir(),
+      ALMANAC_STATE_DIR: tempDir(),
+      ALMANAC_HOST: '127.0.0.1',
+      PORT: '0',
+      ALMANAC_API_KEYS: `${SMOKE_KEY}:smoke`,
+      ALMANAC_PLANS: 'smoke:1000000000/1d',
+      ALMANAC_DEFAULT_PLAN: 'smoke',
+      ALMANAC_ACCESS_LOG: 'false',
+    },
+    120,
+    ['src/main.ts', 'serve'],
+  )
 }, 130_000)
 afterAll(() => server?.stop())
 

@@ -14,10 +14,19 @@ const ROOT = resolve(import.meta.dir, '../..')
 const tempDir = tempDirs('almanac-cli-')
 
 /** The environment without any ALMANAC_* a developer may have exported, plus `extra`. */
-const cleanEnv = (extra: Record<string, string> = {}) => ({ ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ALMANAC_'))), ...extra })
+const cleanEnv = (extra: Record<string, string> = {}) => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ALMANAC_'))),
+  ...extra,
+})
 
 async function cli(args: string[], extra: Record<string, string> = {}, timeoutMs = 20_000) {
-  const proc = Bun.spawn(['bun', 'src/main.ts', ...args], { cwd: ROOT, env: cleanEnv(extra), stdout: 'pipe', stderr: 'pipe', timeout: timeoutMs })
+  const proc = Bun.spawn(['bun', 'src/main.ts', ...args], {
+    cwd: ROOT,
+    env: cleanEnv(extra),
+    stdout: 'pipe',
+    stderr: 'pipe',
+    timeout: timeoutMs,
+  })
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   return { stdout, stderr, code }
 }
@@ -82,9 +91,22 @@ describe('unknown flags, commands and settings are errors with a did-you-mean', 
 
   test('the known names are the settings plus the run-time list; other prefixes are not ours', () => {
     const known = knownEnvNames()
-    for (const name of ['ALMANAC_PORT', 'ALMANAC_QUOTA_STORE', 'ALMANAC_IP_TOR_LISTS', 'ALMANAC_CORS_ORIGINS', ...RUNTIME_ENV]) expect(known.has(name)).toBe(true)
+    for (const name of ['ALMANAC_PORT', 'ALMANAC_QUOTA_STORE', 'ALMANAC_IP_TOR_LISTS', 'ALMANAC_CORS_ORIGINS', ...RUNTIME_ENV])
+      expect(known.has(name)).toBe(true)
     expect(known.has('PORT')).toBe(false)
-    expect(unknownEnv({ ALMANAC_MIRROR: '/m', ALMANAC_WORKER_INDEX: '1', S3_BUCKET: 'x', PORT: '1', ALMANAC_HOTS: 'x', ALMANAC_ZZZZZZZZZZZZZZZZ: '1' })).toEqual([{ name: 'ALMANAC_HOTS', nearest: 'ALMANAC_HOST' }, { name: 'ALMANAC_ZZZZZZZZZZZZZZZZ', nearest: undefined }])
+    expect(
+      unknownEnv({
+        ALMANAC_MIRROR: '/m',
+        ALMANAC_WORKER_INDEX: '1',
+        S3_BUCKET: 'x',
+        PORT: '1',
+        ALMANAC_HOTS: 'x',
+        ALMANAC_ZZZZZZZZZZZZZZZZ: '1',
+      }),
+    ).toEqual([
+      { name: 'ALMANAC_HOTS', nearest: 'ALMANAC_HOST' },
+      { name: 'ALMANAC_ZZZZZZZZZZZZZZZZ', nearest: undefined },
+    ])
   })
 
   test('did-you-mean is an edit distance with a cut-off', () => {
@@ -99,12 +121,28 @@ test('data verify names each artifact by its real path', async () => {
   const dir = tempDir()
   const out = join(dir, 'out')
   mkdirSync(out)
-  const manifest = { generated: '', datasets: { sample: { id: 'sample', artifacts: [{ name: 'a.bin', bytes: 1, sha256: '0'.repeat(64) }, { name: 'b.bin', bytes: 1, sha256: '0'.repeat(64) }] } } }
+  const manifest = {
+    generated: '',
+    datasets: {
+      sample: {
+        id: 'sample',
+        artifacts: [
+          { name: 'a.bin', bytes: 1, sha256: '0'.repeat(64) },
+          { name: 'b.bin', bytes: 1, sha256: '0'.repeat(64) },
+        ],
+      },
+    },
+  }
   writeFileSync(join(out, 'manifest.json'), JSON.stringify(manifest))
   writeFileSync(join(out, 'a.bin'), 'x')
   // Given as a relative path: reported absolute.
   cpSync(out, join(dir, 'copy'), { recursive: true })
-  const proc = Bun.spawn(['bun', join(ROOT, 'src/main.ts'), 'data', 'verify', '--data-dir', 'copy'], { cwd: dir, env: cleanEnv(), stdout: 'pipe', stderr: 'pipe' })
+  const proc = Bun.spawn(['bun', join(ROOT, 'src/main.ts'), 'data', 'verify', '--data-dir', 'copy'], {
+    cwd: dir,
+    env: cleanEnv(),
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited])
   expect(code).toBe(1)
   expect(stderr).toContain(`sample: ${join(dir, 'copy', 'a.bin')} does not match its sha256 in manifest.json`)

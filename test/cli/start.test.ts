@@ -62,17 +62,36 @@ test('what failed to build is reported in one JSON warning, and the server start
 test('/readyz names the domains that could not be built, and the lists the ip domain serves without', async () => {
   const res = await fetch(`${server.url}/readyz`)
   expect(res.status).toBe(503)
-  const body = (await res.json()) as { domains: { domain: string; ready: boolean; signals_unavailable?: { dataset: string; sources: string[] }[] }[]; problems: { domain: string }[] }
+  const body = (await res.json()) as {
+    domains: { domain: string; ready: boolean; signals_unavailable?: { dataset: string; sources: string[] }[] }[]
+    problems: { domain: string }[]
+  }
   // Their files come from the mirror only (or from hosts a first run here cannot reach).
   expect(body.problems.map((p) => p.domain).sort()).toEqual(['bible', 'countries', 'email', 'postal'])
   const ip = body.domains.find((d) => d.domain === 'ip')!
   expect(ip.ready).toBe(true)
-  expect(ip.signals_unavailable).toEqual([{ dataset: 'ip-lists', sources: ['tor-exit-nodes', 'x4bnet-vpn-ipv4', 'x4bnet-vpn-ipv6', 'x4bnet-datacenter-ipv4', 'x4bnet-datacenter-ipv6', 'public-proxies-monosans'] }])
+  expect(ip.signals_unavailable).toEqual([
+    {
+      dataset: 'ip-lists',
+      sources: [
+        'tor-exit-nodes',
+        'x4bnet-vpn-ipv4',
+        'x4bnet-vpn-ipv6',
+        'x4bnet-datacenter-ipv4',
+        'x4bnet-datacenter-ipv6',
+        'public-proxies-monosans',
+      ],
+    },
+  ])
   expect(body.domains.find((d) => d.domain === 'timezones')!.ready).toBe(true)
 })
 
 test('geolocation answers; the missing domains answer 503 naming their dataset', async () => {
-  const res = await fetch(`${server.url}/api/v1/ip`, { method: 'POST', headers: { 'x-api-key': SMOKE_KEY, 'x-response-form': 'bare', 'content-type': 'application/json' }, body: JSON.stringify({ ip: '8.8.8.8' }) })
+  const res = await fetch(`${server.url}/api/v1/ip`, {
+    method: 'POST',
+    headers: { 'x-api-key': SMOKE_KEY, 'x-response-form': 'bare', 'content-type': 'application/json' },
+    body: JSON.stringify({ ip: '8.8.8.8' }),
+  })
   expect(res.status).toBe(200)
   const ip = (await res.json()) as { country: { code?: string; iso_code?: string } | string; security?: unknown }
   expect(JSON.stringify(ip)).toContain('US')

@@ -24,9 +24,34 @@ let lines: string[]
 const log = (l: string) => lines.push(l)
 
 const SOURCES: Record<string, Source> = {
-  words: { id: 'words', version: '1.0', date: '2026-01-02', mirror: 'words/words.txt', license: 'CC-BY-4.0', attribution: 'Words by Example Org, CC BY 4.0', duties: 'Credit Example Org.' },
-  numbers: { id: 'numbers', version: '7', date: '2025-12-31', mirror: 'numbers.txt', npm: { package: 'almanac-no-such-package', path: 'numbers.txt' }, url: 'https://example.invalid/numbers.txt', license: 'ODbL-1.0', attribution: '© Numbers contributors, ODbL' },
-  pinned: { id: 'pinned', version: '1', date: '2026-02-02', mirror: 'words/words.txt', sha256: '0'.repeat(64), license: 'MIT', attribution: 'Pinned' },
+  words: {
+    id: 'words',
+    version: '1.0',
+    date: '2026-01-02',
+    mirror: 'words/words.txt',
+    license: 'CC-BY-4.0',
+    attribution: 'Words by Example Org, CC BY 4.0',
+    duties: 'Credit Example Org.',
+  },
+  numbers: {
+    id: 'numbers',
+    version: '7',
+    date: '2025-12-31',
+    mirror: 'numbers.txt',
+    npm: { package: 'almanac-no-such-package', path: 'numbers.txt' },
+    url: 'https://example.invalid/numbers.txt',
+    license: 'ODbL-1.0',
+    attribution: '© Numbers contributors, ODbL',
+  },
+  pinned: {
+    id: 'pinned',
+    version: '1',
+    date: '2026-02-02',
+    mirror: 'words/words.txt',
+    sha256: '0'.repeat(64),
+    license: 'MIT',
+    attribution: 'Pinned',
+  },
 }
 const lookup = (id: string) => {
   const s = SOURCES[id]
@@ -42,20 +67,30 @@ const upper = (id: string, source: string, extra: Partial<DatasetBuilder> = {}):
   revision: 1,
   async build(ctx) {
     runs[id] = (runs[id] ?? 0) + 1
-    const input = readFileSync((await ctx.source(source)).path, 'utf8').split('\n').filter(Boolean)
+    const input = readFileSync((await ctx.source(source)).path, 'utf8')
+      .split('\n')
+      .filter(Boolean)
     const p = ctx.progress('lines', input.length)
     for (const _ of input) p.tick()
     p.done()
     await Bun.sleep(5)
-    writeFileSync(ctx.out(`${id}.txt`), input.map((l) => l.toUpperCase()).sort().join('\n') + '\n')
+    writeFileSync(
+      ctx.out(`${id}.txt`),
+      input
+        .map((l) => l.toUpperCase())
+        .sort()
+        .join('\n') + '\n',
+    )
     return { counts: { lines: input.length } }
   },
   ...extra,
 })
 
-const domain = (name: string, builders: DatasetBuilder[]): Domain => defineDomain({ name, prefixes: [`/${name}`], datasets: builders.map((b) => b.id), open: () => null, routes: () => null as any, builders })
+const domain = (name: string, builders: DatasetBuilder[]): Domain =>
+  defineDomain({ name, prefixes: [`/${name}`], datasets: builders.map((b) => b.id), open: () => null, routes: () => null as any, builders })
 
-const build = (domains: Domain[], o: Parameters<typeof buildDatasets>[1] = {}) => buildDatasets(domains, { outDir: out, mirror, sources: lookup, log, offline: true, ...o })
+const build = (domains: Domain[], o: Parameters<typeof buildDatasets>[1] = {}) =>
+  buildDatasets(domains, { outDir: out, mirror, sources: lookup, log, offline: true, ...o })
 
 beforeEach(() => {
   const dir = mkdtempSync(join(tmp, 'case-'))
@@ -78,7 +113,15 @@ describe('data build', () => {
     expect(entry.date).toBe('2026-01-02')
     expect(entry.counts).toEqual({ lines: 3 })
     expect(entry.artifacts).toEqual([{ name: 'alpha.txt', bytes: body.length, sha256: sha(body) }])
-    expect(entry.sources[0]).toMatchObject({ id: 'words', version: '1.0', date: '2026-01-02', via: 'mirror', license: 'CC-BY-4.0', duties: 'Credit Example Org.', sha256: sha('pear\napple\nfig\n') })
+    expect(entry.sources[0]).toMatchObject({
+      id: 'words',
+      version: '1.0',
+      date: '2026-01-02',
+      via: 'mirror',
+      license: 'CC-BY-4.0',
+      duties: 'Credit Example Org.',
+      sha256: sha('pear\napple\nfig\n'),
+    })
     expect(entry.license).toBe('CC-BY-4.0')
     expect(entry.attribution).toEqual(['Words by Example Org, CC BY 4.0'])
     expect(new Date(entry.built).getTime()).toBeGreaterThan(Date.now() - 60_000)
@@ -126,7 +169,10 @@ describe('data build', () => {
 
   test('a builder whose output changes between runs of the same inputs is reported as not deterministic', async () => {
     let n = 0
-    const wobbly: DatasetBuilder = { ...upper('alpha', 'words'), build: async (ctx) => (writeFileSync(ctx.out('alpha.txt'), String(n++)), { counts: {} }) }
+    const wobbly: DatasetBuilder = {
+      ...upper('alpha', 'words'),
+      build: async (ctx) => (writeFileSync(ctx.out('alpha.txt'), String(n++)), { counts: {} }),
+    }
     await build([domain('alpha', [wobbly])])
     await build([domain('alpha', [wobbly])], { force: true })
     expect(lines.some((l) => l.includes('alpha: warning: alpha.txt differs from the previous build of the same inputs'))).toBe(true)
@@ -160,7 +206,9 @@ describe('data build', () => {
 
   test('a builder that writes an undeclared artifact, or forgets one, fails clearly', async () => {
     const stray = upper('alpha', 'words', { build: async (ctx) => (writeFileSync(ctx.out('other.txt'), ''), { counts: {} }) })
-    await expect(build([domain('alpha', [stray])])).rejects.toThrow('builder alpha asked to write other.txt, which is not among its artifacts (alpha.txt)')
+    await expect(build([domain('alpha', [stray])])).rejects.toThrow(
+      'builder alpha asked to write other.txt, which is not among its artifacts (alpha.txt)',
+    )
     const lazy = upper('alpha', 'words', { build: async () => ({ counts: {} }) })
     await expect(build([domain('alpha', [lazy])])).rejects.toThrow('builder alpha did not write its artifact alpha.txt')
   })
@@ -176,7 +224,9 @@ describe('data build', () => {
     expect(message).toContain(`ALMANAC_MIRROR=${mirror} holds no numbers.txt`)
     expect(message).toContain('npm package almanac-no-such-package is not installed')
     expect(message).toContain('ALMANAC_OFFLINE is set, so https://example.invalid/numbers.txt was not downloaded')
-    expect(message).toContain('To supply it: point ALMANAC_MIRROR at a mirror folder holding numbers.txt; or install the npm package almanac-no-such-package (bun install); or let this machine download https://example.invalid/numbers.txt')
+    expect(message).toContain(
+      'To supply it: point ALMANAC_MIRROR at a mirror folder holding numbers.txt; or install the npm package almanac-no-such-package (bun install); or let this machine download https://example.invalid/numbers.txt',
+    )
     expect(runs).toEqual({ alpha: 1 })
     expect(existsSync(join(out, 'alpha.txt'))).toBe(true)
   })
@@ -188,7 +238,9 @@ describe('data build', () => {
 
   test('a file that does not match its pinned sha256 is refused, naming both hashes', async () => {
     const error = await build([domain('alpha', [upper('alpha', 'pinned')])]).catch((e) => e)
-    expect((error as Error).message).toContain(`has sha256 ${sha('pear\napple\nfig\n')}, but its domain's sources.ts pins ${'0'.repeat(64)}`)
+    expect((error as Error).message).toContain(
+      `has sha256 ${sha('pear\napple\nfig\n')}, but its domain's sources.ts pins ${'0'.repeat(64)}`,
+    )
   })
 
   test('two builds at once keep both manifest entries (the manifest is merged under a lock)', async () => {

@@ -25,7 +25,22 @@ function embedding(name = 'emb'): EmbeddedData {
   const big = Buffer.from(Array.from({ length: 40_000 }, (_, i) => `row ${i} ${i % 13}\n`).join(''))
   writeFileSync(join(dir, 'big.db.zst'), Bun.zstdCompressSync(big))
   writeFileSync(join(dir, 'tiny.json'), '{"ok":true}')
-  const manifest = { generated: 'x', datasets: { demo: { id: 'demo', version: '5', date: '2026-05-05', built: '2026-05-06T00:00:00.000Z', revision: 1, inputs: '', sources: [], counts: { rows: 40000 }, artifacts: [] } } }
+  const manifest = {
+    generated: 'x',
+    datasets: {
+      demo: {
+        id: 'demo',
+        version: '5',
+        date: '2026-05-05',
+        built: '2026-05-06T00:00:00.000Z',
+        revision: 1,
+        inputs: '',
+        sources: [],
+        counts: { rows: 40000 },
+        artifacts: [],
+      },
+    },
+  }
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest))
   return {
     key: `k${sha(name).slice(0, 8)}`,
@@ -91,12 +106,16 @@ describe('extractEmbedded', () => {
     writeFileSync(join(tmp, 'a-file'), '')
     const notDir = await extractEmbedded(embedding('nd'), join(tmp, 'a-file', 'cache')).catch((e) => e)
     expect(notDir).toBeInstanceOf(DataDirError)
-    expect(notDir.message).toContain(`Cannot create the dataset directory ${join(tmp, 'a-file', 'cache')} (a path component is a file, not a directory)`)
+    expect(notDir.message).toContain(
+      `Cannot create the dataset directory ${join(tmp, 'a-file', 'cache')} (a path component is a file, not a directory)`,
+    )
     expect(notDir.message).toContain('Set ALMANAC_DATA_DIR to a writable directory')
     // sysfs refuses mkdir even to root: an unwritable place on any Linux machine.
     const denied = await extractEmbedded(embedding('denied'), '/sys/almanac-test-cache').catch((e) => e)
     expect(denied).toBeInstanceOf(DataDirError)
-    expect(denied.message).toMatch(/Cannot create the dataset directory \/sys\/almanac-test-cache \((permission denied|the file system is read-only)\)/)
+    expect(denied.message).toMatch(
+      /Cannot create the dataset directory \/sys\/almanac-test-cache \((permission denied|the file system is read-only)\)/,
+    )
   })
 
   test('an already-extracted folder is reused without a single write (so a read-only deployment works)', async () => {

@@ -36,7 +36,9 @@ interface MirrorFile {
   sha256: string
   upstream?: { type: string; repo?: string; commit?: string; file?: string; path?: string; url?: string }
 }
-const mirrorFiles: MirrorFile[] = existsSync(join(MIRROR, 'MANIFEST.json')) ? JSON.parse(readFileSync(join(MIRROR, 'MANIFEST.json'), 'utf8')).files : []
+const mirrorFiles: MirrorFile[] = existsSync(join(MIRROR, 'MANIFEST.json'))
+  ? JSON.parse(readFileSync(join(MIRROR, 'MANIFEST.json'), 'utf8')).files
+  : []
 const mirrorFile = (path: string) => readFileSync(join(MIRROR, path))
 
 /** The upstream hosts, from the mirror's own record of where each file came from. */
@@ -51,16 +53,29 @@ beforeAll(() => {
     if (u?.type === 'github' && u.repo && u.commit && u.file && !f.path.includes('public-proxy-ips') && !f.path.includes('tor-exit'))
       upstream.set(`/raw.githubusercontent.com/${u.repo}/${u.commit}/${u.file}`, mirrorFile(f.path))
     // The SWORD modules are the files of one scrollmapper commit, byte for byte.
-    if (u?.repo && u.commit && u.path && f.path.endsWith('.sword.zip')) upstream.set(`/raw.githubusercontent.com/${u.repo}/${u.commit}/${u.path}`, mirrorFile(f.path))
+    if (u?.repo && u.commit && u.path && f.path.endsWith('.sword.zip'))
+      upstream.set(`/raw.githubusercontent.com/${u.repo}/${u.commit}/${u.path}`, mirrorFile(f.path))
     // Debian's iso-codes JSON is the same file in the salsa repository the sources point at.
-    if (u?.type === 'debian-package' && f.path.endsWith('.json')) upstream.set(`/salsa.debian.org/iso-codes-team/iso-codes/-/raw/v4.20.1/data/${f.path.split('/').pop()}`, mirrorFile(f.path))
-    if (f.path === 'geonames-countryinfo/countryInfo.txt') upstream.set('/download.geonames.org/export/dump/countryInfo.txt', mirrorFile(f.path))
+    if (u?.type === 'debian-package' && f.path.endsWith('.json'))
+      upstream.set(`/salsa.debian.org/iso-codes-team/iso-codes/-/raw/v4.20.1/data/${f.path.split('/').pop()}`, mirrorFile(f.path))
+    if (f.path === 'geonames-countryinfo/countryInfo.txt')
+      upstream.set('/download.geonames.org/export/dump/countryInfo.txt', mirrorFile(f.path))
   }
   // tor-nodes publishes `fingerprint, ipaddr, port`; the mirror kept the unique ipaddr column.
   const tor = mirrorFiles.find((f) => f.path.startsWith('ip-lists/tor-exit'))!
   const ips = mirrorFile(tor.path).toString('utf8').split('\n').filter(Boolean)
-  const csv = ['fingerprint, ipaddr, port', ...ips.flatMap((ip, i) => [`${String(i).padStart(40, '0')}, ${ip}, 443`, ...(i % 7 ? [] : [`${String(i).padStart(40, 'F')}, ${ip}, 9001`])])].join('\n') + '\n'
-  upstream.set(`/raw.githubusercontent.com/${tor.upstream!.repo}/${tor.upstream!.commit}/${tor.upstream!.file}`, new TextEncoder().encode(csv))
+  const csv =
+    [
+      'fingerprint, ipaddr, port',
+      ...ips.flatMap((ip, i) => [
+        `${String(i).padStart(40, '0')}, ${ip}, 443`,
+        ...(i % 7 ? [] : [`${String(i).padStart(40, 'F')}, ${ip}, 9001`]),
+      ]),
+    ].join('\n') + '\n'
+  upstream.set(
+    `/raw.githubusercontent.com/${tor.upstream!.repo}/${tor.upstream!.commit}/${tor.upstream!.file}`,
+    new TextEncoder().encode(csv),
+  )
   server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
@@ -81,12 +96,15 @@ describe.skipIf(!mirrorFiles.length)('data fetch', () => {
     // Or, for a file the mirror itself made by merging or repackaging upstream files, the reason why not.
     // Sources no builder reads (declared for credit, like a table shipped in the source tree) need neither.
     const read = new Set(domains.flatMap((d) => (d.builders ?? []).flatMap((b) => b.sources)))
-    for (const s of sources.filter((x) => read.has(x.id))) expect({ id: s.id, way: !!(s.url || s.npm || s.system || s.mirrorOnly) }).toEqual({ id: s.id, way: true })
+    for (const s of sources.filter((x) => read.has(x.id)))
+      expect({ id: s.id, way: !!(s.url || s.npm || s.system || s.mirrorOnly) }).toEqual({ id: s.id, way: true })
     for (const s of ipSources) expect(s.url || s.npm).toBeTruthy()
   })
 
   test('ALMANAC_UPSTREAM_BASE puts the host in the path', () => {
-    expect(upstreamUrl('https://raw.githubusercontent.com/a/b/c.txt?x=1', 'http://127.0.0.1:9/up/')).toBe('http://127.0.0.1:9/up/raw.githubusercontent.com/a/b/c.txt?x=1')
+    expect(upstreamUrl('https://raw.githubusercontent.com/a/b/c.txt?x=1', 'http://127.0.0.1:9/up/')).toBe(
+      'http://127.0.0.1:9/up/raw.githubusercontent.com/a/b/c.txt?x=1',
+    )
     expect(upstreamUrl('https://example.org/f', undefined)).toBe('https://example.org/f')
   })
 
@@ -151,13 +169,23 @@ describe.skipIf(!mirrorFiles.length)('data fetch', () => {
     expect(b.unavailable).toBeUndefined()
     expect(b.counts).toEqual(a.counts)
     expect(b.artifacts).toEqual(a.artifacts)
-    expect(b.counts['tor-exit-nodes']).toBe(mirrorFile(mirrorFiles.find((f) => f.path.startsWith('ip-lists/tor-exit'))!.path).toString().split('\n').filter(Boolean).length)
+    expect(b.counts['tor-exit-nodes']).toBe(
+      mirrorFile(mirrorFiles.find((f) => f.path.startsWith('ip-lists/tor-exit'))!.path)
+        .toString()
+        .split('\n')
+        .filter(Boolean).length,
+    )
   })
 })
 
 test('without mirror or internet the anonymity lists build empty, each marked unavailable, and the ip domain opens', async () => {
   const out = tempDir()
-  const manifest = await buildDatasets([{ ...ip, builders: [ipBuilders[1]!] }], { outDir: out, mirror: tempDir(), offline: true, log: quiet })
+  const manifest = await buildDatasets([{ ...ip, builders: [ipBuilders[1]!] }], {
+    outDir: out,
+    mirror: tempDir(),
+    offline: true,
+    log: quiet,
+  })
   const entry = manifest.datasets['ip-lists']!
   expect(entry.unavailable!.map((u) => u.id).sort()).toEqual(ipBuilders[1]!.sources.slice().sort())
   expect(entry.unavailable![0]!.reason).toContain('ALMANAC_OFFLINE is set')
@@ -166,7 +194,11 @@ test('without mirror or internet the anonymity lists build empty, each marked un
   // The geolocation artifacts of the real build beside the empty lists: the domain serves, flags all false.
   const data = openDataDir(out)
   const real = openDataDir()
-  const withGeo = { ...data, manifest: { ...data.manifest, datasets: { ...data.manifest.datasets, ip: real.manifest.datasets.ip! } }, path: (name: string) => (name.startsWith('ip-lists') ? data.path(name) : real.path(name)) }
+  const withGeo = {
+    ...data,
+    manifest: { ...data.manifest, datasets: { ...data.manifest.datasets, ip: real.manifest.datasets.ip! } },
+    path: (name: string) => (name.startsWith('ip-lists') ? data.path(name) : real.path(name)),
+  }
   const service = openIpService(loadConfig({ env: {} }), withGeo, quiet)
   const record = service.lookup('185.220.101.33') // a Tor exit in the mirror's list
   expect(record.security.is_tor_exit_node).toBe(false)

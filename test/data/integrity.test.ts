@@ -31,7 +31,11 @@ async function appOver(dir: string) {
   const config = testConfig({ ALMANAC_DATA_DIR: dir })
   const data = openDataDir(dir)
   const mounted = await openDomains(config, data, [countries], () => {})
-  const app = createApp(config, { data, domains: [countries], authenticator: createAuthenticator(config), quota: memoryQuotaStore() }, mounted)
+  const app = createApp(
+    config,
+    { data, domains: [countries], authenticator: createAuthenticator(config), quota: memoryQuotaStore() },
+    mounted,
+  )
   const get = async (path: string) => {
     const res = await app.handle(new Request(`http://localhost${path}`, { headers: { 'x-api-key': TEST_KEY, 'x-response-form': 'bare' } }))
     return { status: res.status, body: (await res.json()) as any }

@@ -37,7 +37,9 @@ const fruitBuilder: DatasetBuilder = {
   artifacts: ['fruit.json'],
   revision: 1,
   async build(ctx) {
-    const names = readFileSync((await ctx.source('fruit-list')).path, 'utf8').split('\n').filter(Boolean)
+    const names = readFileSync((await ctx.source('fruit-list')).path, 'utf8')
+      .split('\n')
+      .filter(Boolean)
     writeFileSync(ctx.out('fruit.json'), JSON.stringify(names))
     return { counts: { fruit: names.length } }
   },
@@ -148,7 +150,16 @@ describe('GET /api/v1/meta/datasets', () => {
       license: 'ODbL-1.0',
       attribution: ['© Fruit contributors, available under the ODbL'],
       counts: { fruit: 2 },
-      sources: [{ id: 'fruit-list', version: '3.1', date: '2026-03-04', license: 'ODbL-1.0', attribution: '© Fruit contributors, available under the ODbL', duties: 'Share-alike for derived databases.' }],
+      sources: [
+        {
+          id: 'fruit-list',
+          version: '3.1',
+          date: '2026-03-04',
+          license: 'ODbL-1.0',
+          attribution: '© Fruit contributors, available under the ODbL',
+          duties: 'Share-alike for derived databases.',
+        },
+      ],
     })
     expect(fruit.built).toBe(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).datasets.fruit.built)
     expect(veg).toMatchObject({ id: 'vegetables', domain: 'veg', status: 'missing', version: null, license: null, attribution: [] })
@@ -158,7 +169,16 @@ describe('GET /api/v1/meta/datasets', () => {
   test('Form A wraps the list; fields trims each item', async () => {
     const { status, body } = await app.json('GET', '/api/v1/meta/datasets?fields=id,status', { form: 'enveloped' })
     expect(status).toBe(200)
-    expect(body).toEqual({ status: 'ok', data: [{ id: 'fruit', status: 'open' }, { id: 'vegetables', status: 'missing' }], error: null, total: 2, app_version: pkg.version })
+    expect(body).toEqual({
+      status: 'ok',
+      data: [
+        { id: 'fruit', status: 'open' },
+        { id: 'vegetables', status: 'missing' },
+      ],
+      error: null,
+      total: 2,
+      app_version: pkg.version,
+    })
   })
 
   test('one dataset by id; an unknown id is a 404 naming the known ones', async () => {

@@ -32,7 +32,15 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
 beforeAll(async () => {
   for (const alg of ['RS256', 'ES256', 'EdDSA'] as const) keys[alg] = await generateKeyPair(alg, { extractable: true })
-  const jwks = { keys: await Promise.all((Object.keys(keys) as (keyof typeof keys)[]).map(async (alg) => ({ ...(await exportJWK(keys[alg].publicKey)), kid: alg, use: 'sig' }))) }
+  const jwks = {
+    keys: await Promise.all(
+      (Object.keys(keys) as (keyof typeof keys)[]).map(async (alg) => ({
+        ...(await exportJWK(keys[alg].publicKey)),
+        kid: alg,
+        use: 'sig',
+      })),
+    ),
+  }
   writeFileSync(jwksPath, JSON.stringify(jwks))
   app = await testApp({
     domains: [sampleDomain()],
@@ -172,7 +180,11 @@ describe('JWT', () => {
 
   test('a wrong signature is refused: another key under a configured kid, a flipped signature, another secret', async () => {
     const stranger = await generateKeyPair('RS256')
-    expectUnauthorized(await get(bearer(await sign('RS256', { sub: 'm' }, stranger.privateKey, 'RS256'))), /signature does not verify/, 'invalid_token')
+    expectUnauthorized(
+      await get(bearer(await sign('RS256', { sub: 'm' }, stranger.privateKey, 'RS256'))),
+      /signature does not verify/,
+      'invalid_token',
+    )
     const good = await asym('ES256', { sub: 'm' })
     const [h, p, s] = good.split('.')
     const flipped = s!.slice(0, 10) + (s![10] === 'A' ? 'B' : 'A') + s!.slice(11)
@@ -191,7 +203,17 @@ describe('JWT', () => {
   })
 
   test('malformed tokens: 401, never 500', async () => {
-    const cases = ['abc', 'a.b', 'a.b.c', '....', `${base64url.encode('{"alg":')}.e30.`, `${base64url.encode('[]')}.e30.x`, 'x'.repeat(5000), 'ey.ey.ey', `${base64url.encode('{"alg":"HS256"}')}.${base64url.encode('not json')}.AAAA`]
+    const cases = [
+      'abc',
+      'a.b',
+      'a.b.c',
+      '....',
+      `${base64url.encode('{"alg":')}.e30.`,
+      `${base64url.encode('[]')}.e30.x`,
+      'x'.repeat(5000),
+      'ey.ey.ey',
+      `${base64url.encode('{"alg":"HS256"}')}.${base64url.encode('not json')}.AAAA`,
+    ]
     for (const token of cases) {
       const res = await get(bearer(token))
       expect({ token: token.slice(0, 40), status: res.status }).toEqual({ token: token.slice(0, 40), status: 401 })
@@ -219,9 +241,13 @@ describe('JWT configuration', () => {
   })
 
   test('issuer and audience, when configured, must match', async () => {
-    const strict = await testApp({ domains: [sampleDomain()], env: { ALMANAC_JWT_SECRET: SECRET, ALMANAC_JWT_ISSUER: 'https://issuer.example', ALMANAC_JWT_AUDIENCE: 'almanac' } })
+    const strict = await testApp({
+      domains: [sampleDomain()],
+      env: { ALMANAC_JWT_SECRET: SECRET, ALMANAC_JWT_ISSUER: 'https://issuer.example', ALMANAC_JWT_AUDIENCE: 'almanac' },
+    })
     try {
-      const call = async (claims: JWTPayload) => (await strict.json('GET', '/api/v1/planets/earth', { headers: bearer(await hs(claims)), key: null })).status
+      const call = async (claims: JWTPayload) =>
+        (await strict.json('GET', '/api/v1/planets/earth', { headers: bearer(await hs(claims)), key: null })).status
       expect(await call({ sub: 'u', iss: 'https://issuer.example', aud: 'almanac' })).toBe(200)
       expect(await call({ sub: 'u', iss: 'https://evil.example', aud: 'almanac' })).toBe(401)
       expect(await call({ sub: 'u', iss: 'https://issuer.example', aud: 'other' })).toBe(401)
@@ -235,7 +261,10 @@ describe('JWT configuration', () => {
     expectUnauthorized(await get(bearer(await hs({ sub: 'forever', exp: undefined }))), /exp/, 'invalid_token')
     const lenient = await testApp({ domains: [sampleDomain()], env: { ALMANAC_JWT_SECRET: SECRET, ALMANAC_JWT_REQUIRE_EXP: 'false' } })
     try {
-      const res = await lenient.json('GET', '/api/v1/planets/earth', { headers: bearer(await hs({ sub: 'forever', exp: undefined })), key: null })
+      const res = await lenient.json('GET', '/api/v1/planets/earth', {
+        headers: bearer(await hs({ sub: 'forever', exp: undefined })),
+        key: null,
+      })
       expect(res.status).toBe(200)
     } finally {
       await lenient.close()
@@ -243,7 +272,9 @@ describe('JWT configuration', () => {
   })
 
   test('an HS256 secret shorter than 32 bytes is refused at start', async () => {
-    await expect(testApp({ domains: [sampleDomain()], env: { ALMANAC_JWT_SECRET: 'x'.repeat(31) } })).rejects.toThrow(/ALMANAC_JWT_SECRET: 31 bytes; HS256 needs at least 32/)
+    await expect(testApp({ domains: [sampleDomain()], env: { ALMANAC_JWT_SECRET: 'x'.repeat(31) } })).rejects.toThrow(
+      /ALMANAC_JWT_SECRET: 31 bytes; HS256 needs at least 32/,
+    )
     // Bytes, not characters: 11 three-byte characters are 33 bytes.
     const wide = await testApp({ domains: [sampleDomain()], env: { ALMANAC_JWT_SECRET: '€'.repeat(11) } })
     await wide.close()
@@ -252,7 +283,11 @@ describe('JWT configuration', () => {
   test('a plan claim naming an Object.prototype member is a 403, not a 500', async () => {
     for (const plan of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
       const res = await get(bearer(await hs({ sub: 'proto', plan })))
-      expect({ plan, status: res.status, type: (res.body.error ?? res.body).type }).toEqual({ plan, status: 403, type: 'urn:almanac:problem:forbidden' })
+      expect({ plan, status: res.status, type: (res.body.error ?? res.body).type }).toEqual({
+        plan,
+        status: 403,
+        type: 'urn:almanac:problem:forbidden',
+      })
     }
   })
 
@@ -272,7 +307,11 @@ describe('JWT configuration', () => {
     writeFileSync(bad, JSON.stringify({ keys: [{ kty: 'oct', k: 'c2VjcmV0' }] }))
     await expect(testApp({ domains: [sampleDomain()], env: { ALMANAC_JWT_JWKS: bad } })).rejects.toThrow(/ALMANAC_JWT_JWKS .*symmetric/)
     writeFileSync(bad, JSON.stringify({ keys: [] }))
-    await expect(testApp({ domains: [sampleDomain()], env: { ALMANAC_JWT_JWKS: bad } })).rejects.toThrow(/ALMANAC_JWT_JWKS .*no signing keys/)
-    await expect(testApp({ domains: [sampleDomain()], env: { ALMANAC_JWT_JWKS: join(dir, 'missing.json') } })).rejects.toThrow(/ALMANAC_JWT_JWKS .*missing\.json/)
+    await expect(testApp({ domains: [sampleDomain()], env: { ALMANAC_JWT_JWKS: bad } })).rejects.toThrow(
+      /ALMANAC_JWT_JWKS .*no signing keys/,
+    )
+    await expect(testApp({ domains: [sampleDomain()], env: { ALMANAC_JWT_JWKS: join(dir, 'missing.json') } })).rejects.toThrow(
+      /ALMANAC_JWT_JWKS .*missing\.json/,
+    )
   })
 })

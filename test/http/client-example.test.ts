@@ -29,7 +29,10 @@ beforeAll(async () => {
 describe('generated types', () => {
   test('the committed almanac-api.ts is what the document generates today', async () => {
     const committed = await Bun.file(DEFAULT_OUT).text()
-    expect(tokens(committed) === tokens(fresh), 'examples/client/almanac-api.ts is out of date: run `bun examples/client/generate.ts`').toBe(true)
+    expect(
+      tokens(committed) === tokens(fresh),
+      'examples/client/almanac-api.ts is out of date: run `bun examples/client/generate.ts`',
+    ).toBe(true)
     for (const path of ['/api/v1/timezones/{tz_name}', '/api/v1/countries/{code}', '/api/v1/ip/bulk']) expect(fresh).toContain(`"${path}"`)
     expect(fresh).not.toContain('/api/v1/timezones/*')
   })

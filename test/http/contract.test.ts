@@ -41,7 +41,12 @@ beforeAll(async () => {
   server = await liveServer({
     domains: allDomains,
     // Email checks answer from the lists alone: no DNS or RDAP traffic leaves the test.
-    env: { ALMANAC_EMAIL_OFFLINE: 'true', ALMANAC_BODY_LIMIT: '1024', ALMANAC_PLANS: 'test:1000000/1d,spent:1/1d', ALMANAC_API_KEYS: `${TEST_KEY}:test,${SPENT_KEY}:spent` },
+    env: {
+      ALMANAC_EMAIL_OFFLINE: 'true',
+      ALMANAC_BODY_LIMIT: '1024',
+      ALMANAC_PLANS: 'test:1000000/1d,spent:1/1d',
+      ALMANAC_API_KEYS: `${TEST_KEY}:test,${SPENT_KEY}:spent`,
+    },
   })
   doc = await (await fetch(`${server.url}/openapi.json`)).json()
   ajv = new Ajv2020({ strict: false, allErrors: true })
@@ -60,9 +65,14 @@ interface Operation {
 const operations = (): Operation[] =>
   Object.entries(doc.paths)
     .filter(([path]) => path.startsWith('/api/v1/'))
-    .flatMap(([path, item]: [string, any]) => Object.entries(item).filter(([m]) => METHODS.includes(m)).map(([method, op]) => ({ path, method, op })))
+    .flatMap(([path, item]: [string, any]) =>
+      Object.entries(item)
+        .filter(([m]) => METHODS.includes(m))
+        .map(([method, op]) => ({ path, method, op })),
+    )
 
-const exampleOf = (p: any) => p.example ?? p.schema?.examples?.[0] ?? (Object.values(p.examples ?? {})[0] as any)?.value ?? p.schema?.default
+const exampleOf = (p: any) =>
+  p.example ?? p.schema?.examples?.[0] ?? (Object.values(p.examples ?? {})[0] as any)?.value ?? p.schema?.default
 
 /** The example request of an operation, or why there is none. */
 function exampleRequest({ path, op }: Operation): { path: string; query: URLSearchParams; body?: unknown } | { missing: string } {
@@ -85,12 +95,21 @@ function exampleRequest({ path, op }: Operation): { path: string; query: URLSear
   return { path: url, query, body }
 }
 
-async function call(method: string, path: string, query: URLSearchParams, init: { body?: unknown; form: 'enveloped' | 'bare'; key?: boolean | string }) {
+async function call(
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  init: { body?: unknown; form: 'enveloped' | 'bare'; key?: boolean | string },
+) {
   const headers: Record<string, string> = { 'x-response-form': init.form }
   if (init.key !== false) headers['x-api-key'] = typeof init.key === 'string' ? init.key : TEST_KEY
   if (init.body !== undefined) headers['content-type'] = 'application/json'
   const qs = query.toString()
-  const res = await fetch(`${server.url}${path}${qs ? `?${qs}` : ''}`, { method: method.toUpperCase(), headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) })
+  const res = await fetch(`${server.url}${path}${qs ? `?${qs}` : ''}`, {
+    method: method.toUpperCase(),
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  })
   return { status: res.status, body: (await res.json()) as any }
 }
 
@@ -111,9 +130,17 @@ function expectValid(o: Operation, form: string, what: string, status: number, b
   const where = `${o.method.toUpperCase()} ${o.path} (${form}, ${what}): ${status}`
   expect(validate, `${where} is not a declared status`).toBeDefined()
   const ok = validate!(body)
-  expect(ok ? [] : validate!.errors!.slice(0, 5).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`), `${where}: ${JSON.stringify(body).slice(0, 300)}`).toEqual([])
+  expect(
+    ok ? [] : validate!.errors!.slice(0, 5).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`),
+    `${where}: ${JSON.stringify(body).slice(0, 300)}`,
+  ).toEqual([])
   // The body is the form it was asked for, not just one of the two.
-  const enveloped = typeof body === 'object' && body !== null && 'data' in body && 'error' in body && ((body as any).status === 'ok' || (body as any).status === 'error')
+  const enveloped =
+    typeof body === 'object' &&
+    body !== null &&
+    'data' in body &&
+    'error' in body &&
+    ((body as any).status === 'ok' || (body as any).status === 'error')
   expect(enveloped, where).toBe(form === 'enveloped')
 }
 
@@ -123,9 +150,15 @@ describe('the document declares', () => {
       const forms = op.responses['200']?.content?.['application/json']?.schema?.oneOf
       expect(forms?.length, `${method} ${path}`).toBe(2)
       const [a, b] = forms
-      expect(a.properties?.data?.$ref ?? a.properties?.data?.items?.$ref ?? a.properties?.data?.type, `${method} ${path} Form A data`).toBeDefined()
+      expect(
+        a.properties?.data?.$ref ?? a.properties?.data?.items?.$ref ?? a.properties?.data?.type,
+        `${method} ${path} Form A data`,
+      ).toBeDefined()
       // A map keyed by the caller's input (the UA device catalog) declares patternProperties.
-      expect(b.properties ?? b.allOf ?? b.anyOf ?? b.$ref ?? b.patternProperties ?? b.additionalProperties, `${method} ${path} Form B`).toBeDefined()
+      expect(
+        b.properties ?? b.allOf ?? b.anyOf ?? b.$ref ?? b.patternProperties ?? b.additionalProperties,
+        `${method} ${path} Form B`,
+      ).toBeDefined()
     }
   })
 
@@ -141,7 +174,12 @@ describe('the document declares', () => {
     for (const { path, op } of operations()) {
       expect(path).not.toMatch(/[*:]/)
       const named = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1])
-      expect(op.parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name).sort()).toEqual(named.sort())
+      expect(
+        op.parameters
+          .filter((p: any) => p.in === 'path')
+          .map((p: any) => p.name)
+          .sort(),
+      ).toEqual(named.sort())
     }
     expect(doc.paths['/api/v1/timezones/{tz_name}']?.get).toBeDefined()
     // Operation ids are identifiers (clients name methods after them): `getApiV1TimezonesByTzName`.
@@ -210,7 +248,9 @@ describe('real responses match the declared schemas', () => {
         }
         const param = o.op.parameters.find((p: any) => p.in === 'path')
         if (param) {
-          const path = o.path.replace(`{${param.name}}`, 'QQ-NO-SUCH-9').replace(/\{[^}]+\}/g, (m) => encodeURIComponent(String(exampleOf(o.op.parameters.find((p: any) => `{${p.name}}` === m)))))
+          const path = o.path
+            .replace(`{${param.name}}`, 'QQ-NO-SUCH-9')
+            .replace(/\{[^}]+\}/g, (m) => encodeURIComponent(String(exampleOf(o.op.parameters.find((p: any) => `{${p.name}}` === m)))))
           const res = await call(o.method, path, req.query, { body: req.body, form })
           expect([404, 422], `${o.method} ${path}: ${res.status}`).toContain(res.status)
           expectValid(o, form, 'unknown path value', res.status, res.body)
@@ -223,7 +263,13 @@ describe('real responses match the declared schemas', () => {
     // Elysia 1.4 formats a wrong value with a template literal; `{"toString": "x"}` made that throw.
     const evil = { toString: 'x', valueOf: 'y' }
     const replaceStrings = (v: unknown): unknown =>
-      typeof v === 'string' ? evil : Array.isArray(v) ? v.map(replaceStrings) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, replaceStrings(x)])) : v
+      typeof v === 'string'
+        ? evil
+        : Array.isArray(v)
+          ? v.map(replaceStrings)
+          : v && typeof v === 'object'
+            ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, replaceStrings(x)]))
+            : v
     const elsewhere: string[] = []
     let checked = 0
     for (const o of operations()) {

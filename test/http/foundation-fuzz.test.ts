@@ -61,7 +61,11 @@ async function raw(bytes: string | Uint8Array): Promise<number> {
 
 describe('body limit on a real port', () => {
   test('a declared Content-Length over the limit is a JSON 413, and the connection is still usable', async () => {
-    const r = await send('/api/v1/planets/bulk', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ names: ['x'.repeat(LIMIT)] }) })
+    const r = await send('/api/v1/planets/bulk', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ names: ['x'.repeat(LIMIT)] }),
+    })
     expect(r.status).toBe(413)
     expect(r.type).toMatch(/^application\/json/)
     expect(JSON.parse(r.text).error.detail).toContain(String(LIMIT))
@@ -77,7 +81,12 @@ describe('body limit on a real port', () => {
           c.enqueue(new TextEncoder().encode(sent === 1 ? '{"names":["' : 'y'.repeat(1000)))
         },
       })
-      const r = await send('/api/v1/planets/bulk', { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit)
+      const r = await send('/api/v1/planets/bulk', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        duplex: 'half',
+      } as RequestInit)
       expect(r.status, `${chunks} chunks`).toBe(413)
       expect(r.type).toMatch(/^application\/json/)
     }
@@ -88,7 +97,12 @@ describe('body limit on a real port', () => {
         c.close()
       },
     })
-    const ok = await send('/api/v1/planets/bulk', { method: 'POST', headers: { 'content-type': 'application/json' }, body: fine, duplex: 'half' } as RequestInit)
+    const ok = await send('/api/v1/planets/bulk', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: fine,
+      duplex: 'half',
+    } as RequestInit)
     expect(ok.status).toBe(200)
     expect(JSON.parse(ok.text).data[0].planet_name).toBe('mars')
   })
@@ -100,7 +114,12 @@ describe('body limit on a real port', () => {
         c.close()
       },
     })
-    const r = await send('/api/v1/planets/bulk', { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit)
+    const r = await send('/api/v1/planets/bulk', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit)
     expect(r.status).toBe(400)
   })
 })
@@ -109,16 +128,43 @@ describe('fuzz', () => {
   const random = rng(20260211)
   const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!
   const bytes = (n: number) => Uint8Array.from({ length: n }, () => Math.floor(random() * 256))
-  const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-16', 'text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=zz', 'application/octet-stream', 'image/png', '', 'application/json;;;', 'x/y']
-  const PATHS = ['/api/v1/planets/bulk', '/api/v1/planets', '/api/v1/planets/mars', '/api/v1/meta/datasets', '/healthz', '/openapi.json', '/api/v1/']
+  const CONTENT_TYPES = [
+    'application/json',
+    'application/json; charset=utf-16',
+    'text/plain',
+    'application/xml',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=zz',
+    'application/octet-stream',
+    'image/png',
+    '',
+    'application/json;;;',
+    'x/y',
+  ]
+  const PATHS = [
+    '/api/v1/planets/bulk',
+    '/api/v1/planets',
+    '/api/v1/planets/mars',
+    '/api/v1/meta/datasets',
+    '/healthz',
+    '/openapi.json',
+    '/api/v1/',
+  ]
   const seen = new Map<number, number>()
   const record = (status: number) => seen.set(status, (seen.get(status) ?? 0) + 1)
 
   test('random bodies under every content type', async () => {
     for (let i = 0; i < 150; i++) {
       const type = pick(CONTENT_TYPES)
-      const body = random() < 0.5 ? bytes(Math.floor(random() * 3000)) : JSON.stringify({ names: Array.from({ length: Math.floor(random() * 8) }, () => String.fromCharCode(...bytes(5))) })
-      const r = await send(pick(PATHS), { method: pick(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']), headers: type ? { 'content-type': type } : {}, body: body as string | Uint8Array })
+      const body =
+        random() < 0.5
+          ? bytes(Math.floor(random() * 3000))
+          : JSON.stringify({ names: Array.from({ length: Math.floor(random() * 8) }, () => String.fromCharCode(...bytes(5))) })
+      const r = await send(pick(PATHS), {
+        method: pick(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']),
+        headers: type ? { 'content-type': type } : {},
+        body: body as string | Uint8Array,
+      })
       expectSane(r, `case ${i} ${type}`)
       record(r.status)
     }
@@ -151,7 +197,21 @@ describe('fuzz', () => {
   })
 
   test('unicode, encoded and broken paths', async () => {
-    const paths = ['/api/v1/planets/%F0%9F%98%80', '/api/v1/planets/ü', '/api/v1/planets/%00', '/api/v1/planets/%ZZ', '/api/v1/planets/%', '/api/v1/planets/..%2F..%2Fetc%2Fpasswd', '/api/v1/../../etc/passwd', '/api/v1/planets/' + 'a'.repeat(6000), '/api/v1//planets//mars', '/api/v1/planets/mars/', '/API/V1/PLANETS', '/api/v1/planets/\u202e', '/%E2%80%8B']
+    const paths = [
+      '/api/v1/planets/%F0%9F%98%80',
+      '/api/v1/planets/ü',
+      '/api/v1/planets/%00',
+      '/api/v1/planets/%ZZ',
+      '/api/v1/planets/%',
+      '/api/v1/planets/..%2F..%2Fetc%2Fpasswd',
+      '/api/v1/../../etc/passwd',
+      '/api/v1/planets/' + 'a'.repeat(6000),
+      '/api/v1//planets//mars',
+      '/api/v1/planets/mars/',
+      '/API/V1/PLANETS',
+      '/api/v1/planets/\u202e',
+      '/%E2%80%8B',
+    ]
     for (const path of paths) {
       const r = await send(path)
       expectSane(r, path.slice(0, 60))
@@ -161,7 +221,17 @@ describe('fuzz', () => {
 
   test('thousands of query members, repeated and odd ones', async () => {
     const many = Array.from({ length: 1000 }, (_, i) => `q${i}=${i}`).join('&')
-    for (const query of [many, 'limit=1&limit=2&limit=3', 'fields=' + 'name,'.repeat(2000), 'fields=%00', 'limit=' + '9'.repeat(400), 'offset=1e3', 'limit[]=1', '&&&=&=', 'fields=a.b.c.d.e.f.g.h']) {
+    for (const query of [
+      many,
+      'limit=1&limit=2&limit=3',
+      'fields=' + 'name,'.repeat(2000),
+      'fields=%00',
+      'limit=' + '9'.repeat(400),
+      'offset=1e3',
+      'limit[]=1',
+      '&&&=&=',
+      'fields=a.b.c.d.e.f.g.h',
+    ]) {
       const r = await send('/api/v1/planets?' + query)
       expectSane(r, query.slice(0, 40))
       record(r.status)

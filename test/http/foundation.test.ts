@@ -25,7 +25,9 @@ const broken = defineDomain({
       .get('/', () => {
         throw new Error(`connect failed: ${SECRET} at /srv/almanac/secret.ts`)
       })
-      .post('/echo', ({ body }) => one(body), { body: t.Object({ n: t.Integer({ minimum: 1, maximum: 9 }), s: t.Optional(t.String({ maxLength: 3 })) }) }),
+      .post('/echo', ({ body }) => one(body), {
+        body: t.Object({ n: t.Integer({ minimum: 1, maximum: 9 }), s: t.Optional(t.String({ maxLength: 3 })) }),
+      }),
 })
 
 let app: TestApp
@@ -43,7 +45,7 @@ afterAll(async () => {
 })
 
 describe('fields', () => {
-  test('keeps only the named top-level fields, in the caller\'s form', async () => {
+  test("keeps only the named top-level fields, in the caller's form", async () => {
     const b = await app.json('GET', '/api/v1/planets/mars?fields=name,order', { form: 'bare' })
     expect(b.body).toEqual({ name: 'mars', order: 4 })
     const a = await app.json('GET', '/api/v1/planets/mars?fields=planet_name', { form: 'enveloped' })
@@ -101,7 +103,10 @@ describe('limit and offset', () => {
     ]) {
       const r = await app.json('GET', `/api/v1/planets?${query}`, { form: 'bare' })
       expect(r.status, query).toBe(422)
-      expect(r.body.errors.map((e: any) => e.field), query).toContain(field)
+      expect(
+        r.body.errors.map((e: any) => e.field),
+        query,
+      ).toContain(field)
       expect(r.body.errors[0].in).toBe('query')
     }
     expect((await app.json('GET', '/api/v1/planets?limit=1000')).status).toBe(200)
@@ -207,13 +212,20 @@ describe('problems', () => {
 
     test(`a body over the limit is a 413, declared or not (${form})`, async () => {
       const big = JSON.stringify({ names: ['x'.repeat(3000)] })
-      const declared = await small.json('POST', '/api/v1/planets/bulk', { body: big, form, headers: { 'content-length': String(big.length) } })
+      const declared = await small.json('POST', '/api/v1/planets/bulk', {
+        body: big,
+        form,
+        headers: { 'content-length': String(big.length) },
+      })
       expect(declared.status).toBe(413)
       expectProblem(problemOf(declared.body, form), 413, 'too-large', '/api/v1/planets/bulk')
       expect(problemOf(declared.body, form).detail).toContain('2048')
       const undeclared = await small.json('POST', '/api/v1/planets/bulk', { body: big, form })
       expect(undeclared.status).toBe(413)
-      const fits = await small.json('POST', '/api/v1/planets/bulk', { body: JSON.stringify({ names: ['mars'], pad: 'y'.repeat(1900) }), form })
+      const fits = await small.json('POST', '/api/v1/planets/bulk', {
+        body: JSON.stringify({ names: ['mars'], pad: 'y'.repeat(1900) }),
+        form,
+      })
       expect(fits.status).toBe(200)
     })
 

@@ -46,7 +46,10 @@ describe('JSON bodies are limited in depth and size before validation', () => {
     const wide = await app.json('POST', '/api/v1/ip/bulk', { body: `{"ips":[${'0,'.repeat(JSON_LIMITS.values)}0]}`, form: 'bare' })
     expect(wide.status).toBe(400)
     expect(wide.body.detail).toContain(`more than ${JSON_LIMITS.values} values`)
-    const quoted = await app.json('POST', '/api/v1/hash/md5', { body: JSON.stringify({ input: '[{'.repeat(5000) + ',\\"'.repeat(100) }), form: 'bare' })
+    const quoted = await app.json('POST', '/api/v1/hash/md5', {
+      body: JSON.stringify({ input: '[{'.repeat(5000) + ',\\"'.repeat(100) }),
+      form: 'bare',
+    })
     expect(quoted.status).toBe(200)
   })
 
@@ -59,7 +62,11 @@ describe('JSON bodies are limited in depth and size before validation', () => {
     ] as const) {
       const path = field.startsWith('ips') ? '/api/v1/ip/bulk' : '/api/v1/hash/md5'
       const res = await app.json('POST', path, { body, form: 'bare' })
-      expect({ body, status: res.status, fields: res.body.errors?.map((e: any) => e.field) }).toEqual({ body, status: 422, fields: [field] })
+      expect({ body, status: res.status, fields: res.body.errors?.map((e: any) => e.field) }).toEqual({
+        body,
+        status: 422,
+        fields: [field],
+      })
     }
     expect(({} as any).polluted).toBeUndefined()
   })
@@ -79,7 +86,10 @@ describe('fields is limited in length, names and depth', () => {
     const deep = Array.from({ length: FIELDS_LIMITS.depth + 1 }, () => 'a').join('.')
     for (const fields of [long, many, deep]) {
       const res = await app.json('GET', `/api/v1/countries/FR?fields=${encodeURIComponent(fields)}`, { form: 'bare' })
-      expect({ fields: fields.slice(0, 20), status: res.status >= 400 && res.status < 500 }).toEqual({ fields: fields.slice(0, 20), status: true })
+      expect({ fields: fields.slice(0, 20), status: res.status >= 400 && res.status < 500 }).toEqual({
+        fields: fields.slice(0, 20),
+        status: true,
+      })
       expect(res.body.errors.map((e: any) => e.field)).toContain('fields')
     }
   })
@@ -93,7 +103,11 @@ describe('fields is limited in length, names and depth', () => {
 test('answers and problems under /api/v1 say they vary with X-Response-Form', async () => {
   for (const path of ['/api/v1/countries/FR', '/api/v1/countries/XX', '/api/v1/nowhere']) {
     const res = await app.request('GET', path)
-    expect({ path, vary: res.headers.get('vary'), type: res.headers.get('content-type') }).toEqual({ path, vary: 'X-Response-Form', type: 'application/json' })
+    expect({ path, vary: res.headers.get('vary'), type: res.headers.get('content-type') }).toEqual({
+      path,
+      vary: 'X-Response-Form',
+      type: 'application/json',
+    })
     await res.arrayBuffer()
   }
 })

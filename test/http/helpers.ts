@@ -24,7 +24,9 @@ export interface LiveServer {
   stop(): Promise<void>
 }
 
-export async function liveServer(options: { env?: Record<string, string>; config?: Partial<Config>; domains?: Domain[] } = {}): Promise<LiveServer> {
+export async function liveServer(
+  options: { env?: Record<string, string>; config?: Partial<Config>; domains?: Domain[] } = {},
+): Promise<LiveServer> {
   const config = testConfig(options.env, options.config)
   const data = openDataDir(config.dataDir)
   const domains = options.domains ?? [sampleDomain()]
@@ -33,7 +35,13 @@ export async function liveServer(options: { env?: Record<string, string>; config
   const log: string[] = []
   const observability = createObservability(config, { write: (line) => log.push(line) })
   const app = createApp(config, { data, domains, authenticator: createAuthenticator(config), quota, observability, log: () => {} }, mounted)
-  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => app.handle(req), maxRequestBodySize: serverBodyCeiling(config.bodyLimit), development: false })
+  const server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: (req) => app.handle(req),
+    maxRequestBodySize: serverBodyCeiling(config.bodyLimit),
+    development: false,
+  })
   ;(app as { server: unknown }).server = server
   return {
     url: `http://127.0.0.1:${server.port}`,

@@ -20,7 +20,16 @@ afterAll(() => server.stop())
 const HOSTS = ['a', 'ab', 'x', 'api', 'a:1', 'abc', 'api:80', '[::1]', '[::1]:8080', 'localhost', 'almanac.internal.example:8443', 'a.b']
 const PREFIXES = ['', '/z', '/zz', '/zzz', '/zzzz', '/a/b']
 const send = (method: string, target: string, host: string | null, extra: string[] = [], body = '') =>
-  rawRequest(server.port, [`${method} ${target} HTTP/1.1`, ...(host === null ? [] : [`Host: ${host}`]), ...extra, ...(body ? [`Content-Length: ${Buffer.byteLength(body)}`] : [])].join('\r\n'), body)
+  rawRequest(
+    server.port,
+    [
+      `${method} ${target} HTTP/1.1`,
+      ...(host === null ? [] : [`Host: ${host}`]),
+      ...extra,
+      ...(body ? [`Content-Length: ${Buffer.byteLength(body)}`] : []),
+    ].join('\r\n'),
+    body,
+  )
 
 describe('whatever the Host header, a request without credentials never gets data', () => {
   for (const host of HOSTS) {

@@ -35,8 +35,14 @@ const moons = defineDomain({
         query: t.Object({ ...pageQuery(config.maxLimit, 20), ...fieldsQuery }),
         detail: { summary: 'Moons', ...documents({ enveloped: Moon, bare: MoonBare, list: true }) },
       })
-      .get('/:name', () => one({}), { params: t.Object({ name: t.String({ description: 'Moon name' }) }), detail: { summary: 'One moon', ...documents({ enveloped: Moon, bare: MoonBare }) } })
-      .post('/bulk', () => list([]), { body: t.Object({ names: t.Array(t.String(), { maxItems: 7 }) }), detail: { summary: 'Many moons', ...costPerItem('names', 7) } }),
+      .get('/:name', () => one({}), {
+        params: t.Object({ name: t.String({ description: 'Moon name' }) }),
+        detail: { summary: 'One moon', ...documents({ enveloped: Moon, bare: MoonBare }) },
+      })
+      .post('/bulk', () => list([]), {
+        body: t.Object({ names: t.Array(t.String(), { maxItems: 7 }) }),
+        detail: { summary: 'Many moons', ...costPerItem('names', 7) },
+      }),
 })
 
 let app: TestApp
@@ -53,21 +59,42 @@ beforeAll(async () => {
 afterAll(() => app.close())
 
 const operations = () =>
-  Object.entries(doc.paths).flatMap(([path, item]: [string, any]) => Object.entries(item).filter(([m]) => METHODS.includes(m)).map(([method, op]) => ({ path, method, op: op as any })))
+  Object.entries(doc.paths).flatMap(([path, item]: [string, any]) =>
+    Object.entries(item)
+      .filter(([m]) => METHODS.includes(m))
+      .map(([method, op]) => ({ path, method, op: op as any })),
+  )
 const api = () => operations().filter((o) => o.path.startsWith('/api/v1/'))
 
-const resolve = (ref: string) => ref.slice(2).split('/').reduce((o: any, k) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc)
+const resolve = (ref: string) =>
+  ref
+    .slice(2)
+    .split('/')
+    .reduce((o: any, k) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc)
 
 describe('document', () => {
   test('is OpenAPI 3.1 with both security schemes and the shared components', () => {
     expect(doc.openapi).toMatch(/^3\.1\./)
     expect(doc.info.title).toBeTruthy()
     expect(doc.components.securitySchemes.ApiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }))
-    expect(doc.components.securitySchemes.BearerJWT).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }))
-    for (const name of ['Problem', 'ProblemEnvelope', 'FieldError', 'Envelope', 'BareList']) expect(doc.components.schemas[name]).toBeDefined()
+    expect(doc.components.securitySchemes.BearerJWT).toEqual(
+      expect.objectContaining({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }),
+    )
+    for (const name of ['Problem', 'ProblemEnvelope', 'FieldError', 'Envelope', 'BareList'])
+      expect(doc.components.schemas[name]).toBeDefined()
     expect(doc.components.schemas.Problem.required).toEqual(['type', 'title', 'status', 'detail'])
     expect(doc.components.schemas.ProblemEnvelope.properties.status).toEqual({ const: 'error' })
-    for (const h of ['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'RateLimit-Policy', 'RateLimit', 'Retry-After', 'Allow', 'WWW-Authenticate']) expect(doc.components.headers[h]).toBeDefined()
+    for (const h of [
+      'X-Quota-Limit',
+      'X-Quota-Remaining',
+      'X-Quota-Reset',
+      'RateLimit-Policy',
+      'RateLimit',
+      'Retry-After',
+      'Allow',
+      'WWW-Authenticate',
+    ])
+      expect(doc.components.headers[h]).toBeDefined()
     const statuses = Object.values(doc.components.responses).map((r: any) => Number(r.description.slice(0, 3)))
     expect(statuses.sort()).toEqual([400, 401, 404, 405, 413, 422, 429, 500, 503])
   })
@@ -90,7 +117,10 @@ describe('document', () => {
     const ids = operations().map((o) => o.op.operationId)
     expect(new Set(ids).size).toBe(ids.length)
     for (const { path, op } of operations()) {
-      const declared = (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name).sort()
+      const declared = (op.parameters ?? [])
+        .filter((p: any) => p.in === 'path')
+        .map((p: any) => p.name)
+        .sort()
       const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort()
       expect(declared, path).toEqual(inPath)
     }
@@ -100,16 +130,30 @@ describe('document', () => {
     const domains = [...allDomains, sampleDomain(), moons]
     const config = loadConfig({ env: {} })
     const data = openDataDir(config.dataDir)
-    const built = createApp(config, { data, domains, authenticator: createAuthenticator(config), quota: memoryQuotaStore() }, await openDomains(config, data, domains, () => {}))
+    const built = createApp(
+      config,
+      { data, domains, authenticator: createAuthenticator(config), quota: memoryQuotaStore() },
+      await openDomains(config, data, domains, () => {}),
+    )
     const documented = new Set(operations().map((o) => `${o.method.toUpperCase()} ${o.path}`))
     const answered = built.routes
       .filter((r) => r.path.startsWith('/api/v1/') && r.method !== 'ALL' && !(r.hooks as any)?.detail?.hide)
       .map((r) => `${r.method} ${r.path.replace(/\/+$/, '').replace(/:([^/]+)/g, '{$1}')}`)
     expect(answered.length).toBeGreaterThan(6)
     // A wildcard tail is documented as one path parameter (`/timezones/*` -> `/timezones/{tz_name}`).
-    const shown = (route: string) => documented.has(route) || (route.endsWith('/*') && [...documented].some((d) => d.startsWith(route.slice(0, -1) + '{') && d.endsWith('}') && !d.slice(route.length - 1).includes('/')))
+    const shown = (route: string) =>
+      documented.has(route) ||
+      (route.endsWith('/*') &&
+        [...documented].some((d) => d.startsWith(route.slice(0, -1) + '{') && d.endsWith('}') && !d.slice(route.length - 1).includes('/')))
     for (const route of answered) expect(shown(route), route).toBe(true)
-    for (const route of ['GET /api/v1/planets', 'GET /api/v1/planets/{name}', 'POST /api/v1/planets/bulk', 'GET /api/v1/moons/{name}', 'GET /api/v1/meta/datasets']) expect(documented.has(route), route).toBe(true)
+    for (const route of [
+      'GET /api/v1/planets',
+      'GET /api/v1/planets/{name}',
+      'POST /api/v1/planets/bulk',
+      'GET /api/v1/moons/{name}',
+      'GET /api/v1/meta/datasets',
+    ])
+      expect(documented.has(route), route).toBe(true)
     for (const op of ['GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /openapi.json']) expect(documented.has(op), op).toBe(true)
   })
 })
@@ -124,9 +168,11 @@ describe('every /api/v1 operation', () => {
   test('documents the problem responses, 413 where there is a body, and the quota headers on success', () => {
     for (const { op, path, method } of api()) {
       const where = `${method} ${path}`
-      for (const status of ['400', '401', '404', '422', '429', '500', '503']) expect(op.responses[status]?.$ref, `${where} ${status}`).toMatch(/^#\/components\/responses\//)
+      for (const status of ['400', '401', '404', '422', '429', '500', '503'])
+        expect(op.responses[status]?.$ref, `${where} ${status}`).toMatch(/^#\/components\/responses\//)
       expect(!!op.responses['413'], where).toBe(!!op.requestBody)
-      for (const h of ['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset']) expect(op.responses['200'].headers[h], `${where} ${h}`).toBeDefined()
+      for (const h of ['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset'])
+        expect(op.responses['200'].headers[h], `${where} ${h}`).toBeDefined()
       expect(resolve(op.responses['429'].$ref).headers['Retry-After']).toBeDefined()
       expect(resolve(op.responses['401'].$ref).headers['WWW-Authenticate']).toBeDefined()
       const problem = resolve(op.responses['422'].$ref).content['application/json'].schema
@@ -136,16 +182,24 @@ describe('every /api/v1 operation', () => {
 
   test('takes X-Response-Form and shows both forms of the success body', () => {
     for (const { op, path } of api()) {
-      expect(op.parameters.some((p: any) => p.in === 'header' && p.name === 'X-Response-Form'), path).toBe(true)
+      expect(
+        op.parameters.some((p: any) => p.in === 'header' && p.name === 'X-Response-Form'),
+        path,
+      ).toBe(true)
       const forms = op.responses['200'].content['application/json'].schema.oneOf
-      expect(forms.map((f: any) => f.title), path).toEqual(['Form A (enveloped)', 'Form B (bare)'])
+      expect(
+        forms.map((f: any) => f.title),
+        path,
+      ).toEqual(['Form A (enveloped)', 'Form B (bare)'])
     }
   })
 
   test('request bodies are JSON only, with the route schema', () => {
     const bulk = doc.paths['/api/v1/planets/bulk'].post
     expect(Object.keys(bulk.requestBody.content)).toEqual(['application/json'])
-    expect(bulk.requestBody.content['application/json'].schema.properties.names).toEqual(expect.objectContaining({ type: 'array', maxItems: 5 }))
+    expect(bulk.requestBody.content['application/json'].schema.properties.names).toEqual(
+      expect.objectContaining({ type: 'array', maxItems: 5 }),
+    )
   })
 })
 

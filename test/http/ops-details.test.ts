@@ -92,7 +92,10 @@ describe('CORS', () => {
     await any.stop()
   })
   const preflight = (s: LiveServer, origin: string) =>
-    fetch(`${s.url}/api/v1/planets/bulk`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key, content-type' } })
+    fetch(`${s.url}/api/v1/planets/bulk`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key, content-type' },
+    })
 
   test('off by default: no CORS header anywhere, a preflight is not answered for browsers', async () => {
     const res = await fetch(`${off.url}/api/v1/planets/mars`, { headers: { 'x-api-key': TEST_KEY, origin: 'https://app.example.com' } })
@@ -127,8 +130,20 @@ describe('CORS', () => {
       const res = await fetch(`${on.url}/api/v1/planets/mars`, { headers: { ...headers, origin: 'http://localhost:3000' } })
       expect(res.status).toBe(status)
       expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:3000')
-      const exposed = res.headers.get('access-control-expose-headers')!.split(', ').map((h) => h.toLowerCase())
-      for (const h of ['x-quota-limit', 'x-quota-remaining', 'x-quota-reset', 'ratelimit', 'ratelimit-policy', 'retry-after', 'x-request-id']) expect(exposed).toContain(h)
+      const exposed = res.headers
+        .get('access-control-expose-headers')!
+        .split(', ')
+        .map((h) => h.toLowerCase())
+      for (const h of [
+        'x-quota-limit',
+        'x-quota-remaining',
+        'x-quota-reset',
+        'ratelimit',
+        'ratelimit-policy',
+        'retry-after',
+        'x-request-id',
+      ])
+        expect(exposed).toContain(h)
       for (const h of exposed) if (h.startsWith('x-quota') || h.startsWith('ratelimit')) expect(res.headers.has(h)).toBe(true)
       expect(res.headers.get('vary')).toContain('Origin')
       expect(res.headers.get('vary')).toContain('X-Response-Form')
@@ -151,7 +166,18 @@ describe('CORS', () => {
 async function serverWith(config: Config, quota: QuotaStore, dataDir?: string, domains: Domain[] = [sampleDomain()]) {
   const data = openDataDir(dataDir ?? config.dataDir)
   const mounted = await openDomains(config, data, domains, () => {})
-  const app = createApp(config, { data, domains, authenticator: createAuthenticator(config), quota, observability: createObservability(config, { write: () => {} }), log: () => {} }, mounted)
+  const app = createApp(
+    config,
+    {
+      data,
+      domains,
+      authenticator: createAuthenticator(config),
+      quota,
+      observability: createObservability(config, { write: () => {} }),
+      log: () => {},
+    },
+    mounted,
+  )
   const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => app.handle(req), development: false })
   ;(app as { server: unknown }).server = server
   return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) }
@@ -209,14 +235,34 @@ describe('datasets built without an optional source', () => {
   test('/readyz stays ready and names the missing signal; /metrics counts it', async () => {
     const dir = tempDir()
     mkdirSync(dir, { recursive: true })
-    const entry = (id: string, unavailable?: { id: string; reason: string }[]) => ({ id, version: '1', date: '2026-01-01', built: '2026-02-01T00:00:00.000Z', revision: 1, inputs: '', sources: [], counts: {}, artifacts: [], ...(unavailable ? { unavailable } : {}) })
-    writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ generated: '', datasets: { core: entry('core'), flags: entry('flags', [{ id: 'tor-list', reason: 'not in /srv/mirror/ip-lists and offline' }]) } }))
+    const entry = (id: string, unavailable?: { id: string; reason: string }[]) => ({
+      id,
+      version: '1',
+      date: '2026-01-01',
+      built: '2026-02-01T00:00:00.000Z',
+      revision: 1,
+      inputs: '',
+      sources: [],
+      counts: {},
+      artifacts: [],
+      ...(unavailable ? { unavailable } : {}),
+    })
+    writeFileSync(
+      join(dir, 'manifest.json'),
+      JSON.stringify({
+        generated: '',
+        datasets: { core: entry('core'), flags: entry('flags', [{ id: 'tor-list', reason: 'not in /srv/mirror/ip-lists and offline' }]) },
+      }),
+    )
     const domain = { ...sampleDomain(), datasets: ['core', 'flags'] } as Domain
     const s = await serverWith(testConfig(), (await import('../../src/stores/quota.ts')).memoryQuotaStore(), dir, [domain])
     try {
       const res = await fetch(`${s.url}/readyz`)
       expect(res.status).toBe(200)
-      expect(await res.json()).toEqual({ status: 'ready', domains: [{ domain: 'planets', ready: true, signals_unavailable: [{ dataset: 'flags', sources: ['tor-list'] }] }] })
+      expect(await res.json()).toEqual({
+        status: 'ready',
+        domains: [{ domain: 'planets', ready: true, signals_unavailable: [{ dataset: 'flags', sources: ['tor-list'] }] }],
+      })
       const metrics = await (await fetch(`${s.url}/metrics`)).text()
       expect(metrics).toContain('almanac_dataset_unavailable_sources{dataset="flags"} 1')
       expect(metrics).toContain('almanac_dataset_unavailable_sources{dataset="core"} 0')
@@ -245,7 +291,9 @@ test('/metrics: the age of each real dataset in seconds and its build date', asy
       const expected = (Date.now() - Date.UTC(y!, m! - 1, d!)) / 1000
       expect(Math.abs(age - expected)).toBeLessThan(300)
       expect(text).toContain(`almanac_dataset_built_timestamp_seconds{dataset="${id}"} ${Math.floor(new Date(e.built).getTime() / 1000)}`)
-      expect(text).toContain(`almanac_dataset_info{dataset="${id}",version="${e.version}",date="${e.date}",built="${e.built.slice(0, 10)}"} 1`)
+      expect(text).toContain(
+        `almanac_dataset_info{dataset="${id}",version="${e.version}",date="${e.date}",built="${e.built.slice(0, 10)}"} 1`,
+      )
     }
   } finally {
     await s.stop()

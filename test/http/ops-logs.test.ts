@@ -15,7 +15,15 @@ test('start-up, listening, stopping and stopped are JSON lines with the real bin
   const server = await start(
     process.execPath,
     ROOT,
-    { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tempDir(), ALMANAC_STATE_DIR: tempDir(), ALMANAC_HOST: '127.0.0.1', PORT: '0', ALMANAC_API_KEYS: SMOKE_KEY, ALMANAC_ACCESS_LOG: 'false' },
+    {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: tempDir(),
+      ALMANAC_STATE_DIR: tempDir(),
+      ALMANAC_HOST: '127.0.0.1',
+      PORT: '0',
+      ALMANAC_API_KEYS: SMOKE_KEY,
+      ALMANAC_ACCESS_LOG: 'false',
+    },
     120,
     ['src/main.ts', 'serve'],
   )

@@ -127,11 +127,7 @@ describe('graceful shutdown', () => {
 
 describe('--workers 2', () => {
   const childrenOf = (pid: number) =>
-    readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number)
+    readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
 
   test('two processes share the port and both answer; a dead one is replaced; SIGTERM stops all', async () => {
     const { child, url } = await start(['--workers', '2'])

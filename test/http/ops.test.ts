@@ -9,7 +9,9 @@ import { liveServer, type LiveServer } from './helpers.ts'
 let server: LiveServer
 let quiet: LiveServer
 beforeAll(async () => {
-  server = await liveServer({ env: { ALMANAC_ACCESS_LOG: 'true', ALMANAC_PLANS: 'tiny:3/1h', ALMANAC_DEFAULT_PLAN: 'tiny', ALMANAC_API_KEYS: `${TEST_KEY}:tiny` } })
+  server = await liveServer({
+    env: { ALMANAC_ACCESS_LOG: 'true', ALMANAC_PLANS: 'tiny:3/1h', ALMANAC_DEFAULT_PLAN: 'tiny', ALMANAC_API_KEYS: `${TEST_KEY}:tiny` },
+  })
   quiet = await liveServer({ env: { ALMANAC_ACCESS_LOG: 'false' } })
 })
 afterAll(async () => {
@@ -62,7 +64,9 @@ describe('metrics', () => {
     expect(text).not.toContain('/x/1')
     expect(text).not.toContain('venus')
     // The histogram is cumulative and agrees with the counters.
-    const buckets = [...m].filter(([k]) => k.startsWith(`almanac_http_request_duration_seconds_bucket{method="GET",${route}`)).map(([, v]) => v)
+    const buckets = [...m]
+      .filter(([k]) => k.startsWith(`almanac_http_request_duration_seconds_bucket{method="GET",${route}`))
+      .map(([, v]) => v)
     expect(buckets.length).toBe(15)
     for (let i = 1; i < buckets.length; i++) expect(buckets[i]!).toBeGreaterThanOrEqual(buckets[i - 1]!)
     expect(buckets.at(-1)).toBe(5)
@@ -78,7 +82,11 @@ describe('access log', () => {
     const before = server.log.length
     await get(server, '/healthz?token=secret-in-query')
     await get(server, '/api/v1/planets?limit=1', {})
-    await fetch(server.url + '/api/v1/planets/bulk', { method: 'POST', headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/json' }, body: '{' })
+    await fetch(server.url + '/api/v1/planets/bulk', {
+      method: 'POST',
+      headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/json' },
+      body: '{',
+    })
     const lines = server.log.slice(before).map((l) => JSON.parse(l))
     expect(lines.length).toBe(3)
     expect(lines[0]).toEqual(expect.objectContaining({ method: 'GET', path: '/healthz', route: '/healthz', status: 200, ip: '127.0.0.1' }))
@@ -96,9 +104,29 @@ describe('access log', () => {
     await fetch(server.url + '/api/v1/planets/%22quoted%22%5C', { headers: { 'x-api-key': TEST_KEY, 'user-agent': ua } })
     const [line] = server.log.slice(before)
     const parsed = JSON.parse(line!)
-    expect(Object.keys(parsed)).toEqual(['time', 'msg', 'method', 'path', 'route', 'status', 'duration_ms', 'request_id', 'caller', 'ip', 'ua'])
+    expect(Object.keys(parsed)).toEqual([
+      'time',
+      'msg',
+      'method',
+      'path',
+      'route',
+      'status',
+      'duration_ms',
+      'request_id',
+      'caller',
+      'ip',
+      'ua',
+    ])
     // The status is whatever the small test plan allows (404, or 429 once spent); the line is the point.
-    expect(parsed).toEqual(expect.objectContaining({ msg: 'request', method: 'GET', path: '/api/v1/planets/%22quoted%22%5C', route: '/api/v1/planets/:name', status: expect.any(Number) }))
+    expect(parsed).toEqual(
+      expect.objectContaining({
+        msg: 'request',
+        method: 'GET',
+        path: '/api/v1/planets/%22quoted%22%5C',
+        route: '/api/v1/planets/:name',
+        status: expect.any(Number),
+      }),
+    )
     expect(parsed.ua).toBe(ua.slice(0, 256))
     expect(Math.abs(new Date(parsed.time).getTime() - Date.now())).toBeLessThan(60_000)
   })

@@ -31,23 +31,33 @@ afterAll(() => redis.close())
 
 /** Per store: a factory for a second "instance" sharing the first one's counters (same file / server). */
 const stores: [string, () => () => QuotaStore][] = [
-  ['memory', () => {
-    const shared = memoryQuotaStore()
-    return () => shared
-  }],
-  ['sqlite', () => {
-    const dir = tempDir()
-    return () => sqliteQuotaStore(dir)
-  }],
-  ['redis', () => {
-    const keyPrefix = `http${++prefixes}:`
-    return () => redisQuotaStore(redis.url, { keyPrefix })
-  }],
+  [
+    'memory',
+    () => {
+      const shared = memoryQuotaStore()
+      return () => shared
+    },
+  ],
+  [
+    'sqlite',
+    () => {
+      const dir = tempDir()
+      return () => sqliteQuotaStore(dir)
+    },
+  ],
+  [
+    'redis',
+    () => {
+      const keyPrefix = `http${++prefixes}:`
+      return () => redisQuotaStore(redis.url, { keyPrefix })
+    },
+  ],
 ]
 
 function expectQuotaHeaders(res: { headers: Headers; status: number }, limit: number, remaining: number, policy = 'tiny') {
   const h = res.headers
-  for (const name of QUOTA_HEADERS) expect({ status: res.status, name, present: h.has(name) }).toEqual({ status: res.status, name, present: true })
+  for (const name of QUOTA_HEADERS)
+    expect({ status: res.status, name, present: h.has(name) }).toEqual({ status: res.status, name, present: true })
   expect(h.get('x-quota-limit')).toBe(String(limit))
   expect(h.get('x-quota-remaining')).toBe(String(remaining))
   const reset = Number(h.get('x-quota-reset'))
@@ -60,8 +70,8 @@ function expectQuotaHeaders(res: { headers: Headers; status: number }, limit: nu
 }
 
 describe.each(stores)('quotas on the %s store', (_, shared) => {
-  let apps: TestApp[] = []
-  let made: QuotaStore[] = []
+  const apps: TestApp[] = []
+  const made: QuotaStore[] = []
   const app = async (env: Record<string, string> = {}) => {
     const store = factory()
     made.push(store)

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { applyFields, bodyJson, list, one, type Reply } from '../../src/http/reply.ts'
-import { AlmanacError } from '../../src/lib/errors.ts'
+import type { AlmanacError } from '../../src/lib/errors.ts'
 
 const item = { code: 'FR-971', name: 'Guadeloupe', note: 'Côte-d’Or → “quoted”', nested: { a: [1, 2], b: null } }
 const items = [item, { ...item, code: 'FR-972', name: 'Martinique' }]
@@ -23,16 +23,24 @@ const cases: [string, (stable: boolean) => Reply][] = [
   ['one', (stable) => one(item, { stable })],
   ['list without siblings', (stable) => list(items, { stable })],
   ['list with total', (stable) => list(items, { total: 7, stable })],
-  ['list with extra siblings', (stable) => list(items, { total: 2, enveloped: { app_version: '1.2.3' }, bare: { app_version: '1.2.3' }, stable })],
+  [
+    'list with extra siblings',
+    (stable) => list(items, { total: 2, enveloped: { app_version: '1.2.3' }, bare: { app_version: '1.2.3' }, stable }),
+  ],
   ['empty list', (stable) => list([], { total: 0, stable })],
   // Long lists are serialized in chunks: lengths around the chunk size, text beyond Latin-1, and items
   // that are not objects (undefined becomes null inside an array, as JSON.stringify does).
-  ...[9, 10, 11, 20, 21, 100].map(
-    (n): [string, (stable: boolean) => Reply] => [
-      `list of ${n} mixed items`,
-      (stable) => list(Array.from({ length: n }, (_, i) => [{ ...item, i }, `İstanbul ${i}`, i, null, undefined, { name: 'Ōsaka', skip: undefined }][i % 6]), { total: n, stable }),
-    ],
-  ),
+  ...[9, 10, 11, 20, 21, 100].map((n): [string, (stable: boolean) => Reply] => [
+    `list of ${n} mixed items`,
+    (stable) =>
+      list(
+        Array.from(
+          { length: n },
+          (_, i) => [{ ...item, i }, `İstanbul ${i}`, i, null, undefined, { name: 'Ōsaka', skip: undefined }][i % 6],
+        ),
+        { total: n, stable },
+      ),
+  ]),
 ]
 
 describe('stable replies', () => {
@@ -52,7 +60,11 @@ describe('stable replies', () => {
     const reply = one(item, { stable: true })
     bodyJson(reply, 'bare', undefined)
     expect(JSON.parse(bodyJson(reply, 'bare', 'name'))).toEqual({ name: 'Guadeloupe' })
-    expect(JSON.parse(bodyJson(reply, 'enveloped', 'code,nested.a'))).toEqual({ status: 'ok', data: { code: 'FR-971', nested: { a: [1, 2] } }, error: null })
+    expect(JSON.parse(bodyJson(reply, 'enveloped', 'code,nested.a'))).toEqual({
+      status: 'ok',
+      data: { code: 'FR-971', nested: { a: [1, 2] } },
+      error: null,
+    })
   })
 
   test('the JSON is kept by the data object: the same object answers from the cache', () => {

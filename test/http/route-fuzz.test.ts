@@ -21,7 +21,15 @@ let app: TestApp
 let doc: any
 beforeAll(async () => {
   // KDF ceilings low enough that a valid random body hashes in milliseconds: the fuzz is about input handling.
-  app = await testApp({ env: { ALMANAC_HASH_BCRYPT_MAX_ROUNDS: '5', ALMANAC_HASH_SCRYPT_MAX_MEMORY: String(2 ** 22), ALMANAC_HASH_ARGON2_MAX_MEMORY: '1024', ALMANAC_HASH_ARGON2_MAX_TIME: '2', ALMANAC_HASH_JOBS_PER_CALLER: '64' } })
+  app = await testApp({
+    env: {
+      ALMANAC_HASH_BCRYPT_MAX_ROUNDS: '5',
+      ALMANAC_HASH_SCRYPT_MAX_MEMORY: String(2 ** 22),
+      ALMANAC_HASH_ARGON2_MAX_MEMORY: '1024',
+      ALMANAC_HASH_ARGON2_MAX_TIME: '2',
+      ALMANAC_HASH_JOBS_PER_CALLER: '64',
+    },
+  })
   doc = await (await app.request('GET', '/openapi.json')).json()
 })
 afterAll(() => app.close())
@@ -57,7 +65,16 @@ const STRINGS = [
 ]
 const NUMBERS = [0, -1, -0, 1.5, 2 ** 53, -(2 ** 53), 1e308, 4294967296, 65537]
 /** Raw JSON text that JSON.stringify cannot write: spliced in as a member's value. */
-const RAW = ['1e309', '-1e309', 'NaN', 'Infinity', '1' + '0'.repeat(400), '"\\ud800"', '{"__proto__":{"polluted":true}}', '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]']
+const RAW = [
+  '1e309',
+  '-1e309',
+  'NaN',
+  'Infinity',
+  '1' + '0'.repeat(400),
+  '"\\ud800"',
+  '{"__proto__":{"polluted":true}}',
+  '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]',
+]
 const deep = (depth: number) => '['.repeat(depth) + ']'.repeat(depth)
 
 /** A value the schema plausibly accepts, so mutations of one member reach the code behind the others. */
@@ -78,7 +95,8 @@ function plausible(schema: any, depth = 0): unknown {
       return Array.from({ length: Math.max(1, schema.minItems ?? 1) }, () => plausible(schema.items, depth + 1))
     case 'object': {
       const out: Record<string, unknown> = {}
-      for (const [k, v] of Object.entries(schema.properties ?? {})) if (schema.required?.includes(k) || random() < 0.5) out[k] = plausible(v, depth + 1)
+      for (const [k, v] of Object.entries(schema.properties ?? {}))
+        if (schema.required?.includes(k) || random() < 0.5) out[k] = plausible(v, depth + 1)
       return out
     }
   }
@@ -120,8 +138,46 @@ function body(schema: any): string {
   return JSON.stringify({ ...base, [pick(members)]: broken(schema.properties[pick(members)]) })
 }
 
-const PATH_VALUES = ['FR', 'fr', 'zz', 'XX-01', '%00', '%ZZ', '%F0%9F%98%80', '..%2F..%2F', 'constructor', '__proto__', '1e309', 'NaN', '-1', '%E4%B8%AD', 'a'.repeat(3000), 'Europe%2FParis', 'US-CA', '10115']
-const QUERY_VALUES = ['', '1', '0', '-1', '1e309', 'NaN', '1.5', '99999999999999999999', 'true', 'FR', '%00', '%ZZ', '*'.repeat(40) + 'Z', '"a b"', 'constructor', '__proto__', 'a'.repeat(2000), '%E2%80%AE']
+const PATH_VALUES = [
+  'FR',
+  'fr',
+  'zz',
+  'XX-01',
+  '%00',
+  '%ZZ',
+  '%F0%9F%98%80',
+  '..%2F..%2F',
+  'constructor',
+  '__proto__',
+  '1e309',
+  'NaN',
+  '-1',
+  '%E4%B8%AD',
+  'a'.repeat(3000),
+  'Europe%2FParis',
+  'US-CA',
+  '10115',
+]
+const QUERY_VALUES = [
+  '',
+  '1',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  '1.5',
+  '99999999999999999999',
+  'true',
+  'FR',
+  '%00',
+  '%ZZ',
+  '*'.repeat(40) + 'Z',
+  '"a b"',
+  'constructor',
+  '__proto__',
+  'a'.repeat(2000),
+  '%E2%80%AE',
+]
 
 function url(path: string, parameters: any[]): string {
   const filled = path.replace(/\{[^}]+\}|\*/g, () => (random() < 0.3 ? 'FR' : pick(PATH_VALUES)))
@@ -155,7 +211,11 @@ test('every operation of the OpenAPI document withstands broken input', async ()
       const form = pick(['bare', 'enveloped'] as const)
       const what = `${method} ${target.slice(0, 120)} ${text?.slice(0, 120) ?? ''}`
       const started = performance.now()
-      const res = await app.request(method, target, { body: text, form, headers: text === undefined ? {} : { 'content-type': 'application/json' } })
+      const res = await app.request(method, target, {
+        body: text,
+        form,
+        headers: text === undefined ? {} : { 'content-type': 'application/json' },
+      })
       const answer = await res.text()
       const ms = performance.now() - started
       requests++
@@ -172,14 +232,31 @@ test('every operation of the OpenAPI document withstands broken input', async ()
         continue
       }
       const problem = form === 'enveloped' ? parsed.error : parsed
-      const complete = problem && typeof problem.type === 'string' && typeof problem.title === 'string' && problem.status === res.status && typeof problem.detail === 'string'
+      const complete =
+        problem &&
+        typeof problem.type === 'string' &&
+        typeof problem.title === 'string' &&
+        problem.status === res.status &&
+        typeof problem.detail === 'string'
       if (!complete) failures.push(`not a problem (${res.status}): ${what} -> ${answer.slice(0, 200)}`)
-      else if (res.status === 422 && !(problem.errors?.length && problem.errors.every((e: any) => typeof e.field === 'string' && e.field))) failures.push(`422 without fields: ${what} -> ${answer.slice(0, 200)}`)
+      else if (res.status === 422 && !(problem.errors?.length && problem.errors.every((e: any) => typeof e.field === 'string' && e.field)))
+        failures.push(`422 without fields: ${what} -> ${answer.slice(0, 200)}`)
     }
   }
   Bun.gc(true)
   const growthMiB = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20
-  console.error(JSON.stringify({ fuzz: { operations: operations.length, requests, casesPerOperation: CASES_PER_OPERATION, worstMs: Math.round(worst.ms), worst: worst.what.slice(0, 160), heapGrowthMiB: Math.round(growthMiB * 10) / 10 } }))
+  console.error(
+    JSON.stringify({
+      fuzz: {
+        operations: operations.length,
+        requests,
+        casesPerOperation: CASES_PER_OPERATION,
+        worstMs: Math.round(worst.ms),
+        worst: worst.what.slice(0, 160),
+        heapGrowthMiB: Math.round(growthMiB * 10) / 10,
+      },
+    }),
+  )
   expect(failures).toEqual([])
   expect(growthMiB).toBeLessThan(64)
   expect(({} as any).polluted).toBeUndefined()

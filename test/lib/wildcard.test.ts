@@ -6,10 +6,14 @@ import { rng } from '../support/random.ts'
 
 test('agrees with fnmatch.fnmatchcase on 5,000 random patterns over a small alphabet', () => {
   const random = rng(20261123)
-  const pick = (alphabet: string, max: number) => Array.from({ length: Math.floor(random() * max) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('')
+  const pick = (alphabet: string, max: number) =>
+    Array.from({ length: Math.floor(random() * max) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('')
   const cases = Array.from({ length: 5000 }, () => [pick('ab*#-', 8), pick('ab#-', 10)] as [string, string])
   // `*` is fnmatch's only special character in this alphabet, so the two must agree on every case.
-  const oracle = pythonJson<boolean[]>('import sys, json, fnmatch\nprint(json.dumps([fnmatch.fnmatchcase(t, p) for p, t in json.load(sys.stdin)]))', cases)
+  const oracle = pythonJson<boolean[]>(
+    'import sys, json, fnmatch\nprint(json.dumps([fnmatch.fnmatchcase(t, p) for p, t in json.load(sys.stdin)]))',
+    cases,
+  )
   const ours = cases.map(([p, t]) => wildcardMatch(p, t))
   expect(ours.filter((m, i) => m !== oracle[i]).length).toBe(0)
   expect(oracle.filter(Boolean).length).toBeGreaterThan(100)

@@ -14,7 +14,13 @@ test('a full disk at start: one line naming ALMANAC_STATE_DIR, exit 1, no stack 
   // ulimit -f 1: writes past 1 KiB fail with EFBIG; SIGXFSZ is ignored so the write fails instead of killing.
   const child = Bun.spawn(['bash', '-c', 'ulimit -f 1; trap "" XFSZ; exec bun src/main.ts serve --port 0 --host 127.0.0.1'], {
     cwd: ROOT,
-    env: { ...process.env, ALMANAC_QUOTA_STORE: 'sqlite', ALMANAC_STATE_DIR: dir, ALMANAC_API_KEYS: 'state-key-0123456789', ALMANAC_ACCESS_LOG: 'false' },
+    env: {
+      ...process.env,
+      ALMANAC_QUOTA_STORE: 'sqlite',
+      ALMANAC_STATE_DIR: dir,
+      ALMANAC_API_KEYS: 'state-key-0123456789',
+      ALMANAC_ACCESS_LOG: 'false',
+    },
     stdout: 'pipe',
     stderr: 'pipe',
   })

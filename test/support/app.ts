@@ -16,14 +16,33 @@ export const TEST_KEY = 'test-key-0123456789'
 
 /** The tests' config: TEST_KEY on a plan that never runs out, access log off; `env` and `overrides` on top. */
 export const testConfig = (env: Record<string, string> = {}, overrides: Partial<Config> = {}): Config =>
-  loadConfig({ env: { ALMANAC_API_KEYS: `${TEST_KEY}:test`, ALMANAC_PLANS: 'test:1000000/1d', ALMANAC_DEFAULT_PLAN: 'test', ALMANAC_ACCESS_LOG: 'false', ...env } }, overrides)
+  loadConfig(
+    {
+      env: {
+        ALMANAC_API_KEYS: `${TEST_KEY}:test`,
+        ALMANAC_PLANS: 'test:1000000/1d',
+        ALMANAC_DEFAULT_PLAN: 'test',
+        ALMANAC_ACCESS_LOG: 'false',
+        ...env,
+      },
+    },
+    overrides,
+  )
 
 export interface TestApp {
   config: Config
   /** Sends a request; `body` objects are sent as JSON; the API key is added unless `headers` has auth. */
-  request(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string>; form?: 'enveloped' | 'bare'; key?: string | null }): Promise<Response>
+  request(
+    method: string,
+    path: string,
+    init?: { body?: unknown; headers?: Record<string, string>; form?: 'enveloped' | 'bare'; key?: string | null },
+  ): Promise<Response>
   /** `request` + parsed JSON body. */
-  json<T = any>(method: string, path: string, init?: Parameters<TestApp['request']>[2]): Promise<{ status: number; body: T; headers: Headers }>
+  json<T = any>(
+    method: string,
+    path: string,
+    init?: Parameters<TestApp['request']>[2],
+  ): Promise<{ status: number; body: T; headers: Headers }>
   close(): Promise<void>
 }
 
@@ -41,7 +60,11 @@ export async function testApp(
   const mounted = await openDomains(config, data, domains, () => {})
   const quota = options.quota ?? createQuotaStore(config)
   const keys = options.env?.ALMANAC_STATE_DIR || options.config?.stateDir ? openKeyStore(config.stateDir) : undefined
-  const app = createApp(config, { data, domains, authenticator: createAuthenticator(config, { keys }), quota, clock: options.clock }, mounted)
+  const app = createApp(
+    config,
+    { data, domains, authenticator: createAuthenticator(config, { keys }), quota, clock: options.clock },
+    mounted,
+  )
   const request: TestApp['request'] = (method, path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers }
     if (init.key !== null && !headers.authorization && !headers['x-api-key']) headers['x-api-key'] = init.key ?? TEST_KEY

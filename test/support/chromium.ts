@@ -10,7 +10,16 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core'
 
 export const CHROMIUM = process.env.ALMANAC_CHROMIUM ?? '/usr/bin/chromium'
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 const isLoopback = (host: string) => host === 'localhost' || host === '[::1]' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)
 
@@ -31,7 +40,10 @@ export async function openBrowser(): Promise<Browser> {
   const errors: string[] = []
   await context.route('**/*', (route) => {
     const url = new URL(route.request().url())
-    if ((url.protocol === 'http:' || url.protocol === 'https:' || url.protocol === 'ws:' || url.protocol === 'wss:') && !isLoopback(url.hostname)) {
+    if (
+      (url.protocol === 'http:' || url.protocol === 'https:' || url.protocol === 'ws:' || url.protocol === 'wss:') &&
+      !isLoopback(url.hostname)
+    ) {
       outside.push(url.href)
       return route.abort('blockedbyclient')
     }

@@ -7,6 +7,9 @@ export const PYTHON = '/usr/bin/python3'
 
 export function pythonJson<T>(script: string, input: unknown): T {
   const run = Bun.spawnSync([PYTHON, '-c', script], { stdin: Buffer.from(JSON.stringify(input)) })
-  if (run.exitCode !== 0) throw new Error(`${PYTHON} failed (exit ${run.exitCode}; apt-get install python3 python3-bcrypt python3-argon2): ${run.stderr.toString()}`)
+  if (run.exitCode !== 0)
+    throw new Error(
+      `${PYTHON} failed (exit ${run.exitCode}; apt-get install python3 python3-bcrypt python3-argon2): ${run.stderr.toString()}`,
+    )
   return JSON.parse(run.stdout.toString()) as T
 }

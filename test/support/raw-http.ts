@@ -21,7 +21,9 @@ export function rawRequest(port: number, head: string, body = ''): Promise<RawAn
       const text = Buffer.concat(chunks).toString('utf8')
       const split = text.indexOf('\r\n\r\n')
       const [statusLine = '', ...lines] = text.slice(0, split < 0 ? text.length : split).split('\r\n')
-      const headers = new Map(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()] as [string, string]))
+      const headers = new Map(
+        lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()] as [string, string]),
+      )
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body: split < 0 ? '' : text.slice(split + 4) })
     })
   })

@@ -55,13 +55,31 @@ export async function startRedis(): Promise<TestRedis> {
 
   const start = async () => {
     if (proc && proc.exitCode === null) return
-    proc = Bun.spawn(['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', join(dir, 'redis.log')], {
-      stdout: 'ignore',
-      stderr: 'pipe',
-    })
+    proc = Bun.spawn(
+      [
+        'redis-server',
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+        '--logfile',
+        join(dir, 'redis.log'),
+      ],
+      {
+        stdout: 'ignore',
+        stderr: 'pipe',
+      },
+    )
     for (let i = 0; i < 200; i++) {
       if (await pong(port)) return
-      if (proc.exitCode !== null) throw new Error(`redis-server exited with ${proc.exitCode}: ${await new Response(proc.stderr as ReadableStream).text()}`)
+      if (proc.exitCode !== null)
+        throw new Error(`redis-server exited with ${proc.exitCode}: ${await new Response(proc.stderr as ReadableStream).text()}`)
       await Bun.sleep(25)
     }
     throw new Error(`redis-server did not answer on port ${port}`)

@@ -29,17 +29,38 @@ export const sampleDomain = (definitions = '2026-01-02') =>
     routes: ({ config }) =>
       new Elysia({ prefix: '/planets' })
         .use(requestContext(config.responseForm))
-        .get('/', ({ query, form }) => {
-          const page = pageOf(query)
-          return list(PLANETS.slice(page.offset, page.offset + page.limit).map((p) => present(p, form)), { total: PLANETS.length })
-        }, { query: t.Object({ ...pageQuery(config.maxLimit), ...fieldsQuery }) })
-        .get('/:name', ({ params, form }) => {
-          const p = PLANETS.find((x) => x.name === params.name.toLowerCase())
-          if (!p) throw notFound(`No planet named ${params.name}.`)
-          return one(present(p, form))
-        }, { query: t.Object(fieldsQuery) })
-        .post('/bulk', ({ body, form }) => list(body.names.map((n) => PLANETS.find((x) => x.name === n)).filter((p) => !!p).map((p) => present(p!, form))), {
-          body: t.Object({ names: t.Array(t.String(), { minItems: 1, maxItems: 5 }) }),
-          detail: { summary: 'Several planets', ...costPerItem('names', 5) },
-        }),
+        .get(
+          '/',
+          ({ query, form }) => {
+            const page = pageOf(query)
+            return list(
+              PLANETS.slice(page.offset, page.offset + page.limit).map((p) => present(p, form)),
+              { total: PLANETS.length },
+            )
+          },
+          { query: t.Object({ ...pageQuery(config.maxLimit), ...fieldsQuery }) },
+        )
+        .get(
+          '/:name',
+          ({ params, form }) => {
+            const p = PLANETS.find((x) => x.name === params.name.toLowerCase())
+            if (!p) throw notFound(`No planet named ${params.name}.`)
+            return one(present(p, form))
+          },
+          { query: t.Object(fieldsQuery) },
+        )
+        .post(
+          '/bulk',
+          ({ body, form }) =>
+            list(
+              body.names
+                .map((n) => PLANETS.find((x) => x.name === n))
+                .filter((p) => !!p)
+                .map((p) => present(p!, form)),
+            ),
+          {
+            body: t.Object({ names: t.Array(t.String(), { minItems: 1, maxItems: 5 }) }),
+            detail: { summary: 'Several planets', ...costPerItem('names', 5) },
+          },
+        ),
   })

@@ -150,6 +150,9 @@ for (const b of BOOKS) {
 /** The book a `{book}` path segment names, or undefined. */
 export function findBook(input: string): BookInfo | undefined {
   if (input.length > 64) return undefined
-  const key = input.trim().toLowerCase().replace(/[\s._]+/g, '-')
+  const key = input
+    .trim()
+    .toLowerCase()
+    .replace(/[\s._]+/g, '-')
   return spellings.get(key) ?? spellings.get(key.replace(/-/g, ''))
 }

@@ -79,7 +79,11 @@ function unpack(archive: string): string {
 }
 
 /** Reads one translation's verses from its upstream file, in source order. */
-export async function readTranslation(t: TranslationInfo, path: string, versification: string): Promise<{ verses: Verse[]; unknownBooks: Set<string> }> {
+export async function readTranslation(
+  t: TranslationInfo,
+  path: string,
+  versification: string,
+): Promise<{ verses: Verse[]; unknownBooks: Set<string> }> {
   const unknownBooks = new Set<string>()
   const verses: Verse[] = []
   const add = (book: number | undefined, name: string, chapter: number, verse: number, text: string) => {
@@ -170,7 +174,8 @@ export async function buildBibleDatabase(o: BibleBuildOptions): Promise<BuildRes
       verses.sort((a, b) => a.book - b.book || a.chapter - b.chapter || a.verse - b.verse)
       for (let k = 1; k < verses.length; k++) {
         const [a, b] = [verses[k - 1]!, verses[k]!]
-        if (a.book === b.book && a.chapter === b.chapter && a.verse === b.verse) throw new Error(`${t.id}: verse ${a.book} ${a.chapter}:${a.verse} appears twice`)
+        if (a.book === b.book && a.chapter === b.chapter && a.verse === b.verse)
+          throw new Error(`${t.id}: verse ${a.book} ${a.chapter}:${a.verse} appears twice`)
       }
       if (verses.length !== t.verses) throw new Error(`${t.id}: read ${verses.length} verses, the upstream states ${t.verses}`)
       if (verses.length >= 1 << ID_SHIFT) throw new Error(`${t.id}: too many verses for the id layout`)
@@ -198,11 +203,30 @@ export async function buildBibleDatabase(o: BibleBuildOptions): Promise<BuildRes
         chapters += bookChapters
         books++
       }
-      insertTranslation.run(idx, t.id, t.name, t.language, languageNameOf(t), yearOf(t.yearText), t.yearText, t.license, t.source, t.notes, books, chapters, verses.length, base, base + verses.length - 1)
-      if (books !== t.books || chapters !== t.chapters) notes.push(`${t.id}: ${books} books and ${chapters} chapters, the upstream states ${t.books} and ${t.chapters}`)
+      insertTranslation.run(
+        idx,
+        t.id,
+        t.name,
+        t.language,
+        languageNameOf(t),
+        yearOf(t.yearText),
+        t.yearText,
+        t.license,
+        t.source,
+        t.notes,
+        books,
+        chapters,
+        verses.length,
+        base,
+        base + verses.length - 1,
+      )
+      if (books !== t.books || chapters !== t.chapters)
+        notes.push(`${t.id}: ${books} books and ${chapters} chapters, the upstream states ${t.books} and ${t.chapters}`)
       counts[t.id] = verses.length
       total += verses.length
-      log(`${t.id}: ${verses.length} verses, ${books} books (${i + 1}/${list.length}) in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+      log(
+        `${t.id}: ${verses.length} verses, ${books} books (${i + 1}/${list.length}) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      )
     }
     db.prepare('INSERT INTO meta VALUES (?,?)').run('verses', String(total))
     db.run('COMMIT')
@@ -216,7 +240,10 @@ export async function buildBibleDatabase(o: BibleBuildOptions): Promise<BuildRes
     step('compaction', `VACUUM INTO '${o.out.replace(/'/g, "''")}'`)
     // One version for the dataset (its 36 sources each keep theirs in the manifest): the translation
     // count and the newest upstream date among them.
-    const newest = list.map((t) => t.date).sort().at(-1)
+    const newest = list
+      .map((t) => t.date)
+      .sort()
+      .at(-1)
     return { counts: { verses: total, translations: list.length, ...counts }, version: `${list.length}-translations-${newest}`, notes }
   } finally {
     db.close()

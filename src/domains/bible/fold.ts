@@ -8,8 +8,25 @@
  */
 
 const SPECIAL = new Map([
-  ['ß', 'ss'], ['ẞ', 'ss'], ['æ', 'ae'], ['Æ', 'ae'], ['œ', 'oe'], ['Œ', 'oe'], ['ø', 'o'], ['Ø', 'o'], ['ł', 'l'], ['Ł', 'l'],
-  ['đ', 'd'], ['Đ', 'd'], ['ð', 'd'], ['Ð', 'd'], ['þ', 'th'], ['Þ', 'th'], ['ı', 'i'], ['ħ', 'h'], ['Ħ', 'h'],
+  ['ß', 'ss'],
+  ['ẞ', 'ss'],
+  ['æ', 'ae'],
+  ['Æ', 'ae'],
+  ['œ', 'oe'],
+  ['Œ', 'oe'],
+  ['ø', 'o'],
+  ['Ø', 'o'],
+  ['ł', 'l'],
+  ['Ł', 'l'],
+  ['đ', 'd'],
+  ['Đ', 'd'],
+  ['ð', 'd'],
+  ['Ð', 'd'],
+  ['þ', 'th'],
+  ['Þ', 'th'],
+  ['ı', 'i'],
+  ['ħ', 'h'],
+  ['Ħ', 'h'],
   // Greek final sigma: a query typed with σ at the end of a word finds ς.
   ['ς', 'σ'],
 ])
@@ -20,7 +37,13 @@ const CJK_CHAR = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Scrip
 export const WORD = /[\p{L}\p{N}]+/gu
 
 export function foldText(text: string): string {
-  return text.replace(SPECIAL_RE, (c) => SPECIAL.get(c)!).normalize('NFKD').replace(MARKS, '').normalize('NFC').toLowerCase().replace(CJK_CHAR, ' $1 ')
+  return text
+    .replace(SPECIAL_RE, (c) => SPECIAL.get(c)!)
+    .normalize('NFKD')
+    .replace(MARKS, '')
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(CJK_CHAR, ' $1 ')
 }
 
 /** The words of a folded text, in order. */

@@ -9,7 +9,14 @@
 /** Stand-in for a dropped element or break, resolved by `finish`. */
 const GAP = '\u0000'
 
-const ENTITIES = new Map([['amp', '&'], ['lt', '<'], ['gt', '>'], ['quot', '"'], ['apos', "'"], ['nbsp', ' ']])
+const ENTITIES = new Map([
+  ['amp', '&'],
+  ['lt', '<'],
+  ['gt', '>'],
+  ['quot', '"'],
+  ['apos', "'"],
+  ['nbsp', ' '],
+])
 
 function decodeEntities(s: string): string {
   return s.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]{2,6});/g, (all, e: string) => {
@@ -56,19 +63,22 @@ const OSIS_TITLE = /<title\b([^>]*?)(?<!\/)>([\s\S]*?)<\/title>/g
 const OSIS_BREAK = /<\/?(div|lb|l|lg|p|milestone|br|chapter|verse|q\b[^>]*\bsID)\b[^>]*>/g
 
 function osisPass(raw: string): string {
-  return raw
-    // Notes first: a canonical title may hold one (Darby's Psalm 90 title, fifteen Malagasy ones).
-    .replace(OSIS_NOTE, GAP)
-    .replace(OSIS_TITLE, (_, attributes: string, content: string) => (/canonical="true"/.test(attributes) ? ` ${content} ` : GAP))
-    .replace(OSIS_BREAK, (tag) => (/^<\/?(div|lb|lg|l|p|br)\b/.test(tag) ? ' ' : GAP))
-    .replace(/<[^>]*>/g, '')
+  return (
+    raw
+      // Notes first: a canonical title may hold one (Darby's Psalm 90 title, fifteen Malagasy ones).
+      .replace(OSIS_NOTE, GAP)
+      .replace(OSIS_TITLE, (_, attributes: string, content: string) => (/canonical="true"/.test(attributes) ? ` ${content} ` : GAP))
+      .replace(OSIS_BREAK, (tag) => (/^<\/?(div|lb|lg|l|p|br)\b/.test(tag) ? ' ' : GAP))
+      .replace(/<[^>]*>/g, '')
+  )
 }
 
 /**
  * A few modules carry markup escaped as text (`&lt;note&gt;…&lt;/note&gt;` in the Synodal, GBF
  * `&lt;FO&gt;` in the Finnish 1938): once decoded it is markup, and is stripped like the rest.
  */
-const ESCAPED_MARKUP = /<\/?(note|title|reference|rdg|catchWord|hi|w|transChange|divineName|q|l|lg|lb|div|milestone|seg|foreign|F[IOR]|f[ior]|R[Ff]|C[ML]|T[Ss])\b[^>]*>/
+const ESCAPED_MARKUP =
+  /<\/?(note|title|reference|rdg|catchWord|hi|w|transChange|divineName|q|l|lg|lb|div|milestone|seg|foreign|F[IOR]|f[ior]|R[Ff]|C[ML]|T[Ss])\b[^>]*>/
 
 export function stripOsis(raw: string): string {
   let s = decodeEntities(osisPass(raw))

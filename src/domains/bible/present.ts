@@ -32,7 +32,13 @@ export const presentBook = (b: TranslationBook) => ({
  * language's names), `verse` the first verse and `verses` all of them when there are several.
  */
 export function presentPassage(p: Passage, form: ResponseForm, extra: Record<string, unknown> = {}) {
-  if (form === 'bare') return { reference: p.reference, translation: p.translation.id, verses: p.verses.map((v) => ({ number: v.verse, text: v.text })), ...extra }
+  if (form === 'bare')
+    return {
+      reference: p.reference,
+      translation: p.translation.id,
+      verses: p.verses.map((v) => ({ number: v.verse, text: v.text })),
+      ...extra,
+    }
   const verses = p.verses.map((v) => ({ verse: v.verse, text: v.text }))
   return {
     translation_id: p.translation.id,
@@ -48,9 +54,16 @@ export function presentPassage(p: Passage, form: ResponseForm, extra: Record<str
 }
 
 // Schemas for the OpenAPI document (documents() in http/openapi.ts).
-export const LanguageSchema = t.Object({ code: t.String({ description: 'ISO 639-1 code.' }), name: t.String(), translations: t.Integer({ description: 'Translations in this language.' }) })
+export const LanguageSchema = t.Object({
+  code: t.String({ description: 'ISO 639-1 code.' }),
+  name: t.String(),
+  translations: t.Integer({ description: 'Translations in this language.' }),
+})
 export const LanguagesBareSchema = t.Object({ count: t.Integer(), languages: t.Array(LanguageSchema) })
-export const SearchGroupsSchema = t.Array(t.Object({ translation: t.String(), name: t.String(), count: t.Integer({ description: 'Hits in this translation.' }) }), { description: 'Translations with hits, in result order.' })
+export const SearchGroupsSchema = t.Array(
+  t.Object({ translation: t.String(), name: t.String(), count: t.Integer({ description: 'Hits in this translation.' }) }),
+  { description: 'Translations with hits, in result order.' },
+)
 const translationFields = {
   id: t.String({ description: 'Translation id (`kjv`, `synodal`, ...).' }),
   name: t.String(),
@@ -77,7 +90,10 @@ export const BookSchema = t.Object({
   chapters: t.Integer(),
   verses: t.Integer(),
 })
-export const ChapterSchema = t.Object({ chapter: t.Integer(), verses: t.Integer({ description: 'Verses of the chapter in this translation.' }) })
+export const ChapterSchema = t.Object({
+  chapter: t.Integer(),
+  verses: t.Integer({ description: 'Verses of the chapter in this translation.' }),
+})
 const verseA = t.Object({ verse: t.Integer(), text: t.String() })
 export const PassageSchemaA = t.Object({
   translation_id: t.String(),
@@ -102,5 +118,7 @@ export const SearchHitSchema = t.Object({
   chapter: t.Integer(),
   verse: t.Integer(),
   text: t.String(),
-  snippet: t.String({ description: 'The text, HTML-escaped, matches wrapped in `<mark>` and `</mark>`; a long verse is cut around its first match (`…`).' }),
+  snippet: t.String({
+    description: 'The text, HTML-escaped, matches wrapped in `<mark>` and `</mark>`; a long verse is cut around its first match (`…`).',
+  }),
 })

@@ -44,6 +44,8 @@ export function parseQuery(q: string): ParsedQuery {
   }
   if (!terms.length) throw invalid('q', 'contains no word to search for (letters or digits)', 'query')
   if (terms.length > MAX_TERMS) throw invalid('q', `at most ${MAX_TERMS} keywords and phrases`, 'query')
-  const fts = terms.map((t) => (t.words.length === 1 ? quote(t.words[0]!) : quote(t.words.join(' '))) + (t.prefix ? ' *' : '')).join(' AND ')
+  const fts = terms
+    .map((t) => (t.words.length === 1 ? quote(t.words[0]!) : quote(t.words.join(' '))) + (t.prefix ? ' *' : ''))
+    .join(' AND ')
   return { terms, fts }
 }

@@ -27,26 +27,41 @@ import type { BibleService, SearchSort } from './service.ts'
 const SEARCH_DEFAULT_LIMIT = 20
 const MAX_TRANSLATIONS = 40
 
-const translationParam = t.String({ minLength: 1, maxLength: 32, description: 'Translation id (`kjv`, `web`, `synodal`), any case.', examples: ['kjv'] })
+const translationParam = t.String({
+  minLength: 1,
+  maxLength: 32,
+  description: 'Translation id (`kjv`, `web`, `synodal`), any case.',
+  examples: ['kjv'],
+})
 const bookParam = t.String({
   minLength: 1,
   maxLength: 64,
-  description: 'Book: USFX code (`JHN`), English name with hyphens (`song-of-solomon`, `1-john`) or a common abbreviation (`jn`, `1jn`, `gen`, `ps`); any case.',
+  description:
+    'Book: USFX code (`JHN`), English name with hyphens (`song-of-solomon`, `1-john`) or a common abbreviation (`jn`, `1jn`, `gen`, `ps`); any case.',
   examples: ['jn'],
 })
-const chapterParam = t.String({ pattern: '^[0-9]{1,4}$', description: 'Chapter number.', error: 'chapter: expected a chapter number', examples: ['3'] })
+const chapterParam = t.String({
+  pattern: '^[0-9]{1,4}$',
+  description: 'Chapter number.',
+  error: 'chapter: expected a chapter number',
+  examples: ['3'],
+})
 const verseRefParam = t.String({
   maxLength: 64,
   description: 'A verse (`16`), a range (`16-18`) or a list of both (`16,18-20`), at most 20 parts.',
   examples: ['16-18'],
 })
 const sortQuery = t.Optional(
-  t.Union([t.Literal('relevance'), t.Literal('canonical')], { description: '`relevance` (BM25, default) or `canonical` (Bible order) within each translation group.', error: 'sort: expected relevance or canonical' }),
+  t.Union([t.Literal('relevance'), t.Literal('canonical')], {
+    description: '`relevance` (BM25, default) or `canonical` (Bible order) within each translation group.',
+    error: 'sort: expected relevance or canonical',
+  }),
 )
 const qQuery = t.String({
   minLength: 1,
   maxLength: QUERY_MAX_LENGTH,
-  description: 'Keywords (all must match), "exact phrases" in double quotes, `prefix*` (at least 3 letters). Case, accents, Hebrew points and Arabic harakat are ignored.',
+  description:
+    'Keywords (all must match), "exact phrases" in double quotes, `prefix*` (at least 3 letters). Case, accents, Hebrew points and Arabic harakat are ignored.',
   error: `q: expected 1 to ${QUERY_MAX_LENGTH} characters`,
   examples: ['"only begotten" lov*'],
 })
@@ -61,7 +76,10 @@ const searchShapes = documents({
 const passageShapes = documents({ enveloped: PassageSchemaA, bare: PassageSchemaB })
 /** The daily verse: a passage with the UTC date it is the verse of. */
 const dated = { date: t.String({ format: 'date', description: 'The UTC date (YYYY-MM-DD) the verse was chosen for.' }) }
-const dailyShapes = documents({ enveloped: t.Composite([PassageSchemaA, t.Object(dated)]), bare: t.Composite([PassageSchemaB, t.Object(dated)]) })
+const dailyShapes = documents({
+  enveloped: t.Composite([PassageSchemaA, t.Object(dated)]),
+  bare: t.Composite([PassageSchemaB, t.Object(dated)]),
+})
 
 const chapterNumber = (s: string) => {
   const n = Number(s)
@@ -71,7 +89,10 @@ const chapterNumber = (s: string) => {
 
 const translationList = (s: string | undefined) => {
   if (s === undefined) return undefined
-  const ids = s.split(',').map((x) => x.trim()).filter(Boolean)
+  const ids = s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)
   if (!ids.length) throw invalid('translations', 'expected comma-separated translation ids', 'query')
   if (ids.length > MAX_TRANSLATIONS) throw invalid('translations', `at most ${MAX_TRANSLATIONS} ids`, 'query')
   return ids
@@ -79,7 +100,13 @@ const translationList = (s: string | undefined) => {
 
 export const bibleRoutes = (service: BibleService, config: Config) => {
   let bareLanguages: { count: number; languages: unknown[] } | undefined
-  const search = (q: string, ids: string[] | undefined, sort: SearchSort | undefined, query: { limit?: number; offset?: number }, field = 'translations') => {
+  const search = (
+    q: string,
+    ids: string[] | undefined,
+    sort: SearchSort | undefined,
+    query: { limit?: number; offset?: number },
+    field = 'translations',
+  ) => {
     const { total, groups, hits } = service.search(q, ids, sort ?? 'relevance', pageOf(query, SEARCH_DEFAULT_LIMIT), field)
     return list(hits, { total, enveloped: { groups }, bare: { groups }, fieldNames: Object.keys(SearchHitSchema.properties) })
   }
@@ -90,14 +117,20 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
       '/languages',
       ({ form }) => {
         const languages = service.languages()
-        return form === 'enveloped' ? list(languages, { total: languages.length, stable: true }) : one(bareLanguages ??= { count: languages.length, languages }, { stable: true })
+        return form === 'enveloped'
+          ? list(languages, { total: languages.length, stable: true })
+          : one((bareLanguages ??= { count: languages.length, languages }), { stable: true })
       },
       {
         query: t.Object(fieldsQuery),
         detail: {
           summary: 'Languages with at least one translation',
           description: 'Form B: `{count, languages: [...]}` (the SPEC names the array `languages`); Form A: `data` is the array.',
-          ...documents({ enveloped: t.Array(LanguageSchema), bare: LanguagesBareSchema, envelopedSiblings: { total: { type: 'integer', minimum: 0, description: 'Number of languages.' } } }),
+          ...documents({
+            enveloped: t.Array(LanguageSchema),
+            bare: LanguagesBareSchema,
+            envelopedSiblings: { total: { type: 'integer', minimum: 0, description: 'Number of languages.' } },
+          }),
         },
       },
     )
@@ -105,59 +138,115 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
       '/translations',
       ({ query }) => {
         const { total, items } = service.listTranslations(query.language, pageOf(query))
-        return list(items.map((x) => presentTranslation(x, false)), { total, fieldNames: Object.keys(TranslationSchema.properties) })
+        return list(
+          items.map((x) => presentTranslation(x, false)),
+          { total, fieldNames: Object.keys(TranslationSchema.properties) },
+        )
       },
       {
         query: t.Object({
-          language: t.Optional(t.String({ pattern: '^[A-Za-z]{2,3}$', description: 'ISO 639-1 code; an unknown one gives an empty list.', error: 'language: expected a 2- or 3-letter code' })),
+          language: t.Optional(
+            t.String({
+              pattern: '^[A-Za-z]{2,3}$',
+              description: 'ISO 639-1 code; an unknown one gives an empty list.',
+              error: 'language: expected a 2- or 3-letter code',
+            }),
+          ),
           ...pageQuery(config.maxLimit),
           ...fieldsQuery,
         }),
-        detail: { summary: 'Translations, optionally of one language', ...documents({ enveloped: TranslationSchema, bare: TranslationSchema, list: true }) },
+        detail: {
+          summary: 'Translations, optionally of one language',
+          ...documents({ enveloped: TranslationSchema, bare: TranslationSchema, list: true }),
+        },
       },
     )
-    .get('/translations/:translation_id', ({ params }) => one(presentTranslation(service.translation(params.translation_id, 'translation_id'), true)), {
-      params: t.Object({ translation_id: translationParam }),
-      query: t.Object(fieldsQuery),
-      detail: { summary: 'One translation with its book, chapter and verse counts', ...documents({ enveloped: TranslationDetailSchema, bare: TranslationDetailSchema }) },
-    })
+    .get(
+      '/translations/:translation_id',
+      ({ params }) => one(presentTranslation(service.translation(params.translation_id, 'translation_id'), true)),
+      {
+        params: t.Object({ translation_id: translationParam }),
+        query: t.Object(fieldsQuery),
+        detail: {
+          summary: 'One translation with its book, chapter and verse counts',
+          ...documents({ enveloped: TranslationDetailSchema, bare: TranslationDetailSchema }),
+        },
+      },
+    )
     .get(
       '/daily',
       ({ query, form }) => {
-        const p = service.daily({ translation: query.translation, language: query.language, testament: query.testament, book: query.book }, query.mode ?? 'daily')
+        const p = service.daily(
+          { translation: query.translation, language: query.language, testament: query.testament, book: query.book },
+          query.mode ?? 'daily',
+        )
         return one(presentPassage(p, form, { date: p.date }))
       },
       {
         query: t.Object({
           translation: t.Optional(translationParam),
-          mode: t.Optional(t.Union([t.Literal('daily'), t.Literal('random')], { description: '`daily` (default): one verse per UTC date and filters; `random`: a new verse per call.', error: 'mode: expected daily or random' })),
-          language: t.Optional(t.String({ pattern: '^[A-Za-z]{2,3}$', description: 'ISO 639-1 code: the verse comes from one of its translations.', error: 'language: expected a 2- or 3-letter code' })),
-          testament: t.Optional(t.Union([t.Literal('OT'), t.Literal('NT'), t.Literal('DC'), t.Literal('ot'), t.Literal('nt'), t.Literal('dc')], { description: '`OT`, `NT` or `DC` (deuterocanonical).', error: 'testament: expected OT, NT or DC' })),
+          mode: t.Optional(
+            t.Union([t.Literal('daily'), t.Literal('random')], {
+              description: '`daily` (default): one verse per UTC date and filters; `random`: a new verse per call.',
+              error: 'mode: expected daily or random',
+            }),
+          ),
+          language: t.Optional(
+            t.String({
+              pattern: '^[A-Za-z]{2,3}$',
+              description: 'ISO 639-1 code: the verse comes from one of its translations.',
+              error: 'language: expected a 2- or 3-letter code',
+            }),
+          ),
+          testament: t.Optional(
+            t.Union([t.Literal('OT'), t.Literal('NT'), t.Literal('DC'), t.Literal('ot'), t.Literal('nt'), t.Literal('dc')], {
+              description: '`OT`, `NT` or `DC` (deuterocanonical).',
+              error: 'testament: expected OT, NT or DC',
+            }),
+          ),
           book: t.Optional(bookParam),
           ...fieldsQuery,
         }),
         detail: {
           summary: 'Verse of the day, or a random verse',
-          description: 'Default translation `kjv` (with `language`, one of its translations). Daily: the same verse for every caller on a UTC date with the same filters, spread uniformly over the filtered verses. A filter that leaves nothing is a 404. Both forms add `date` (UTC, YYYY-MM-DD).',
+          description:
+            'Default translation `kjv` (with `language`, one of its translations). Daily: the same verse for every caller on a UTC date with the same filters, spread uniformly over the filtered verses. A filter that leaves nothing is a 404. Both forms add `date` (UTC, YYYY-MM-DD).',
           ...dailyShapes,
         },
       },
     )
-    .get('/search', ({ query }) => search(query.q, query.translation !== undefined ? [query.translation] : translationList(query.translations), query.sort, query, query.translation !== undefined ? 'translation' : 'translations'), {
-      query: t.Object({
-        q: qQuery,
-        translation: t.Optional(translationParam),
-        translations: t.Optional(t.String({ maxLength: 400, description: `Comma-separated translation ids (at most ${MAX_TRANSLATIONS}); default all. Ignored when \`translation\` is given.` })),
-        sort: sortQuery,
-        ...searchPage,
-        ...fieldsQuery,
-      }),
-      detail: {
-        summary: 'Full-text search, grouped by translation',
-        description: 'Hits are grouped by translation (catalogue order, or the order of `translations`), each group ranked by BM25 or in Bible order (`sort`); `groups` labels them with their counts, and `limit`/`offset` page the grouped sequence.',
-        ...searchShapes,
+    .get(
+      '/search',
+      ({ query }) =>
+        search(
+          query.q,
+          query.translation !== undefined ? [query.translation] : translationList(query.translations),
+          query.sort,
+          query,
+          query.translation !== undefined ? 'translation' : 'translations',
+        ),
+      {
+        query: t.Object({
+          q: qQuery,
+          translation: t.Optional(translationParam),
+          translations: t.Optional(
+            t.String({
+              maxLength: 400,
+              description: `Comma-separated translation ids (at most ${MAX_TRANSLATIONS}); default all. Ignored when \`translation\` is given.`,
+            }),
+          ),
+          sort: sortQuery,
+          ...searchPage,
+          ...fieldsQuery,
+        }),
+        detail: {
+          summary: 'Full-text search, grouped by translation',
+          description:
+            'Hits are grouped by translation (catalogue order, or the order of `translations`), each group ranked by BM25 or in Bible order (`sort`); `groups` labels them with their counts, and `limit`/`offset` page the grouped sequence.',
+          ...searchShapes,
+        },
       },
-    })
+    )
     .get('/:translation/search', ({ params, query }) => search(query.q, [params.translation], query.sort, query, 'translation'), {
       params: t.Object({ translation: translationParam }),
       query: t.Object({ q: qQuery, sort: sortQuery, ...searchPage, ...fieldsQuery }),
@@ -168,12 +257,18 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
       ({ params, query }) => {
         const { books } = service.booksOf(params.translation)
         const page = pageOf(query, config.maxLimit)
-        return list(books.slice(page.offset, page.offset + page.limit).map(presentBook), { total: books.length, fieldNames: Object.keys(BookSchema.properties) })
+        return list(books.slice(page.offset, page.offset + page.limit).map(presentBook), {
+          total: books.length,
+          fieldNames: Object.keys(BookSchema.properties),
+        })
       },
       {
         params: t.Object({ translation: translationParam }),
         query: t.Object({ ...pageQuery(config.maxLimit, config.maxLimit), ...fieldsQuery }),
-        detail: { summary: 'Books of a translation, in canonical order', ...documents({ enveloped: BookSchema, bare: BookSchema, list: true }) },
+        detail: {
+          summary: 'Books of a translation, in canonical order',
+          ...documents({ enveloped: BookSchema, bare: BookSchema, list: true }),
+        },
       },
     )
     .get('/:translation/books/:book', ({ params }) => one(presentBook(service.book(params.translation, params.book).book)), {
@@ -191,17 +286,25 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
       {
         params: t.Object({ translation: translationParam, book: bookParam }),
         query: t.Object({ ...pageQuery(config.maxLimit, config.maxLimit), ...fieldsQuery }),
-        detail: { summary: 'Chapters of a book with their verse counts', ...documents({ enveloped: ChapterSchema, bare: ChapterSchema, list: true }) },
+        detail: {
+          summary: 'Chapters of a book with their verse counts',
+          ...documents({ enveloped: ChapterSchema, bare: ChapterSchema, list: true }),
+        },
       },
     )
-    .get('/:translation/:book/:chapter', ({ params, form }) => one(presentPassage(service.chapter(params.translation, params.book, chapterNumber(params.chapter)), form)), {
-      params: t.Object({ translation: translationParam, book: bookParam, chapter: chapterParam }),
-      query: t.Object(fieldsQuery),
-      detail: { summary: 'A whole chapter', ...passageShapes },
-    })
+    .get(
+      '/:translation/:book/:chapter',
+      ({ params, form }) => one(presentPassage(service.chapter(params.translation, params.book, chapterNumber(params.chapter)), form)),
+      {
+        params: t.Object({ translation: translationParam, book: bookParam, chapter: chapterParam }),
+        query: t.Object(fieldsQuery),
+        detail: { summary: 'A whole chapter', ...passageShapes },
+      },
+    )
     .get(
       '/:translation/:book/:chapter/:verse_ref',
-      ({ params, form }) => one(presentPassage(service.passage(params.translation, params.book, chapterNumber(params.chapter), params.verse_ref), form)),
+      ({ params, form }) =>
+        one(presentPassage(service.passage(params.translation, params.book, chapterNumber(params.chapter), params.verse_ref), form)),
       {
         params: t.Object({ translation: translationParam, book: bookParam, chapter: chapterParam, verse_ref: verseRefParam }),
         query: t.Object(fieldsQuery),

@@ -120,7 +120,14 @@ export class BibleService {
       this.books.set(t.idx, [])
     }
     for (const r of db.query('SELECT * FROM books ORDER BY translation, book').all() as any[]) {
-      this.books.get(r.translation)?.push({ book: BOOKS[r.book - 1]!, localName: r.local_name, chapters: r.chapters, verses: r.verses, firstId: r.first_id, lastId: r.last_id })
+      this.books.get(r.translation)?.push({
+        book: BOOKS[r.book - 1]!,
+        localName: r.local_name,
+        chapters: r.chapters,
+        verses: r.verses,
+        firstId: r.first_id,
+        lastId: r.last_id,
+      })
     }
     this.chapterStmt = db.query('SELECT verses, first_id, last_id FROM chapters WHERE translation = ? AND book = ? AND chapter = ?')
     this.chaptersStmt = db.query('SELECT chapter, verses FROM chapters WHERE translation = ? AND book = ? ORDER BY chapter')
@@ -154,7 +161,10 @@ export class BibleService {
   translation(id: string, field = 'translation'): Translation {
     const t = this.byId.get(id.trim().toLowerCase())
     if (!t) {
-      throw notFound(`Unknown translation ${JSON.stringify(id)}: GET /api/v1/bible/translations lists the ${this.translations.length} translations.`, { reason: 'unknown_translation', [field]: id })
+      throw notFound(
+        `Unknown translation ${JSON.stringify(id)}: GET /api/v1/bible/translations lists the ${this.translations.length} translations.`,
+        { reason: 'unknown_translation', [field]: id },
+      )
     }
     return t
   }
@@ -168,9 +178,18 @@ export class BibleService {
   book(translationId: string, spelling: string): { translation: Translation; book: TranslationBook } {
     const translation = this.translation(translationId)
     const info = findBook(spelling)
-    if (!info) throw notFound(`Unknown book ${JSON.stringify(spelling)}: use a USFX code (JHN), an English name with hyphens (1-john) or a common abbreviation (jn).`, { reason: 'unknown_book', book: spelling })
+    if (!info)
+      throw notFound(
+        `Unknown book ${JSON.stringify(spelling)}: use a USFX code (JHN), an English name with hyphens (1-john) or a common abbreviation (jn).`,
+        { reason: 'unknown_book', book: spelling },
+      )
     const book = this.books.get(translation.idx)!.find((b) => b.book.id === info.id)
-    if (!book) throw notFound(`${info.name} (${info.abbr}) is not in ${translation.id} (${translation.name}).`, { reason: 'book_not_in_translation', book: info.abbr, translation: translation.id })
+    if (!book)
+      throw notFound(`${info.name} (${info.abbr}) is not in ${translation.id} (${translation.name}).`, {
+        reason: 'book_not_in_translation',
+        book: info.abbr,
+        translation: translation.id,
+      })
     return { translation, book }
   }
 
@@ -182,11 +201,14 @@ export class BibleService {
   private chapterRow(translation: Translation, book: TranslationBook, chapter: number) {
     const row = this.chapterStmt.get(translation.idx, book.book.id, chapter) as { verses: number; first_id: number; last_id: number } | null
     if (!row) {
-      throw notFound(`Chapter ${chapter} is out of range: ${book.book.name} has ${book.chapters} chapter${book.chapters === 1 ? '' : 's'} in ${translation.id}.`, {
-        reason: 'chapter_out_of_range',
-        chapter,
-        chapters: book.chapters,
-      })
+      throw notFound(
+        `Chapter ${chapter} is out of range: ${book.book.name} has ${book.chapters} chapter${book.chapters === 1 ? '' : 's'} in ${translation.id}.`,
+        {
+          reason: 'chapter_out_of_range',
+          chapter,
+          chapters: book.chapters,
+        },
+      )
     }
     return row
   }
@@ -212,11 +234,14 @@ export class BibleService {
       const last = found[found.length - 1]?.verse
       for (const n of first !== from ? [from] : last !== to ? [to] : []) {
         const max = (this.rangeStmt.all(row.first_id, row.last_id) as VerseText[]).at(-1)?.verse ?? 0
-        throw notFound(`Verse ${n} is out of range: ${book.book.name} ${chapter} has verses 1-${max} in ${translation.id}${n <= max ? ` (verse ${n} is not in this translation)` : ''}.`, {
-          reason: 'verse_out_of_range',
-          verse: n,
-          verses: max,
-        })
+        throw notFound(
+          `Verse ${n} is out of range: ${book.book.name} ${chapter} has verses 1-${max} in ${translation.id}${n <= max ? ` (verse ${n} is not in this translation)` : ''}.`,
+          {
+            reason: 'verse_out_of_range',
+            verse: n,
+            verses: max,
+          },
+        )
       }
       for (const v of found) {
         if (!seen.has(v.verse)) {
@@ -237,7 +262,9 @@ export class BibleService {
     const parsed = parseQuery(q)
     const chosen = translationIds ? dedupe(translationIds.map((id) => this.translation(id, field))) : this.translations
     const counts = this.countMatches(parsed.fts, chosen, !translationIds)
-    const groups: SearchGroup[] = chosen.map((t) => ({ translation: t.id, name: t.name, count: counts.get(t.idx) ?? 0 })).filter((g) => g.count > 0)
+    const groups: SearchGroup[] = chosen
+      .map((t) => ({ translation: t.id, name: t.name, count: counts.get(t.idx) ?? 0 }))
+      .filter((g) => g.count > 0)
     const total = groups.reduce((s, g) => s + g.count, 0)
     const hits: SearchHit[] = []
     let skip = page.offset
@@ -264,7 +291,10 @@ export class BibleService {
   private countMatches(fts: string, chosen: Translation[], all: boolean): Map<number, number> {
     const counts = new Map<number, number>()
     if (all) {
-      for (const r of this.db.query(`SELECT rowid >> ${ID_SHIFT} AS t, count(*) AS n FROM verses_fts WHERE verses_fts MATCH ? GROUP BY t`).all(fts) as { t: number; n: number }[]) counts.set(r.t, r.n)
+      for (const r of this.db
+        .query(`SELECT rowid >> ${ID_SHIFT} AS t, count(*) AS n FROM verses_fts WHERE verses_fts MATCH ? GROUP BY t`)
+        .all(fts) as { t: number; n: number }[])
+        counts.set(r.t, r.n)
       return counts
     }
     const count = this.db.query('SELECT count(*) AS n FROM verses_fts WHERE verses_fts MATCH ? AND rowid BETWEEN ? AND ?')
@@ -275,7 +305,15 @@ export class BibleService {
   private hit(t: Translation, id: number, terms: Term[]): SearchHit {
     const v = this.verseStmt.get(id) as { book: number; chapter: number; verse: number; text: string }
     const book = BOOKS[v.book - 1]!
-    return { translation: t.id, reference: `${book.name} ${v.chapter}:${v.verse}`, book: book.abbr, chapter: v.chapter, verse: v.verse, text: v.text, snippet: snippet(v.text, terms) }
+    return {
+      translation: t.id,
+      reference: `${book.name} ${v.chapter}:${v.verse}`,
+      book: book.abbr,
+      chapter: v.chapter,
+      verse: v.verse,
+      text: v.text,
+      snippet: snippet(v.text, terms),
+    }
   }
 
   /**
@@ -286,8 +324,13 @@ export class BibleService {
     const date = this.now().toISOString().slice(0, 10)
     const pool = this.dailyPool(filters)
     const total = pool.reduce((s, p) => s + p.book.verses, 0)
-    const key = JSON.stringify([date, filters.translation ?? '', filters.language ?? '', filters.testament ?? '', filters.book ?? ''].map((s) => s.toLowerCase()))
-    let n = mode === 'daily' ? Number(BigInt('0x' + createHash('sha256').update(key).digest('hex').slice(0, 16)) % BigInt(total)) : randomInt(total)
+    const key = JSON.stringify(
+      [date, filters.translation ?? '', filters.language ?? '', filters.testament ?? '', filters.book ?? ''].map((s) => s.toLowerCase()),
+    )
+    let n =
+      mode === 'daily'
+        ? Number(BigInt('0x' + createHash('sha256').update(key).digest('hex').slice(0, 16)) % BigInt(total))
+        : randomInt(total)
     for (const { translation, book } of pool) {
       if (n >= book.verses) {
         n -= book.verses
@@ -297,7 +340,14 @@ export class BibleService {
       let id = book.firstId + n
       let v = this.verseStmt.get(id) as { chapter: number; verse: number; text: string }
       while (!v.text && id < book.lastId) v = this.verseStmt.get(++id) as typeof v
-      return { translation, book, chapter: v.chapter, verses: [{ verse: v.verse, text: v.text }], reference: `${book.book.name} ${v.chapter}:${v.verse}`, date }
+      return {
+        translation,
+        book,
+        chapter: v.chapter,
+        verses: [{ verse: v.verse, text: v.text }],
+        reference: `${book.book.name} ${v.chapter}:${v.verse}`,
+        date,
+      }
     }
     throw new Error('daily verse pool exhausted') // unreachable: n < total
   }
@@ -306,21 +356,30 @@ export class BibleService {
     let translations: Translation[]
     if (f.translation) {
       const t = this.translation(f.translation)
-      if (f.language && t.language !== f.language.toLowerCase()) throw notFound(`Translation ${t.id} is in ${t.languageName} (${t.language}), not ${f.language}: the filters leave no verse.`, { reason: 'no_verse' })
+      if (f.language && t.language !== f.language.toLowerCase())
+        throw notFound(`Translation ${t.id} is in ${t.languageName} (${t.language}), not ${f.language}: the filters leave no verse.`, {
+          reason: 'no_verse',
+        })
       translations = [t]
     } else if (f.language) {
       translations = this.translations.filter((t) => t.language === f.language!.toLowerCase())
-      if (!translations.length) throw notFound(`No translation in language ${JSON.stringify(f.language)}: GET /api/v1/bible/languages lists the languages.`, { reason: 'unknown_language', language: f.language })
+      if (!translations.length)
+        throw notFound(`No translation in language ${JSON.stringify(f.language)}: GET /api/v1/bible/languages lists the languages.`, {
+          reason: 'unknown_language',
+          language: f.language,
+        })
     } else translations = [this.translation('kjv')]
     const testament = f.testament?.toUpperCase() as Testament | undefined
     const info = f.book ? findBook(f.book) : undefined
     if (f.book && !info) throw notFound(`Unknown book ${JSON.stringify(f.book)}.`, { reason: 'unknown_book', book: f.book })
     const pool = translations.flatMap((translation) =>
-      this.books.get(translation.idx)!
+      this.books
+        .get(translation.idx)!
         .filter((b) => (!testament || b.book.testament === testament) && (!info || b.book.id === info.id))
         .map((book) => ({ translation, book })),
     )
-    if (!pool.length) throw notFound('No verse matches these filters (translation, language, testament, book).', { reason: 'no_verse', filters: f })
+    if (!pool.length)
+      throw notFound('No verse matches these filters (translation, language, testament, book).', { reason: 'no_verse', filters: f })
     return pool
   }
 }

@@ -9,7 +9,7 @@ import type { Term } from './query.ts'
 
 export const SNIPPET_CHARS = 240
 
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 
 interface Word {
   start: number
@@ -114,9 +114,9 @@ export function snippet(text: string, terms: Term[]): string {
     if (e <= from || s >= to) continue
     const a = Math.max(s, from)
     const b = Math.min(e, to)
-    out += escape(text.slice(at, a)) + '<mark>' + escape(text.slice(a, b)) + '</mark>'
+    out += escapeHtml(text.slice(at, a)) + '<mark>' + escapeHtml(text.slice(a, b)) + '</mark>'
     at = b
   }
-  out += escape(text.slice(at, to)) + (to < text.length ? '…' : '')
+  out += escapeHtml(text.slice(at, to)) + (to < text.length ? '…' : '')
   return out
 }

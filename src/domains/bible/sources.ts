@@ -16,9 +16,11 @@ const SPDX = new Map([
 
 function attribution(t: TranslationInfo): string {
   const base = `${t.name} (${t.id}), ${t.source}`
-  if (t.id === 'kjv') return `${base}. Text public domain; CrossWire SWORD module markup (Strong's numbers, morphology) GPL-2.0, https://crosswire.org/`
+  if (t.id === 'kjv')
+    return `${base}. Text public domain; CrossWire SWORD module markup (Strong's numbers, morphology) GPL-2.0, https://crosswire.org/`
   if (t.id === 'blivre') return `${base}. Bíblia Livre (C) 2017 Diego Santos, Mario Sérgio & Marco Teles, CC BY 3.0 Brazil`
-  if (t.id === 'svd') return `${base}. Arabic SVD Bible (Smith & Van Dyck 1865); digitisation, formatting and diacritics by Arabic Bible Outreach Ministry (https://www.arabicbible.com/); tagged edition by STEPBible.org, CC BY-SA 4.0. Changed here: verse text rebuilt from the word rows (column 2 joined with spaces); tags dropped`
+  if (t.id === 'svd')
+    return `${base}. Arabic SVD Bible (Smith & Van Dyck 1865); digitisation, formatting and diacritics by Arabic Bible Outreach Ministry (https://www.arabicbible.com/); tagged edition by STEPBible.org, CC BY-SA 4.0. Changed here: verse text rebuilt from the word rows (column 2 joined with spaces); tags dropped`
   return `${base}. ${t.license}`
 }
 
@@ -59,7 +61,12 @@ export const bibleSources: Source[] = [
       sha256: t.sha256,
       license: SPDX.get(t.license) ?? t.license,
       attribution: attribution(t),
-      ...(t.id === 'svd' ? { duties: 'Share-alike: redistributed changes stay under CC BY-SA 4.0, naming Arabic Bible Outreach Ministry and STEPBible.org and saying what was changed.' } : {}),
+      ...(t.id === 'svd'
+        ? {
+            duties:
+              'Share-alike: redistributed changes stay under CC BY-SA 4.0, naming Arabic Bible Outreach Ministry and STEPBible.org and saying what was changed.',
+          }
+        : {}),
       homepage: HOMEPAGE.get(t.format),
     }),
   ),
@@ -80,7 +87,8 @@ export const bibleSources: Source[] = [
     mirror: 'bible/book-names/book-names.json',
     mirrorOnly: 'merged by the mirror from the SWORD locales of Debian libsword-common and the titles inside the Bible files',
     license: 'GPL-2.0-only',
-    attribution: 'Book names from the SWORD Project locales (CrossWire Bible Society, GPL-2.0) and the titles inside the mirrored Bible files',
+    attribution:
+      'Book names from the SWORD Project locales (CrossWire Bible Society, GPL-2.0) and the titles inside the mirrored Bible files',
     homepage: 'https://crosswire.org/sword/',
   },
 ]

@@ -58,7 +58,8 @@ export async function readSwordModule(zip: string, versificationDir: string): Pr
   if (!confEntry) throw new Error(`${zip}: no mods.d/*.conf`)
   const { name, conf } = parseConf((await readEntry(zip, confEntry)).toString('utf8'))
   if (conf.get('ModDrv')?.toLowerCase() !== 'ztext') throw new Error(`${zip}: ModDrv ${conf.get('ModDrv')} is not zText`)
-  if ((conf.get('CompressType') ?? 'ZIP').toUpperCase() !== 'ZIP') throw new Error(`${zip}: CompressType ${conf.get('CompressType')} is not ZIP`)
+  if ((conf.get('CompressType') ?? 'ZIP').toUpperCase() !== 'ZIP')
+    throw new Error(`${zip}: CompressType ${conf.get('CompressType')} is not ZIP`)
   if (conf.get('CipherKey')) throw new Error(`${zip}: module is enciphered`)
   const latin1 = (conf.get('Encoding') ?? 'Latin-1').toUpperCase() !== 'UTF-8'
   const v11n = loadVersification(versificationDir, conf.get('Versification') ?? 'KJV')
@@ -68,7 +69,10 @@ export async function readSwordModule(zip: string, versificationDir: string): Pr
     return e ? readEntry(zip, e) : undefined
   }
   const verses: SwordModule['verses'] = []
-  for (const [t, books] of [['ot', v11n.ot], ['nt', v11n.nt]] as const) {
+  for (const [t, books] of [
+    ['ot', v11n.ot],
+    ['nt', v11n.nt],
+  ] as const) {
     const [bzs, bzv, bzz] = [await file(`${t}.bzs`), await file(`${t}.bzv`), await file(`${t}.bzz`)]
     if (!bzs || !bzv || !bzz) continue // a testament the module does not have
     const slots = slotsOf(books)

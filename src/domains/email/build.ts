@@ -36,7 +36,8 @@ export function mailcheckerDomains(source: string): string[] {
   const end = start < 0 ? -1 : source.indexOf('])', start)
   if (start < 0 || end < 0) throw new Error('mailchecker: the list literal (new Set([...])) was not found; the package layout changed')
   const list = JSON.parse(source.slice(start + 'new Set('.length, end + 1)) as unknown
-  if (!Array.isArray(list) || list.some((d) => typeof d !== 'string')) throw new Error('mailchecker: the list literal is not an array of strings')
+  if (!Array.isArray(list) || list.some((d) => typeof d !== 'string'))
+    throw new Error('mailchecker: the list literal is not an array of strings')
   return list as string[]
 }
 
@@ -114,7 +115,16 @@ async function build(ctx: BuildContext) {
   }
   writeContainer(ctx.out(LISTS_ARTIFACT), { labels }, { names: table.names, offsets: table.offsets, slots: table.slots })
   return {
-    counts: { ...counts, disposable, free, abuse, names: masks.size, registrable_with_listed_below: below, allowlisted_out: unlisted.length, free_removed_as_disposable: freeRemoved },
+    counts: {
+      ...counts,
+      disposable,
+      free,
+      abuse,
+      names: masks.size,
+      registrable_with_listed_below: below,
+      allowlisted_out: unlisted.length,
+      free_removed_as_disposable: freeRemoved,
+    },
     notes: [
       `Disposable: union of mailchecker, disposable-email-domains-js and burner-email-providers minus ${BUILTIN_ALLOW.length} allowlisted providers and forwarding services (src/domains/email/allowlist.ts).`,
       'Free providers: free-email-domains minus every disposable name.',

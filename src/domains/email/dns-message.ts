@@ -134,8 +134,10 @@ export function decodeAnswer(msg: Buffer, id: number, name: string, type: number
       }
       continue
     }
-    if (rtype === RR.MX && rdlength >= 3) records.push({ type: rtype, ttl, data: { preference: msg.readUInt16BE(rdata), exchange: readName(msg, rdata + 2).name } })
-    else if (rtype === RR.A && rdlength === 4) records.push({ type: rtype, ttl, data: `${msg[rdata]}.${msg[rdata + 1]}.${msg[rdata + 2]}.${msg[rdata + 3]}` })
+    if (rtype === RR.MX && rdlength >= 3)
+      records.push({ type: rtype, ttl, data: { preference: msg.readUInt16BE(rdata), exchange: readName(msg, rdata + 2).name } })
+    else if (rtype === RR.A && rdlength === 4)
+      records.push({ type: rtype, ttl, data: `${msg[rdata]}.${msg[rdata + 1]}.${msg[rdata + 2]}.${msg[rdata + 3]}` })
     else if (rtype === RR.AAAA && rdlength === 16) records.push({ type: rtype, ttl, data: formatV6(msg, rdata) })
     else records.push({ type: rtype, ttl, data: null })
   }

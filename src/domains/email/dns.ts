@@ -59,7 +59,9 @@ function ask(server: DnsServer, name: string, type: number, ms: number, edns = t
       else resolve(answer!)
     }
     const timer = setTimeout(() => finish(new DnsError('timeout', `no answer from ${server.host}:${server.port} within ${ms} ms`)), ms)
-    socket.on('error', (e) => finish(new DnsError('network', `${server.host}:${server.port}: ${(e as NodeJS.ErrnoException).code ?? e.message}`)))
+    socket.on('error', (e) =>
+      finish(new DnsError('network', `${server.host}:${server.port}: ${(e as NodeJS.ErrnoException).code ?? e.message}`)),
+    )
     socket.on('message', (msg, peer) => {
       // Anything not from the server, or not the answer to our question, is ignored (spoofing, stale answers).
       if (peer.port !== server.port || peer.address.replace(/^::ffff:/, '') !== server.host) return
@@ -111,7 +113,9 @@ function askTcp(server: DnsServer, name: string, type: number, ms: number): Prom
         finish(e as Error)
       }
     })
-    socket.on('error', (e) => finish(new DnsError('network', `${server.host}:${server.port} (TCP): ${(e as NodeJS.ErrnoException).code ?? e.message}`)))
+    socket.on('error', (e) =>
+      finish(new DnsError('network', `${server.host}:${server.port} (TCP): ${(e as NodeJS.ErrnoException).code ?? e.message}`)),
+    )
     socket.on('close', () => finish(new DnsError('network', `${server.host}:${server.port} (TCP) closed before answering`)))
   })
 }
@@ -133,7 +137,8 @@ export async function query(servers: readonly DnsServer[], name: string, type: n
       const t0 = performance.now()
       let answer = await ask(servers[i]!, name, type, share)
       // A server that does not know EDNS (RFC 6891 §7) answers FORMERR: ask it again the RFC 1035 way.
-      if (answer.rcode === RCODE.FORMERR) answer = await ask(servers[i]!, name, type, Math.max(1, Math.floor(share - (performance.now() - t0))), false)
+      if (answer.rcode === RCODE.FORMERR)
+        answer = await ask(servers[i]!, name, type, Math.max(1, Math.floor(share - (performance.now() - t0))), false)
       if (answer.truncated) answer = await askTcp(servers[i]!, name, type, Math.max(1, Math.floor(share - (performance.now() - t0))))
       if (answer.rcode !== RCODE.SERVFAIL && answer.rcode !== RCODE.REFUSED) return answer
       last = answer

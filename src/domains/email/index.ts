@@ -20,7 +20,11 @@ export const emailDomain = (options: Pick<EmailServiceOptions, 'now'> = {}) =>
       const service = openEmailService(config, data, { ...options, log: (msg) => log({ level: 'warn', msg }) })
       const onHangup = () => {
         const result = service.reload()
-        log({ level: result.ok ? 'info' : 'error', msg: result.ok ? 'SIGHUP: operator email lists reloaded' : 'SIGHUP: operator email lists could not be reloaded', ...result })
+        log({
+          level: result.ok ? 'info' : 'error',
+          msg: result.ok ? 'SIGHUP: operator email lists reloaded' : 'SIGHUP: operator email lists could not be reloaded',
+          ...result,
+        })
       }
       process.on('SIGHUP', onHangup)
       return { service, onHangup }

@@ -62,7 +62,15 @@ export interface ListVerdict {
   allowed: boolean
 }
 
-const CLEAN: ListVerdict = Object.freeze({ disposable: false, disposableMatch: null, disposableLists: [], free: false, abuse: false, abuseSources: [], allowed: false })
+const CLEAN: ListVerdict = Object.freeze({
+  disposable: false,
+  disposableMatch: null,
+  disposableLists: [],
+  free: false,
+  abuse: false,
+  abuseSources: [],
+  allowed: false,
+})
 
 const sourcesOf = (labels: readonly ListLabel[], mask: number, kindBits: number) => {
   const out: string[] = []
@@ -170,7 +178,10 @@ export class EmailLists {
  * the domain with the reason; on reload the previous lists stay). Lines that are not domain names are
  * skipped and reported.
  */
-export function loadOperatorLists(email: Config['email'], normalize: (raw: string) => string | null): { lists: OperatorLists; warnings: string[] } {
+export function loadOperatorLists(
+  email: Config['email'],
+  normalize: (raw: string) => string | null,
+): { lists: OperatorLists; warnings: string[] } {
   const lists: OperatorLists = { allow: new Map(), deny: new Map() }
   const warnings: string[] = []
   const read = (files: string[], env: string, into: Map<string, string>) => {

@@ -44,7 +44,14 @@ export const MAX_INFLIGHT = 512
 const MAX_TTL_MS = 3600_000
 const DEFAULT_NEGATIVE_TTL_S = 300
 
-export const unknownMx = (reason: MxReason): MxResult => ({ valid: null, hosts: [], implicit: false, acceptsMail: null, domainExists: null, reason })
+export const unknownMx = (reason: MxReason): MxResult => ({
+  valid: null,
+  hosts: [],
+  implicit: false,
+  acceptsMail: null,
+  domainExists: null,
+  reason,
+})
 
 function failureReason(e: unknown): MxReason {
   if (e instanceof DnsError) return e.code === 'timeout' ? 'dns_timeout' : e.code === 'network' ? 'dns_unreachable' : 'dns_bad_answer'
@@ -52,7 +59,8 @@ function failureReason(e: unknown): MxReason {
   return 'dns_unreachable'
 }
 
-const rcodeReason = (rcode: number): MxReason => (rcode === RCODE.SERVFAIL ? 'dns_servfail' : rcode === RCODE.REFUSED ? 'dns_refused' : 'dns_bad_answer')
+const rcodeReason = (rcode: number): MxReason =>
+  rcode === RCODE.SERVFAIL ? 'dns_servfail' : rcode === RCODE.REFUSED ? 'dns_refused' : 'dns_bad_answer'
 
 const minTtl = (answers: DnsAnswer[], type: number[]) => {
   let ttl = Infinity
@@ -66,7 +74,13 @@ export interface MxChecker {
   cached(domain: string): MxResult | undefined
 }
 
-export function mxChecker(options: { servers: readonly DnsServer[]; timeoutMs: number; now: () => number; cacheEntries?: number; maxInflight?: number }): MxChecker {
+export function mxChecker(options: {
+  servers: readonly DnsServer[]
+  timeoutMs: number
+  now: () => number
+  cacheEntries?: number
+  maxInflight?: number
+}): MxChecker {
   const maxInflight = options.maxInflight ?? MAX_INFLIGHT
   const { servers, timeoutMs, now } = options
   const cache = new TtlCache<MxResult>(options.cacheEntries ?? 20_000, 8 * 2 ** 20, now)
@@ -81,16 +95,31 @@ export function mxChecker(options: { servers: readonly DnsServer[]; timeoutMs: n
       return { result: unknownMx(failureReason(e)), ttlMs: 0 }
     }
     const negative = (a: DnsAnswer) => Math.min(MAX_TTL_MS, (a.negativeTtl ?? DEFAULT_NEGATIVE_TTL_S) * 1000)
-    if (mx.rcode === RCODE.NXDOMAIN) return { result: { valid: false, hosts: [], implicit: false, acceptsMail: false, domainExists: false, reason: 'nxdomain' }, ttlMs: negative(mx) }
+    if (mx.rcode === RCODE.NXDOMAIN)
+      return {
+        result: { valid: false, hosts: [], implicit: false, acceptsMail: false, domainExists: false, reason: 'nxdomain' },
+        ttlMs: negative(mx),
+      }
     if (mx.rcode !== RCODE.NOERROR) return { result: unknownMx(rcodeReason(mx.rcode)), ttlMs: 0 }
     const records = mx.records.filter((r) => r.type === RR.MX).map((r) => r.data as MxRecord)
     if (!records.length && mx.truncated) return { result: unknownMx('dns_truncated'), ttlMs: 0 }
     if (records.length) {
       const ttlMs = Math.min(MAX_TTL_MS, minTtl([mx], [RR.MX]) * 1000)
-      const hosts = [...new Set(records.filter((r) => r.exchange !== '').sort((a, b) => a.preference - b.preference || (a.exchange < b.exchange ? -1 : 1)).map((r) => r.exchange))]
+      const hosts = [
+        ...new Set(
+          records
+            .filter((r) => r.exchange !== '')
+            .sort((a, b) => a.preference - b.preference || (a.exchange < b.exchange ? -1 : 1))
+            .map((r) => r.exchange),
+        ),
+      ]
       // RFC 7505: a null MX is the domain's only MX record; next to real exchanges it is ignored.
-      if (!hosts.length) return { result: { valid: false, hosts: [], implicit: false, acceptsMail: false, domainExists: true, reason: 'null_mx' }, ttlMs }
-      return { result: { valid: true, hosts: hosts.slice(0, MAX_MX_HOSTS), implicit: false, acceptsMail: true, domainExists: true, reason: null }, ttlMs }
+      if (!hosts.length)
+        return { result: { valid: false, hosts: [], implicit: false, acceptsMail: false, domainExists: true, reason: 'null_mx' }, ttlMs }
+      return {
+        result: { valid: true, hosts: hosts.slice(0, MAX_MX_HOSTS), implicit: false, acceptsMail: true, domainExists: true, reason: null },
+        ttlMs,
+      }
     }
     // No MX: RFC 5321 §5.1 falls back to the domain's own address records.
     const settled = await Promise.allSettled([query(servers, domain, RR.A, deadline), query(servers, domain, RR.AAAA, deadline)])
@@ -105,7 +134,10 @@ export function mxChecker(options: { servers: readonly DnsServer[]; timeoutMs: n
     const bad = answers.find((a) => a.rcode !== RCODE.NOERROR && a.rcode !== RCODE.NXDOMAIN)
     if (bad) return { result: unknownMx(rcodeReason(bad.rcode)), ttlMs: 0 }
     if (answers.some((a) => a.truncated)) return { result: unknownMx('dns_truncated'), ttlMs: 0 }
-    return { result: { valid: false, hosts: [], implicit: false, acceptsMail: false, domainExists: true, reason: 'no_mx_no_address' }, ttlMs: negative(mx) }
+    return {
+      result: { valid: false, hosts: [], implicit: false, acceptsMail: false, domainExists: true, reason: 'no_mx_no_address' },
+      ttlMs: negative(mx),
+    }
   }
 
   return {

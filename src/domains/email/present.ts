@@ -9,8 +9,13 @@ import { t } from 'elysia'
 import type { ResponseForm } from '../../config.ts'
 import type { Assessment, ItemError } from './service.ts'
 
-const nullable = <T extends ReturnType<typeof t.String>>(s: T | ReturnType<typeof t.Boolean> | ReturnType<typeof t.Integer>, description: string) => t.Union([s, t.Null()], { description })
-const UNKNOWN = t.Array(t.Union([t.Literal('mx_record'), t.Literal('domain_age')]), { description: 'Checks that could not be performed (DNS or RDAP unreachable, timed out, offline mode); they add no points.' })
+const nullable = <T extends ReturnType<typeof t.String>>(
+  s: T | ReturnType<typeof t.Boolean> | ReturnType<typeof t.Integer>,
+  description: string,
+) => t.Union([s, t.Null()], { description })
+const UNKNOWN = t.Array(t.Union([t.Literal('mx_record'), t.Literal('domain_age')]), {
+  description: 'Checks that could not be performed (DNS or RDAP unreachable, timed out, offline mode); they add no points.',
+})
 const TIER = t.Union([t.Literal('low'), t.Literal('medium'), t.Literal('high'), t.Literal('critical')])
 
 export const EnvelopedSchema = t.Object({
@@ -24,16 +29,19 @@ export const EnvelopedSchema = t.Object({
       normalized: nullable(t.String(), 'local@domain with the domain in lower-case A-labels.'),
     }),
     mx_record: t.Object({
-      valid: nullable(t.Boolean(), 'true: mail can be delivered (MX, or an A/AAAA record as implicit MX); false: it cannot; null: unknown.'),
+      valid: nullable(
+        t.Boolean(),
+        'true: mail can be delivered (MX, or an A/AAAA record as implicit MX); false: it cannot; null: unknown.',
+      ),
       mx_hosts: t.Array(t.String(), { description: 'Exchanges by preference; the domain itself when implicit_mx.' }),
-      implicit_mx: t.Boolean({ description: 'No MX record; the domain\'s own address receives mail (RFC 5321 §5.1).' }),
+      implicit_mx: t.Boolean({ description: "No MX record; the domain's own address receives mail (RFC 5321 §5.1)." }),
       accepts_mail: nullable(t.Boolean(), 'false for a null MX (RFC 7505) or a domain that does not exist.'),
       domain_exists: nullable(t.Boolean(), 'false when the DNS answers NXDOMAIN.'),
       reason: nullable(t.String(), 'nxdomain, null_mx, no_mx_no_address, or why it is unknown (offline, dns_timeout, dns_servfail, …).'),
     }),
     disposable: t.Object({
       is_disposable: t.Boolean(),
-      provider: nullable(t.String(), 'The listed domain that matched (the address\'s domain or a parent).'),
+      provider: nullable(t.String(), "The listed domain that matched (the address's domain or a parent)."),
       lists: t.Array(t.String(), { description: 'The lists holding it (source ids, or operator:<file>).' }),
     }),
     domain_age: t.Object({
@@ -41,10 +49,16 @@ export const EnvelopedSchema = t.Object({
       age_days: nullable(t.Integer({ minimum: 0 }), 'Whole days since registration; null when unknown or not registered.'),
       registered: nullable(t.String(), 'Registration date (ISO 8601) from RDAP.'),
       source: nullable(t.String(), '`rdap` when RDAP answered.'),
-      reason: nullable(t.String(), 'not_registered, no_registration_event, or why it is unknown (offline, rdap_timeout, no_rdap_server, …).'),
+      reason: nullable(
+        t.String(),
+        'not_registered, no_registration_event, or why it is unknown (offline, rdap_timeout, no_rdap_server, …).',
+      ),
     }),
     free_provider: t.Object({ is_free: t.Boolean() }),
-    abuse_list: t.Object({ listed: t.Boolean(), sources: t.Array(t.String(), { description: 'The lists that hold the domain, each with its date (id:YYYY-MM-DD).' }) }),
+    abuse_list: t.Object({
+      listed: t.Boolean(),
+      sources: t.Array(t.String(), { description: 'The lists that hold the domain, each with its date (id:YYYY-MM-DD).' }),
+    }),
   }),
   risk_factors: t.Array(t.Object({ factor: t.String(), points: t.Integer() }), { description: 'What the score is made of.' }),
   unknown_checks: UNKNOWN,
@@ -75,9 +89,22 @@ export function enveloped(a: Assessment) {
     risk_tier: a.tier,
     checks: {
       syntax: { valid: a.syntax.valid, reason: a.syntax.reason, normalized: a.syntax.normalized },
-      mx_record: { valid: a.mx.valid, mx_hosts: a.mx.hosts, implicit_mx: a.mx.implicit, accepts_mail: a.mx.acceptsMail, domain_exists: a.mx.domainExists, reason: a.mx.reason },
+      mx_record: {
+        valid: a.mx.valid,
+        mx_hosts: a.mx.hosts,
+        implicit_mx: a.mx.implicit,
+        accepts_mail: a.mx.acceptsMail,
+        domain_exists: a.mx.domainExists,
+        reason: a.mx.reason,
+      },
       disposable: { is_disposable: a.lists.disposable, provider: a.lists.disposableMatch, lists: a.lists.disposableLists },
-      domain_age: { domain: a.age.domain, age_days: a.age.ageDays, registered: a.age.registered, source: a.age.source, reason: a.age.reason },
+      domain_age: {
+        domain: a.age.domain,
+        age_days: a.age.ageDays,
+        registered: a.age.registered,
+        source: a.age.source,
+        reason: a.age.reason,
+      },
       free_provider: { is_free: a.lists.free },
       abuse_list: { listed: a.lists.abuse, sources: a.lists.abuseSources },
     },

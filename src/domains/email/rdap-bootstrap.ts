@@ -26,7 +26,8 @@ export function parseBootstrap(doc: unknown, origin: string): RdapBootstrap {
     const urls = (service[1] as unknown[]).filter((u): u is string => typeof u === 'string' && /^https?:\/\//.test(u))
     const url = urls.find((u) => u.startsWith('https://')) ?? urls[0]
     if (!url) continue
-    for (const tld of service[0] as unknown[]) if (typeof tld === 'string' && tld) servers.set(tld.toLowerCase(), url.endsWith('/') ? url : url + '/')
+    for (const tld of service[0] as unknown[])
+      if (typeof tld === 'string' && tld) servers.set(tld.toLowerCase(), url.endsWith('/') ? url : url + '/')
   }
   const publication = (doc as { publication?: unknown }).publication
   return { publication: typeof publication === 'string' ? publication : null, origin, servers }

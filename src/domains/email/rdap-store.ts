@@ -51,7 +51,11 @@ export function sqliteRdapStore(stateDir: string, log: (line: string) => void): 
   return {
     async get(domain, now) {
       try {
-        const row = open()?.query<{ status: string; registered: string | null }, [string, number]>('SELECT status, registered FROM rdap_cache WHERE domain = ? AND expires_at > ?').get(domain, now)
+        const row = open()
+          ?.query<{ status: string; registered: string | null }, [string, number]>(
+            'SELECT status, registered FROM rdap_cache WHERE domain = ? AND expires_at > ?',
+          )
+          .get(domain, now)
         return row ? { status: row.status === 'found' ? 'found' : 'not_found', registered: row.registered } : null
       } catch (e) {
         log(`RDAP cache read failed: ${(e as Error).message}`)
@@ -62,11 +66,18 @@ export function sqliteRdapStore(stateDir: string, log: (line: string) => void): 
       const d = open()
       if (!d) return
       try {
-        d.query('INSERT OR REPLACE INTO rdap_cache (domain, status, registered, expires_at) VALUES (?, ?, ?, ?)').run(domain, value.status, value.registered, expiresAt)
+        d.query('INSERT OR REPLACE INTO rdap_cache (domain, status, registered, expires_at) VALUES (?, ?, ?, ?)').run(
+          domain,
+          value.status,
+          value.registered,
+          expiresAt,
+        )
         // Bounded: now and then drop what expired, then the soonest to expire beyond the cap.
         if (++writes % 1000 === 1) {
           d.query('DELETE FROM rdap_cache WHERE expires_at <= ?').run(now)
-          d.query('DELETE FROM rdap_cache WHERE domain IN (SELECT domain FROM rdap_cache ORDER BY expires_at DESC LIMIT -1 OFFSET ?)').run(SQLITE_MAX_ROWS)
+          d.query('DELETE FROM rdap_cache WHERE domain IN (SELECT domain FROM rdap_cache ORDER BY expires_at DESC LIMIT -1 OFFSET ?)').run(
+            SQLITE_MAX_ROWS,
+          )
         }
       } catch (e) {
         log(`RDAP cache write failed: ${(e as Error).message}`)
@@ -122,7 +133,9 @@ export function redisRdapStore(url: string, log: (line: string) => void, timeout
       if (!raw) return null
       try {
         const v = JSON.parse(raw) as StoredRdap
-        return v.status === 'found' || v.status === 'not_found' ? { status: v.status, registered: typeof v.registered === 'string' ? v.registered : null } : null
+        return v.status === 'found' || v.status === 'not_found'
+          ? { status: v.status, registered: typeof v.registered === 'string' ? v.registered : null }
+          : null
       } catch {
         return null
       }

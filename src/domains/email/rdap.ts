@@ -66,7 +66,13 @@ export function registrationDate(body: unknown): string | null {
   for (const e of events.slice(0, 100)) {
     if (typeof e !== 'object' || e === null) continue
     const { eventAction, eventDate } = e as { eventAction?: unknown; eventDate?: unknown }
-    if (typeof eventAction !== 'string' || eventAction.toLowerCase() !== 'registration' || typeof eventDate !== 'string' || eventDate.length > 64) continue
+    if (
+      typeof eventAction !== 'string' ||
+      eventAction.toLowerCase() !== 'registration' ||
+      typeof eventDate !== 'string' ||
+      eventDate.length > 64
+    )
+      continue
     const t = Date.parse(eventDate)
     if (Number.isFinite(t)) return new Date(t).toISOString()
   }
@@ -107,7 +113,11 @@ export function rdapClient(options: RdapOptions): RdapClient {
   const fetchRecord = async (domain: string, base: string): Promise<RdapResult> => {
     const signal = AbortSignal.timeout(timeoutMs)
     try {
-      const res = await fetch(`${base}domain/${encodeURIComponent(domain)}`, { signal, headers: { accept: 'application/rdap+json, application/json' }, redirect: 'follow' })
+      const res = await fetch(`${base}domain/${encodeURIComponent(domain)}`, {
+        signal,
+        headers: { accept: 'application/rdap+json, application/json' },
+        redirect: 'follow',
+      })
       if (res.status === 404) {
         await res.body?.cancel()
         return { status: 'not_found', registered: null, reason: 'not_registered' }
@@ -139,7 +149,8 @@ export function rdapClient(options: RdapOptions): RdapClient {
 
   const lookup = async (domain: string): Promise<RdapResult> => {
     const stored = await store.get(domain, now())
-    if (stored) return { ...stored, reason: stored.status === 'not_found' ? 'not_registered' : stored.registered ? null : 'no_registration_event' }
+    if (stored)
+      return { ...stored, reason: stored.status === 'not_found' ? 'not_registered' : stored.registered ? null : 'no_registration_event' }
     const base = baseUrl ?? rdapBaseFor(bootstrap, domain)
     if (!base) return unknown('no_rdap_server')
     const result = await fetchRecord(domain, base)
@@ -161,7 +172,14 @@ export function rdapClient(options: RdapOptions): RdapClient {
         if (inflight.size >= (options.maxInflight ?? MAX_INFLIGHT)) return Promise.resolve(unknown('rdap_busy'))
         pending = lookup(domain)
           .then((r) => {
-            const ttl = r.status === 'found' ? FOUND_TTL_MS : r.status === 'not_found' ? NOT_FOUND_TTL_MS : r.reason === 'no_rdap_server' ? FOUND_TTL_MS : FAILURE_TTL_MS
+            const ttl =
+              r.status === 'found'
+                ? FOUND_TTL_MS
+                : r.status === 'not_found'
+                  ? NOT_FOUND_TTL_MS
+                  : r.reason === 'no_rdap_server'
+                    ? FOUND_TTL_MS
+                    : FAILURE_TTL_MS
             memory.set(domain, r, ttl, 96 + domain.length * 2)
             return r
           })

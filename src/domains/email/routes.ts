@@ -46,16 +46,29 @@ export const emailRoutes = ({ service: state, config }: DomainContext<EmailDomai
         return list(items, { fieldNames: FIELD_NAMES[form], enveloped: { total: items.length } })
       },
       {
-        body: t.Object({
-          emails: t.Array(address, { minItems: 1, maxItems: BULK_MAX, description: `1 to ${BULK_MAX} addresses, assessed concurrently and independently.` }),
-        }, { examples: [{ emails: ['someone@mailinator.com', 'not an address'] }] }),
+        body: t.Object(
+          {
+            emails: t.Array(address, {
+              minItems: 1,
+              maxItems: BULK_MAX,
+              description: `1 to ${BULK_MAX} addresses, assessed concurrently and independently.`,
+            }),
+          },
+          { examples: [{ emails: ['someone@mailinator.com', 'not an address'] }] },
+        ),
         query: t.Object(fieldsQuery),
         detail: {
           summary: `Score up to ${BULK_MAX} email addresses`,
           description: 'Form A: `{status, total, data}`; Form B: `{results}`. Each address costs one quota credit.',
           tags: ['Email risk'],
           ...costPerItem('emails', BULK_MAX),
-          ...documents({ enveloped: EnvelopedItemSchema, bare: BareItemSchema, list: true, total: false, envelopedSiblings: { total: t.Integer({ minimum: 0 }) } }),
+          ...documents({
+            enveloped: EnvelopedItemSchema,
+            bare: BareItemSchema,
+            list: true,
+            total: false,
+            envelopedSiblings: { total: t.Integer({ minimum: 0 }) },
+          }),
         },
       },
     )

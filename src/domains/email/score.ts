@@ -37,6 +37,9 @@ export function score(s: Signals): { score: number; tier: RiskTier; factors: { f
   else if (s.ageDays !== null && s.ageDays < 30) add('age_under_30_days')
   if (s.abuse) add('abuse_list')
   if (s.free) add('free_provider')
-  const total = Math.min(100, factors.reduce((n, f) => n + f.points, 0))
+  const total = Math.min(
+    100,
+    factors.reduce((n, f) => n + f.points, 0),
+  )
   return { score: total, tier: tierOf(total), factors }
 }

@@ -75,7 +75,15 @@ export interface EmailServiceOptions {
 
 const OFFLINE_MX = Object.freeze(unknownMx('offline'))
 
-const NO_LISTS: ListVerdict = Object.freeze({ disposable: false, disposableMatch: null, disposableLists: [], free: false, abuse: false, abuseSources: [], allowed: false }) as ListVerdict
+const NO_LISTS: ListVerdict = Object.freeze({
+  disposable: false,
+  disposableMatch: null,
+  disposableLists: [],
+  free: false,
+  abuse: false,
+  abuseSources: [],
+  allowed: false,
+}) as ListVerdict
 
 /**
  * Resolves `p`, or `fallback()` once `ms` have passed: no slow service holds a request past its deadline.
@@ -87,7 +95,9 @@ function within<T>(p: Promise<T>, ms: number, fallback: () => T, log: (line: str
     log(`email lookup failed unexpectedly: ${(e as Error)?.stack ?? e}`)
     return fallback()
   })
-  return Promise.race([guarded, new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback()), ms)))]).finally(() => clearTimeout(timer))
+  return Promise.race([guarded, new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback()), ms)))]).finally(() =>
+    clearTimeout(timer),
+  )
 }
 
 export function openEmailService(config: Config, data: DataDir, options: EmailServiceOptions = {}): EmailService {
@@ -115,7 +125,9 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
   }
   const bootstrap = loadBootstrap(email.rdapBootstrap)
   const mx: MxChecker = mxChecker({ servers, timeoutMs: email.dnsTimeoutMs, now })
-  const store: RdapStore = /^rediss?:\/\//.test(config.quotaStore) ? redisRdapStore(config.quotaStore, log) : sqliteRdapStore(config.stateDir, log)
+  const store: RdapStore = /^rediss?:\/\//.test(config.quotaStore)
+    ? redisRdapStore(config.quotaStore, log)
+    : sqliteRdapStore(config.stateDir, log)
   const rdap: RdapClient = rdapClient({ baseUrl: email.rdapUrl, bootstrap, timeoutMs: email.rdapTimeoutMs, store, now, log })
 
   // Each check answers from its cache synchronously when it can (a warm request then costs no promise,
@@ -135,7 +147,12 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
     if (email.offline) return { domain: registrable, ageDays: null, registered: null, source: null, reason: 'offline' }
     const hit = rdap.cached(registrable)
     if (hit) return ageOf(registrable, hit)
-    return within(rdap.lookup(registrable), email.rdapTimeoutMs + DEADLINE_SLACK_MS, (): RdapResult => ({ status: 'unknown', registered: null, reason: 'rdap_timeout' }), log).then((r) => ageOf(registrable, r))
+    return within(
+      rdap.lookup(registrable),
+      email.rdapTimeoutMs + DEADLINE_SLACK_MS,
+      (): RdapResult => ({ status: 'unknown', registered: null, reason: 'rdap_timeout' }),
+      log,
+    ).then((r) => ageOf(registrable, r))
   }
 
   const assess = async (input: string): Promise<Assessment> => {
@@ -175,7 +192,14 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
     const ageNow = checkAge(registrable)
     const mxResult = mxNow instanceof Promise ? await mxNow : mxNow
     const age = ageNow instanceof Promise ? await ageNow : ageNow
-    const s = score({ validSyntax: true, mx: mxResult.valid, disposable: verdict.disposable, ageDays: age.ageDays, abuse: verdict.abuse, free: verdict.free })
+    const s = score({
+      validSyntax: true,
+      mx: mxResult.valid,
+      disposable: verdict.disposable,
+      ageDays: age.ageDays,
+      abuse: verdict.abuse,
+      free: verdict.free,
+    })
     const unknown: Assessment['unknown'] = []
     if (mxResult.valid === null) unknown.push('mx_record')
     if (age.ageDays === null && age.reason !== 'not_registered' && age.reason !== 'no_registration_event') unknown.push('domain_age')

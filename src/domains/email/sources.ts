@@ -15,7 +15,8 @@ export const emailSources: Source[] = [
     homepage: 'https://github.com/FGRibreau/mailchecker',
     sha256: '1fe07b543453e5eff72dcbb66f621fec1a81eab7de8923ea4f0f44c568d440d6',
     license: 'MIT',
-    attribution: 'Disposable email domains: MailChecker by François-Guillaume Ribreau (https://github.com/FGRibreau/mailchecker), MIT licence.',
+    attribution:
+      'Disposable email domains: MailChecker by François-Guillaume Ribreau (https://github.com/FGRibreau/mailchecker), MIT licence.',
   },
   {
     id: 'disposable-email-domains-js',
@@ -25,7 +26,8 @@ export const emailSources: Source[] = [
     homepage: 'https://github.com/mziyut/disposable-email-domains-js',
     sha256: '4bc4c52a1d89848ff75ce569714eab38e47d87e57612d530f1d3821036091bd3',
     license: 'CC0-1.0',
-    attribution: 'Disposable email domains: disposable-email-domains (https://github.com/disposable-email-domains/disposable-email-domains), packaged by disposable-email-domains-js, CC0 1.0.',
+    attribution:
+      'Disposable email domains: disposable-email-domains (https://github.com/disposable-email-domains/disposable-email-domains), packaged by disposable-email-domains-js, CC0 1.0.',
   },
   {
     id: 'burner-email-providers',
@@ -45,9 +47,10 @@ export const emailSources: Source[] = [
     homepage: 'https://github.com/Kikobeats/free-email-domains',
     sha256: 'a2f19e1ccfc3422564f3bab33cb54898783240a743d8cbe758a9c750791b34e0',
     license: 'MIT',
-    attribution: 'Free email providers: free-email-domains by Kiko Beats (https://github.com/Kikobeats/free-email-domains), MIT licence, from HubSpot\'s list of free email domains.',
+    attribution:
+      "Free email providers: free-email-domains by Kiko Beats (https://github.com/Kikobeats/free-email-domains), MIT licence, from HubSpot's list of free email domains.",
     duties:
-      'The package\'s postinstall script re-downloads its list from outside sources; Almanac blocks lifecycle scripts (package.json trustedDependencies: []) so the pinned, published domains.json is what is built.',
+      "The package's postinstall script re-downloads its list from outside sources; Almanac blocks lifecycle scripts (package.json trustedDependencies: []) so the pinned, published domains.json is what is built.",
   },
   {
     // Not built: shipped in the source tree (rdap-bootstrap.json) and bundled with the code. Declared here
@@ -57,7 +60,8 @@ export const emailSources: Source[] = [
     date: '2026-11-23',
     homepage: 'https://www.iana.org/assignments/rdap-dns/',
     license: 'IANA registry data (facts: which RDAP server answers for a TLD); the subset was compiled by hand for Almanac',
-    attribution: 'RDAP servers per TLD: a hand-compiled subset of the IANA RDAP bootstrap registry for DNS (RFC 9224), https://data.iana.org/rdap/dns.json.',
+    attribution:
+      'RDAP servers per TLD: a hand-compiled subset of the IANA RDAP bootstrap registry for DNS (RFC 9224), https://data.iana.org/rdap/dns.json.',
     duties: 'Covers 12 TLDs only; operators should point ALMANAC_EMAIL_RDAP_BOOTSTRAP at a current copy of the IANA file.',
   },
   {
@@ -69,6 +73,7 @@ export const emailSources: Source[] = [
     homepage: 'https://github.com/blocklistproject/Lists',
     sha256: '79e9b4e9d42e57227697dd5b220ab229c3abb46fb57fb09bbfc1ecb953e36fc0',
     license: 'Unlicense (The Block List Project)',
-    attribution: 'Abuse domains: The Block List Project (https://github.com/blocklistproject/Lists), phishing and scam lists of 2026-07-20, Unlicense.',
+    attribution:
+      'Abuse domains: The Block List Project (https://github.com/blocklistproject/Lists), phishing and scam lists of 2026-07-20, Unlicense.',
   },
 ]

@@ -219,7 +219,8 @@ export function parseMailbox(input: string): Mailbox {
   if (!ascii) {
     // Empty labels first: UTS #46 would quietly drop a trailing dot.
     if (rawDomain.startsWith('.') || rawDomain.endsWith('.') || rawDomain.includes('..')) return invalid('label_empty')
-    for (let i = 0; i < rawDomain.length; i++) if (rawDomain.charCodeAt(i) >= 128 && !isUtf8NonAscii(rawDomain.charCodeAt(i))) return invalid('domain_invalid_character')
+    for (let i = 0; i < rawDomain.length; i++)
+      if (rawDomain.charCodeAt(i) >= 128 && !isUtf8NonAscii(rawDomain.charCodeAt(i))) return invalid('domain_invalid_character')
     domain = domainToASCII(rawDomain)
     if (!domain) return invalid('invalid_idn')
   } else {

@@ -51,7 +51,14 @@ export function scrypt(input: string, { n, r, p }: ScryptParams): string {
 /** argon2id (RFC 9106) in the PHC string format: `$argon2id$v=19$m=…,t=…,p=…$<salt>$<hash>`. */
 export function argon2id(input: string, { time_cost, memory_cost, parallelism }: Argon2Params): string {
   const nonce = randomBytes(SALT_BYTES)
-  const key = argon2Sync('argon2id', { message: Buffer.from(input, 'utf8'), nonce, parallelism, tagLength: KEY_BYTES, memory: memory_cost, passes: time_cost })
+  const key = argon2Sync('argon2id', {
+    message: Buffer.from(input, 'utf8'),
+    nonce,
+    parallelism,
+    tagLength: KEY_BYTES,
+    memory: memory_cost,
+    passes: time_cost,
+  })
   return `$argon2id$v=19$m=${memory_cost},t=${time_cost},p=${parallelism}$${b64(nonce)}$${b64(key)}`
 }
 

@@ -20,10 +20,11 @@ function findWorker(dir: string, depth = 8): string | undefined {
     return undefined
   }
   for (const e of entries) if (WORKER_FILE.test(e)) return join(dir, e)
-  if (depth > 0) for (const e of entries) {
-    const found = findWorker(join(dir, e), depth - 1)
-    if (found) return found
-  }
+  if (depth > 0)
+    for (const e of entries) {
+      const found = findWorker(join(dir, e), depth - 1)
+      if (found) return found
+    }
   return undefined
 }
 
@@ -67,9 +68,20 @@ export interface KdfPool {
 }
 
 /** Logs what a worker reported; the caller gets a problem that says nothing of it (library text is not for clients). */
-const logFailure = (algorithm: string, message: string) => console.error(JSON.stringify({ level: 'error', msg: `${algorithm} worker failed`, error: message }))
+const logFailure = (algorithm: string, message: string) =>
+  console.error(JSON.stringify({ level: 'error', msg: `${algorithm} worker failed`, error: message }))
 
-export function createKdfPool({ size, queueSize, perOwner = Infinity, url = workerUrl() }: { size: number; queueSize: number; perOwner?: number; url?: string }): KdfPool {
+export function createKdfPool({
+  size,
+  queueSize,
+  perOwner = Infinity,
+  url = workerUrl(),
+}: {
+  size: number
+  queueSize: number
+  perOwner?: number
+  url?: string
+}): KdfPool {
   const slots: Slot[] = []
   const queue: Pending[] = []
   /** Jobs running or waiting, by owner; an owner is removed at zero, so the map holds only active callers. */
@@ -130,12 +142,23 @@ export function createKdfPool({ size, queueSize, perOwner = Infinity, url = work
     run(job, owner) {
       if (closed) return Promise.reject(unavailable('The hashing workers are shutting down.'))
       const mine = owner === undefined ? 0 : (held.get(owner) ?? 0)
-      if (mine >= perOwner) return Promise.reject(busy(`You already have ${mine} password hash${mine === 1 ? '' : 'es'} running or waiting, the most one caller may (hash.jobsPerCaller); send the next when one finishes.`, 1))
+      if (mine >= perOwner)
+        return Promise.reject(
+          busy(
+            `You already have ${mine} password hash${mine === 1 ? '' : 'es'} running or waiting, the most one caller may (hash.jobsPerCaller); send the next when one finishes.`,
+            1,
+          ),
+        )
       const running = new Promise<string>((resolve, reject) => {
         const pending: Pending = { id: nextId++, job, resolve, reject }
         if (dispatch(pending)) return
         if (queue.length >= queueSize) {
-          reject(busy(`All ${size} hashing worker${size > 1 ? 's are' : ' is'} busy and ${queue.length} job${queue.length === 1 ? ' is' : 's are'} waiting (the queue holds ${queueSize}); try again shortly.`, 1))
+          reject(
+            busy(
+              `All ${size} hashing worker${size > 1 ? 's are' : ' is'} busy and ${queue.length} job${queue.length === 1 ? ' is' : 's are'} waiting (the queue holds ${queueSize}); try again shortly.`,
+              1,
+            ),
+          )
           return
         }
         queue.push(pending)

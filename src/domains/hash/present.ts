@@ -9,7 +9,10 @@ const SCRYPT_ENVELOPED: Record<string, string> = { n: 'cost_factor', r: 'block_s
 
 export function enveloped(result: HashResult) {
   if (!result.params) return { algorithm: result.algorithm, hash: result.hash }
-  const params = result.algorithm === 'scrypt' ? Object.fromEntries(Object.entries(result.params).map(([k, v]) => [SCRYPT_ENVELOPED[k] ?? k, v])) : result.params
+  const params =
+    result.algorithm === 'scrypt'
+      ? Object.fromEntries(Object.entries(result.params).map(([k, v]) => [SCRYPT_ENVELOPED[k] ?? k, v]))
+      : result.params
   return { algorithm: result.algorithm, hash: result.hash, params }
 }
 

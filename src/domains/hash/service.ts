@@ -79,7 +79,12 @@ export function digest(algorithm: DigestAlgorithm, input: string): HashResult {
 }
 
 /** Reads one scrypt parameter given under either name; both names with different values is an error. */
-function alias(body: ScryptRequest, bare: 'n' | 'r' | 'p', enveloped: 'cost_factor' | 'block_size' | 'parallelism', errors: FieldError[]): { value: number; field: string } {
+function alias(
+  body: ScryptRequest,
+  bare: 'n' | 'r' | 'p',
+  enveloped: 'cost_factor' | 'block_size' | 'parallelism',
+  errors: FieldError[],
+): { value: number; field: string } {
   const a = body[bare]
   const b = body[enveloped]
   if (a !== undefined && b !== undefined && a !== b) {
@@ -96,10 +101,13 @@ export function scryptParams(body: ScryptRequest, limits: HashCeilings): ScryptP
   const n = alias(body, 'n', 'cost_factor', errors)
   const r = alias(body, 'r', 'block_size', errors)
   const p = alias(body, 'p', 'parallelism', errors)
-  if (!Number.isInteger(Math.log2(n.value)) || n.value < 2) errors.push({ in: 'body', field: n.field, message: `must be a power of two greater than 1, got ${n.value}` })
+  if (!Number.isInteger(Math.log2(n.value)) || n.value < 2)
+    errors.push({ in: 'body', field: n.field, message: `must be a power of two greater than 1, got ${n.value}` })
   // RFC 7914 §2: N < 2^(128·r/8) and r·p < 2^30.
-  else if (Math.log2(n.value) >= 16 * r.value) errors.push({ in: 'body', field: n.field, message: `must be less than 2^(16·${r.field}) = 2^${16 * r.value} (RFC 7914)` })
-  if (r.value * p.value >= 2 ** 30) errors.push({ in: 'body', field: p.field, message: `${r.field} × ${p.field} must be less than 2^30 (RFC 7914)` })
+  else if (Math.log2(n.value) >= 16 * r.value)
+    errors.push({ in: 'body', field: n.field, message: `must be less than 2^(16·${r.field}) = 2^${16 * r.value} (RFC 7914)` })
+  if (r.value * p.value >= 2 ** 30)
+    errors.push({ in: 'body', field: p.field, message: `${r.field} × ${p.field} must be less than 2^30 (RFC 7914)` })
   if (errors.length) throw invalidFields(errors)
 
   const over: Ceiling[] = []
@@ -140,7 +148,13 @@ export function bcryptParams(body: { rounds?: number }, limits: HashCeilings) {
   const rounds = body.rounds ?? DEFAULTS.bcrypt.rounds
   if (rounds > limits.bcryptMaxRounds) {
     throw overCeilings('bcrypt', [
-      { field: 'rounds', setting: 'hash.bcryptMaxRounds', env: 'ALMANAC_HASH_BCRYPT_MAX_ROUNDS', value: limits.bcryptMaxRounds, message: `rounds ${rounds} is over this server's ceiling hash.bcryptMaxRounds = ${limits.bcryptMaxRounds}` },
+      {
+        field: 'rounds',
+        setting: 'hash.bcryptMaxRounds',
+        env: 'ALMANAC_HASH_BCRYPT_MAX_ROUNDS',
+        value: limits.bcryptMaxRounds,
+        message: `rounds ${rounds} is over this server's ceiling hash.bcryptMaxRounds = ${limits.bcryptMaxRounds}`,
+      },
     ])
   }
   return { rounds }
@@ -154,11 +168,24 @@ export function argon2Params(body: Partial<Argon2Params>, limits: HashCeilings):
   }
   // RFC 9106 §3.1: at least 8 KiB of memory per lane.
   if (params.memory_cost < 8 * params.parallelism) {
-    throw invalidFields([{ in: 'body', field: 'memory_cost', message: `must be at least 8 × parallelism = ${8 * params.parallelism} KiB (RFC 9106), got ${params.memory_cost}` }])
+    throw invalidFields([
+      {
+        in: 'body',
+        field: 'memory_cost',
+        message: `must be at least 8 × parallelism = ${8 * params.parallelism} KiB (RFC 9106), got ${params.memory_cost}`,
+      },
+    ])
   }
   const over: Ceiling[] = []
   const cap = (field: keyof Argon2Params, setting: string, env: string, value: number, unit = '') => {
-    if (params[field] > value) over.push({ field, setting, env, value, message: `${field} ${params[field]}${unit} is over this server's ceiling ${setting} = ${value}${unit}` })
+    if (params[field] > value)
+      over.push({
+        field,
+        setting,
+        env,
+        value,
+        message: `${field} ${params[field]}${unit} is over this server's ceiling ${setting} = ${value}${unit}`,
+      })
   }
   cap('time_cost', 'hash.argon2MaxTimeCost', 'ALMANAC_HASH_ARGON2_MAX_TIME', limits.argon2MaxTimeCost)
   cap('memory_cost', 'hash.argon2MaxMemoryKiB', 'ALMANAC_HASH_ARGON2_MAX_MEMORY', limits.argon2MaxMemoryKiB, ' KiB')
@@ -187,7 +214,11 @@ export interface HashService {
 }
 
 export function createHashService(limits: HashCeilings, pool: KdfPool): HashService {
-  const kdf = async (job: KdfJob, caller: string): Promise<HashResult> => ({ algorithm: job.algorithm, hash: await pool.run(job, caller), params: { ...job.params } })
+  const kdf = async (job: KdfJob, caller: string): Promise<HashResult> => ({
+    algorithm: job.algorithm,
+    hash: await pool.run(job, caller),
+    params: { ...job.params },
+  })
   return {
     digest,
     pool,

@@ -84,7 +84,8 @@ const geoBuilder: DatasetBuilder = {
         bar.tick()
         if (!line.trim()) continue
         const [start, end, asn, name] = csvFields(line)
-        if (!start || !end || !asn || !/^\d+$/.test(start) || !/^\d+$/.test(end) || !/^\d+$/.test(asn)) throw new Error(`${src.path}: unreadable line ${JSON.stringify(line.slice(0, 80))}`)
+        if (!start || !end || !asn || !/^\d+$/.test(start) || !/^\d+$/.test(end) || !/^\d+$/.test(asn))
+          throw new Error(`${src.path}: unreadable line ${JSON.stringify(line.slice(0, 80))}`)
         rows.push({ start: BigInt(start), end: BigInt(end), value: orgOf(Number(asn), name ?? '') })
       }
       bar.done()
@@ -94,10 +95,19 @@ const geoBuilder: DatasetBuilder = {
     const v6 = await readRows('ip-location-db-asn-ipv6')
     const table = tableFromRanges(v4, v6)
     const names = new TextEncoder().encode(orgNames.join('\n'))
-    writeContainer(ctx.out(ASN_ARTIFACT), { source: 'ip-location-db-asn', version: '2.3.2026061719' }, { ...tableSections(table), orgAsn: Uint32Array.from(orgAsn), orgNames: names })
+    writeContainer(
+      ctx.out(ASN_ARTIFACT),
+      { source: 'ip-location-db-asn', version: '2.3.2026061719' },
+      { ...tableSections(table), orgAsn: Uint32Array.from(orgAsn), orgNames: names },
+    )
     return {
       version: built,
-      counts: { city_tree_nodes: reader.nodeCount, asn_ranges_ipv4: table.v4Value.length, asn_ranges_ipv6: table.v6Value.length, asn_organisations: orgNames.length },
+      counts: {
+        city_tree_nodes: reader.nodeCount,
+        asn_ranges_ipv4: table.v4Value.length,
+        asn_ranges_ipv6: table.v6Value.length,
+        asn_organisations: orgNames.length,
+      },
       notes: [
         'ISP and organisation default to the AS organisation name (an approximation; bring a GeoIP2 ISP database for real ISP names).',
         'The ip-location-db npm channel is frozen at 2026-06-17.',
@@ -113,7 +123,12 @@ const geoBuilder: DatasetBuilder = {
  */
 export function listLines(text: string): string {
   const lines = text.split('\n')
-  const column = lines[0]?.includes(',') ? lines[0].split(',').map((c) => c.trim().toLowerCase()).indexOf('ipaddr') : -1
+  const column = lines[0]?.includes(',')
+    ? lines[0]
+        .split(',')
+        .map((c) => c.trim().toLowerCase())
+        .indexOf('ipaddr')
+    : -1
   if (column < 0) return text
   return lines
     .slice(1)
@@ -141,7 +156,8 @@ const listsBuilder: DatasetBuilder = {
         }
         const src = await ctx.source(file)
         const parsed = parseListText(listLines(readFileSync(src.path, 'utf8')), 1 << bit)
-        if (parsed.bad.length) ctx.log(`${file}: ${parsed.bad.length} unreadable lines skipped, first line ${parsed.bad[0]!.line}: ${parsed.bad[0]!.why}`)
+        if (parsed.bad.length)
+          ctx.log(`${file}: ${parsed.bad.length} unreadable lines skipped, first line ${parsed.bad[0]!.line}: ${parsed.bad[0]!.why}`)
         v4.push(...parsed.v4)
         v6.push(...parsed.v6)
         // Distinct addresses and ranges: the upstream forms repeat them (one line per relay or per proxy port).

@@ -6,7 +6,7 @@
  * pointers in the file, cached per pointer target — so a lookup is a tree walk plus a Map hit.
  */
 import { GenerationalCache } from '../../lib/cache.ts'
-import { MmdbReader } from './mmdb.ts'
+import type { MmdbReader } from './mmdb.ts'
 
 /** Shared by every record of the country, frozen, in Form A's member order (the response uses it as is). */
 export interface Country {
@@ -268,7 +268,7 @@ export class CityReader {
   }
 
   private countryBody = (size: number, type: number): Country | null => {
-    if (type !== 7) return this.skipBody(type, size), null
+    if (type !== 7) return (this.skipBody(type, size), null)
     const c: { -readonly [k in keyof Country]: Country[k] } = { name: null, iso_code: null, is_in_european_union: false }
     for (let i = 0; i < size; i++) {
       const k = this.key()
@@ -281,8 +281,13 @@ export class CityReader {
   }
 
   private representedBody = (size: number, type: number): RepresentedCountry | null => {
-    if (type !== 7) return this.skipBody(type, size), null
-    const c: { -readonly [k in keyof RepresentedCountry]: RepresentedCountry[k] } = { name: null, iso_code: null, is_in_european_union: false, type: null }
+    if (type !== 7) return (this.skipBody(type, size), null)
+    const c: { -readonly [k in keyof RepresentedCountry]: RepresentedCountry[k] } = {
+      name: null,
+      iso_code: null,
+      is_in_european_union: false,
+      type: null,
+    }
     for (let i = 0; i < size; i++) {
       const k = this.key()
       if (k === K.iso_code) c.iso_code = this.string()
@@ -295,7 +300,7 @@ export class CityReader {
   }
 
   private continentBody = (size: number, type: number): Continent | null => {
-    if (type !== 7) return this.skipBody(type, size), null
+    if (type !== 7) return (this.skipBody(type, size), null)
     const c: { -readonly [k in keyof Continent]: Continent[k] } = { name: null, code: null }
     for (let i = 0; i < size; i++) {
       const k = this.key()
@@ -307,7 +312,7 @@ export class CityReader {
   }
 
   private subdivisionBody = (size: number, type: number): Subdivision | null => {
-    if (type !== 7) return this.skipBody(type, size), null
+    if (type !== 7) return (this.skipBody(type, size), null)
     const s: Subdivision = { iso_code: null, name: null }
     for (let i = 0; i < size; i++) {
       const k = this.key()
@@ -319,7 +324,7 @@ export class CityReader {
   }
 
   private cityBody = (size: number, type: number): string | null => {
-    if (type !== 7) return this.skipBody(type, size), null
+    if (type !== 7) return (this.skipBody(type, size), null)
     let name: string | null = null
     for (let i = 0; i < size; i++) {
       if (this.key() === K.names) name = this.englishName()

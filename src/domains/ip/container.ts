@@ -25,7 +25,11 @@ export function writeContainer(path: string, meta: Record<string, unknown>, sect
   for (let pass = 0; pass < 4; pass++) {
     let offset = dataStart
     for (const [name, arr] of entries) {
-      layout[name] = { offset, length: arr instanceof Uint32Array ? arr.length : arr.byteLength, kind: arr instanceof Uint32Array ? 'u32' : 'bytes' }
+      layout[name] = {
+        offset,
+        length: arr instanceof Uint32Array ? arr.length : arr.byteLength,
+        kind: arr instanceof Uint32Array ? 'u32' : 'bytes',
+      }
       offset = align8(offset + arr.byteLength)
     }
     headerJson = JSON.stringify({ meta, sections: layout, littleEndian: true })
@@ -43,7 +47,8 @@ export function writeContainer(path: string, meta: Record<string, unknown>, sect
 }
 
 export function readContainer(path: string): Container {
-  if (new Uint8Array(new Uint32Array([1]).buffer)[0] !== 1) throw new Error(`${path}: this machine is big-endian; the ip tables are little-endian`)
+  if (new Uint8Array(new Uint32Array([1]).buffer)[0] !== 1)
+    throw new Error(`${path}: this machine is big-endian; the ip tables are little-endian`)
   const file = readFileSync(path)
   // Copy into a fresh, aligned buffer: Node may hand back a pooled slice at an odd offset.
   const buf = new Uint8Array(file.byteLength)
@@ -82,4 +87,11 @@ export const tableSections = (t: RangeTable, prefix = ''): Record<string, Uint32
 })
 
 export const readTable = (c: Container, prefix = ''): RangeTable =>
-  rangeTable(c.u32(`${prefix}v4Start`), c.u32(`${prefix}v4End`), c.u32(`${prefix}v4Value`), c.u32(`${prefix}v6Start`), c.u32(`${prefix}v6End`), c.u32(`${prefix}v6Value`))
+  rangeTable(
+    c.u32(`${prefix}v4Start`),
+    c.u32(`${prefix}v4End`),
+    c.u32(`${prefix}v4Value`),
+    c.u32(`${prefix}v6Start`),
+    c.u32(`${prefix}v6End`),
+    c.u32(`${prefix}v6Value`),
+  )

@@ -21,7 +21,11 @@ export default defineDomain<IpDomainState>({
     const service = openIpService(config, data, (message) => log({ level: 'warn', msg: message }))
     const onHangup = () => {
       const result = service.reload()
-      log({ level: result.ok ? 'info' : 'error', msg: result.ok ? 'SIGHUP: operator lists reloaded' : 'SIGHUP: operator lists could not be reloaded', ...result })
+      log({
+        level: result.ok ? 'info' : 'error',
+        msg: result.ok ? 'SIGHUP: operator lists reloaded' : 'SIGHUP: operator lists could not be reloaded',
+        ...result,
+      })
     }
     process.on('SIGHUP', onHangup)
     return { service, trusted, onHangup }

@@ -22,7 +22,8 @@ export interface MmdbMetadata {
 export type ByteBuffer = Buffer & { utf8Slice(start: number, end: number): string }
 
 /** Bytes as a Buffer view (no copy), for its native UTF-8 slicing. */
-const asBuffer = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as ByteBuffer
+const asBuffer = (bytes: Uint8Array) =>
+  (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as ByteBuffer
 
 export class MmdbReader {
   readonly buf: ByteBuffer
@@ -44,14 +45,18 @@ export class MmdbReader {
   /** Position after the last decoded value. */
   pos = 0
 
-  constructor(bytes: Uint8Array, readonly name = 'mmdb') {
+  constructor(
+    bytes: Uint8Array,
+    readonly name = 'mmdb',
+  ) {
     this.buf = asBuffer(bytes)
     const start = findMetadata(this.buf)
     if (start < 0) throw new Error(`${name} is not a MaxMind DB file (no metadata marker)`)
     // Pointers inside the metadata are relative to the metadata section itself.
     this.dataStart = start
     const meta = this.decodeValue(start) as MmdbMetadata
-    if (meta.binary_format_major_version !== 2) throw new Error(`${name}: MaxMind DB format ${meta.binary_format_major_version} is not supported (2.x is)`)
+    if (meta.binary_format_major_version !== 2)
+      throw new Error(`${name}: MaxMind DB format ${meta.binary_format_major_version} is not supported (2.x is)`)
     if (![24, 28, 32].includes(meta.record_size)) throw new Error(`${name}: record size ${meta.record_size} is not supported`)
     this.metadata = meta
     this.nodeCount = meta.node_count
@@ -86,7 +91,9 @@ export class MmdbReader {
     const b = this.buf
     if (this.recordSize === 28) {
       const p = node * 7
-      return bit === 0 ? ((b[p + 3]! & 0xf0) << 20) | (b[p]! << 16) | (b[p + 1]! << 8) | b[p + 2]! : ((b[p + 3]! & 0x0f) << 24) | (b[p + 4]! << 16) | (b[p + 5]! << 8) | b[p + 6]!
+      return bit === 0
+        ? ((b[p + 3]! & 0xf0) << 20) | (b[p]! << 16) | (b[p + 1]! << 8) | b[p + 2]!
+        : ((b[p + 3]! & 0x0f) << 24) | (b[p + 4]! << 16) | (b[p + 5]! << 8) | b[p + 6]!
     }
     if (this.recordSize === 24) {
       const p = node * 6 + bit * 3
@@ -106,7 +113,10 @@ export class MmdbReader {
       const b = this.buf
       for (; i < 32 && node < count; i++) {
         const p = node * 7
-        node = ((ip >>> (31 - i)) & 1) === 0 ? ((b[p + 3]! & 0xf0) << 20) | (b[p]! << 16) | (b[p + 1]! << 8) | b[p + 2]! : ((b[p + 3]! & 0x0f) << 24) | (b[p + 4]! << 16) | (b[p + 5]! << 8) | b[p + 6]!
+        node =
+          ((ip >>> (31 - i)) & 1) === 0
+            ? ((b[p + 3]! & 0xf0) << 20) | (b[p]! << 16) | (b[p + 1]! << 8) | b[p + 2]!
+            : ((b[p + 3]! & 0x0f) << 24) | (b[p + 4]! << 16) | (b[p + 5]! << 8) | b[p + 6]!
       }
     } else {
       for (; i < 32 && node < count; i++) node = this.record(node, (ip >>> (31 - i)) & 1)
@@ -126,7 +136,10 @@ export class MmdbReader {
       const b = this.buf
       for (; i < 128 && node < count; i++) {
         const p = node * 7
-        node = ((words[i >>> 5]! >>> (31 - (i & 31))) & 1) === 0 ? ((b[p + 3]! & 0xf0) << 20) | (b[p]! << 16) | (b[p + 1]! << 8) | b[p + 2]! : ((b[p + 3]! & 0x0f) << 24) | (b[p + 4]! << 16) | (b[p + 5]! << 8) | b[p + 6]!
+        node =
+          ((words[i >>> 5]! >>> (31 - (i & 31))) & 1) === 0
+            ? ((b[p + 3]! & 0xf0) << 20) | (b[p]! << 16) | (b[p + 1]! << 8) | b[p + 2]!
+            : ((b[p + 3]! & 0x0f) << 24) | (b[p + 4]! << 16) | (b[p + 5]! << 8) | b[p + 6]!
       }
     } else {
       for (; i < 128 && node < count; i++) node = this.record(node, (words[i >>> 5]! >>> (31 - (i & 31))) & 1)

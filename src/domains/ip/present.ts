@@ -52,7 +52,9 @@ export function bare(r: IpRecord) {
     reserved_range: r.reserved,
     country: p?.country ? { iso_code: p.country.iso_code, name: p.country.name } : null,
     registered_country: p?.registered_country ? { iso_code: p.registered_country.iso_code, name: p.registered_country.name } : null,
-    represented_country: p?.represented_country ? { iso_code: p.represented_country.iso_code, name: p.represented_country.name, type: p.represented_country.type } : null,
+    represented_country: p?.represented_country
+      ? { iso_code: p.represented_country.iso_code, name: p.represented_country.name, type: p.represented_country.type }
+      : null,
     city: p?.city ?? null,
     latitude: p?.latitude ?? null,
     longitude: p?.longitude ?? null,
@@ -69,6 +71,34 @@ export const presentItem = (r: IpRecord | ItemError, form: ResponseForm) => (isI
 
 /** Names `fields` may select, for lists where no item shows them all (e.g. every item failed). */
 export const FIELD_NAMES: Record<ResponseForm, readonly string[]> = {
-  enveloped: ['ip', 'ip_version', 'is_reserved', 'reserved_range', 'country', 'registered_country', 'represented_country', 'continent', 'location', 'network', 'security', 'error'],
-  bare: ['ip', 'is_reserved', 'reserved_range', 'country', 'registered_country', 'represented_country', 'city', 'latitude', 'longitude', 'isp', 'is_vpn', 'is_proxy', 'is_tor', 'error'],
+  enveloped: [
+    'ip',
+    'ip_version',
+    'is_reserved',
+    'reserved_range',
+    'country',
+    'registered_country',
+    'represented_country',
+    'continent',
+    'location',
+    'network',
+    'security',
+    'error',
+  ],
+  bare: [
+    'ip',
+    'is_reserved',
+    'reserved_range',
+    'country',
+    'registered_country',
+    'represented_country',
+    'city',
+    'latitude',
+    'longitude',
+    'isp',
+    'is_vpn',
+    'is_proxy',
+    'is_tor',
+    'error',
+  ],
 }

@@ -35,7 +35,14 @@ function buckets(starts: Uint32Array, stride: number): Uint32Array {
 }
 
 /** A table over stored arrays (sorted by start, disjoint), with its bucket index built. */
-export function rangeTable(v4Start: Uint32Array, v4End: Uint32Array, v4Value: Uint32Array, v6Start: Uint32Array, v6End: Uint32Array, v6Value: Uint32Array): RangeTable {
+export function rangeTable(
+  v4Start: Uint32Array,
+  v4End: Uint32Array,
+  v4Value: Uint32Array,
+  v6Start: Uint32Array,
+  v6End: Uint32Array,
+  v6Value: Uint32Array,
+): RangeTable {
   return { v4Start, v4End, v4Value, v6Start, v6End, v6Value, v4Buckets: buckets(v4Start, 1), v6Buckets: buckets(v6Start, 4) }
 }
 
@@ -159,7 +166,8 @@ export function flattenBitRanges(v4: RawRange[], v6: RawRange[]): RangeTable {
       const last = out[out.length - 1]
       if (last && last.end === -1n) last.end = at - 1n // close the open segment
       if (mask !== 0) {
-        if (last && last.value === (mask >>> 0) && last.end === at - 1n) last.end = -1n // extend it
+        if (last && last.value === mask >>> 0 && last.end === at - 1n)
+          last.end = -1n // extend it
         else out.push({ start: at, end: -1n, value: mask >>> 0 })
       }
     }
@@ -172,7 +180,10 @@ export function flattenBitRanges(v4: RawRange[], v6: RawRange[]): RangeTable {
  * Parses a list file: one address or CIDR per line; `#` comments, blank lines, and
  * `scheme://host:port` proxy lines (the host is kept) are accepted. Returns ranges and bad lines.
  */
-export function parseListText(text: string, bit: number): { v4: RawRange[]; v6: RawRange[]; bad: { line: number; text: string; why: string }[] } {
+export function parseListText(
+  text: string,
+  bit: number,
+): { v4: RawRange[]; v6: RawRange[]; bad: { line: number; text: string; why: string }[] } {
   const v4: RawRange[] = []
   const v6: RawRange[] = []
   const bad: { line: number; text: string; why: string }[] = []
@@ -192,5 +203,3 @@ export function parseListText(text: string, bit: number): { v4: RawRange[]; v6: 
   }
   return { v4, v6, bad }
 }
-
-

@@ -73,7 +73,14 @@ for (const r of V6) {
 }
 
 const inV6 = (w: number[], first: number[], last: number[]) =>
-  w[0]! >= first[0]! && w[0]! <= last[0]! && w[1]! >= first[1]! && w[1]! <= last[1]! && w[2]! >= first[2]! && w[2]! <= last[2]! && w[3]! >= first[3]! && w[3]! <= last[3]!
+  w[0]! >= first[0]! &&
+  w[0]! <= last[0]! &&
+  w[1]! >= first[1]! &&
+  w[1]! <= last[1]! &&
+  w[2]! >= first[2]! &&
+  w[2]! <= last[2]! &&
+  w[3]! >= first[3]! &&
+  w[3]! <= last[3]!
 
 /** The special-purpose range holding the address, or null for an ordinary one. */
 export function reservedKind(ip: IpAddress): ReservedKind | null {

@@ -34,7 +34,8 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
       ({ request, server, form }) => {
         const peer = server?.requestIP(request)?.address
         const client = clientAddress(request.headers, peer, trusted)
-        if (!client.ip) throw badRequest('The client address is unknown: the request did not arrive over a TCP connection this server can see.')
+        if (!client.ip)
+          throw badRequest('The client address is unknown: the request did not arrive over a TCP connection this server can see.')
         return one(present(service.lookupAddress(client.ip), form), { fieldNames: FIELD_NAMES[form] })
       },
       {
@@ -42,7 +43,8 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
         detail: {
           tags: ['ip'],
           summary: "The caller's IP record",
-          description: 'Geolocates the connecting address. X-Forwarded-For and Forwarded are believed only from ALMANAC_TRUSTED_PROXIES, walked from the right.',
+          description:
+            'Geolocates the connecting address. X-Forwarded-For and Forwarded are believed only from ALMANAC_TRUSTED_PROXIES, walked from the right.',
           ...documents({ name: 'IpRecord', ...IpRecordSchemas }),
         },
       },
@@ -53,25 +55,37 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
       detail: {
         tags: ['ip'],
         summary: 'Geolocate one address',
-        description: 'Private, loopback, link-local, CGNAT, documentation and multicast addresses answer with is_reserved true and no location.',
+        description:
+          'Private, loopback, link-local, CGNAT, documentation and multicast addresses answer with is_reserved true and no location.',
         ...documents({ name: 'IpRecord', ...IpRecordSchemas }),
       },
     })
-    .post('/bulk', ({ body, form }) => list(service.bulk(body.ips, 'ips').map((r) => presentItem(r, form)), { fieldNames: FIELD_NAMES[form] }), {
-      body: t.Object({
-        ips: t.Array(address, {
-          minItems: 1,
-          maxItems: BULK_MAX,
-          description: `1 to ${BULK_MAX} addresses. Each is answered on its own: an invalid one gets {ip, error} in its place.`,
-        }),
-      }, { examples: [{ ips: ['8.8.8.8', '2001:4860:4860::8888', '81.2.69.142', 'not-an-address'] }] }),
-      query: t.Object(fieldsQuery),
-      detail: {
-        tags: ['ip'],
-        summary: 'Geolocate up to 100 addresses',
-        description: 'Each address costs one quota credit.',
-        ...costPerItem('ips', BULK_MAX),
-        ...documents({ name: 'IpBulkItem', ...IpBulkItemSchemas, list: true, total: false }),
+    .post(
+      '/bulk',
+      ({ body, form }) =>
+        list(
+          service.bulk(body.ips, 'ips').map((r) => presentItem(r, form)),
+          { fieldNames: FIELD_NAMES[form] },
+        ),
+      {
+        body: t.Object(
+          {
+            ips: t.Array(address, {
+              minItems: 1,
+              maxItems: BULK_MAX,
+              description: `1 to ${BULK_MAX} addresses. Each is answered on its own: an invalid one gets {ip, error} in its place.`,
+            }),
+          },
+          { examples: [{ ips: ['8.8.8.8', '2001:4860:4860::8888', '81.2.69.142', 'not-an-address'] }] },
+        ),
+        query: t.Object(fieldsQuery),
+        detail: {
+          tags: ['ip'],
+          summary: 'Geolocate up to 100 addresses',
+          description: 'Each address costs one quota credit.',
+          ...costPerItem('ips', BULK_MAX),
+          ...documents({ name: 'IpBulkItem', ...IpBulkItemSchemas, list: true, total: false }),
+        },
       },
-    })
+    )
 }

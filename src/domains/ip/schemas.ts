@@ -33,7 +33,10 @@ export const IpRecordSchemas = {
     ip_version: t.Union([t.Literal(4), t.Literal(6)]),
     ...RESERVED,
     country: nullable(country, 'Where the address is located; null when unknown.'),
-    registered_country: nullable(country, 'Where the network is registered (its ISP), which may differ from where it is used; null when unknown.'),
+    registered_country: nullable(
+      country,
+      'Where the network is registered (its ISP), which may differ from where it is used; null when unknown.',
+    ),
     represented_country: represented('enveloped'),
     continent: nullable(t.Object({ name: str('English name.'), code: str('Two-letter continent code (EU, NA, …).') })),
     location: nullable(
@@ -73,7 +76,10 @@ export const IpRecordSchemas = {
     ip,
     ...RESERVED,
     country: nullable(t.Object({ iso_code: str('ISO 3166-1 alpha-2 code.'), name: str('English name.') })),
-    registered_country: nullable(t.Object({ iso_code: str('ISO 3166-1 alpha-2 code.'), name: str('English name.') }), 'Where the network is registered (its ISP); null when unknown.'),
+    registered_country: nullable(
+      t.Object({ iso_code: str('ISO 3166-1 alpha-2 code.'), name: str('English name.') }),
+      'Where the network is registered (its ISP); null when unknown.',
+    ),
     represented_country: represented('bare'),
     city: str('City name.'),
     latitude: num('Approximate latitude.'),

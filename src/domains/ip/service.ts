@@ -169,7 +169,13 @@ export function openIpService(config: Config, data: DataDir, log: (line: string)
   const asnDb = config.ip.asnMmdb
     ? new OperatorDb<NetworkInfo>(config.ip.asnMmdb, 'ALMANAC_IP_ASN_MMDB', (r) => {
         const org = str(r.autonomous_system_organization)
-        return Object.freeze({ isp: org, organization: org, asn: int(r.autonomous_system_number), asn_organization: org, connection_type: null })
+        return Object.freeze({
+          isp: org,
+          organization: org,
+          asn: int(r.autonomous_system_number),
+          asn_organization: org,
+          connection_type: null,
+        })
       })
     : null
   const ispDb = config.ip.ispMmdb
@@ -294,7 +300,14 @@ export function openIpService(config: Config, data: DataDir, log: (line: string)
     lookupAddress,
     bulk(inputs, field = 'ips') {
       return inputs.map((input, i): IpRecord | ItemError => {
-        if (typeof input !== 'string') return { ip: input ?? null, error: { field: `${field}.${i}`, message: `expected a string holding an IPv4 or IPv6 address, got ${input === null ? 'null' : typeof input}` } }
+        if (typeof input !== 'string')
+          return {
+            ip: input ?? null,
+            error: {
+              field: `${field}.${i}`,
+              message: `expected a string holding an IPv4 or IPv6 address, got ${input === null ? 'null' : typeof input}`,
+            },
+          }
         const ip = parseIp(input)
         if (typeof ip === 'string') return { ip: input, error: { field: `${field}.${i}`, message: `${JSON.stringify(input)} ${ip}` } }
         return lookupAddress(ip)
@@ -307,9 +320,12 @@ export function openIpService(config: Config, data: DataDir, log: (line: string)
         securityByKey.clear()
         return { ok: true, lists: next.set.labels.length, messages: next.warnings }
       } catch (e) {
-        return { ok: false, lists: operator.labels.length, messages: [`operator lists not reloaded, the previous ones stay: ${(e as Error).message}`] }
+        return {
+          ok: false,
+          lists: operator.labels.length,
+          messages: [`operator lists not reloaded, the previous ones stay: ${(e as Error).message}`],
+        }
       }
     },
   }
 }
-

@@ -35,7 +35,8 @@ export const ipSources: Source[] = [
     homepage: 'https://github.com/sapics/ip-location-db',
     sha256: '43b77baaa819c8cdb39456dc19d3d7987608379851036597e6a0ef3711086c79',
     license: 'CC BY 4.0 (RouteViews, NRO, DB-IP)',
-    attribution: 'ASN data by RouteViews (https://www.routeviews.org), the NRO (https://www.nro.net) and DB-IP (https://db-ip.com: IP Geolocation by DB-IP), CC BY 4.0, merged by ip-location-db (sapics).',
+    attribution:
+      'ASN data by RouteViews (https://www.routeviews.org), the NRO (https://www.nro.net) and DB-IP (https://db-ip.com: IP Geolocation by DB-IP), CC BY 4.0, merged by ip-location-db (sapics).',
     duties:
       'CC BY 4.0: keep the attribution; a web page showing results must link to https://db-ip.com. The npm channel of ip-location-db is frozen (its maintainer moved updates to GitHub releases and warns the npm data has known errors): this pinned 2026-06-17 release will not be updated through npm.',
   },
@@ -47,7 +48,8 @@ export const ipSources: Source[] = [
     homepage: 'https://github.com/sapics/ip-location-db',
     sha256: 'f0bbb385061cec1e7d6426052929f8c1649161fd8daf355f8585e56462fac2e4',
     license: 'CC BY 4.0 (NRO, DB-IP)',
-    attribution: 'ASN data by the NRO (https://www.nro.net) and DB-IP (https://db-ip.com: IP Geolocation by DB-IP), CC BY 4.0, merged by ip-location-db (sapics).',
+    attribution:
+      'ASN data by the NRO (https://www.nro.net) and DB-IP (https://db-ip.com: IP Geolocation by DB-IP), CC BY 4.0, merged by ip-location-db (sapics).',
     duties: 'As ip-location-db-asn-ipv4 (link to https://db-ip.com; frozen npm channel).',
   },
   {
@@ -110,6 +112,7 @@ export const ipSources: Source[] = [
     url: 'https://raw.githubusercontent.com/monosans/proxy-list/e576324d0ed0bb582117332a5e3daeee0bb1ac9b/proxies/all.txt',
     urlSha256: 'bff5e7647e5d28376daa0128d2e9603b60ac0cf22202987b475237b9f957c8c6',
     license: 'MIT (monosans/proxy-list)',
-    attribution: 'Public proxies: monosans/proxy-list (https://github.com/monosans/proxy-list), MIT licence; checked-working open proxies at one hour, very volatile.',
+    attribution:
+      'Public proxies: monosans/proxy-list (https://github.com/monosans/proxy-list), MIT licence; checked-working open proxies at one hour, very volatile.',
   },
 ]

@@ -97,7 +97,9 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
       'INSERT INTO places (country, postal_code, place_name, place_folded, admin_id, latitude, longitude, accuracy) VALUES (?,?,?,?,?,?,?,?)',
     )
     // The administrative names repeat across thousands of rows each; stored once, they halve the file.
-    const insertAdmin = db.prepare('INSERT INTO admins (id, country, admin_name1, admin_code1, admin_name2, admin_code2, admin_name3, admin_code3) VALUES (?,?,?,?,?,?,?,?)')
+    const insertAdmin = db.prepare(
+      'INSERT INTO admins (id, country, admin_name1, admin_code1, admin_name2, admin_code2, admin_name3, admin_code3) VALUES (?,?,?,?,?,?,?,?)',
+    )
     const admins = new Map<string, number>()
     const adminId = (country: string, c: string[]) => {
       const key = `${country}\t${c[3]}\t${c[4]}\t${c[5]}\t${c[6]}\t${c[7]}\t${c[8]}`
@@ -105,7 +107,16 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
       if (id === undefined) {
         id = admins.size + 1
         admins.set(key, id)
-        insertAdmin.run(id, country, text(c[3]?.trim()), text(c[4]?.trim()), text(c[5]?.trim()), text(c[6]?.trim()), text(c[7]?.trim()), text(c[8]?.trim()))
+        insertAdmin.run(
+          id,
+          country,
+          text(c[3]?.trim()),
+          text(c[4]?.trim()),
+          text(c[5]?.trim()),
+          text(c[6]?.trim()),
+          text(c[7]?.trim()),
+          text(c[8]?.trim()),
+        )
       }
       return id
     }
@@ -142,7 +153,16 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
             const lng = coordinate(c[10], 180)
             if (lat === null || lng === null) skipped.noCoordinates++
             const accuracy = c[11] ? Number.parseInt(c[11], 10) : NaN
-            insert.run(country, code, place, foldName(place), adminId(country, c), lat === null || lng === null ? null : lat, lat === null || lng === null ? null : lng, Number.isFinite(accuracy) ? accuracy : null)
+            insert.run(
+              country,
+              code,
+              place,
+              foldName(place),
+              adminId(country, c),
+              lat === null || lng === null ? null : lat,
+              lat === null || lng === null ? null : lng,
+              Number.isFinite(accuracy) ? accuracy : null,
+            )
             rows++
           }
           bar?.tick(batch.length)
@@ -159,15 +179,21 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
       log(`${label} in ${((performance.now() - t) / 1000).toFixed(1)} s`)
     }
     step('indexes', INDEXES)
-    step('spatial index', 'INSERT INTO places_rtree (id, min_lat, max_lat, min_lng, max_lng, country, latitude, longitude) SELECT id, latitude, latitude, longitude, longitude, country, latitude, longitude FROM places WHERE latitude IS NOT NULL ORDER BY id')
+    step(
+      'spatial index',
+      'INSERT INTO places_rtree (id, min_lat, max_lat, min_lng, max_lng, country, latitude, longitude) SELECT id, latitude, latitude, longitude, longitude, country, latitude, longitude FROM places WHERE latitude IS NOT NULL ORDER BY id',
+    )
     step(
       'code list',
       `INSERT INTO codes (country, seq, postal_code, first_id)
        SELECT country, row_number() OVER (PARTITION BY country ORDER BY postal_code) - 1, postal_code, first_id
        FROM (SELECT country, postal_code, MIN(id) AS first_id FROM places GROUP BY country, postal_code)`,
     )
-    const system = db.prepare('INSERT INTO systems (alpha2, alpha3, name, geonames_format, geonames_regex, format, regex) VALUES (?,?,?,?,?,?,?)')
-    for (const c of [...countries].sort((a, b) => a.alpha2.localeCompare(b.alpha2))) system.run(c.alpha2, c.alpha3, c.name, c.geonamesFormat, c.geonamesRegex, c.format, c.regex)
+    const system = db.prepare(
+      'INSERT INTO systems (alpha2, alpha3, name, geonames_format, geonames_regex, format, regex) VALUES (?,?,?,?,?,?,?)',
+    )
+    for (const c of [...countries].sort((a, b) => a.alpha2.localeCompare(b.alpha2)))
+      system.run(c.alpha2, c.alpha3, c.name, c.geonamesFormat, c.geonamesRegex, c.format, c.regex)
     // first_id/last_id: when a country's ids are contiguous (one input file per country, or
     // allCountries grouped by country as GeoNames publishes it), spatial queries select the country by
     // id range, read from the R*Tree node itself, instead of the auxiliary column (a row lookup each).
@@ -186,7 +212,8 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
     db.run('COMMIT')
     step('statistics', 'ANALYZE')
 
-    for (const [cc, n] of skipped.unknownCountry) notes.push(`${n} rows of country ${cc}, which countryInfo.txt does not list, were skipped`)
+    for (const [cc, n] of skipped.unknownCountry)
+      notes.push(`${n} rows of country ${cc}, which countryInfo.txt does not list, were skipped`)
     if (skipped.noCode) notes.push(`${skipped.noCode} rows without a postal code were skipped`)
     if (skipped.malformed) notes.push(`${skipped.malformed} lines with fewer than 11 columns were skipped`)
     if (skipped.noCoordinates) notes.push(`${skipped.noCoordinates} rows without valid coordinates are kept but not spatially indexed`)
@@ -207,7 +234,9 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
 function writeCells(db: Database) {
   const grid = new Grid(CELL_DEG)
   const counts = new Map<string, Map<number, number>>()
-  for (const { country, min_lat, min_lng } of db.query<{ country: string; min_lat: number; min_lng: number }, []>('SELECT country, min_lat, min_lng FROM places_rtree').iterate()) {
+  for (const { country, min_lat, min_lng } of db
+    .query<{ country: string; min_lat: number; min_lng: number }, []>('SELECT country, min_lat, min_lng FROM places_rtree')
+    .iterate()) {
     let cells = counts.get(country)
     if (!cells) counts.set(country, (cells = new Map()))
     const key = grid.keyOf(min_lat, min_lng)
@@ -228,6 +257,12 @@ export const postalBuilder: DatasetBuilder = {
   async build(ctx) {
     const postal = await ctx.source(POSTAL_SOURCE)
     const info = await ctx.source(COUNTRYINFO_SOURCE)
-    return buildPostalDatabase({ postal: postal.path, countryInfo: info.path, out: ctx.out(POSTAL_ARTIFACT), progress: ctx.progress, log: ctx.log })
+    return buildPostalDatabase({
+      postal: postal.path,
+      countryInfo: info.path,
+      out: ctx.out(POSTAL_ARTIFACT),
+      progress: ctx.progress,
+      log: ctx.log,
+    })
   },
 }

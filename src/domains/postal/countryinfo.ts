@@ -24,7 +24,8 @@ export function parseCountryInfo(text: string): CountryPostalInfo[] {
     const line = raw.replace(/\r$/, '')
     if (!line || line.startsWith('#')) continue
     const c = line.split('\t')
-    if (c.length < 15 || !/^[A-Z]{2}$/.test(c[0]!) || !/^[A-Z]{3}$/.test(c[1]!)) throw new Error(`countryInfo.txt: unexpected line ${JSON.stringify(line.slice(0, 80))}`)
+    if (c.length < 15 || !/^[A-Z]{2}$/.test(c[0]!) || !/^[A-Z]{3}$/.test(c[1]!))
+      throw new Error(`countryInfo.txt: unexpected line ${JSON.stringify(line.slice(0, 80))}`)
     const geonamesFormat = c[13]!.trim()
     const geonamesRegex = c[14]!.trim()
     const hasSystem = geonamesFormat !== ''

@@ -6,8 +6,29 @@
 
 /** Letters that Unicode decomposition does not split into a base letter plus a mark. */
 const SPECIAL: Record<string, string> = {
-  ß: 'ss', ẞ: 'ss', æ: 'ae', Æ: 'ae', œ: 'oe', Œ: 'oe', ø: 'o', Ø: 'o', ł: 'l', Ł: 'l', đ: 'd', Đ: 'd',
-  ð: 'd', Ð: 'd', þ: 'th', Þ: 'th', ı: 'i', ħ: 'h', Ħ: 'h', ŧ: 't', Ŧ: 't', ŀ: 'l', Ŀ: 'l',
+  ß: 'ss',
+  ẞ: 'ss',
+  æ: 'ae',
+  Æ: 'ae',
+  œ: 'oe',
+  Œ: 'oe',
+  ø: 'o',
+  Ø: 'o',
+  ł: 'l',
+  Ł: 'l',
+  đ: 'd',
+  Đ: 'd',
+  ð: 'd',
+  Ð: 'd',
+  þ: 'th',
+  Þ: 'th',
+  ı: 'i',
+  ħ: 'h',
+  Ħ: 'h',
+  ŧ: 't',
+  Ŧ: 't',
+  ŀ: 'l',
+  Ŀ: 'l',
 }
 const SPECIAL_RE = new RegExp(`[${Object.keys(SPECIAL).join('')}]`, 'g')
 

@@ -6,7 +6,12 @@
 
 /** GeoNames `AD###|@@ ##` -> SPEC `AD### / AA ##`. Literal letters stay as they are. */
 export const specFormat = (geonames: string): string | null =>
-  geonames.trim() ? geonames.split('|').map((alt) => alt.trim().replace(/@/g, 'A')).join(' / ') : null
+  geonames.trim()
+    ? geonames
+        .split('|')
+        .map((alt) => alt.trim().replace(/@/g, 'A'))
+        .join(' / ')
+    : null
 
 /**
  * The regex a code must match as a whole. GeoNames publishes some without anchors (`96799`,
@@ -22,7 +27,11 @@ export function effectiveRegex(geonames: string): string | null {
 }
 
 /** The GeoNames alternatives of a format (`@# #@@|@## #@@` -> two patterns). */
-export const patternsOf = (geonames: string) => geonames.split('|').map((p) => p.trim()).filter(Boolean)
+export const patternsOf = (geonames: string) =>
+  geonames
+    .split('|')
+    .map((p) => p.trim())
+    .filter(Boolean)
 
 const isDigit = (c: string) => c >= '0' && c <= '9'
 const isLetter = (c: string) => c >= 'A' && c <= 'Z'
@@ -97,7 +106,12 @@ export function matchFormat(input: string, country: string, geonamesFormat: stri
 }
 
 function spellings(input: string, country: string, geonamesFormat: string): { laidOut: string[]; asWritten: string } {
-  const upper = input.normalize('NFKC').trim().toUpperCase().replace(/[‐‑‒–—]/g, '-').replace(/\s+/g, ' ')
+  const upper = input
+    .normalize('NFKC')
+    .trim()
+    .toUpperCase()
+    .replace(/[‐‑‒–—]/g, '-')
+    .replace(/\s+/g, ' ')
   const compact = upper.replace(SEPARATOR, '')
   const written = separatorPositions(upper)
   const out: string[] = []
@@ -105,7 +119,8 @@ function spellings(input: string, country: string, geonamesFormat: string): { la
     if (s && !out.includes(s)) out.push(s)
   }
   const bare: [string, Set<number>][] = [[compact, written]]
-  if (compact.startsWith(country) && compact.length > country.length) bare.push([compact.slice(country.length), shifted(written, -country.length)])
+  if (compact.startsWith(country) && compact.length > country.length)
+    bare.push([compact.slice(country.length), shifted(written, -country.length)])
   for (const pattern of patternsOf(geonamesFormat)) {
     const prefix = literalPrefix(pattern).replace(/[ -]/g, '')
     for (const [c, seps] of bare) {

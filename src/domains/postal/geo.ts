@@ -36,8 +36,16 @@ export function circleBoxes(lat: number, lng: number, radiusKm: number): Box[] {
   const west = lng - dLng
   const east = lng + dLng
   if (dLng >= 180) return [{ minLat, maxLat, minLng: -180, maxLng: 180 }]
-  if (west < -180) return [{ minLat, maxLat, minLng: west + 360, maxLng: 180 }, { minLat, maxLat, minLng: -180, maxLng: east }]
-  if (east > 180) return [{ minLat, maxLat, minLng: west, maxLng: 180 }, { minLat, maxLat, minLng: -180, maxLng: east - 360 }]
+  if (west < -180)
+    return [
+      { minLat, maxLat, minLng: west + 360, maxLng: 180 },
+      { minLat, maxLat, minLng: -180, maxLng: east },
+    ]
+  if (east > 180)
+    return [
+      { minLat, maxLat, minLng: west, maxLng: 180 },
+      { minLat, maxLat, minLng: -180, maxLng: east - 360 },
+    ]
   return [{ minLat, maxLat, minLng: west, maxLng: east }]
 }
 
@@ -54,26 +62,35 @@ const isArray = Array.isArray
  * naming the path of the offending member, e.g. `geometry.coordinates.0.3`.
  */
 export function parsePolygons(geometry: unknown, field = 'geometry'): Polygon[] {
-  if (!geometry || typeof geometry !== 'object' || isArray(geometry)) throw invalid(field, 'expected a GeoJSON Polygon or MultiPolygon object')
+  if (!geometry || typeof geometry !== 'object' || isArray(geometry))
+    throw invalid(field, 'expected a GeoJSON Polygon or MultiPolygon object')
   const { type, coordinates } = geometry as { type?: unknown; coordinates?: unknown }
-  if (type !== 'Polygon' && type !== 'MultiPolygon') throw invalid(`${field}.type`, `expected "Polygon" or "MultiPolygon", got ${JSON.stringify(type) ?? 'nothing'}`)
+  if (type !== 'Polygon' && type !== 'MultiPolygon')
+    throw invalid(`${field}.type`, `expected "Polygon" or "MultiPolygon", got ${JSON.stringify(type) ?? 'nothing'}`)
   const path = `${field}.coordinates`
-  if (!isArray(coordinates) || !coordinates.length) throw invalid(path, `expected a non-empty array of ${type === 'Polygon' ? 'rings' : 'polygons'}`)
+  if (!isArray(coordinates) || !coordinates.length)
+    throw invalid(path, `expected a non-empty array of ${type === 'Polygon' ? 'rings' : 'polygons'}`)
   const polygons = type === 'Polygon' ? [coordinates] : coordinates
   let vertices = 0
   for (const p of polygons) if (isArray(p)) for (const r of p) if (isArray(r)) vertices += r.length
-  if (vertices > MAX_VERTICES) throw invalid(path, `has ${vertices.toLocaleString('en')} positions; at most ${MAX_VERTICES.toLocaleString('en')} are accepted`)
+  if (vertices > MAX_VERTICES)
+    throw invalid(path, `has ${vertices.toLocaleString('en')} positions; at most ${MAX_VERTICES.toLocaleString('en')} are accepted`)
   return polygons.map((polygon, i) => parsePolygon(polygon, type === 'Polygon' ? path : `${path}.${i}`))
 }
 
 function parsePolygon(polygon: unknown, path: string): Polygon {
-  if (!isArray(polygon) || !polygon.length) throw invalid(path, 'expected a polygon: a non-empty array of linear rings (the outer ring, then holes)')
+  if (!isArray(polygon) || !polygon.length)
+    throw invalid(path, 'expected a polygon: a non-empty array of linear rings (the outer ring, then holes)')
   return polygon.map((ring, i) => parseRing(ring, `${path}.${i}`, i === 0 ? 'outer ring' : `hole ${i}`))
 }
 
 function parseRing(ring: unknown, path: string, what: string): Ring {
   if (!isArray(ring)) throw invalid(path, `${what}: expected an array of [longitude, latitude] positions`)
-  if (ring.length < 4) throw invalid(path, `${what}: a linear ring needs at least 4 positions (3 corners and the first repeated to close it), got ${ring.length}`)
+  if (ring.length < 4)
+    throw invalid(
+      path,
+      `${what}: a linear ring needs at least 4 positions (3 corners and the first repeated to close it), got ${ring.length}`,
+    )
   const out: Ring = ring.map((pos, i) => {
     const p = `${path}.${i}`
     if (!isArray(pos) || pos.length < 2 || pos.length > 3) throw invalid(p, 'expected a position [longitude, latitude]')
@@ -86,7 +103,8 @@ function parseRing(ring: unknown, path: string, what: string): Ring {
   })
   const first = out[0]!
   const last = out.at(-1)!
-  if (first[0] !== last[0] || first[1] !== last[1]) throw invalid(path, `${what} is not closed: its last position must repeat the first [${first.join(', ')}]`)
+  if (first[0] !== last[0] || first[1] !== last[1])
+    throw invalid(path, `${what} is not closed: its last position must repeat the first [${first.join(', ')}]`)
   const distinct = new Set(out.map((p) => `${p[0]},${p[1]}`))
   if (distinct.size < 3) throw invalid(path, `${what} has fewer than 3 distinct positions, so it encloses no area`)
   return out

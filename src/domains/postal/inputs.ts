@@ -31,9 +31,15 @@ export function classify(path: string): PostalInput | null {
 
 /** The input files of a source path (file or folder), in a fixed order: allCountries first, then by name. */
 export function discoverInputs(path: string): PostalInput[] {
-  const files = statSync(path).isDirectory() ? readdirSync(path).sort().map((n) => join(path, n)).filter((p) => statSync(p).isFile()) : [path]
+  const files = statSync(path).isDirectory()
+    ? readdirSync(path)
+        .sort()
+        .map((n) => join(path, n))
+        .filter((p) => statSync(p).isFile())
+    : [path]
   const inputs = files.map(classify).filter((i): i is PostalInput => !!i)
-  if (!inputs.length) throw new Error(`${path} holds no GeoNames postal file (allCountries.zip, XX.zip, XX_full.csv.zip, XX.txt or XX.txt.gz)`)
+  if (!inputs.length)
+    throw new Error(`${path} holds no GeoNames postal file (allCountries.zip, XX.zip, XX_full.csv.zip, XX.txt or XX.txt.gz)`)
   return inputs.sort((a, b) => a.rank - b.rank || a.path.localeCompare(b.path))
 }
 
@@ -48,7 +54,9 @@ export function bestRanks(inputs: PostalInput[]): Map<string, number> {
 export function openInput(input: PostalInput): Readable[] {
   const { path } = input
   if (path.endsWith('.zip')) {
-    const entries = zipEntries(path).filter((e) => !e.name.endsWith('/') && /\.(txt|csv)$/i.test(e.name) && !/readme/i.test(basename(e.name)))
+    const entries = zipEntries(path).filter(
+      (e) => !e.name.endsWith('/') && /\.(txt|csv)$/i.test(e.name) && !/readme/i.test(basename(e.name)),
+    )
     if (!entries.length) throw new Error(`${path} holds no .txt or .csv entry`)
     return entries.sort((a, b) => a.name.localeCompare(b.name)).map((e) => openZipEntry(path, e))
   }

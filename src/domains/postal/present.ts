@@ -3,8 +3,22 @@ import type { ResponseForm } from '../../http/reply.ts'
 import type { FormatCheck, PostalRecord, PostalSystem } from './service.ts'
 
 export function presentSystem(s: PostalSystem, form: ResponseForm, single: boolean) {
-  if (form === 'enveloped') return { country: s.name, country_code: s.alpha2, format: s.format, regex: s.regex, total_codes: s.totalCodes, total_records: s.totalRecords }
-  return { country_code: s.alpha2, country_name: s.name, format: s.format, regex: s.regex, ...(single ? { total_codes: s.totalCodes } : {}) }
+  if (form === 'enveloped')
+    return {
+      country: s.name,
+      country_code: s.alpha2,
+      format: s.format,
+      regex: s.regex,
+      total_codes: s.totalCodes,
+      total_records: s.totalRecords,
+    }
+  return {
+    country_code: s.alpha2,
+    country_name: s.name,
+    format: s.format,
+    regex: s.regex,
+    ...(single ? { total_codes: s.totalCodes } : {}),
+  }
 }
 
 export function presentRecord(r: PostalRecord, form: ResponseForm) {
@@ -39,11 +53,30 @@ export function presentRecord(r: PostalRecord, form: ResponseForm) {
 
 /** Batch item: Form A `format_valid` + `exists`; Form B adds `valid`, true when both hold. */
 export function presentCheck(c: FormatCheck, form: ResponseForm) {
-  if (form === 'enveloped') return { postal_code: c.postal_code, country_code: c.country_code, format_valid: c.format_valid, exists: c.exists }
-  return { country_code: c.country_code, postal_code: c.postal_code, valid: c.format_valid && c.exists, format_valid: c.format_valid, exists: c.exists }
+  if (form === 'enveloped')
+    return { postal_code: c.postal_code, country_code: c.country_code, format_valid: c.format_valid, exists: c.exists }
+  return {
+    country_code: c.country_code,
+    postal_code: c.postal_code,
+    valid: c.format_valid && c.exists,
+    format_valid: c.format_valid,
+    exists: c.exists,
+  }
 }
 
 export const RECORD_FIELDS: Record<ResponseForm, readonly string[]> = {
-  enveloped: ['postal_code', 'place_name', 'admin_name1', 'admin_code1', 'admin_name2', 'admin_code2', 'admin_name3', 'admin_code3', 'latitude', 'longitude', 'accuracy'],
+  enveloped: [
+    'postal_code',
+    'place_name',
+    'admin_name1',
+    'admin_code1',
+    'admin_name2',
+    'admin_code2',
+    'admin_name3',
+    'admin_code3',
+    'latitude',
+    'longitude',
+    'accuracy',
+  ],
   bare: ['postal_code', 'country_code', 'place_name', 'admin_name', 'admin_code', 'latitude', 'longitude'],
 }

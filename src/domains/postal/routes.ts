@@ -23,14 +23,30 @@ import { NEARBY_MAX_RADIUS_KM, type PostalService } from './service.ts'
 export const SPATIAL_MAX_LIMIT = 1000
 const BATCH_MAX = 100
 
-const countryParam = t.String({ description: 'ISO 3166-1 alpha-2 or alpha-3 country code, any case (e.g. `US`, `usa`).', minLength: 1, maxLength: 16, examples: ['US'] })
-const postalCodeParam = t.String({ maxLength: 64, description: 'A postal code as written in the country (spaces and case as usual there).', examples: ['90210'] })
+const countryParam = t.String({
+  description: 'ISO 3166-1 alpha-2 or alpha-3 country code, any case (e.g. `US`, `usa`).',
+  minLength: 1,
+  maxLength: 16,
+  examples: ['US'],
+})
+const postalCodeParam = t.String({
+  maxLength: 64,
+  description: 'A postal code as written in the country (spaces and case as usual there).',
+  examples: ['90210'],
+})
 
 /** Form A of nearby/within: `total_count`, `limit`, `offset` beside `data`; Form B `count`/`results`. */
 const spatialSiblings = { total: false, envelopedSiblings: SPATIAL_SIBLINGS, bareSiblings: { count: SPATIAL_SIBLINGS.total_count } }
 
 const spatialPage = {
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: SPATIAL_MAX_LIMIT, default: 50, description: `Most records to return (1-${SPATIAL_MAX_LIMIT}, default 50).` })),
+  limit: t.Optional(
+    t.Integer({
+      minimum: 1,
+      maximum: SPATIAL_MAX_LIMIT,
+      default: 50,
+      description: `Most records to return (1-${SPATIAL_MAX_LIMIT}, default 50).`,
+    }),
+  ),
   offset: t.Optional(t.Integer({ minimum: 0, description: 'Records to skip (default 0).' })),
 }
 
@@ -46,23 +62,39 @@ export const postalRoutes = (service: PostalService, config: Config) =>
       ({ query, form }) => {
         const page = pageOf(query)
         const { total, items } = service.listSystems({ hasSystem: query.has_system, formatLike: query.format_like }, page)
-        return list(items.map((s) => presentSystem(s, form, false)), { total })
+        return list(
+          items.map((s) => presentSystem(s, form, false)),
+          { total },
+        )
       },
       {
         query: t.Object({
-          has_system: t.Optional(t.Boolean({ description: 'true keeps countries with a postal code system, false those without.', error: 'has_system: expected true or false' })),
-          format_like: t.Optional(t.String({ maxLength: 64, description: 'Format pattern (`#` digit, `A` or `@` letter); `*` matches any run. Without `*` one of the alternatives must equal it.' })),
+          has_system: t.Optional(
+            t.Boolean({
+              description: 'true keeps countries with a postal code system, false those without.',
+              error: 'has_system: expected true or false',
+            }),
+          ),
+          format_like: t.Optional(
+            t.String({
+              maxLength: 64,
+              description:
+                'Format pattern (`#` digit, `A` or `@` letter); `*` matches any run. Without `*` one of the alternatives must equal it.',
+            }),
+          ),
           ...pageQuery(config.maxLimit),
           ...fieldsQuery,
         }),
-        detail: { tags: ['postal'], summary: 'Postal code systems of every country', ...documents({ name: 'PostalSystem', ...PostalSystemSchemas, list: true }) },
+        detail: {
+          tags: ['postal'],
+          summary: 'Postal code systems of every country',
+          ...documents({ name: 'PostalSystem', ...PostalSystemSchemas, list: true }),
+        },
       },
     )
-    .post(
-      '/validate',
-      ({ body, form }) => list(body.codes.map((c) => presentCheck(service.check(c.country_code, c.postal_code), form))),
-      {
-        body: t.Object({
+    .post('/validate', ({ body, form }) => list(body.codes.map((c) => presentCheck(service.check(c.country_code, c.postal_code), form))), {
+      body: t.Object(
+        {
           codes: t.Array(
             t.Object({
               country_code: t.String({ maxLength: 16, description: 'Alpha-2 or alpha-3; an unknown country is reported false/false.' }),
@@ -70,14 +102,33 @@ export const postalRoutes = (service: PostalService, config: Config) =>
             }),
             { minItems: 1, maxItems: BATCH_MAX, description: `Up to ${BATCH_MAX} codes, countries may be mixed.` },
           ),
-        }, { examples: [{ codes: [{ country_code: 'US', postal_code: '90210' }, { country_code: 'GB', postal_code: 'SW1A 1AA' }] }] }),
-        detail: { tags: ['postal'], summary: 'Check the format and existence of several postal codes', ...costPerItem('codes', BATCH_MAX), ...documents({ name: 'PostalCheck', ...PostalCheckSchemas, list: true, total: false }) },
+        },
+        {
+          examples: [
+            {
+              codes: [
+                { country_code: 'US', postal_code: '90210' },
+                { country_code: 'GB', postal_code: 'SW1A 1AA' },
+              ],
+            },
+          ],
+        },
+      ),
+      detail: {
+        tags: ['postal'],
+        summary: 'Check the format and existence of several postal codes',
+        ...costPerItem('codes', BATCH_MAX),
+        ...documents({ name: 'PostalCheck', ...PostalCheckSchemas, list: true, total: false }),
       },
-    )
+    })
     .get('/:country_code', ({ params, form }) => one(presentSystem(service.country(params.country_code), form, true)), {
       params: t.Object({ country_code: countryParam }),
       query: t.Object(fieldsQuery),
-      detail: { tags: ['postal'], summary: "A country's postal code system", ...documents({ name: 'PostalSystemDetail', ...PostalSystemDetailSchemas }) },
+      detail: {
+        tags: ['postal'],
+        summary: "A country's postal code system",
+        ...documents({ name: 'PostalSystemDetail', ...PostalSystemDetailSchemas }),
+      },
     })
     .get(
       '/:country_code/codes',
@@ -88,25 +139,40 @@ export const postalRoutes = (service: PostalService, config: Config) =>
       {
         params: t.Object({ country_code: countryParam }),
         query: t.Object({ ...pageQuery(config.maxLimit), ...fieldsQuery }),
-        detail: { tags: ['postal'], summary: 'Distinct postal codes of a country, in code order', ...documents({ name: 'PostalCode', enveloped: PostalCodeSchema, list: true }) },
+        detail: {
+          tags: ['postal'],
+          summary: 'Distinct postal codes of a country, in code order',
+          ...documents({ name: 'PostalCode', enveloped: PostalCodeSchema, list: true }),
+        },
       },
     )
     .get(
       '/:country_code/search',
       ({ params, query, form }) => {
         const { total, items } = service.search(params.country_code, query, pageOf(query))
-        return list(items.map((r) => presentRecord(r, form)), { total, fieldNames: RECORD_FIELDS[form] })
+        return list(
+          items.map((r) => presentRecord(r, form)),
+          { total, fieldNames: RECORD_FIELDS[form] },
+        )
       },
       {
         params: t.Object({ country_code: countryParam }),
         query: t.Object({
-          q: t.Optional(t.String({ maxLength: 200, description: 'Start of a place name; case and accents are ignored (`zurich` finds Zürich).' })),
+          q: t.Optional(
+            t.String({ maxLength: 200, description: 'Start of a place name; case and accents are ignored (`zurich` finds Zürich).' }),
+          ),
           prefix: t.Optional(t.String({ maxLength: 64, description: 'Start of a postal code.', examples: ['902'] })),
-          admin_code: t.Optional(t.String({ maxLength: 64, description: 'First-level administrative division code (e.g. `CA`, `BY`), any case.' })),
+          admin_code: t.Optional(
+            t.String({ maxLength: 64, description: 'First-level administrative division code (e.g. `CA`, `BY`), any case.' }),
+          ),
           ...pageQuery(config.maxLimit),
           ...fieldsQuery,
         }),
-        detail: { tags: ['postal'], summary: 'Search postal codes by place name, code prefix or division (at least one)', ...documents({ name: 'PostalRecord', ...PostalRecordSchemas, list: true }) },
+        detail: {
+          tags: ['postal'],
+          summary: 'Search postal codes by place name, code prefix or division (at least one)',
+          ...documents({ name: 'PostalRecord', ...PostalRecordSchemas, list: true }),
+        },
       },
     )
     .post(
@@ -114,17 +180,33 @@ export const postalRoutes = (service: PostalService, config: Config) =>
       ({ params, body, form }) => {
         const page = pageOf(body)
         const { total, items } = service.nearby(params.country_code, body, page)
-        return spatialList(items.map((r) => presentRecord(r, form)), total, page, [...RECORD_FIELDS[form], 'distance_km'])
+        return spatialList(
+          items.map((r) => presentRecord(r, form)),
+          total,
+          page,
+          [...RECORD_FIELDS[form], 'distance_km'],
+        )
       },
       {
         params: t.Object({ country_code: countryParam }),
-        body: t.Object({
-          lat: t.Number({ minimum: -90, maximum: 90, description: 'Latitude of the centre, degrees.' }),
-          lng: t.Number({ minimum: -180, maximum: 180, description: 'Longitude of the centre, degrees.' }),
-          radius_km: t.Number({ exclusiveMinimum: 0, maximum: NEARBY_MAX_RADIUS_KM, description: `Radius in km, greater than 0 and at most ${NEARBY_MAX_RADIUS_KM}.` }),
-          ...spatialPage,
-        }, { examples: [{ lat: 34.09, lng: -118.41, radius_km: 5, limit: 10 }] }),
-        detail: { tags: ['postal'], summary: 'Postal codes within a radius, nearest first (haversine distance_km)', ...documents({ name: 'NearbyPostalRecord', ...NearbyRecordSchemas, list: true, ...spatialSiblings }) },
+        body: t.Object(
+          {
+            lat: t.Number({ minimum: -90, maximum: 90, description: 'Latitude of the centre, degrees.' }),
+            lng: t.Number({ minimum: -180, maximum: 180, description: 'Longitude of the centre, degrees.' }),
+            radius_km: t.Number({
+              exclusiveMinimum: 0,
+              maximum: NEARBY_MAX_RADIUS_KM,
+              description: `Radius in km, greater than 0 and at most ${NEARBY_MAX_RADIUS_KM}.`,
+            }),
+            ...spatialPage,
+          },
+          { examples: [{ lat: 34.09, lng: -118.41, radius_km: 5, limit: 10 }] },
+        ),
+        detail: {
+          tags: ['postal'],
+          summary: 'Postal codes within a radius, nearest first (haversine distance_km)',
+          ...documents({ name: 'NearbyPostalRecord', ...NearbyRecordSchemas, list: true, ...spatialSiblings }),
+        },
       },
     )
     .post(
@@ -132,33 +214,78 @@ export const postalRoutes = (service: PostalService, config: Config) =>
       ({ params, body, form }) => {
         const page = pageOf(body)
         const { total, items } = service.within(params.country_code, body.geometry, page)
-        return spatialList(items.map((r) => presentRecord(r, form)), total, page, RECORD_FIELDS[form])
+        return spatialList(
+          items.map((r) => presentRecord(r, form)),
+          total,
+          page,
+          RECORD_FIELDS[form],
+        )
       },
       {
         params: t.Object({ country_code: countryParam }),
-        body: t.Object({
-          geometry: t.Object(
-            { type: t.String({ description: '`Polygon` or `MultiPolygon`.' }), coordinates: t.Array(t.Any()) },
-            { description: `GeoJSON Polygon or MultiPolygon ([longitude, latitude] positions, closed rings, holes allowed, at most ${MAX_VERTICES} positions).` },
-          ),
-          ...spatialPage,
-        }, { examples: [{ geometry: { type: 'Polygon', coordinates: [[[-118.42, 34.06], [-118.38, 34.06], [-118.38, 34.1], [-118.42, 34.1], [-118.42, 34.06]]] }, limit: 10 }] }),
-        detail: { tags: ['postal'], summary: 'Postal codes inside a polygon, in dataset order', ...documents({ name: 'PostalRecord', ...PostalRecordSchemas, list: true, ...spatialSiblings }) },
+        body: t.Object(
+          {
+            geometry: t.Object(
+              { type: t.String({ description: '`Polygon` or `MultiPolygon`.' }), coordinates: t.Array(t.Any()) },
+              {
+                description: `GeoJSON Polygon or MultiPolygon ([longitude, latitude] positions, closed rings, holes allowed, at most ${MAX_VERTICES} positions).`,
+              },
+            ),
+            ...spatialPage,
+          },
+          {
+            examples: [
+              {
+                geometry: {
+                  type: 'Polygon',
+                  coordinates: [
+                    [
+                      [-118.42, 34.06],
+                      [-118.38, 34.06],
+                      [-118.38, 34.1],
+                      [-118.42, 34.1],
+                      [-118.42, 34.06],
+                    ],
+                  ],
+                },
+                limit: 10,
+              },
+            ],
+          },
+        ),
+        detail: {
+          tags: ['postal'],
+          summary: 'Postal codes inside a polygon, in dataset order',
+          ...documents({ name: 'PostalRecord', ...PostalRecordSchemas, list: true, ...spatialSiblings }),
+        },
       },
     )
     .get('/:country_code/validate/:postal_code', ({ params }) => one(service.validateFormat(params.country_code, params.postal_code)), {
       params: t.Object({ country_code: countryParam, postal_code: postalCodeParam }),
-      detail: { tags: ['postal'], summary: "Check a postal code against its country's format", ...documents({ name: 'PostalFormatCheck', enveloped: FormatCheckSchema }) },
+      detail: {
+        tags: ['postal'],
+        summary: "Check a postal code against its country's format",
+        ...documents({ name: 'PostalFormatCheck', enveloped: FormatCheckSchema }),
+      },
     })
     .get(
       '/:country_code/:postal_code',
       ({ params, form }) => {
         const { records } = service.lookup(params.country_code, params.postal_code)
-        return form === 'enveloped' ? list(records.map((r) => presentRecord(r, form)), { fieldNames: RECORD_FIELDS[form] }) : one(presentRecord(records[0]!, form))
+        return form === 'enveloped'
+          ? list(
+              records.map((r) => presentRecord(r, form)),
+              { fieldNames: RECORD_FIELDS[form] },
+            )
+          : one(presentRecord(records[0]!, form))
       },
       {
         params: t.Object({ country_code: countryParam, postal_code: postalCodeParam }),
         query: t.Object(fieldsQuery),
-        detail: { tags: ['postal'], summary: 'Every place a postal code maps to (Form B: the first)', ...documents({ name: 'PostalRecord', ...PostalRecordSchemas, envelopedList: true }) },
+        detail: {
+          tags: ['postal'],
+          summary: 'Every place a postal code maps to (Form B: the first)',
+          ...documents({ name: 'PostalRecord', ...PostalRecordSchemas, envelopedList: true }),
+        },
       },
     )

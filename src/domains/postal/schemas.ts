@@ -7,7 +7,10 @@ import { nullable } from '../../http/schemas.ts'
 
 const countryCode = t.String({ description: 'ISO 3166-1 alpha-2 code.', examples: ['US'] })
 const postalCode = t.String({ examples: ['90210'] })
-const format = nullable(t.String(), 'Pattern: `#` a digit, `A` a letter; alternatives separated by ` / `. Null for a country without postal codes.')
+const format = nullable(
+  t.String(),
+  'Pattern: `#` a digit, `A` a letter; alternatives separated by ` / `. Null for a country without postal codes.',
+)
 const regex = nullable(t.String(), 'Regular expression a valid code matches (GeoNames); null without a postal system.')
 const totalCodes = t.Integer({ minimum: 0, description: 'Distinct postal codes in the data.' })
 
@@ -61,10 +64,19 @@ const distance = { distance_km: t.Number({ minimum: 0, description: 'Haversine d
 export const PostalRecordSchemas = { enveloped: t.Object(RECORD_A), bare: t.Object(RECORD_B) }
 export const NearbyRecordSchemas = { enveloped: t.Object({ ...RECORD_A, ...distance }), bare: t.Object({ ...RECORD_B, ...distance }) }
 
-export const PostalCodeSchema = t.Object({ postal_code: postalCode, place_name: placeName, admin_name: nullable(t.String(), 'First-level division name.') })
+export const PostalCodeSchema = t.Object({
+  postal_code: postalCode,
+  place_name: placeName,
+  admin_name: nullable(t.String(), 'First-level division name.'),
+})
 
 export const PostalCheckSchemas = {
-  enveloped: t.Object({ postal_code: postalCode, country_code: t.String({ description: 'The country as sent, upper-cased.' }), format_valid: t.Boolean({ description: "Matches the country's regex." }), exists: t.Boolean({ description: 'Present in the data.' }) }),
+  enveloped: t.Object({
+    postal_code: postalCode,
+    country_code: t.String({ description: 'The country as sent, upper-cased.' }),
+    format_valid: t.Boolean({ description: "Matches the country's regex." }),
+    exists: t.Boolean({ description: 'Present in the data.' }),
+  }),
   bare: t.Object({
     country_code: t.String({ description: 'The country as sent, upper-cased.' }),
     postal_code: postalCode,
@@ -74,7 +86,11 @@ export const PostalCheckSchemas = {
   }),
 }
 
-export const FormatCheckSchema = t.Object({ country_code: countryCode, postal_code: postalCode, valid: t.Boolean({ description: "The code matches the country's format (existence is not checked)." }) })
+export const FormatCheckSchema = t.Object({
+  country_code: countryCode,
+  postal_code: postalCode,
+  valid: t.Boolean({ description: "The code matches the country's format (existence is not checked)." }),
+})
 
 /** Form A siblings of nearby/within lists. */
 export const SPATIAL_SIBLINGS = {

@@ -63,7 +63,9 @@ export interface FormatCheck {
  */
 const PLACES = `SELECT p.id, p.postal_code, p.country AS country_code, p.place_name, p.admin_id, p.latitude, p.longitude, p.accuracy FROM places p`
 
-type PlaceRow = Omit<PostalRecord, 'admin_name1' | 'admin_code1' | 'admin_name2' | 'admin_code2' | 'admin_name3' | 'admin_code3'> & { admin_id: number }
+type PlaceRow = Omit<PostalRecord, 'admin_name1' | 'admin_code1' | 'admin_name2' | 'admin_code2' | 'admin_name3' | 'admin_code3'> & {
+  admin_id: number
+}
 type AdminRow = Pick<PostalRecord, 'admin_name1' | 'admin_code1' | 'admin_name2' | 'admin_code2' | 'admin_name3' | 'admin_code3'>
 
 export const NEARBY_MAX_RADIUS_KM = 500
@@ -80,8 +82,14 @@ export class PostalService {
   ) {
     this.byCodeStmt = db.query(`${PLACES} WHERE p.country = ? AND p.postal_code = ?`)
     this.codeExistsStmt = db.query('SELECT 1 AS found FROM places WHERE country = ? AND postal_code = ? LIMIT 1')
-    this.adminStmt = db.query('SELECT admin_name1, admin_code1, admin_name2, admin_code2, admin_name3, admin_code3 FROM admins WHERE id = ?')
-    const rows = db.query('SELECT alpha2, alpha3, name, geonames_format, format, regex, total_codes, total_records, first_id, last_id FROM systems ORDER BY alpha2').all() as any[]
+    this.adminStmt = db.query(
+      'SELECT admin_name1, admin_code1, admin_name2, admin_code2, admin_name3, admin_code3 FROM admins WHERE id = ?',
+    )
+    const rows = db
+      .query(
+        'SELECT alpha2, alpha3, name, geonames_format, format, regex, total_codes, total_records, first_id, last_id FROM systems ORDER BY alpha2',
+      )
+      .all() as any[]
     this.systems = rows.map((r) => ({
       alpha2: r.alpha2,
       alpha3: r.alpha3,
@@ -112,10 +120,13 @@ export class PostalService {
   country(code: string) {
     const system = this.find(code)
     if (!system) {
-      throw notFound(`Country ${JSON.stringify(code)} is not supported: it is not an ISO 3166-1 alpha-2 or alpha-3 code of a country in the postal dataset.`, {
-        reason: 'country_not_supported',
-        country_code: code,
-      })
+      throw notFound(
+        `Country ${JSON.stringify(code)} is not supported: it is not an ISO 3166-1 alpha-2 or alpha-3 code of a country in the postal dataset.`,
+        {
+          reason: 'country_not_supported',
+          country_code: code,
+        },
+      )
     }
     return system
   }
@@ -125,7 +136,10 @@ export class PostalService {
     const system = this.country(code)
     if (!system.totalRecords) {
       const why = system.format ? 'this dataset holds no postal codes for it' : 'it has no postal code system'
-      throw notFound(`Postal codes of ${system.name} (${system.alpha2}) are not supported: ${why}.`, { reason: 'country_not_supported', country_code: system.alpha2 })
+      throw notFound(`Postal codes of ${system.name} (${system.alpha2}) are not supported: ${why}.`, {
+        reason: 'country_not_supported',
+        country_code: system.alpha2,
+      })
     }
     return system
   }
@@ -148,7 +162,16 @@ export class PostalService {
     return rows.map(({ admin_id, ...place }) => {
       let admin = this.admins.get(admin_id)
       if (!admin) this.admins.set(admin_id, (admin = this.adminStmt.get(admin_id)!))
-      return { id: place.id, postal_code: place.postal_code, country_code: place.country_code, place_name: place.place_name, ...admin, latitude: place.latitude, longitude: place.longitude, accuracy: place.accuracy }
+      return {
+        id: place.id,
+        postal_code: place.postal_code,
+        country_code: place.country_code,
+        place_name: place.place_name,
+        ...admin,
+        latitude: place.latitude,
+        longitude: place.longitude,
+        accuracy: place.accuracy,
+      }
     })
   }
 
@@ -196,7 +219,11 @@ export class PostalService {
     const system = this.withData(country)
     const found = this.resolve(system, code)
     if (!found) {
-      throw notFound(`No postal code ${JSON.stringify(code)} in ${system.name} (${system.alpha2}).`, { reason: 'postal_code_not_found', country_code: system.alpha2, postal_code: code })
+      throw notFound(`No postal code ${JSON.stringify(code)} in ${system.name} (${system.alpha2}).`, {
+        reason: 'postal_code_not_found',
+        country_code: system.alpha2,
+        postal_code: code,
+      })
     }
     return { system, records: found.records }
   }
@@ -216,7 +243,8 @@ export class PostalService {
     const q = filters.q !== undefined ? foldName(filters.q) : ''
     const prefix = filters.prefix !== undefined ? filters.prefix.trim().toUpperCase().replace(/\s+/g, ' ') : ''
     const admin = filters.admin_code?.trim() ?? ''
-    if (!q && !prefix && !admin) throw invalid('q', 'give at least one of q (place name), prefix (postal code prefix) or admin_code', 'query')
+    if (!q && !prefix && !admin)
+      throw invalid('q', 'give at least one of q (place name), prefix (postal code prefix) or admin_code', 'query')
     const system = this.withData(country)
     const where = ['p.country = ?']
     const args: (string | number)[] = [system.alpha2]
@@ -234,14 +262,23 @@ export class PostalService {
     }
     const condition = where.join(' AND ')
     const total = (this.db.query(`SELECT COUNT(*) AS n FROM places p WHERE ${condition}`).get(...args) as { n: number }).n
-    const items = total > page.offset ? this.withAdmins(this.db.query(`${PLACES} WHERE ${condition} ORDER BY p.postal_code, p.place_folded, p.id LIMIT ? OFFSET ?`).all(...args, page.limit, page.offset) as PlaceRow[]) : []
+    const items =
+      total > page.offset
+        ? this.withAdmins(
+            this.db
+              .query(`${PLACES} WHERE ${condition} ORDER BY p.postal_code, p.place_folded, p.id LIMIT ? OFFSET ?`)
+              .all(...args, page.limit, page.offset) as PlaceRow[],
+          )
+        : []
     return { total, items }
   }
 
   /** Records by id, in the order of `ids`. */
   private recordsInOrder(ids: number[]): PostalRecord[] {
     if (!ids.length) return []
-    const rows = this.withAdmins(this.db.query(`${PLACES} WHERE p.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as PlaceRow[])
+    const rows = this.withAdmins(
+      this.db.query(`${PLACES} WHERE p.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as PlaceRow[],
+    )
     const byId = new Map(rows.map((r) => [r.id, r]))
     return ids.map((id) => byId.get(id)!)
   }
@@ -250,7 +287,8 @@ export class PostalService {
     const { lat, lng, radius_km } = at
     if (!(lat >= -90 && lat <= 90)) throw invalid('lat', `latitude ${lat} is outside -90..90`)
     if (!(lng >= -180 && lng <= 180)) throw invalid('lng', `longitude ${lng} is outside -180..180`)
-    if (!(radius_km > 0 && radius_km <= NEARBY_MAX_RADIUS_KM)) throw invalid('radius_km', `must be greater than 0 and at most ${NEARBY_MAX_RADIUS_KM} km, got ${radius_km}`)
+    if (!(radius_km > 0 && radius_km <= NEARBY_MAX_RADIUS_KM))
+      throw invalid('radius_km', `must be greater than 0 and at most ${NEARBY_MAX_RADIUS_KM} km, got ${radius_km}`)
     const system = this.withData(country)
     const total = this.spatial.countWithin(system.scope, lat, lng, radius_km)
     if (page.offset >= total) return { total, items: [] }

@@ -55,7 +55,8 @@ export class Spatial {
   ) {
     this.tuning = { sparseBelow: 3000, edgeRows: 2, ...tuning }
     const deg = db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'cell_deg'").get()
-    if (!deg) throw new Error('postal.sqlite has no grid cells (built by an older builder): rebuild it with `almanac data build --only postal`')
+    if (!deg)
+      throw new Error('postal.sqlite has no grid cells (built by an older builder): rebuild it with `almanac data build --only postal`')
     this.grid = new Grid(Number(deg.value))
   }
 
@@ -72,21 +73,34 @@ export class Spatial {
   }
 
   private boxes(scope: CountryScope, box: Box): BoxRow[] {
-    return this.stmt(`SELECT r.id, r.min_lat, r.max_lat, r.min_lng, r.max_lng FROM places_rtree r WHERE ${BOX} AND $SCOPE`, scope).values(box.minLat, box.maxLat, box.minLng, box.maxLng, ...Spatial.scopeArgs(scope)) as BoxRow[]
+    return this.stmt(`SELECT r.id, r.min_lat, r.max_lat, r.min_lng, r.max_lng FROM places_rtree r WHERE ${BOX} AND $SCOPE`, scope).values(
+      box.minLat,
+      box.maxLat,
+      box.minLng,
+      box.maxLng,
+      ...Spatial.scopeArgs(scope),
+    ) as BoxRow[]
   }
 
   /** Exact coordinates, as [id, latitude, longitude], of the points with these ids. */
   private exactOf(ids: number[]): ExactRow[] {
     if (!ids.length) return []
     let s = this.statements.get('exact')
-    if (!s) this.statements.set('exact', (s = this.db.query('SELECT id, latitude, longitude FROM places WHERE id IN (SELECT value FROM json_each(?))')))
+    if (!s)
+      this.statements.set(
+        'exact',
+        (s = this.db.query('SELECT id, latitude, longitude FROM places WHERE id IN (SELECT value FROM json_each(?))')),
+      )
     return s.values(JSON.stringify(ids)) as ExactRow[]
   }
 
   /** Stored number of the country's points in the cells of the runs. */
   private cellCount(scope: CountryScope, runs: Run[]): number {
     const ranges = JSON.stringify(runs.map((r) => [this.grid.key(r.row, r.from), this.grid.key(r.row, r.to)]))
-    const sum = this.stmt('SELECT TOTAL(c.n) AS n FROM json_each(?) j JOIN cells c ON c.country = ? AND c.cell BETWEEN j.value ->> 0 AND j.value ->> 1', scope).get(ranges, scope.alpha2) as { n: number }
+    const sum = this.stmt(
+      'SELECT TOTAL(c.n) AS n FROM json_each(?) j JOIN cells c ON c.country = ? AND c.cell BETWEEN j.value ->> 0 AND j.value ->> 1',
+      scope,
+    ).get(ranges, scope.alpha2) as { n: number }
     return sum.n
   }
 
@@ -104,7 +118,9 @@ export class Spatial {
     }
     if (inBox < sparse) {
       let total = 0
-      for (const box of boxes) for (const [id, minLat, maxLat, minLng, maxLng] of this.boxes(scope, box)) if (this.inCircle(id, minLat, maxLat, minLng, maxLng, lat, lng, radiusKm)) total++
+      for (const box of boxes)
+        for (const [id, minLat, maxLat, minLng, maxLng] of this.boxes(scope, box))
+          if (this.inCircle(id, minLat, maxLat, minLng, maxLng, lat, lng, radiusKm)) total++
       return total
     }
     const grid = this.grid
@@ -141,7 +157,16 @@ export class Spatial {
   }
 
   /** Whether the point (known by its R*Tree box) is within the radius; exact coordinates only near the edge. */
-  private inCircle(id: number, minLat: number, maxLat: number, minLng: number, maxLng: number, lat: number, lng: number, radiusKm: number): boolean {
+  private inCircle(
+    id: number,
+    minLat: number,
+    maxLat: number,
+    minLng: number,
+    maxLng: number,
+    lat: number,
+    lng: number,
+    radiusKm: number,
+  ): boolean {
     const d = haversineKm(lat, lng, (minLat + maxLat) / 2, (minLng + maxLng) / 2)
     // The point is at most this far (km) from its box's middle.
     const slack = (maxLat - minLat + maxLng - minLng) * KM_PER_DEG + 1e-6
@@ -159,7 +184,10 @@ export class Spatial {
    * Candidates are read as R*Tree boxes; exact coordinates are read only for those that can rank.
    */
   nearest(scope: CountryScope, lat: number, lng: number, radiusKm: number, k: number, total: number): NearHit[] {
-    let searched = total <= 4 * k || total < this.tuning.sparseBelow ? radiusKm : Math.min(radiusKm, this.startRadius(scope, lat, lng, k) ?? radiusKm * Math.sqrt((2 * k) / total))
+    let searched =
+      total <= 4 * k || total < this.tuning.sparseBelow
+        ? radiusKm
+        : Math.min(radiusKm, this.startRadius(scope, lat, lng, k) ?? radiusKm * Math.sqrt((2 * k) / total))
     for (;;) {
       const reach = Math.min(searched, radiusKm)
       const ids: number[] = []
@@ -200,7 +228,8 @@ export class Spatial {
     const column = grid.column(lng)
     if (column === 0 || column === grid.lngCells - 1) return undefined
     const runs: Run[] = []
-    for (let r = Math.max(0, row - 1); r <= Math.min(grid.latCells - 1, row + 1); r++) runs.push({ row: r, from: column - 1, to: column + 1 })
+    for (let r = Math.max(0, row - 1); r <= Math.min(grid.latCells - 1, row + 1); r++)
+      runs.push({ row: r, from: column - 1, to: column + 1 })
     const n = this.cellCount(scope, runs)
     if (!n) return undefined
     const side = grid.deg * KM_PER_DEG
@@ -221,10 +250,13 @@ export class Spatial {
       for (const [id, minLat, maxLat, minLng, maxLng] of this.boxes(scope, prepared.box)) {
         if (seen?.has(id)) continue
         const verdict = prepared.test((minLng + maxLng) / 2, (minLat + maxLat) / 2, maxLat - minLat + (maxLng - minLng) + 1e-9)
-        const inside = verdict === UNSURE ? (() => {
-          const [[, exactLat, exactLng]] = this.exactOf([id]) as [ExactRow]
-          return inPolygon(exactLng, exactLat, polygon)
-        })() : verdict === IN
+        const inside =
+          verdict === UNSURE
+            ? (() => {
+                const [[, exactLat, exactLng]] = this.exactOf([id]) as [ExactRow]
+                return inPolygon(exactLng, exactLat, polygon)
+              })()
+            : verdict === IN
         if (!inside) continue
         seen?.add(id)
         ids.push(id)
@@ -359,7 +391,10 @@ export class PreparedPolygon {
     const height = (maxLat - minLat) / this.bands || 1
     const bandOf = (y: number) => Math.min(this.bands - 1, Math.max(0, Math.floor((y - minLat) / height)))
     const counts = new Uint32Array(this.bands + 1)
-    const span = (i: number): [number, number] => [bandOf(Math.min(this.y1[i]!, this.y2[i]!) - MAX_SLACK_DEG), bandOf(Math.max(this.y1[i]!, this.y2[i]!) + MAX_SLACK_DEG)]
+    const span = (i: number): [number, number] => [
+      bandOf(Math.min(this.y1[i]!, this.y2[i]!) - MAX_SLACK_DEG),
+      bandOf(Math.max(this.y1[i]!, this.y2[i]!) + MAX_SLACK_DEG),
+    ]
     for (let i = 0; i < edges; i++) {
       const [a, b] = span(i)
       for (let band = a; band <= b; band++) counts[band + 1]!++
@@ -397,7 +432,8 @@ export class PreparedPolygon {
       const by = y2[e]!
       if (ay > y !== by > y && x < ((bx - ax) * (y - ay)) / (by - ay) + ax) parity[ring[e]!]! ^= 1
       // Distance from the point to the segment, only when the edge's box is within reach.
-      if (x < Math.min(ax, bx) - slack || x > Math.max(ax, bx) + slack || y < Math.min(ay, by) - slack || y > Math.max(ay, by) + slack) continue
+      if (x < Math.min(ax, bx) - slack || x > Math.max(ax, bx) + slack || y < Math.min(ay, by) - slack || y > Math.max(ay, by) + slack)
+        continue
       const dx = bx - ax
       const dy = by - ay
       const len2 = dx * dx + dy * dy

@@ -40,10 +40,11 @@ export function zipEntries(path: string): ZipEntry[] {
     const tailLength = Math.min(size, 22 + 0xffff)
     const tail = readAt(fd, size - tailLength, tailLength)
     let eocd = -1
-    for (let i = tail.length - 22; i >= 0; i--) if (tail.readUInt32LE(i) === EOCD) {
-      eocd = i
-      break
-    }
+    for (let i = tail.length - 22; i >= 0; i--)
+      if (tail.readUInt32LE(i) === EOCD) {
+        eocd = i
+        break
+      }
     if (eocd < 0) throw new Error(`${path} is not a ZIP file (no end-of-central-directory record)`)
     let count = tail.readUInt16LE(eocd + 10)
     let cdSize = tail.readUInt32LE(eocd + 12)
@@ -105,7 +106,8 @@ export function openZipEntry(path: string, entry: ZipEntry): Readable {
   if (entry.compressedSize === 0) return Readable.from([])
   const raw = createReadStream(path, { start, end: start + entry.compressedSize - 1, highWaterMark: 1 << 20 })
   if (entry.method === 0) return raw
-  if (entry.method !== 8) throw new Error(`${path}: entry ${entry.name} uses compression method ${entry.method}; only stored (0) and deflate (8) are supported`)
+  if (entry.method !== 8)
+    throw new Error(`${path}: entry ${entry.name} uses compression method ${entry.method}; only stored (0) and deflate (8) are supported`)
   const inflate = createInflateRaw({ chunkSize: 1 << 20 })
   raw.on('error', (e) => inflate.destroy(e))
   return raw.pipe(inflate)

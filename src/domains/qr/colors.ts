@@ -24,7 +24,12 @@ export function parseColor(text: string): Rgb {
 }
 
 /** `#RRGGBB`, upper case: how a colour is echoed. */
-export const colorText = ({ r, g, b }: Rgb) => '#' + [r, g, b].map((v) => v.toString(16).padStart(2, '0')).join('').toUpperCase()
+export const colorText = ({ r, g, b }: Rgb) =>
+  '#' +
+  [r, g, b]
+    .map((v) => v.toString(16).padStart(2, '0'))
+    .join('')
+    .toUpperCase()
 
 const channel = (v: number) => {
   const s = v / 255
@@ -43,7 +48,11 @@ export function contrastRatio(a: Rgb, b: Rgb): number {
 export function colorWarnings(fg: Rgb, bg: Rgb): string[] {
   const out: string[] = []
   const ratio = contrastRatio(fg, bg)
-  if (ratio < MIN_CONTRAST) out.push(`low contrast: fg_color and bg_color have a contrast ratio of ${ratio}:1, below ${MIN_CONTRAST}:1; scanners may not read this code`)
-  if (luminance(fg) > luminance(bg)) out.push('inverted: fg_color is lighter than bg_color; many scanners only read dark modules on a light background')
+  if (ratio < MIN_CONTRAST)
+    out.push(
+      `low contrast: fg_color and bg_color have a contrast ratio of ${ratio}:1, below ${MIN_CONTRAST}:1; scanners may not read this code`,
+    )
+  if (luminance(fg) > luminance(bg))
+    out.push('inverted: fg_color is lighter than bg_color; many scanners only read dark modules on a light background')
   return out
 }

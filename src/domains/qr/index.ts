@@ -26,7 +26,8 @@ export interface QrDomainState {
 }
 
 /** `local` -> `<stateDir>/qr`; `local:/path` -> `/path`. */
-export const localDir = (config: Config) => (config.qr.store === 'local' ? join(config.stateDir, 'qr') : config.qr.store.slice('local:'.length))
+export const localDir = (config: Config) =>
+  config.qr.store === 'local' ? join(config.stateDir, 'qr') : config.qr.store.slice('local:'.length)
 
 const log = (fields: Record<string, unknown>) => console.error(JSON.stringify({ domain: 'qr', ...fields }))
 
@@ -35,7 +36,15 @@ export function openQr(config: Config, now: () => number = Date.now): QrDomainSt
   const signer = createSigner(config.qr.signingKey, config.stateDir)
   const q = config.qr
   if (q.store.startsWith('s3://')) {
-    const store = createS3Store({ url: q.store, endpoint: q.s3Endpoint, region: q.s3Region, accessKeyId: q.s3AccessKeyId, secretAccessKey: q.s3SecretAccessKey, virtualHostedStyle: q.s3VirtualHostedStyle, timeoutSeconds: q.s3TimeoutSeconds })
+    const store = createS3Store({
+      url: q.store,
+      endpoint: q.s3Endpoint,
+      region: q.s3Region,
+      accessKeyId: q.s3AccessKeyId,
+      secretAccessKey: q.s3SecretAccessKey,
+      virtualHostedStyle: q.s3VirtualHostedStyle,
+      timeoutSeconds: q.s3TimeoutSeconds,
+    })
     return { service: createQrService(store, now), trusted, signer, now }
   }
   const local = createLocalStore({ dir: localDir(config), maxBytes: q.storeMaxBytes, signer, now })
@@ -57,7 +66,8 @@ export const qrDomain = (now: () => number = Date.now) =>
     datasets: [],
     open: ({ config }) => openQr(config, now),
     routes: qrRoutes,
-    publicRoutes: ({ service: state }) => downloadRoutes({ dir: state.local?.dir ?? '', signer: state.signer, now: state.now, enabled: !!state.local }),
+    publicRoutes: ({ service: state }) =>
+      downloadRoutes({ dir: state.local?.dir ?? '', signer: state.signer, now: state.now, enabled: !!state.local }),
     close(state) {
       clearInterval(state.sweeper)
       state.service.close()

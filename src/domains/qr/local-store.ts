@@ -97,14 +97,14 @@ export function createLocalStore({ dir, maxBytes, signer, now, fsNow = Date.now 
         if (name.startsWith(TEMP_PREFIX)) {
           // A temp file's mtime is set to its expiry before the rename; its ctime says how old it is.
           const s = statSync(path)
-          if (fsNow() - s.ctimeMs > TEMP_MAX_AGE_MS) (unlinkSync(path), deleted++)
+          if (fsNow() - s.ctimeMs > TEMP_MAX_AGE_MS) unlinkSync(path), deleted++
           continue
         }
         if (!OBJECT_NAME.test(name)) continue
         const s = statSync(path)
         if (s.mtimeMs <= nowMs) {
           if (retire(path, nowMs)) deleted++
-          else (objects++, (total += s.size))
+          else objects++, (total += s.size)
         } else {
           objects++
           total += s.size
@@ -163,7 +163,10 @@ export function createLocalStore({ dir, maxBytes, signer, now, fsNow = Date.now 
     }
     if (bytes + object.bytes.length > maxBytes) {
       await sweep()
-      if (bytes + object.bytes.length > maxBytes) throw storeDown(`The QR image store is full: it holds ${bytes} bytes and its limit is ${maxBytes} (ALMANAC_QR_STORE_MAX_BYTES); expired images are swept every few minutes.`)
+      if (bytes + object.bytes.length > maxBytes)
+        throw storeDown(
+          `The QR image store is full: it holds ${bytes} bytes and its limit is ${maxBytes} (ALMANAC_QR_STORE_MAX_BYTES); expired images are swept every few minutes.`,
+        )
     }
     const temp = join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`)
     try {

@@ -42,7 +42,11 @@ const LEVEL = new Map<EcLevel, unknown>([
 /** Largest version-40 payload at a level, by segment mode (L: 7089 digits, 4296 alphanumeric, 2953 bytes). */
 export function capacityOf(level: EcLevel): Capacity {
   const ec = LEVEL.get(level)
-  return { numeric: getCapacity(40, ec, Mode.NUMERIC), alphanumeric: getCapacity(40, ec, Mode.ALPHANUMERIC), bytes: getCapacity(40, ec, Mode.BYTE) }
+  return {
+    numeric: getCapacity(40, ec, Mode.NUMERIC),
+    alphanumeric: getCapacity(40, ec, Mode.ALPHANUMERIC),
+    bytes: getCapacity(40, ec, Mode.BYTE),
+  }
 }
 
 const TOO_BIG = 'The amount of data is too big to be stored in a QR Code'

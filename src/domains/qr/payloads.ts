@@ -64,14 +64,16 @@ export function wifiPayload(body: WifiBody): string {
   const ssidBytes = Buffer.byteLength(body.ssid, 'utf8')
   if (ssidBytes > 32) throw invalid('ssid', `is ${ssidBytes} bytes of UTF-8; an SSID holds at most 32 bytes`)
   if (encryption === 'nopass' && password) throw invalid('password', 'must be absent for an open network (encryption nopass)')
-  if (encryption === 'WPA' && [...password].length < LIMITS.wpaMin) throw invalid('password', `a WPA passphrase is ${LIMITS.wpaMin} to ${LIMITS.password} characters`)
+  if (encryption === 'WPA' && [...password].length < LIMITS.wpaMin)
+    throw invalid('password', `a WPA passphrase is ${LIMITS.wpaMin} to ${LIMITS.password} characters`)
   if (encryption === 'WEP' && !password) throw invalid('password', 'is required for WEP')
   const p = encryption === 'nopass' ? '' : `P:${wifiEscape(password)};`
   return `WIFI:T:${encryption};S:${wifiEscape(body.ssid)};${p}H:${body.hidden ? 'true' : 'false'};;`
 }
 
 /** vCard TEXT value escaping (RFC 6350 3.4, as RFC 2426 for 3.0): `\`, `,`, `;` and newlines. */
-export const vcardEscape = (s: string) => s.replace(/\r\n|[\r\n\\,;]/g, (c) => (c === '\\' ? '\\\\' : c === ',' ? '\\,' : c === ';' ? '\\;' : '\\n'))
+export const vcardEscape = (s: string) =>
+  s.replace(/\r\n|[\r\n\\,;]/g, (c) => (c === '\\' ? '\\\\' : c === ',' ? '\\,' : c === ';' ? '\\;' : '\\n'))
 
 /**
  * Folds a content line at 75 octets (RFC 6350 3.2): continuation lines start with one space and carry
@@ -107,16 +109,18 @@ export interface VcardBody {
   url?: string
 }
 
-const PHONE = /^\+?[0-9][0-9 ().\-]*$/
+const PHONE = /^\+?[0-9][0-9 ().-]*$/
 
 function checkPhone(phone: string, field: string) {
-  if (!PHONE.test(phone) || phone.replace(/\D/g, '').length > 20) throw invalid(field, 'a phone number is digits with an optional leading +, spaces, dots, dashes and parentheses (at most 20 digits)')
+  if (!PHONE.test(phone) || phone.replace(/\D/g, '').length > 20)
+    throw invalid(field, 'a phone number is digits with an optional leading +, spaces, dots, dashes and parentheses (at most 20 digits)')
 }
 
 /** addr-spec shape: one @, a non-empty local part and a dotted or bracketed domain; no spaces or controls. */
 function checkEmail(email: string, field: string) {
   const at = email.lastIndexOf('@')
-  if (at < 1 || at === email.length - 1 || hasControl(email) || /[\s,<>]/.test(email) || email.indexOf('@') !== at) throw invalid(field, 'must be one email address such as name@example.com')
+  if (at < 1 || at === email.length - 1 || hasControl(email) || /[\s,<>]/.test(email) || email.indexOf('@') !== at)
+    throw invalid(field, 'must be one email address such as name@example.com')
 }
 
 /**
@@ -181,4 +185,5 @@ export function coordinate(n: number): string {
 }
 
 /** geo: URI (RFC 5870), WGS-84 latitude then longitude. */
-export const geoPayload = (body: { latitude: number; longitude: number }) => `geo:${coordinate(body.latitude)},${coordinate(body.longitude)}`
+export const geoPayload = (body: { latitude: number; longitude: number }) =>
+  `geo:${coordinate(body.latitude)},${coordinate(body.longitude)}`

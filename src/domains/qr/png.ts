@@ -67,7 +67,13 @@ export function renderPng(matrix: QrMatrix, { size, margin, fg, bg }: PngOptions
   header[8] = 1 // bit depth
   header[9] = 3 // colour type: palette
   const palette = new Uint8Array([bg.r, bg.g, bg.b, fg.r, fg.g, fg.b])
-  const parts = [SIGNATURE, chunk('IHDR', header), chunk('PLTE', palette), chunk('IDAT', deflateSync(raw)), chunk('IEND', new Uint8Array(0))]
+  const parts = [
+    SIGNATURE,
+    chunk('IHDR', header),
+    chunk('PLTE', palette),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', new Uint8Array(0)),
+  ]
   const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0))
   let offset = 0
   for (const p of parts) {

@@ -11,11 +11,22 @@ import { one } from '../../http/reply.ts'
 import type { DomainContext } from '../types.ts'
 import type { QrDomainState } from './index.ts'
 import { publicOrigin } from './origin.ts'
-import { emailPayload, geoPayload, LIMITS, smsPayload, textPayload, urlPayload, vcardPayload, wifiPayload, type Preset } from './payloads.ts'
+import {
+  emailPayload,
+  geoPayload,
+  LIMITS,
+  smsPayload,
+  textPayload,
+  urlPayload,
+  vcardPayload,
+  wifiPayload,
+  type Preset,
+} from './payloads.ts'
 import { commonParameters, FIELD_NAMES, QrResultSchema } from './schemas.ts'
 import type { QrOptions } from './service.ts'
 
-const str = (description: string, maxLength: number, minLength = 0, examples?: string[]) => t.String({ description, maxLength, ...(minLength ? { minLength } : {}), ...(examples ? { examples } : {}) })
+const str = (description: string, maxLength: number, minLength = 0, examples?: string[]) =>
+  t.String({ description, maxLength, ...(minLength ? { minLength } : {}), ...(examples ? { examples } : {}) })
 
 interface PresetRoute {
   preset: Preset
@@ -38,14 +49,22 @@ const ROUTES: PresetRoute[] = [
     preset: 'text',
     summary: 'QR code of plain text',
     description: 'Encodes `text` verbatim as UTF-8 (numeric and alphanumeric runs in their denser modes).',
-    fields: { text: str(`The text, 1-${LIMITS.text} characters (UTF-16 code units). 4296 fit only for alphanumeric text at level L; the real limit is the level's capacity (a 422 states it).`, LIMITS.text, 1, ['Hello, world']) },
+    fields: {
+      text: str(
+        `The text, 1-${LIMITS.text} characters (UTF-16 code units). 4296 fit only for alphanumeric text at level L; the real limit is the level's capacity (a 422 states it).`,
+        LIMITS.text,
+        1,
+        ['Hello, world'],
+      ),
+    },
     build: textPayload,
     field: () => 'text',
   },
   {
     preset: 'url',
     summary: 'QR code of a URL',
-    description: 'Encodes `url` verbatim: an absolute URL with a scheme (https:, http:, or any other such as otpauth:), no spaces or control characters.',
+    description:
+      'Encodes `url` verbatim: an absolute URL with a scheme (https:, http:, or any other such as otpauth:), no spaces or control characters.',
     fields: { url: str(`Absolute URL, at most ${LIMITS.url} characters.`, LIMITS.url, 1, ['https://example.com/']) },
     build: urlPayload,
     field: () => 'url',
@@ -53,11 +72,25 @@ const ROUTES: PresetRoute[] = [
   {
     preset: 'wifi',
     summary: 'QR code that joins a WiFi network',
-    description: 'Encodes `WIFI:T:<WPA|WEP|nopass>;S:<ssid>;P:<password>;H:<true|false>;;`, with `\\ ; , : "` in the SSID and password escaped by a backslash; `P:` is left out for nopass.',
+    description:
+      'Encodes `WIFI:T:<WPA|WEP|nopass>;S:<ssid>;P:<password>;H:<true|false>;;`, with `\\ ; , : "` in the SSID and password escaped by a backslash; `P:` is left out for nopass.',
     fields: {
       ssid: str(`Network name, 1-${LIMITS.ssid} characters and at most 32 bytes of UTF-8.`, LIMITS.ssid, 1, ['Home']),
-      password: t.Optional(str(`Passphrase or key, at most ${LIMITS.password} characters: WPA needs ${LIMITS.wpaMin}-${LIMITS.password}, WEP one, nopass none.`, LIMITS.password, 0, ['correct horse battery'])),
-      encryption: t.Optional(t.UnionEnum(['WPA', 'WEP', 'nopass'], { default: 'WPA', description: 'WPA (WPA/WPA2/WPA3 personal, default), WEP or nopass (open network).', error: 'encryption: expected WPA, WEP or nopass' })),
+      password: t.Optional(
+        str(
+          `Passphrase or key, at most ${LIMITS.password} characters: WPA needs ${LIMITS.wpaMin}-${LIMITS.password}, WEP one, nopass none.`,
+          LIMITS.password,
+          0,
+          ['correct horse battery'],
+        ),
+      ),
+      encryption: t.Optional(
+        t.UnionEnum(['WPA', 'WEP', 'nopass'], {
+          default: 'WPA',
+          description: 'WPA (WPA/WPA2/WPA3 personal, default), WEP or nopass (open network).',
+          error: 'encryption: expected WPA, WEP or nopass',
+        }),
+      ),
       hidden: t.Optional(t.Boolean({ default: false, description: 'The network does not broadcast its SSID.' })),
     },
     build: wifiPayload,
@@ -83,7 +116,8 @@ const ROUTES: PresetRoute[] = [
   {
     preset: 'email',
     summary: 'QR code that starts an email',
-    description: 'Encodes a `mailto:` URI (RFC 6068): `mailto:<to>?subject=...&body=...`, the subject and body percent-encoded as UTF-8 (space as %20, line breaks as %0D%0A).',
+    description:
+      'Encodes a `mailto:` URI (RFC 6068): `mailto:<to>?subject=...&body=...`, the subject and body percent-encoded as UTF-8 (space as %20, line breaks as %0D%0A).',
     fields: {
       to: str('Recipient: one email address.', LIMITS.email, 3, ['ada@example.com']),
       subject: t.Optional(str(`Subject, at most ${LIMITS.subject} characters.`, LIMITS.subject)),
@@ -108,8 +142,20 @@ const ROUTES: PresetRoute[] = [
     summary: 'QR code of a location',
     description: 'Encodes a `geo:<latitude>,<longitude>` URI (RFC 5870, WGS-84) in plain decimal, at most 7 decimals.',
     fields: {
-      latitude: t.Number({ minimum: -90, maximum: 90, description: 'Latitude in degrees, -90 to 90.', examples: [48.8584], error: 'latitude: expected a number from -90 to 90' }),
-      longitude: t.Number({ minimum: -180, maximum: 180, description: 'Longitude in degrees, -180 to 180.', examples: [2.2945], error: 'longitude: expected a number from -180 to 180' }),
+      latitude: t.Number({
+        minimum: -90,
+        maximum: 90,
+        description: 'Latitude in degrees, -90 to 90.',
+        examples: [48.8584],
+        error: 'latitude: expected a number from -90 to 90',
+      }),
+      longitude: t.Number({
+        minimum: -180,
+        maximum: 180,
+        description: 'Longitude in degrees, -180 to 180.',
+        examples: [2.2945],
+        error: 'longitude: expected a number from -180 to 180',
+      }),
     },
     build: geoPayload,
     field: () => 'latitude',
@@ -145,7 +191,12 @@ export function qrRoutes({ service: state, config }: DomainContext<QrDomainState
       {
         body: t.Object({ ...route.fields, ...commonParameters }, { examples: [exampleBody(route.fields)] }),
         query: t.Object(fieldsQuery),
-        detail: { tags: ['QR codes'], summary: route.summary, description: `${route.description} ${COMMON_NOTE}`, ...documents({ enveloped: QrResultSchema, bare: QrResultSchema }) },
+        detail: {
+          tags: ['QR codes'],
+          summary: route.summary,
+          description: `${route.description} ${COMMON_NOTE}`,
+          ...documents({ enveloped: QrResultSchema, bare: QrResultSchema }),
+        },
       },
     )
   }

@@ -66,7 +66,9 @@ export function createS3Store(options: S3StoreOptions): ObjectStore {
       try {
         await Promise.race([client.write(keyOf(object.name), object.bytes, { type: object.contentType }), timeout])
       } catch (e) {
-        throw new AlmanacError('unavailable', `The QR image store s3://${bucket} did not take the image: ${(e as Error).message}`, { headers: { 'Retry-After': String(RETRY_SECONDS) } })
+        throw new AlmanacError('unavailable', `The QR image store s3://${bucket} did not take the image: ${(e as Error).message}`, {
+          headers: { 'Retry-After': String(RETRY_SECONDS) },
+        })
       } finally {
         clearTimeout(timer)
       }

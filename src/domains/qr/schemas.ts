@@ -20,11 +20,19 @@ export const commonParameters = {
   format: t.Optional(
     t.UnionEnum(FORMATS, {
       default: DEFAULTS.format,
-      description: 'png and svg are stored and returned as a signed link (`url`, `expires`); base64 returns a PNG inline as `data_uri` and stores nothing.',
+      description:
+        'png and svg are stored and returned as a signed link (`url`, `expires`); base64 returns a PNG inline as `data_uri` and stores nothing.',
       error: 'format: expected png, svg or base64',
     }),
   ),
-  size: t.Optional(namedInteger('size', RANGES.size[0], RANGES.size[1], `Width = height of the PNG in pixels, ${RANGES.size[0]}-${RANGES.size[1]} (default ${DEFAULTS.size}), quiet zone included; exact. Ignored for svg. A size smaller than the code's modules (quiet zone included) is a 422 stating the least size; under 2 pixels a module adds a warning.`)),
+  size: t.Optional(
+    namedInteger(
+      'size',
+      RANGES.size[0],
+      RANGES.size[1],
+      `Width = height of the PNG in pixels, ${RANGES.size[0]}-${RANGES.size[1]} (default ${DEFAULTS.size}), quiet zone included; exact. Ignored for svg. A size smaller than the code's modules (quiet zone included) is a 422 stating the least size; under 2 pixels a module adds a warning.`,
+    ),
+  ),
   fg_color: t.Optional(color('fg_color', DEFAULTS.fg_color, 'Module (foreground)')),
   bg_color: t.Optional(color('bg_color', DEFAULTS.bg_color, 'Background')),
   error_correction: t.Optional(
@@ -34,13 +42,33 @@ export const commonParameters = {
       error: 'error_correction: expected L, M, Q or H',
     }),
   ),
-  margin: t.Optional(namedInteger('margin', RANGES.margin[0], RANGES.margin[1], `Quiet zone around the code, in modules, ${RANGES.margin[0]}-${RANGES.margin[1]} (default ${DEFAULTS.margin}; ISO/IEC 18004 asks for 4).`, DEFAULTS.margin)),
-  ttl: t.Optional(namedInteger('ttl', RANGES.ttl[0], RANGES.ttl[1], `Seconds the link works, ${RANGES.ttl[0]}-${RANGES.ttl[1]} (default ${DEFAULTS.ttl}). Ignored for base64. With an S3 store, presigned links live at most 604800 s (7 days): a longer ttl is cut to that, with a warning.`)),
+  margin: t.Optional(
+    namedInteger(
+      'margin',
+      RANGES.margin[0],
+      RANGES.margin[1],
+      `Quiet zone around the code, in modules, ${RANGES.margin[0]}-${RANGES.margin[1]} (default ${DEFAULTS.margin}; ISO/IEC 18004 asks for 4).`,
+      DEFAULTS.margin,
+    ),
+  ),
+  ttl: t.Optional(
+    namedInteger(
+      'ttl',
+      RANGES.ttl[0],
+      RANGES.ttl[1],
+      `Seconds the link works, ${RANGES.ttl[0]}-${RANGES.ttl[1]} (default ${DEFAULTS.ttl}). Ignored for base64. With an S3 store, presigned links live at most 604800 s (7 days): a longer ttl is cut to that, with a warning.`,
+    ),
+  ),
 }
 
 export const QrResultSchema = t.Object(
   {
-    url: t.Optional(t.String({ description: 'png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64.' })),
+    url: t.Optional(
+      t.String({
+        description:
+          'png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64.',
+      }),
+    ),
     format: t.UnionEnum(FORMATS),
     expires: t.Optional(t.Integer({ description: 'png, svg: Unix time (seconds) when `url` stops working. Absent for base64.' })),
     preset: t.UnionEnum(PRESETS, { description: 'The endpoint that made the code.' }),
@@ -52,7 +80,10 @@ export const QrResultSchema = t.Object(
     margin: t.Integer({ description: 'Quiet zone in modules.' }),
     version: t.Integer({ minimum: 1, maximum: 40, description: 'QR version (1-40) the payload needed.' }),
     modules: t.Integer({ minimum: 21, maximum: 177, description: 'Modules per side, quiet zone excluded (17 + 4 × version).' }),
-    warnings: t.Array(t.String(), { description: 'Why the code may not scan (low contrast, inverted colours, modules under 2 pixels), or which options were ignored or cut. Empty when none.' }),
+    warnings: t.Array(t.String(), {
+      description:
+        'Why the code may not scan (low contrast, inverted colours, modules under 2 pixels), or which options were ignored or cut. Empty when none.',
+    }),
   },
   { description: 'QR result (SPEC): the same object in both forms; Form A wraps it in `{status, data, error}`.' },
 )

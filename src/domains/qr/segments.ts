@@ -101,7 +101,12 @@ export function segmentBits(segments: Segment[], range: 0 | 1 | 2): number {
   let bits = 0
   for (const s of segments) {
     const n = s.mode === 'byte' ? Buffer.byteLength(s.data, 'utf8') : s.data.length
-    const data = s.mode === 'numeric' ? Math.floor(n / 3) * 10 + [0, 4, 7][n % 3]! : s.mode === 'alphanumeric' ? Math.floor(n / 2) * 11 + (n % 2) * 6 : n * 8
+    const data =
+      s.mode === 'numeric'
+        ? Math.floor(n / 3) * 10 + [0, 4, 7][n % 3]!
+        : s.mode === 'alphanumeric'
+          ? Math.floor(n / 2) * 11 + (n % 2) * 6
+          : n * 8
     bits += 4 + COUNT_BITS[s.mode][range] + data
   }
   return bits

@@ -16,7 +16,15 @@ export const FORMATS = ['png', 'svg', 'base64'] as const
 export type Format = (typeof FORMATS)[number]
 
 /** SPEC "QR codes": common parameters, their defaults and ranges. */
-export const DEFAULTS = { format: 'png' as Format, size: 400, fg_color: '#000000', bg_color: '#FFFFFF', error_correction: 'M' as EcLevel, margin: 4, ttl: 86400 }
+export const DEFAULTS = {
+  format: 'png' as Format,
+  size: 400,
+  fg_color: '#000000',
+  bg_color: '#FFFFFF',
+  error_correction: 'M' as EcLevel,
+  margin: 4,
+  ttl: 86400,
+}
 export const RANGES = { size: [100, 2000], margin: [0, 20], ttl: [60, 2592000] } as const
 
 export interface QrOptions {
@@ -59,11 +67,16 @@ export interface RenderedImage {
 }
 
 /** The image alone, for one payload and fully resolved options (used by the service and the bench). */
-export const renderImage = (payload: string, field: string, o: Required<QrOptions>): RenderedImage => renderMatrix(encodeMatrix(payload, o.error_correction, field), o)
+export const renderImage = (payload: string, field: string, o: Required<QrOptions>): RenderedImage =>
+  renderMatrix(encodeMatrix(payload, o.error_correction, field), o)
 
 function renderMatrix(matrix: QrMatrix, o: Required<QrOptions>): RenderedImage {
   if (o.format === 'svg') return { matrix, bytes: new TextEncoder().encode(renderSvg(matrix, o.margin)), extension: 'svg' }
-  return { matrix, bytes: renderPng(matrix, { size: o.size, margin: o.margin, fg: parseColor(o.fg_color), bg: parseColor(o.bg_color) }), extension: 'png' }
+  return {
+    matrix,
+    bytes: renderPng(matrix, { size: o.size, margin: o.margin, fg: parseColor(o.fg_color), bg: parseColor(o.bg_color) }),
+    extension: 'png',
+  }
 }
 
 export interface QrService {
@@ -79,10 +92,12 @@ export function createQrService(store: ObjectStore, now: () => number = Date.now
     const bg = parseColor(o.bg_color)
     const warnings: string[] = []
     if (o.format === 'svg') {
-      if (options.fg_color !== undefined || options.bg_color !== undefined) warnings.push('fg_color and bg_color are ignored for svg, which is always black on white')
+      if (options.fg_color !== undefined || options.bg_color !== undefined)
+        warnings.push('fg_color and bg_color are ignored for svg, which is always black on white')
       if (options.size !== undefined) warnings.push('size is ignored for svg, which scales to any size')
     } else warnings.push(...colorWarnings(fg, bg))
-    if (o.format === 'base64' && options.ttl !== undefined) warnings.push('ttl is ignored for base64, which is returned inline and not stored')
+    if (o.format === 'base64' && options.ttl !== undefined)
+      warnings.push('ttl is ignored for base64, which is returned inline and not stored')
 
     const matrix = encodeMatrix(payload, o.error_correction, field)
     const total = matrix.size + 2 * o.margin
@@ -92,7 +107,9 @@ export function createQrService(store: ObjectStore, now: () => number = Date.now
     }
     const image = renderMatrix(matrix, o)
     if (o.format !== 'svg' && o.size < 2 * total) {
-      warnings.push(`small modules: ${total} modules (quiet zone included) in ${o.size} pixels is under 2 pixels a module; use a size of at least ${2 * total} for reliable scanning`)
+      warnings.push(
+        `small modules: ${total} modules (quiet zone included) in ${o.size} pixels is under 2 pixels a module; use a size of at least ${2 * total} for reliable scanning`,
+      )
     }
     const common = {
       size: o.format === 'svg' ? null : o.size,
@@ -120,4 +137,5 @@ export function createQrService(store: ObjectStore, now: () => number = Date.now
   return { generate, store, close: () => store.close() }
 }
 
-const stripUndefined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>
+const stripUndefined = <T extends object>(o: T): Partial<T> =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>

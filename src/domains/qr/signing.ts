@@ -40,7 +40,9 @@ export function createSigner(configured: string | undefined, stateDir: string): 
     try {
       key = stateKey(stateDir)
     } catch (e) {
-      throw unavailable(`The QR signing key could not be read or created in ${stateDir} (${(e as Error).message}); set ALMANAC_QR_SIGNING_KEY or make the state directory writable.`)
+      throw unavailable(
+        `The QR signing key could not be read or created in ${stateDir} (${(e as Error).message}); set ALMANAC_QR_SIGNING_KEY or make the state directory writable.`,
+      )
     }
     if (key.length < 32) throw unavailable(`The QR signing key in ${join(stateDir, KEY_FILE)} is shorter than 32 characters.`)
     return key

@@ -164,7 +164,11 @@ export const timezonesBuilder: DatasetBuilder = {
       version,
       zones: sortedObject(stored),
       links: sortedObject(resolvedLinks),
-      countries: sortedObject(Object.entries(countries).filter(([name]) => zoneNames.has(name) || links.has(name)).map(([name, set]) => [name, [...set].sort()])),
+      countries: sortedObject(
+        Object.entries(countries)
+          .filter(([name]) => zoneNames.has(name) || links.has(name))
+          .map(([name, set]) => [name, [...set].sort()]),
+      ),
       countryNames: sortedObject(countryNames),
     }
     writeFileSync(ctx.out(TIMEZONES_ARTIFACT), JSON.stringify(artifact))

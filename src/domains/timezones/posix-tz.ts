@@ -93,7 +93,13 @@ export function parsePosixTz(s: string): PosixTz {
   if (!r.done && r.peek() !== ',') dstOffset = -r.hms()
   const dst: LocalTimeType = { offset: dstOffset, isDst: true, abbreviation: dstName }
   // POSIX leaves a missing rule implementation-defined; TZif footers always carry one, zic's default is US rules.
-  if (r.done) return { std, dst, start: { date: { kind: 'M', month: 3, week: 2, weekday: 0 }, time: 7200 }, end: { date: { kind: 'M', month: 11, week: 1, weekday: 0 }, time: 7200 } }
+  if (r.done)
+    return {
+      std,
+      dst,
+      start: { date: { kind: 'M', month: 3, week: 2, weekday: 0 }, time: 7200 },
+      end: { date: { kind: 'M', month: 11, week: 1, weekday: 0 }, time: 7200 },
+    }
   if (r.s[r.i++] !== ',') r.fail("expected ','")
   const start = r.rule()
   if (r.s[r.i++] !== ',') r.fail("expected ','")

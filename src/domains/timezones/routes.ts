@@ -35,7 +35,10 @@ function pathName(raw: string): string {
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 const zoneParam = (name: 'from' | 'to') =>
-  t.String({ description: `IANA zone or link name (case-insensitive), or an abbreviation in current use with a single UTC offset (e.g. EST, JST). An abbreviation with several offsets (CST, IST) is a 400 listing its zones.`, examples: [name === 'from' ? 'America/New_York' : 'Asia/Kolkata'] })
+  t.String({
+    description: `IANA zone or link name (case-insensitive), or an abbreviation in current use with a single UTC offset (e.g. EST, JST). An abbreviation with several offsets (CST, IST) is a 400 listing its zones.`,
+    examples: [name === 'from' ? 'America/New_York' : 'Asia/Kolkata'],
+  })
 
 export const timezonesRoutes = (service: TimezonesService, config: Config) =>
   new Elysia()
@@ -48,12 +51,24 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
       },
       {
         query: t.Object({
-          region: t.Optional(t.String({ description: 'First segment of the name (a continent or ocean such as Europe, America, Indian; also Etc and legacy prefixes such as US), case-insensitive.', examples: ['Europe'] })),
-          country: t.Optional(t.String({ description: 'ISO 3166-1 alpha-2 code: only names zone1970.tab or zone.tab give that country.', examples: ['US'] })),
+          region: t.Optional(
+            t.String({
+              description:
+                'First segment of the name (a continent or ocean such as Europe, America, Indian; also Etc and legacy prefixes such as US), case-insensitive.',
+              examples: ['Europe'],
+            }),
+          ),
+          country: t.Optional(
+            t.String({ description: 'ISO 3166-1 alpha-2 code: only names zone1970.tab or zone.tab give that country.', examples: ['US'] }),
+          ),
           ...pageQuery(config.maxLimit, DEFAULT_LIMIT),
           ...fieldsQuery,
         }),
-        detail: { summary: 'List IANA timezones with their current offset, abbreviation and DST flag', tags: ['timezones'], ...documents({ name: 'TimezoneListItem', enveloped: TimezoneListItemSchema, list: true }) },
+        detail: {
+          summary: 'List IANA timezones with their current offset, abbreviation and DST flag',
+          tags: ['timezones'],
+          ...documents({ name: 'TimezoneListItem', enveloped: TimezoneListItemSchema, list: true }),
+        },
       },
     )
     .get(
@@ -70,18 +85,22 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
           description: TZ_NAME_DESCRIPTION,
           tags: ['timezones'],
           ...documents({ name: 'TimezoneRecord', enveloped: TimezoneRecordSchema }),
-          ...wildcardParameter({ name: 'tz_name', description: TZ_PARAMETER, examples: ['Europe/London', 'America/Argentina/Buenos_Aires', 'JST'] }),
+          ...wildcardParameter({
+            name: 'tz_name',
+            description: TZ_PARAMETER,
+            examples: ['Europe/London', 'America/Argentina/Buenos_Aires', 'JST'],
+          }),
         },
       },
     )
-    .get(
-      '/timezones-diff',
-      ({ query }) => one(service.difference({ from: query.from, to: query.to }, nowSeconds())),
-      {
-        query: t.Object({ from: zoneParam('from'), to: zoneParam('to'), ...fieldsQuery }),
-        detail: { summary: 'Current offset difference between two timezones (to minus from)', tags: ['timezones'], ...documents({ name: 'TimezoneDifference', enveloped: DifferenceSchema }) },
+    .get('/timezones-diff', ({ query }) => one(service.difference({ from: query.from, to: query.to }, nowSeconds())), {
+      query: t.Object({ from: zoneParam('from'), to: zoneParam('to'), ...fieldsQuery }),
+      detail: {
+        summary: 'Current offset difference between two timezones (to minus from)',
+        tags: ['timezones'],
+        ...documents({ name: 'TimezoneDifference', enveloped: DifferenceSchema }),
       },
-    )
+    })
     .get(
       '/timezones-convert',
       ({ query }) => one(service.convert({ from: query.from, to: query.to, time: query.time, date: query.date }, nowSeconds())),
@@ -90,9 +109,19 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
           from: zoneParam('from'),
           to: zoneParam('to'),
           time: t.String({ description: 'Wall-clock time in `from`, 24-hour HH:MM (HH:MM:SS also accepted).', examples: ['14:30'] }),
-          date: t.Optional(t.String({ description: 'Date in `from`, YYYY-MM-DD; default: today in `from`. A time skipped by a DST change is moved forward by the gap; a repeated one takes its first occurrence (see from_time_status).', examples: ['2026-03-08'] })),
+          date: t.Optional(
+            t.String({
+              description:
+                'Date in `from`, YYYY-MM-DD; default: today in `from`. A time skipped by a DST change is moved forward by the gap; a repeated one takes its first occurrence (see from_time_status).',
+              examples: ['2026-03-08'],
+            }),
+          ),
           ...fieldsQuery,
         }),
-        detail: { summary: 'Convert a wall-clock time from one timezone to another, DST-aware', tags: ['timezones'], ...documents({ name: 'TimezoneConversion', enveloped: ConversionSchema }) },
+        detail: {
+          summary: 'Convert a wall-clock time from one timezone to another, DST-aware',
+          tags: ['timezones'],
+          ...documents({ name: 'TimezoneConversion', enveloped: ConversionSchema }),
+        },
       },
     )

@@ -155,7 +155,15 @@ function moment(zone: Zone, type: LocalTimeType, now: number): TimezoneMoment {
     unixtime: now,
     dst_from: dst.from === null ? null : isoUtc(dst.from),
     dst_until: dst.until === null ? null : isoUtc(dst.until),
-    next_transition: next ? { at: isoUtc(next.at), unixtime: next.at, utc_offset: formatOffset(next.type.offset), abbreviation: next.type.abbreviation, is_dst: next.type.isDst } : null,
+    next_transition: next
+      ? {
+          at: isoUtc(next.at),
+          unixtime: next.at,
+          utc_offset: formatOffset(next.type.offset),
+          abbreviation: next.type.abbreviation,
+          is_dst: next.type.isDst,
+        }
+      : null,
   }
 }
 
@@ -276,7 +284,8 @@ export class TimezonesService {
       const zones = [...use.zones.keys()].sort()
       const offsets = [...use.offsets].sort((a, b) => a - b)
       const conventional = CONVENTIONAL_ABBREVIATIONS[key]
-      const chosen = offsets.length === 1 ? this.principalZone(zones, use.zones) : conventional && use.zones.has(conventional) ? conventional : undefined
+      const chosen =
+        offsets.length === 1 ? this.principalZone(zones, use.zones) : conventional && use.zones.has(conventional) ? conventional : undefined
       table.set(key, { abbreviation: key, offsets, zones, chosen })
     }
     this.abbreviations = { at: now, table }
@@ -296,7 +305,9 @@ export class TimezonesService {
       const zone = entry.linkTo ?? entry.name
       if (uses.has(zone)) weight.set(zone, (weight.get(zone) ?? 0) + 1 + entry.countries.length)
     }
-    return [...zones].sort((a, b) => Number(uses.get(b)!.standard) - Number(uses.get(a)!.standard) || weight.get(b)! - weight.get(a)! || (a < b ? -1 : 1))[0]!
+    return [...zones].sort(
+      (a, b) => Number(uses.get(b)!.standard) - Number(uses.get(a)!.standard) || weight.get(b)! - weight.get(a)! || (a < b ? -1 : 1),
+    )[0]!
   }
 
   /**
@@ -314,10 +325,18 @@ export class TimezonesService {
       throw new AlmanacError(
         'ambiguous',
         `${parameter}: the abbreviation ${use.abbreviation} is used with ${use.offsets.length} different UTC offsets (${use.offsets.map(formatOffset).join(', ')}); name one of its IANA zones instead.`,
-        { extra: { abbreviation: use.abbreviation, offsets: use.offsets.map(formatOffset), zones: use.zones }, errors: [{ in: parameter === 'tz_name' ? 'path' : 'query', field: parameter, message: `ambiguous abbreviation ${use.abbreviation}` }] },
+        {
+          extra: { abbreviation: use.abbreviation, offsets: use.offsets.map(formatOffset), zones: use.zones },
+          errors: [
+            { in: parameter === 'tz_name' ? 'path' : 'query', field: parameter, message: `ambiguous abbreviation ${use.abbreviation}` },
+          ],
+        },
       )
     }
-    throw notFound(`${parameter}: unknown timezone ${JSON.stringify(trimmed)}: not an IANA zone or link name, nor an abbreviation in current use.`, { [parameter]: trimmed })
+    throw notFound(
+      `${parameter}: unknown timezone ${JSON.stringify(trimmed)}: not an IANA zone or link name, nor an abbreviation in current use.`,
+      { [parameter]: trimmed },
+    )
   }
 
   record(input: string, now: number): TimezoneRecord {
@@ -342,11 +361,15 @@ export class TimezonesService {
     return this.regionNames
   }
 
-  list(filter: { region?: string; country?: string; limit: number; offset: number }, now: number): { total: number; items: TimezoneListItem[] } {
+  list(
+    filter: { region?: string; country?: string; limit: number; offset: number },
+    now: number,
+  ): { total: number; items: TimezoneListItem[] } {
     let names = this.names
     if (filter.region !== undefined) {
       const inRegion = this.byRegion.get(filter.region.trim().toLowerCase())
-      if (!inRegion) throw invalid('region', `unknown region ${JSON.stringify(filter.region)}; regions: ${this.regions().join(', ')}`, 'query')
+      if (!inRegion)
+        throw invalid('region', `unknown region ${JSON.stringify(filter.region)}; regions: ${this.regions().join(', ')}`, 'query')
       names = inRegion
     }
     if (filter.country !== undefined) {
@@ -357,7 +380,14 @@ export class TimezonesService {
     const items = names.slice(filter.offset, filter.offset + filter.limit).map((name) => {
       const z = this.zoneNamed(name)!
       const type = z.zone.typeAt(now)
-      return { timezone: z.name, utc_offset: formatOffset(type.offset), abbreviation: type.abbreviation, is_dst: type.isDst, country_codes: z.countries, link_to: z.linkTo ?? null }
+      return {
+        timezone: z.name,
+        utc_offset: formatOffset(type.offset),
+        abbreviation: type.abbreviation,
+        is_dst: type.isDst,
+        country_codes: z.countries,
+        link_to: z.linkTo ?? null,
+      }
     })
     return { total: names.length, items }
   }

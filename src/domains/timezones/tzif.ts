@@ -56,7 +56,8 @@ export function parseTzif(bytes: Uint8Array, file = 'TZif'): TzifData {
   const indices: number[] = []
   for (let i = 0; i < counts.timecnt; i++, p++) indices.push(view.getUint8(p))
   const raw: { offset: number; isDst: boolean; abbrIndex: number }[] = []
-  for (let i = 0; i < counts.typecnt; i++, p += 6) raw.push({ offset: view.getInt32(p), isDst: view.getUint8(p + 4) === 1, abbrIndex: view.getUint8(p + 5) })
+  for (let i = 0; i < counts.typecnt; i++, p += 6)
+    raw.push({ offset: view.getInt32(p), isDst: view.getUint8(p + 4) === 1, abbrIndex: view.getUint8(p + 5) })
   const chars = bytes.subarray(p, p + counts.charcnt)
   p += counts.charcnt + counts.isstdcnt + counts.isutcnt
   const abbr = (at: number) => {

@@ -36,7 +36,10 @@ export class Zone {
    */
   private footerCache?: { from: number; until: number; type: LocalTimeType }
 
-  constructor(readonly name: string, stored: StoredZone) {
+  constructor(
+    readonly name: string,
+    stored: StoredZone,
+  ) {
     this.types = stored.types.map(([offset, dst, abbreviation]) => ({ offset, isDst: dst === 1, abbreviation }))
     this.times = new Float64Array(stored.times.length)
     let t = 0
@@ -96,7 +99,12 @@ export class Zone {
     const last = n > 0 ? { at: this.times[n - 1]!, type: this.types[this.indices[n - 1]!]! } : undefined
     if (this.footer && (n === 0 || t > last!.at)) {
       let found = last
-      for (let c = posixNextChange(this.footer, Math.max(last?.at ?? -Infinity, t - 400 * 86400)); c && c.at <= t; c = posixNextChange(this.footer, c.at)) found = c
+      for (
+        let c = posixNextChange(this.footer, Math.max(last?.at ?? -Infinity, t - 400 * 86400));
+        c && c.at <= t;
+        c = posixNextChange(this.footer, c.at)
+      )
+        found = c
       return found
     }
     const i = this.lastAtOrBefore(t)

@@ -83,7 +83,8 @@ export function readDefinitions(dir: string, source: Definitions['source']): Def
   const patterns: string[] = []
   for (const name of COLLECTIONS) patternsOf(collections[name], patterns)
   // Vendor fragments are plain strings the engine suffixes (engine/parser/vendor-fragment-abstract-parser.js).
-  for (const list of Object.values(collections.vendorfragments as Record<string, string[]>)) for (const f of list) patterns.push(`${f}[^a-z0-9]+`)
+  for (const list of Object.values(collections.vendorfragments as Record<string, string[]>))
+    for (const f of list) patterns.push(`${f}[^a-z0-9]+`)
   const literals: Record<string, string[] | null> = {}
   for (const pattern of patterns) {
     const normalized = normalizePattern(pattern)
@@ -119,6 +120,7 @@ export function describeFolder(dir: string): Definitions['source'] {
 
 export function loadDefinitions(path: string): Definitions {
   const defs = JSON.parse(readFileSync(path, 'utf8')) as Definitions
-  if (!defs?.collections || !defs.source?.date) throw new Error(`${path} is not a ua-detection artifact; rebuild it with \`almanac data build\``)
+  if (!defs?.collections || !defs.source?.date)
+    throw new Error(`${path} is not a ua-detection artifact; rebuild it with \`almanac data build\``)
   return defs
 }

@@ -23,7 +23,14 @@ const text = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v =
 export function createDetector(defs: Definitions): Detector {
   setCollections(defs.collections)
   seedLiterals(defs.literals)
-  const engine = new DeviceDetector({ deviceIndexes: false, clientIndexes: false, osIndexes: false, deviceAliasCode: false, deviceInfo: false, deviceTrusted: false })
+  const engine = new DeviceDetector({
+    deviceIndexes: false,
+    clientIndexes: false,
+    osIndexes: false,
+    deviceAliasCode: false,
+    deviceInfo: false,
+    deviceTrusted: false,
+  })
   const hintsParser = new ClientHints()
   return {
     detect(ua, headers) {
@@ -32,7 +39,15 @@ export function createDetector(defs: Definitions): Detector {
       const o = r.os ?? {}
       const d = r.device ?? {}
       return {
-        client: c.name ? { type: text(c.type), name: text(c.name), version: text(c.version), engine: text(c.engine), engine_version: text(c.engine_version) } : null,
+        client: c.name
+          ? {
+              type: text(c.type),
+              name: text(c.name),
+              version: text(c.version),
+              engine: text(c.engine),
+              engine_version: text(c.engine_version),
+            }
+          : null,
         os: o.name ? { name: text(o.name), version: text(o.version), platform: text(o.platform) } : null,
         device: d.type || d.brand || d.model ? { type: text(d.type), brand: text(d.brand), model: text(d.model) } : null,
       }
@@ -41,7 +56,13 @@ export function createDetector(defs: Definitions): Detector {
     bot(ua) {
       const b: any = engine.parseBot(ua)
       if (!b?.name) return null
-      return { name: text(b.name), category: text(b.category), producer: text(b.producer?.name), url: text(b.url), producer_url: text(b.producer?.url) }
+      return {
+        name: text(b.name),
+        category: text(b.category),
+        producer: text(b.producer?.name),
+        url: text(b.url),
+        producer_url: text(b.producer?.url),
+      }
     },
   }
 }

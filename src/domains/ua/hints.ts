@@ -49,12 +49,14 @@ export function readHints(headers: unknown, field = 'headers'): Hints | null {
     const canonical = HINT_NAMES.get(lower)
     if (!canonical) continue
     const path = `${field}.${name}`
-    if (typeof value !== 'string') throw invalid(path, `expected a string, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`)
+    if (typeof value !== 'string')
+      throw invalid(path, `expected a string, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`)
     if (value.length > HINT_MAX_LENGTH) throw invalid(path, `longer than ${HINT_MAX_LENGTH} characters`)
     if (controlCharacter.test(value)) throw invalid(path, 'holds a control character')
     if (values.has(lower)) throw invalid(path, `${canonical} is given twice (names are case-insensitive)`)
     const trimmed = value.trim()
-    if (lower === 'sec-ch-ua-mobile' && trimmed !== '' && trimmed !== '?0' && trimmed !== '?1') throw invalid(path, 'expected ?0 or ?1 (a structured-field boolean)')
+    if (lower === 'sec-ch-ua-mobile' && trimmed !== '' && trimmed !== '?0' && trimmed !== '?1')
+      throw invalid(path, 'expected ?0 or ?1 (a structured-field boolean)')
     if (trimmed !== '') values.set(lower, trimmed)
   }
   if (!values.size) return null

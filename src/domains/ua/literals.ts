@@ -143,7 +143,8 @@ class Walker {
           if (kind.startsWith('?:')) this.i += 2
           else if (kind.startsWith('?=') || kind.startsWith('?!')) (this.i += 2), (lookaround = true)
           else if (kind === '?<=' || kind === '?<!') (this.i += 3), (lookaround = true)
-          else if (kind.startsWith('?<')) this.i = this.p.indexOf('>', this.i) + 1 // named group
+          else if (kind.startsWith('?<'))
+            this.i = this.p.indexOf('>', this.i) + 1 // named group
           else throw new Error(`unsupported group at ${this.i}`)
         }
         const inner = this.alternation()

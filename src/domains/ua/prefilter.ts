@@ -282,7 +282,10 @@ export function candidateKeys(collection: Record<string, { regex: string }>, tex
     indexes.set(keys, new ListIndex(keys.map((k) => baseMatcher(collection[k]!.regex))))
   }
   const all = keys
-  return indexes.get(keys)!.candidates(text).map((i) => all[i]!)
+  return indexes
+    .get(keys)!
+    .candidates(text)
+    .map((i) => all[i]!)
 }
 
 /** Literals computed by the builder for each normalized pattern, to skip the analysis at start. */

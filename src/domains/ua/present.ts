@@ -17,7 +17,8 @@ export function bare(r: UaResult) {
 
 export const present = (r: UaResult, form: ResponseForm) => (form === 'enveloped' ? enveloped(r) : bare(r))
 
-export const presentItem = (r: (UaResult & { ua: string }) | ItemError, form: ResponseForm) => (isItemError(r) ? r : { ua: r.ua, ...present(r, form) })
+export const presentItem = (r: (UaResult & { ua: string }) | ItemError, form: ResponseForm) =>
+  isItemError(r) ? r : { ua: r.ua, ...present(r, form) }
 
 export const FIELD_NAMES: Record<ResponseForm, readonly string[]> = {
   enveloped: ['is_bot', 'client', 'os', 'device', 'bot', 'ua_only', 'tampered'],
@@ -124,7 +125,9 @@ export const BotSchema = t.Union(
   { description: 'The bot; null when not a bot.' },
 )
 
-const tampered = t.Boolean({ description: "SPEC rule 2: the hints' client major version differs from the one in the UA alone. False without hints." })
+const tampered = t.Boolean({
+  description: "SPEC rule 2: the hints' client major version differs from the one in the UA alone. False without hints.",
+})
 
 export const UaOnlySchema = t.Union([t.Object({ client: ClientSchema, os: OsSchema, device: DeviceSchema }), t.Null()], {
   description: 'The parse of the UA string alone; null when no Client Hints were supplied.',
@@ -146,17 +149,21 @@ const itemError = t.Object({
   ua: t.Unknown({ description: 'The item as sent (its `ua` member, or null).' }),
   error: t.Object({ field: s('Dotted path of the bad value, e.g. ua_list.3.ua.'), message: s('What is wrong with it.') }),
 })
-const item = (schema: typeof EnvelopedSchema | typeof BareSchema) => t.Union([t.Composite([t.Object({ ua: s('The input user agent.') }), schema]), itemError])
+const item = (schema: typeof EnvelopedSchema | typeof BareSchema) =>
+  t.Union([t.Composite([t.Object({ ua: s('The input user agent.') }), schema]), itemError])
 export const BulkEnvelopedItem = item(EnvelopedSchema)
 export const BulkBareItem = item(BareSchema)
 
 export const CatalogEntrySchema = t.Object({
-  is_mobile: t.Boolean({ description: 'Device type smartphone, feature phone, phablet, tablet, wearable, portable media player or camera.' }),
+  is_mobile: t.Boolean({
+    description: 'Device type smartphone, feature phone, phablet, tablet, wearable, portable media player or camera.',
+  }),
   is_tablet: t.Boolean({ description: 'Device type tablet.' }),
   is_smarttv: t.Boolean({ description: 'Device type tv.' }),
   is_bot: t.Boolean({ description: 'As `is_bot` of the parse result.' }),
   is_touchscreen: t.Union([t.Boolean(), t.Null()], {
-    description: 'True for smartphone, phablet, tablet, wearable, smart display, or a Windows `Touch` token; false for tv, console, smart speaker, feature phone; null when unknown.',
+    description:
+      'True for smartphone, phablet, tablet, wearable, smart display, or a Windows `Touch` token; false for tv, console, smart speaker, feature phone; null when unknown.',
   }),
   brand_name: s('device.brand, or empty.'),
   model_name: s('device.model, or empty.'),
@@ -167,4 +174,6 @@ export const CatalogEntrySchema = t.Object({
   form_factor: s('Desktop, Smartphone, Tablet, Feature Phone, Smart-TV, Robot, Other Mobile or Other non-Mobile (from device.type).'),
 })
 
-export const CatalogSchema = t.Record(t.String(), CatalogEntrySchema, { description: 'One capability map per distinct input string, keyed by it.' })
+export const CatalogSchema = t.Record(t.String(), CatalogEntrySchema, {
+  description: 'One capability map per distinct input string, keyed by it.',
+})

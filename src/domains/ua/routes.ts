@@ -7,7 +7,18 @@ import { fieldsQuery } from '../../http/paging.ts'
 import { list, one } from '../../http/reply.ts'
 import type { DomainContext } from '../types.ts'
 import { HINT_MAX_LENGTH, HINT_NAMES } from './hints.ts'
-import { BareSchema, BULK_FIELD_NAMES, BulkBareItem, BulkEnvelopedItem, CatalogSchema, catalogEntry, EnvelopedSchema, FIELD_NAMES, present, presentItem } from './present.ts'
+import {
+  BareSchema,
+  BULK_FIELD_NAMES,
+  BulkBareItem,
+  BulkEnvelopedItem,
+  CatalogSchema,
+  catalogEntry,
+  EnvelopedSchema,
+  FIELD_NAMES,
+  present,
+  presentItem,
+} from './present.ts'
 import { UA_MAX_LENGTH, type UaService } from './service.ts'
 
 /** A real user agent for the document's examples (Chrome on a Pixel 8). */
@@ -26,7 +37,15 @@ const userAgent = t.String({
 // schema into an object, which would hide a malformed `headers` instead of answering 422.
 const hintHeaders = t.Unknown({
   description: `Client Hints, an object of header name -> value: ${[...HINT_NAMES.values()].join(', ')}. Names are case-insensitive; every entry optional; values are strings of at most ${HINT_MAX_LENGTH} characters (Sec-CH-UA-Mobile: ?0 or ?1). Other members (forwarded request headers) are ignored.`,
-  examples: [{ 'Sec-CH-UA': '"Chromium";v="120", "Google Chrome";v="120"', 'Sec-CH-UA-Mobile': '?1', 'Sec-CH-UA-Platform': '"Android"', 'Sec-CH-UA-Platform-Version': '"14.0.0"', 'Sec-CH-UA-Model': '"Pixel 8"' }],
+  examples: [
+    {
+      'Sec-CH-UA': '"Chromium";v="120", "Google Chrome";v="120"',
+      'Sec-CH-UA-Mobile': '?1',
+      'Sec-CH-UA-Platform': '"Android"',
+      'Sec-CH-UA-Platform-Version': '"14.0.0"',
+      'Sec-CH-UA-Model': '"Pixel 8"',
+    },
+  ],
 })
 
 export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
@@ -42,24 +61,40 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
         ...documents({ enveloped: EnvelopedSchema, bare: BareSchema }),
       },
     })
-    .post('/bulk', ({ body, form }) => list(service.bulk(body.ua_list).map((r) => presentItem(r, form)), { fieldNames: BULK_FIELD_NAMES[form] }), {
-      body: t.Object({
-        ua_list: t.Array(
-          t.Unknown({
-            description: 'An object {ua, headers?} as the body of POST /ua. A bad item is answered in its place as {ua, error: {field, message}}; the others are parsed.',
-            examples: [{ ua: 'curl/8.5.0' }],
-          }),
-          { minItems: 1, maxItems: BULK_MAX, description: `1 to ${BULK_MAX} items, each answered on its own; each costs one quota credit.` },
+    .post(
+      '/bulk',
+      ({ body, form }) =>
+        list(
+          service.bulk(body.ua_list).map((r) => presentItem(r, form)),
+          { fieldNames: BULK_FIELD_NAMES[form] },
         ),
-      }, { examples: [{ ua_list: [{ ua: EXAMPLE_UA }, { ua: 'curl/8.5.0' }, { ua: '' }] }] }),
-      query: t.Object(fieldsQuery),
-      detail: {
-        summary: `Parse up to ${BULK_MAX} user agents`,
-        description: 'Each result carries its input `ua`. Each item costs one quota credit.',
-        ...costPerItem('ua_list', BULK_MAX),
-        ...documents({ enveloped: BulkEnvelopedItem, bare: BulkBareItem, list: true, total: false }),
+      {
+        body: t.Object(
+          {
+            ua_list: t.Array(
+              t.Unknown({
+                description:
+                  'An object {ua, headers?} as the body of POST /ua. A bad item is answered in its place as {ua, error: {field, message}}; the others are parsed.',
+                examples: [{ ua: 'curl/8.5.0' }],
+              }),
+              {
+                minItems: 1,
+                maxItems: BULK_MAX,
+                description: `1 to ${BULK_MAX} items, each answered on its own; each costs one quota credit.`,
+              },
+            ),
+          },
+          { examples: [{ ua_list: [{ ua: EXAMPLE_UA }, { ua: 'curl/8.5.0' }, { ua: '' }] }] },
+        ),
+        query: t.Object(fieldsQuery),
+        detail: {
+          summary: `Parse up to ${BULK_MAX} user agents`,
+          description: 'Each result carries its input `ua`. Each item costs one quota credit.',
+          ...costPerItem('ua_list', BULK_MAX),
+          ...documents({ enveloped: BulkEnvelopedItem, bare: BulkBareItem, list: true, total: false }),
+        },
       },
-    })
+    )
     .post(
       '/compat/device-catalog',
       ({ body }) => {
@@ -71,10 +106,16 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
         return one(out)
       },
       {
-        body: t.Array(userAgent, { minItems: 1, maxItems: BULK_MAX, description: `1 to ${BULK_MAX} User-Agent strings; each costs one quota credit. Repeated strings are answered once.`, examples: [[EXAMPLE_UA, 'curl/8.5.0']] }),
+        body: t.Array(userAgent, {
+          minItems: 1,
+          maxItems: BULK_MAX,
+          description: `1 to ${BULK_MAX} User-Agent strings; each costs one quota credit. Repeated strings are answered once.`,
+          examples: [[EXAMPLE_UA, 'curl/8.5.0']],
+        }),
         detail: {
           summary: 'WURFL-style capabilities of up to 100 user agents',
-          description: 'An object keyed by each input string; each entry is a WURFL-style capability map whose sources docs/ua.md describes.',
+          description:
+            'An object keyed by each input string; each entry is a WURFL-style capability map whose sources docs/ua.md describes.',
           ...costPerItem('', BULK_MAX),
           ...documents({ enveloped: CatalogSchema, bare: CatalogSchema }),
         },

@@ -77,7 +77,11 @@ const HEADLESS = new Map<string, { producer: string; producer_url: string }>([
 
 /** Checks a user agent given as `field`; returns it or throws an `invalid` error naming the field. */
 export function checkUserAgent(ua: unknown, field = 'ua'): string {
-  if (typeof ua !== 'string') throw invalid(field, `expected a string holding a User-Agent header, got ${ua === null ? 'null' : Array.isArray(ua) ? 'an array' : typeof ua}`)
+  if (typeof ua !== 'string')
+    throw invalid(
+      field,
+      `expected a string holding a User-Agent header, got ${ua === null ? 'null' : Array.isArray(ua) ? 'an array' : typeof ua}`,
+    )
   if (ua.trim() === '') throw invalid(field, 'must not be empty')
   if (ua.length > UA_MAX_LENGTH) throw invalid(field, `longer than ${UA_MAX_LENGTH} characters (${ua.length})`)
   return ua
@@ -154,7 +158,10 @@ export function openUaService(defs: Definitions, options: UaServiceOptions): UaS
         } catch (e) {
           const fieldError = e instanceof AlmanacError ? e.options.errors?.[0] : undefined
           if (!fieldError) throw e // not a bad item but a fault: the request fails as any other would
-          return { ua: typeof ua === 'string' ? ua.slice(0, UA_MAX_LENGTH) : (ua ?? null), error: { field: fieldError.field, message: fieldError.message } }
+          return {
+            ua: typeof ua === 'string' ? ua.slice(0, UA_MAX_LENGTH) : (ua ?? null),
+            error: { field: fieldError.field, message: fieldError.message },
+          }
         }
       })
     },
@@ -186,4 +193,3 @@ function deepFreeze<T>(value: T): T {
   }
   return value
 }
-

@@ -27,7 +27,15 @@ const verseText = (translation: string, code: string, chapter: number, verse: nu
       )
       .get(translation, BOOK_IDS.get(code)!, chapter, verse) as { text: string } | null
   )?.text
-const BOOK_IDS = new Map([['GEN', 1], ['PSA', 19], ['SNG', 22], ['JHN', 43], ['1JN', 62], ['TOB', 67], ['REV', 66]])
+const BOOK_IDS = new Map([
+  ['GEN', 1],
+  ['PSA', 19],
+  ['SNG', 22],
+  ['JHN', 43],
+  ['1JN', 62],
+  ['TOB', 67],
+  ['REV', 66],
+])
 
 const get = (path: string, form: 'bare' | 'enveloped' = 'bare') => app.json('GET', `/api/v1/bible${path}`, { form })
 
@@ -48,7 +56,14 @@ describe('languages and translations', () => {
   test('translations: filter, paging, fields', async () => {
     const all = await get('/translations')
     expect(all.body.count).toBe(34)
-    expect(all.body.results[0]).toEqual({ id: 'kjv', name: expect.any(String), language: 'en', language_name: 'English', year: 1611, license: 'GPL' })
+    expect(all.body.results[0]).toEqual({
+      id: 'kjv',
+      name: expect.any(String),
+      language: 'en',
+      language_name: 'English',
+      year: 1611,
+      license: 'GPL',
+    })
     const de = await get('/translations?language=DE')
     expect(de.body.results.map((t: any) => t.id)).toEqual(['elb1905'])
     expect((await get('/translations?language=xx')).body).toEqual({ count: 0, results: [] })
@@ -76,7 +91,15 @@ describe('books and chapters', () => {
   test('books of a translation: canonical ids, USFX codes, local names, testaments', async () => {
     const kjv = await get('/kjv/books')
     expect(kjv.body.count).toBe(66)
-    expect(kjv.body.results[0]).toEqual({ id: 1, abbr: 'GEN', name: 'Genesis', local_name: 'Genesis', testament: 'OT', chapters: 50, verses: 1533 })
+    expect(kjv.body.results[0]).toEqual({
+      id: 1,
+      abbr: 'GEN',
+      name: 'Genesis',
+      local_name: 'Genesis',
+      testament: 'OT',
+      chapters: 50,
+      verses: 1533,
+    })
     expect(kjv.body.results[65]).toMatchObject({ id: 66, abbr: 'REV', testament: 'NT' })
     const synodal = await get('/synodal/books')
     expect(synodal.body.count).toBe(78)
@@ -91,11 +114,33 @@ describe('books and chapters', () => {
   })
 
   test.each([
-    ['JHN', 'JHN'], ['jhn', 'JHN'], ['john', 'JHN'], ['John', 'JHN'], ['jn', 'JHN'],
-    ['1-john', '1JN'], ['1jn', '1JN'], ['1JN', '1JN'], ['1john', '1JN'], ['1 John', '1JN'], ['i-john', '1JN'],
-    ['song-of-solomon', 'SNG'], ['song', 'SNG'], ['SNG', 'SNG'], ['song-of-songs', 'SNG'],
-    ['gen', 'GEN'], ['Genesis', 'GEN'], ['ps', 'PSA'], ['psalm', 'PSA'], ['psalms', 'PSA'], ['PSA', 'PSA'],
-    ['rev', 'REV'], ['revelation', 'REV'], ['phil', 'PHP'], ['philemon', 'PHM'], ['jude', 'JUD'], ['judges', 'JDG'],
+    ['JHN', 'JHN'],
+    ['jhn', 'JHN'],
+    ['john', 'JHN'],
+    ['John', 'JHN'],
+    ['jn', 'JHN'],
+    ['1-john', '1JN'],
+    ['1jn', '1JN'],
+    ['1JN', '1JN'],
+    ['1john', '1JN'],
+    ['1 John', '1JN'],
+    ['i-john', '1JN'],
+    ['song-of-solomon', 'SNG'],
+    ['song', 'SNG'],
+    ['SNG', 'SNG'],
+    ['song-of-songs', 'SNG'],
+    ['gen', 'GEN'],
+    ['Genesis', 'GEN'],
+    ['ps', 'PSA'],
+    ['psalm', 'PSA'],
+    ['psalms', 'PSA'],
+    ['PSA', 'PSA'],
+    ['rev', 'REV'],
+    ['revelation', 'REV'],
+    ['phil', 'PHP'],
+    ['philemon', 'PHM'],
+    ['jude', 'JUD'],
+    ['judges', 'JDG'],
   ])('book spelling %s is %s', async (spelling, code) => {
     const r = await get(`/kjv/books/${encodeURIComponent(spelling)}`)
     expect(r.status).toBe(200)
@@ -130,7 +175,14 @@ describe('chapters and verses', () => {
     expect(b.body.verses.length).toBe(31)
     expect(b.body.verses[0]).toEqual({ number: 1, text: 'In the beginning God created the heaven and the earth.' })
     const a = await get('/kjv/gen/1', 'enveloped')
-    expect(a.body.data).toMatchObject({ translation_id: 'kjv', lang_code: 'en', lang_name: 'English', chapter: 1, reference: 'Genesis 1', book: { id: 1, abbr: 'GEN' } })
+    expect(a.body.data).toMatchObject({
+      translation_id: 'kjv',
+      lang_code: 'en',
+      lang_name: 'English',
+      chapter: 1,
+      reference: 'Genesis 1',
+      book: { id: 1, abbr: 'GEN' },
+    })
     expect(a.body.data.verses.length).toBe(31)
     expect(a.body.data.verses[30].text).toBe(verseText('kjv', 'GEN', 1, 31))
   })
@@ -140,7 +192,13 @@ describe('chapters and verses', () => {
     expect(one.body).toEqual({ reference: 'John 3:16', translation: 'kjv', verses: [{ number: 16, text: verseText('kjv', 'JHN', 3, 16) }] })
     expect(one.body.verses[0].text).toStartWith('For God so loved the world')
     const a = await get('/kjv/jn/3/16', 'enveloped')
-    expect(a.body.data).toMatchObject({ translation_id: 'kjv', translation_name: expect.any(String), chapter: 3, verse: { verse: 16, text: one.body.verses[0].text }, reference: 'John 3:16' })
+    expect(a.body.data).toMatchObject({
+      translation_id: 'kjv',
+      translation_name: expect.any(String),
+      chapter: 3,
+      verse: { verse: 16, text: one.body.verses[0].text },
+      reference: 'John 3:16',
+    })
     expect(a.body.data.verses).toBeUndefined()
     const range = await get('/kjv/jn/3/16-18')
     expect(range.body.verses.map((v: any) => v.number)).toEqual([16, 17, 18])

@@ -106,7 +106,14 @@ describe('GET /bible/daily', () => {
     expect(b1.body).toEqual(b2.body)
     expect(Object.keys(b1.body).sort()).toEqual(['date', 'reference', 'translation', 'verses'])
     const a = await app.json('GET', '/api/v1/bible/daily?testament=NT', { form: 'enveloped' })
-    expect(a.body.data).toMatchObject({ translation_id: 'kjv', translation_name: expect.any(String), lang_code: 'en', lang_name: 'English', book: { testament: 'NT' }, verse: { text: b1.body.verses[0].text } })
+    expect(a.body.data).toMatchObject({
+      translation_id: 'kjv',
+      translation_name: expect.any(String),
+      lang_code: 'en',
+      lang_name: 'English',
+      book: { testament: 'NT' },
+      verse: { text: b1.body.verses[0].text },
+    })
     expect(a.body.data.reference).toBe(b1.body.reference)
     const randoms = new Set<string>()
     for (let i = 0; i < 10; i++) randoms.add((await app.json('GET', '/api/v1/bible/daily?mode=random', { form: 'bare' })).body.reference)

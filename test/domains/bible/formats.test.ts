@@ -20,7 +20,11 @@ import { tempDirs } from '../../support/temp.ts'
 
 const temp = tempDirs('almanac-bible-formats-')
 const db = new Database(join(import.meta.dir, '../../../datasets/out/bible.sqlite'), { readonly: true })
-const manifest = JSON.parse(readFileSync(join(MIRROR, 'MANIFEST.json'), 'utf8')).bible.translations as { id: string; verses: number; language: { iso639_1: string } }[]
+const manifest = JSON.parse(readFileSync(join(MIRROR, 'MANIFEST.json'), 'utf8')).bible.translations as {
+  id: string
+  verses: number
+  language: { iso639_1: string }
+}[]
 
 type Row = { book: number; chapter: number; verse: number; text: string }
 const versesOf = (id: string): Row[] => {
@@ -64,7 +68,9 @@ describe('counts', () => {
         counts.set(`${r.book} ${r.chapter}`, (counts.get(`${r.book} ${r.chapter}`) ?? 0) + 1)
       }
       // The chapters table agrees with the verses.
-      const rows = db.query('SELECT c.book, c.chapter, c.verses FROM chapters c JOIN translations t ON t.idx = c.translation WHERE t.id = ?').all(id) as { book: number; chapter: number; verses: number }[]
+      const rows = db
+        .query('SELECT c.book, c.chapter, c.verses FROM chapters c JOIN translations t ON t.idx = c.translation WHERE t.id = ?')
+        .all(id) as { book: number; chapter: number; verses: number }[]
       for (const r of rows) expect(r.verses).toBe(counts.get(`${r.book} ${r.chapter}`)!)
       // A translation with every slot filled has exactly the table's chapters.
       if ([...max.values()].reduce((a, b) => a + b, 0) === versesOf(id).length) {
@@ -104,7 +110,9 @@ print(json.dumps(out, ensure_ascii=False))
     const ours = new Map(versesOf(id).map((r) => [`${r.book} ${r.chapter}:${r.verse}`, r.text]))
     expect(oracle.length).toBe(ours.size)
     let bad = 0
-    for (const [code, c, v, text] of oracle) if (ours.get(key(code, c, v)) !== text && bad++ < 3) expect({ ref: `${code} ${c}:${v}`, text: ours.get(key(code, c, v)) }).toEqual({ ref: `${code} ${c}:${v}`, text })
+    for (const [code, c, v, text] of oracle)
+      if (ours.get(key(code, c, v)) !== text && bad++ < 3)
+        expect({ ref: `${code} ${c}:${v}`, text: ours.get(key(code, c, v)) }).toEqual({ ref: `${code} ${c}:${v}`, text })
     expect(bad).toBe(0)
   })
 })
@@ -185,7 +193,9 @@ print(json.dumps(out, ensure_ascii=False))
     expect(tob.text).toStartWith('who in the days of Enemessar king of the Assyrians')
     expect(tob.text).not.toContain('Shalmaneser')
     // John 3:16 with its \wj words of Jesus kept, markers gone.
-    expect(web.find((r) => r.book === 43 && r.chapter === 3 && r.verse === 16)!.text).toStartWith('For God so loved the world, that he gave his one and only Son')
+    expect(web.find((r) => r.book === 43 && r.chapter === 3 && r.verse === 16)!.text).toStartWith(
+      'For God so loved the world, that he gave his one and only Son',
+    )
   })
 })
 
@@ -218,7 +228,9 @@ print(json.dumps(out, ensure_ascii=False))
     const ours = new Map(versesOf('svd').map((r) => [`${r.book} ${r.chapter}:${r.verse}`, r.text]))
     expect(oracle.length).toBe(31102)
     let bad = 0
-    for (const [code, c, v, text] of oracle) if (ours.get(key(code, c, v)) !== text && bad++ < 3) expect({ ref: `${code} ${c}:${v}`, text: ours.get(key(code, c, v)) }).toEqual({ ref: `${code} ${c}:${v}`, text })
+    for (const [code, c, v, text] of oracle)
+      if (ours.get(key(code, c, v)) !== text && bad++ < 3)
+        expect({ ref: `${code} ${c}:${v}`, text: ours.get(key(code, c, v)) }).toEqual({ ref: `${code} ${c}:${v}`, text })
     expect(bad).toBe(0)
   })
 })

@@ -27,7 +27,12 @@ const versesOf = (id: string): Row[] => {
   let rows = cache.get(id)
   if (!rows) {
     const t = db.query('SELECT first_id, last_id FROM translations WHERE id = ?').get(id) as { first_id: number; last_id: number }
-    cache.set(id, (rows = db.query('SELECT book, chapter, verse, text FROM verses WHERE id BETWEEN ? AND ? ORDER BY id').all(t.first_id, t.last_id) as Row[]))
+    cache.set(
+      id,
+      (rows = db
+        .query('SELECT book, chapter, verse, text FROM verses WHERE id BETWEEN ? AND ? ORDER BY id')
+        .all(t.first_id, t.last_id) as Row[]),
+    )
   }
   return rows
 }
@@ -36,7 +41,14 @@ const versesOf = (id: string): Row[] => {
  * The scan's own folding: decompose, drop every combining mark and tatweel, lower-case, đ and ð (the
  * text writes Đ as the look-alike Ð) as d, final ς as σ.
  */
-const scanWords = (text: string) => (text.normalize('NFD').replace(/[\p{M}\u0640]/gu, '').toLowerCase().replace(/[đð]/g, 'd').replace(/ς/g, 'σ').match(/[\p{L}\p{N}]+/gu) ?? []) as string[]
+const scanWords = (text: string) =>
+  (text
+    .normalize('NFD')
+    .replace(/[\p{M}\u0640]/gu, '')
+    .toLowerCase()
+    .replace(/[đð]/g, 'd')
+    .replace(/ς/g, 'σ')
+    .match(/[\p{L}\p{N}]+/gu) ?? []) as string[]
 
 interface ScanTerm {
   words: string[]
@@ -47,19 +59,24 @@ function scan(id: string, terms: ScanTerm[]): string[] {
   for (const v of versesOf(id)) {
     const words = scanWords(v.text)
     const has = (t: ScanTerm) =>
-      words.some((_, i) => t.words.every((w, k) => (k === t.words.length - 1 && t.prefix ? words[i + k]?.startsWith(w) : words[i + k] === w)))
+      words.some((_, i) =>
+        t.words.every((w, k) => (k === t.words.length - 1 && t.prefix ? words[i + k]?.startsWith(w) : words[i + k] === w)),
+      )
     if (terms.every(has)) out.push(`${v.book} ${v.chapter}:${v.verse}`)
   }
   return out
 }
-
 
 /** Every hit of a query in one translation, through the API, canonical order, paging 1000 at a time. */
 async function allHits(translation: string, q: string): Promise<{ refs: string[]; count: number }> {
   const refs: string[] = []
   let count = 0
   for (let offset = 0; ; offset += 1000) {
-    const r = await app.json('GET', `/api/v1/bible/${translation}/search?q=${encodeURIComponent(q)}&sort=canonical&limit=1000&offset=${offset}`, { form: 'bare' })
+    const r = await app.json(
+      'GET',
+      `/api/v1/bible/${translation}/search?q=${encodeURIComponent(q)}&sort=canonical&limit=1000&offset=${offset}`,
+      { form: 'bare' },
+    )
     expect(r.status).toBe(200)
     count = r.body.count
     for (const h of r.body.results) refs.push(`${bookIdOf(h.book)} ${h.chapter}:${h.verse}`)
@@ -130,7 +147,9 @@ describe('ordering, grouping, paging, snippets', () => {
     expect(relevance.body.results.map(key).sort()).toEqual(canonical.body.results.map(key).sort())
     expect(relevance.body.results.map(key)).not.toEqual(canonical.body.results.map(key))
     const [book, cv] = scan('kjv', [{ words: ['shepherd'] }])[0]!.split(' ')
-    expect(`${bookIdOf(canonical.body.results[0].book)} ${canonical.body.results[0].chapter}:${canonical.body.results[0].verse}`).toBe(`${book} ${cv}`)
+    expect(`${bookIdOf(canonical.body.results[0].book)} ${canonical.body.results[0].chapter}:${canonical.body.results[0].verse}`).toBe(
+      `${book} ${cv}`,
+    )
   })
 
   test('all translations: grouped by translation in catalogue order, groups labelled and counted, paging across groups', async () => {
@@ -160,19 +179,32 @@ describe('ordering, grouping, paging, snippets', () => {
     const unknown = await app.json('GET', '/api/v1/bible/search?q=Jesus&translations=kjv,nope', { form: 'bare' })
     expect(unknown.status).toBe(404)
     expect(unknown.body.translations).toBe('nope')
-    expect((await app.json('GET', '/api/v1/bible/nope/search?q=Jesus', { form: 'bare' })).body).toMatchObject({ status: 404, translation: 'nope' })
-    expect((await app.json('GET', '/api/v1/bible/search?q=Jesus&translation=nope', { form: 'bare' })).body).toMatchObject({ status: 404, translation: 'nope' })
+    expect((await app.json('GET', '/api/v1/bible/nope/search?q=Jesus', { form: 'bare' })).body).toMatchObject({
+      status: 404,
+      translation: 'nope',
+    })
+    expect((await app.json('GET', '/api/v1/bible/search?q=Jesus&translation=nope', { form: 'bare' })).body).toMatchObject({
+      status: 404,
+      translation: 'nope',
+    })
   })
 
   test('fields trims each hit, not the wrapper; Form A carries total and groups beside data', async () => {
     const b = await app.json('GET', '/api/v1/bible/kjv/search?q=shepherd&limit=2&fields=reference,translation', { form: 'bare' })
     expect(Object.keys(b.body).sort()).toEqual(['count', 'groups', 'results'])
-    expect(b.body.results.map((h: any) => Object.keys(h).sort())).toEqual([['reference', 'translation'], ['reference', 'translation']])
+    expect(b.body.results.map((h: any) => Object.keys(h).sort())).toEqual([
+      ['reference', 'translation'],
+      ['reference', 'translation'],
+    ])
     const a = await app.json('GET', '/api/v1/bible/kjv/search?q=shepherd&limit=2', { form: 'enveloped' })
     expect(a.body).toMatchObject({ status: 'ok', error: null, total: b.body.count, groups: b.body.groups })
     expect(a.body.data.length).toBe(2)
     expect((await app.json('GET', '/api/v1/bible/kjv/search?q=shepherd&fields=nope', { form: 'bare' })).status).toBe(400)
-    expect((await app.json('GET', '/api/v1/bible/kjv/search?q=zzzzqqq', { form: 'bare' })).body).toEqual({ count: 0, groups: [], results: [] })
+    expect((await app.json('GET', '/api/v1/bible/kjv/search?q=zzzzqqq', { form: 'bare' })).body).toEqual({
+      count: 0,
+      groups: [],
+      results: [],
+    })
     expect((await app.json('GET', '/api/v1/bible/kjv/search?q=shepherd&sort=best', { form: 'bare' })).status).toBe(422)
     expect((await app.json('GET', '/api/v1/bible/kjv/search?q=shepherd&limit=0', { form: 'bare' })).status).toBe(422)
   })
@@ -183,7 +215,9 @@ describe('ordering, grouping, paging, snippets', () => {
     expect(h).toMatchObject({ translation: 'kjv', reference: 'John 1:18', book: 'JHN', chapter: 1, verse: 18 })
     expect(h.snippet).toContain('<mark>only begotten Son</mark>')
     expect(h.snippet.replace(/<\/?mark>/g, '')).toBe(h.text)
-    const heb = await app.json('GET', '/api/v1/bible/wlc/search?q=%D7%91%D7%A8%D7%90%D7%A9%D7%99%D7%AA&sort=canonical&limit=1', { form: 'bare' })
+    const heb = await app.json('GET', '/api/v1/bible/wlc/search?q=%D7%91%D7%A8%D7%90%D7%A9%D7%99%D7%AA&sort=canonical&limit=1', {
+      form: 'bare',
+    })
     expect(heb.body.results[0].snippet).toStartWith('<mark>בְּרֵאשִׁ֖ית</mark>')
     const zh = await app.json('GET', '/api/v1/bible/cuv/search?q=%E7%A5%9E%E6%84%9B%E4%B8%96%E4%BA%BA', { form: 'bare' })
     expect(zh.body.results[0].snippet).toStartWith('<mark>神愛世人</mark>')
@@ -205,7 +239,19 @@ describe('hostile query text', () => {
   test('FTS5 operators are words, not syntax', async () => {
     const or = await app.json('GET', '/api/v1/bible/kjv/search?q=love%20OR%20hate', { form: 'bare' })
     expect(or.body.count).toBe(scan('kjv', [{ words: ['love'] }, { words: ['or'] }, { words: ['hate'] }]).length)
-    for (const q of ['NOT love', 'love NOT', 'NEAR(love hate)', 'text:love', '^love', 'love AND', '(love', 'love)', '"love', '{text}: love', 'love + hate']) {
+    for (const q of [
+      'NOT love',
+      'love NOT',
+      'NEAR(love hate)',
+      'text:love',
+      '^love',
+      'love AND',
+      '(love',
+      'love)',
+      '"love',
+      '{text}: love',
+      'love + hate',
+    ]) {
       const r = await app.json('GET', `/api/v1/bible/search?q=${encodeURIComponent(q)}&limit=1`, { form: 'bare' })
       expect({ q, status: r.status }).toEqual({ q, status: 200 })
     }
@@ -213,7 +259,47 @@ describe('hostile query text', () => {
 
   test('seeded fuzz: 400 random queries of syntax characters, words and unicode: only 200 or 422', async () => {
     const random = rng(14)
-    const pieces = ['"', '*', '(', ')', ':', '^', '-', '+', 'AND', 'OR', 'NOT', 'NEAR', '{', '}', ',', '.', "'", '\\', '\u0000', ' ', 'love', 'lo', 'abc', 'ß', 'é', '\u05B0', 'ב', '神', '🙂', '\uFEFF', '\u202E', '%', '_', 'rowid', 'text', 'verses_fts', ';', '--', '/*']
+    const pieces = [
+      '"',
+      '*',
+      '(',
+      ')',
+      ':',
+      '^',
+      '-',
+      '+',
+      'AND',
+      'OR',
+      'NOT',
+      'NEAR',
+      '{',
+      '}',
+      ',',
+      '.',
+      "'",
+      '\\',
+      '\u0000',
+      ' ',
+      'love',
+      'lo',
+      'abc',
+      'ß',
+      'é',
+      '\u05B0',
+      'ב',
+      '神',
+      '🙂',
+      '\uFEFF',
+      '\u202E',
+      '%',
+      '_',
+      'rowid',
+      'text',
+      'verses_fts',
+      ';',
+      '--',
+      '/*',
+    ]
     const statuses = new Set<number>()
     for (let i = 0; i < 400; i++) {
       const n = 1 + Math.floor(random() * 10)
@@ -243,7 +329,10 @@ describe('hostile query text', () => {
         else q += String.fromCodePoint(0x3000 + Math.floor(random() * 0xd000))
       }
       try {
-        service.search(q, random() < 0.5 ? ['kjv', 'cuv', 'wlc'] : undefined, random() < 0.5 ? 'relevance' : 'canonical', { limit: 3, offset: Math.floor(random() * 5) })
+        service.search(q, random() < 0.5 ? ['kjv', 'cuv', 'wlc'] : undefined, random() < 0.5 ? 'relevance' : 'canonical', {
+          limit: 3,
+          offset: Math.floor(random() * 5),
+        })
         ok++
       } catch (e) {
         if (!(e instanceof AlmanacError && e.kind === 'invalid')) throw new Error(`q=${JSON.stringify(q)}: ${e}`)

@@ -24,7 +24,8 @@ const db = new Database(join(import.meta.dir, '../../../datasets/out/bible.sqlit
 /** SWORD's English book names (what mod2imp prints) -> OSIS ids, from the sbook entries of the tables. */
 const osisOfName = new Map<string, string>()
 for (const f of readdirSync(VERSIFICATION).filter((f) => f.endsWith('.h'))) {
-  for (const m of readFileSync(join(VERSIFICATION, f), 'utf8').matchAll(/\{"([^"]+)", "([^"]+)", "[^"]*", \d+\}/g)) osisOfName.set(m[1]!, m[2]!)
+  for (const m of readFileSync(join(VERSIFICATION, f), 'utf8').matchAll(/\{"([^"]+)", "([^"]+)", "[^"]*", \d+\}/g))
+    osisOfName.set(m[1]!, m[2]!)
 }
 
 /** mod2imp's export: `$$$Book C:V` lines, each followed by the entry's raw text. */

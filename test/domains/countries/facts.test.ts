@@ -37,7 +37,20 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(() => app.close())
 
-const FACTS = ['flag', 'native_names', 'alt_spellings', 'area_km2', 'population', 'borders', 'latitude', 'longitude', 'tlds', 'timezones', 'start_of_week', 'postal_code']
+const FACTS = [
+  'flag',
+  'native_names',
+  'alt_spellings',
+  'area_km2',
+  'population',
+  'borders',
+  'latitude',
+  'longitude',
+  'tlds',
+  'timezones',
+  'start_of_week',
+  'postal_code',
+]
 
 describe('country facts', () => {
   test('all 249 countries carry every fact, the same in both forms', () => {
@@ -61,7 +74,10 @@ describe('country facts', () => {
       expect(b.area_km2, code).toBe(Number(g['Area(in sq km)']))
       expect(b.population, code).toEqual({ value: Number(g.Population), source: 'GeoNames countryInfo.txt', as_of: '2026-01-19' })
       if (g.tld) expect(b.tlds[0], code).toBe(g.tld)
-      const neighbours = g.neighbours!.split(',').filter((n) => n && bare.has(n)).sort()
+      const neighbours = g
+        .neighbours!.split(',')
+        .filter((n) => n && bare.has(n))
+        .sort()
       expect(b.borders, code).toEqual(neighbours)
       expect(b.postal_code === null, code).toBe(!g['Postal Code Format'])
     }

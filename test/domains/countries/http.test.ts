@@ -9,7 +9,6 @@ import countriesDomain from '../../../src/domains/countries/index.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
 import { MIRROR } from '../../support/mirror.ts'
 
-
 let app: TestApp
 beforeAll(async () => {
   app = await testApp({ domains: [countriesDomain], env: { ALMANAC_RESPONSE_FORM: 'bare' } })
@@ -23,7 +22,16 @@ describe('GET /countries/{code}', () => {
   test('Form B: alpha2/alpha3 plus languages, currencies, calling codes; no subdivisions', async () => {
     const { status, body } = await get('/countries/fr')
     expect(status).toBe(200)
-    expect(body).toMatchObject({ alpha2: 'FR', alpha3: 'FRA', numeric: '250', name: 'France', official_name: 'French Republic', region: 'Europe', sub_region: 'Western Europe', capital: 'Paris' })
+    expect(body).toMatchObject({
+      alpha2: 'FR',
+      alpha3: 'FRA',
+      numeric: '250',
+      name: 'France',
+      official_name: 'French Republic',
+      region: 'Europe',
+      sub_region: 'Western Europe',
+      capital: 'Paris',
+    })
     expect(body.currencies).toEqual(['EUR'])
     expect(body.calling_codes).toEqual(['+33'])
     expect(body.languages).toEqual(['French'])
@@ -41,7 +49,12 @@ describe('GET /countries/{code}', () => {
     const list = await get('/countries/FR/subdivisions?limit=1000')
     expect(body.data.subdivisions).toEqual(list.body.results)
     expect(body.data.subdivisions.length).toBe(list.body.count)
-    expect(body.data.subdivisions.find((s: any) => s.code === 'FR-75C')).toEqual({ code: 'FR-75C', name: 'Paris', type: 'Metropolitan collectivity with special status', parent: 'FR-IDF' })
+    expect(body.data.subdivisions.find((s: any) => s.code === 'FR-75C')).toEqual({
+      code: 'FR-75C',
+      name: 'Paris',
+      type: 'Metropolitan collectivity with special status',
+      parent: 'FR-IDF',
+    })
   })
 
   test('numeric codes with or without leading zeros, any case of letters', async () => {
@@ -132,7 +145,17 @@ describe('GET /countries', () => {
 
   test('list items carry no detail members', async () => {
     const { body } = await get('/countries?limit=1')
-    expect(Object.keys(body.results[0]).sort()).toEqual(['alpha2', 'alpha3', 'capital', 'intermediate_region', 'name', 'numeric', 'official_name', 'region', 'sub_region'])
+    expect(Object.keys(body.results[0]).sort()).toEqual([
+      'alpha2',
+      'alpha3',
+      'capital',
+      'intermediate_region',
+      'name',
+      'numeric',
+      'official_name',
+      'region',
+      'sub_region',
+    ])
   })
 
   test('region and sub_region are exact, case-insensitive filters', async () => {
@@ -160,7 +183,8 @@ describe('GET /countries', () => {
   })
 
   test('q: accent- and case-insensitive word prefixes over common, official and ISO names', async () => {
-    const codes = async (q: string) => (await get(`/countries?limit=1000&q=${encodeURIComponent(q)}`)).body.results.map((c: any) => c.alpha2).sort()
+    const codes = async (q: string) =>
+      (await get(`/countries?limit=1000&q=${encodeURIComponent(q)}`)).body.results.map((c: any) => c.alpha2).sort()
     expect(await codes('cote')).toEqual(['CI'])
     expect(await codes('CÔTE D’IV')).toEqual(['CI'])
     expect(await codes('aland')).toEqual(['AX'])
@@ -230,7 +254,11 @@ describe('GET /countries/{code}/subdivisions and /subdivisions/{code}', () => {
     const b = await get('/subdivisions/gb-abd')
     expect(b.body).toEqual({ code: 'GB-ABD', name: 'Aberdeenshire', type: 'Council area', country: 'GB', parent: 'GB-SCT' })
     const a = await get('/subdivisions/US-CA', 'enveloped')
-    expect(a.body).toEqual({ status: 'ok', data: { code: 'US-CA', name: 'California', type: 'State', country: 'US', parent: null }, error: null })
+    expect(a.body).toEqual({
+      status: 'ok',
+      data: { code: 'US-CA', name: 'California', type: 'State', country: 'US', parent: null },
+      error: null,
+    })
   })
 
   test('changed and withdrawn subdivision codes are 404s naming their successors', async () => {
@@ -312,7 +340,15 @@ test('every countries response carries X-Definitions-Updated: the iso-codes rele
   const manifest = JSON.parse(readFileSync(join(MIRROR, 'MANIFEST.json'), 'utf8'))
   const entry = manifest.files.find((f: any) => f.path === 'iso-codes/iso_3166-1.json')
   const date = /(\d{4}-\d{2}-\d{2})/.exec(entry.upstream_date)![1]
-  for (const r of [get('/countries'), get('/countries/US'), get('/countries/QQ'), get('/countries/US/subdivisions'), get('/subdivisions/US-CA'), post('/countries/validate', { codes: ['US'] }), post('/subdivisions/validate', { codes: [1] })]) {
+  for (const r of [
+    get('/countries'),
+    get('/countries/US'),
+    get('/countries/QQ'),
+    get('/countries/US/subdivisions'),
+    get('/subdivisions/US-CA'),
+    post('/countries/validate', { codes: ['US'] }),
+    post('/subdivisions/validate', { codes: [1] }),
+  ]) {
     expect((await r).headers.get('x-definitions-updated')).toBe(date)
   }
   // Problems that happen before routing: no key (401), malformed JSON (400), a path no route has (404).

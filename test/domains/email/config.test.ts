@@ -28,7 +28,9 @@ test('ALMANAC_EMAIL_* settings', () => {
 })
 
 test('bad values name the setting', () => {
-  expect(() => loadConfig({ env: { ALMANAC_EMAIL_RDAP_URL: 'ftp://x' } })).toThrow(new ConfigError('ALMANAC_EMAIL_RDAP_URL: expected an http(s) URL, got "ftp://x"'))
+  expect(() => loadConfig({ env: { ALMANAC_EMAIL_RDAP_URL: 'ftp://x' } })).toThrow(
+    new ConfigError('ALMANAC_EMAIL_RDAP_URL: expected an http(s) URL, got "ftp://x"'),
+  )
   expect(() => loadConfig({ env: { ALMANAC_EMAIL_DNS_TIMEOUT_MS: '0' } })).toThrow('ALMANAC_EMAIL_DNS_TIMEOUT_MS')
 })
 

@@ -87,8 +87,30 @@ export async function startDnsServer(zones: Record<string, Zone>): Promise<DnsSe
     queries.set(key, (queries.get(key) ?? 0) + 1)
     const zone = table.get(name)
     if (zone?.slow) return null
-    if (zone?.noEdns && msg.readUInt16BE(10) > 0) return Buffer.from([...msg.subarray(0, 2), 0x84, 0x01, 0, 1, 0, 0, 0, 0, 0, 0, ...msg.subarray(12, end + 4)])
-    if (zone?.garbage) return Buffer.from([...msg.subarray(0, 2), 0x84, 0x00, 0, 1, 0, 5, 0, 0, 0, 0, ...msg.subarray(12, end + 4), 0xc0, 0xff, 0xff, 0x3f, 1, 2, 3])
+    if (zone?.noEdns && msg.readUInt16BE(10) > 0)
+      return Buffer.from([...msg.subarray(0, 2), 0x84, 0x01, 0, 1, 0, 0, 0, 0, 0, 0, ...msg.subarray(12, end + 4)])
+    if (zone?.garbage)
+      return Buffer.from([
+        ...msg.subarray(0, 2),
+        0x84,
+        0x00,
+        0,
+        1,
+        0,
+        5,
+        0,
+        0,
+        0,
+        0,
+        ...msg.subarray(12, end + 4),
+        0xc0,
+        0xff,
+        0xff,
+        0x3f,
+        1,
+        2,
+        3,
+      ])
     const question = [...msg.subarray(12, end + 4)]
     const answers: number[][] = []
     const ttl = zone?.ttl ?? 300
@@ -101,7 +123,18 @@ export async function startDnsServer(zones: Record<string, Zone>): Promise<DnsSe
     }
     const rcode = !zone ? 3 : zone.servfail ? 2 : 0
     const flags = 0x8400 | (truncated ? 0x0200 : 0) | (msg.readUInt16BE(2) & 0x0100) | 0x0080 | rcode
-    return Buffer.from([...msg.subarray(0, 2), ...u16(flags), ...u16(1), ...u16(answers.length), 0, 0, 0, 0, ...question, ...answers.flat()])
+    return Buffer.from([
+      ...msg.subarray(0, 2),
+      ...u16(flags),
+      ...u16(1),
+      ...u16(answers.length),
+      0,
+      0,
+      0,
+      0,
+      ...question,
+      ...answers.flat(),
+    ])
   }
   socket.on('message', (msg, peer) => {
     const reply = answer(msg, false)

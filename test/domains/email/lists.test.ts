@@ -21,7 +21,10 @@ import { tempDirs } from '../../support/temp.ts'
 const ROOT = join(import.meta.dir, '../../..')
 const tempDir = tempDirs('almanac-email-lists-')
 const mailchecker = mailcheckerDomains(readFileSync(join(ROOT, 'node_modules/mailchecker/platform/node/index.js'), 'utf8'))
-const burner = readFileSync(join(ROOT, 'node_modules/burner-email-providers/emails.txt'), 'utf8').split('\n').map((s) => s.trim()).filter(Boolean)
+const burner = readFileSync(join(ROOT, 'node_modules/burner-email-providers/emails.txt'), 'utf8')
+  .split('\n')
+  .map((s) => s.trim())
+  .filter(Boolean)
 const free = JSON.parse(readFileSync(join(ROOT, 'node_modules/free-email-domains/domains.json'), 'utf8')) as string[]
 const abuse = readFileSync(join(MIRROR, 'email/abuse-domains-blocklistproject-2026-07-20.txt'), 'utf8').split('\n').filter(Boolean)
 
@@ -57,7 +60,16 @@ test('every abuse-list domain is listed, naming the list with its date', () => {
 
 test('free providers minus disposable ones; the big providers and forwarding services are never disposable', () => {
   expect(service.listCheck('gmail.com')).toMatchObject({ free: true, disposable: false })
-  for (const d of ['outlook.com', 'yahoo.com', 'icloud.com', 'privaterelay.appleid.com', 'mozmail.com', 'duck.com', 'simplelogin.com', 'passmail.net']) {
+  for (const d of [
+    'outlook.com',
+    'yahoo.com',
+    'icloud.com',
+    'privaterelay.appleid.com',
+    'mozmail.com',
+    'duck.com',
+    'simplelogin.com',
+    'passmail.net',
+  ]) {
     expect({ d, disposable: service.listCheck(d).disposable }).toEqual({ d, disposable: false })
   }
   // A free-list entry that a disposable list also holds is disposable, not free.
@@ -104,11 +116,19 @@ test('operator allow and deny files apply, and are read again on SIGHUP', async 
   const deny = join(dir, 'deny.txt')
   writeFileSync(allow, '# our partners\nmailinator.com\n')
   writeFileSync(deny, '@competitor.example\n*.spam.example\nnot a domain\n')
-  const app = await testApp({ env: { ALMANAC_EMAIL_ALLOW_LISTS: allow, ALMANAC_EMAIL_DENY_LISTS: deny, ALMANAC_EMAIL_OFFLINE: '1', ALMANAC_STATE_DIR: dir }, domains: [emailDomainDefault] })
-  const disposable = async (email: string) => (await app.json('POST', '/api/v1/email/risk', { body: { email } })).body.data.checks.disposable
+  const app = await testApp({
+    env: { ALMANAC_EMAIL_ALLOW_LISTS: allow, ALMANAC_EMAIL_DENY_LISTS: deny, ALMANAC_EMAIL_OFFLINE: '1', ALMANAC_STATE_DIR: dir },
+    domains: [emailDomainDefault],
+  })
+  const disposable = async (email: string) =>
+    (await app.json('POST', '/api/v1/email/risk', { body: { email } })).body.data.checks.disposable
   try {
     expect(await disposable('a@mailinator.com')).toEqual({ is_disposable: false, provider: null, lists: [] })
-    expect(await disposable('a@competitor.example')).toEqual({ is_disposable: true, provider: 'competitor.example', lists: ['operator:deny.txt'] })
+    expect(await disposable('a@competitor.example')).toEqual({
+      is_disposable: true,
+      provider: 'competitor.example',
+      lists: ['operator:deny.txt'],
+    })
     expect(await disposable('a@x.spam.example')).toMatchObject({ is_disposable: true, provider: 'spam.example' })
 
     writeFileSync(allow, '')
@@ -138,7 +158,10 @@ test('operator allow and deny files apply, and are read again on SIGHUP', async 
 })
 
 test('a missing operator list at start disables the domain, naming the setting', async () => {
-  const app = await testApp({ env: { ALMANAC_EMAIL_DENY_LISTS: join(tempDir(), 'absent.txt'), ALMANAC_EMAIL_OFFLINE: '1' }, domains: [emailDomainDefault] })
+  const app = await testApp({
+    env: { ALMANAC_EMAIL_DENY_LISTS: join(tempDir(), 'absent.txt'), ALMANAC_EMAIL_OFFLINE: '1' },
+    domains: [emailDomainDefault],
+  })
   try {
     const { status, body } = await app.json('POST', '/api/v1/email/risk', { body: { email: 'a@b.example' } })
     expect(status).toBe(503)

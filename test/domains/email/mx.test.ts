@@ -14,7 +14,13 @@ import { startDnsServer, type DnsServer } from './dns-server.ts'
 let dns: DnsServer
 beforeAll(async () => {
   dns = await startDnsServer({
-    'mx.test': { mx: [[20, 'backup.mx.test'], [10, 'mail.mx.test']], ttl: 120 },
+    'mx.test': {
+      mx: [
+        [20, 'backup.mx.test'],
+        [10, 'mail.mx.test'],
+      ],
+      ttl: 120,
+    },
     'aonly.test': { a: ['192.0.2.1'], ttl: 60 },
     'v6only.test': { aaaa: ['2001:db8::25'] },
     'nullmx.test': { mx: [[0, '']] },
@@ -35,7 +41,14 @@ const clock = () => {
 const checker = (timeoutMs = 1000, c = clock()) => mxChecker({ servers: [parseServer(dns.address)], timeoutMs, now: c.now })
 
 test('MX records, by preference', async () => {
-  expect(await checker().check('mx.test')).toEqual({ valid: true, hosts: ['mail.mx.test', 'backup.mx.test'], implicit: false, acceptsMail: true, domainExists: true, reason: null })
+  expect(await checker().check('mx.test')).toEqual({
+    valid: true,
+    hosts: ['mail.mx.test', 'backup.mx.test'],
+    implicit: false,
+    acceptsMail: true,
+    domainExists: true,
+    reason: null,
+  })
 })
 
 test('no MX but an A or AAAA record: the domain is its own implicit MX (RFC 5321 §5.1)', async () => {
@@ -44,7 +57,14 @@ test('no MX but an A or AAAA record: the domain is its own implicit MX (RFC 5321
 })
 
 test('a null MX accepts no mail (RFC 7505)', async () => {
-  expect(await checker().check('nullmx.test')).toEqual({ valid: false, hosts: [], implicit: false, acceptsMail: false, domainExists: true, reason: 'null_mx' })
+  expect(await checker().check('nullmx.test')).toEqual({
+    valid: false,
+    hosts: [],
+    implicit: false,
+    acceptsMail: false,
+    domainExists: true,
+    reason: 'null_mx',
+  })
 })
 
 test('NXDOMAIN: the domain does not exist', async () => {
@@ -56,7 +76,14 @@ test('a name with no MX and no address accepts no mail, but exists', async () =>
 })
 
 test('SERVFAIL and silence are unknown, never "no MX"; silence ends at the deadline', async () => {
-  expect(await checker().check('fail.test')).toEqual({ valid: null, hosts: [], implicit: false, acceptsMail: null, domainExists: null, reason: 'dns_servfail' })
+  expect(await checker().check('fail.test')).toEqual({
+    valid: null,
+    hosts: [],
+    implicit: false,
+    acceptsMail: null,
+    domainExists: null,
+    reason: 'dns_servfail',
+  })
   const t0 = performance.now()
   expect(await checker(300).check('slow.test')).toMatchObject({ valid: null, domainExists: null, reason: 'dns_timeout' })
   // A bound on a hang, not a speed target: the 300 ms deadline holds with a wide margin.

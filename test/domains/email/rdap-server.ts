@@ -25,15 +25,25 @@ export function startRdapServer(zones: Record<string, RdapZone>, now: number): R
       const name = decodeURIComponent(m[1]!).toLowerCase()
       requests.set(name, (requests.get(name) ?? 0) + 1)
       const zone = zones[name]
-      if (!zone) return Response.json({ errorCode: 404, title: 'Not Found' }, { status: 404, headers: { 'content-type': 'application/rdap+json' } })
+      if (!zone)
+        return Response.json({ errorCode: 404, title: 'Not Found' }, { status: 404, headers: { 'content-type': 'application/rdap+json' } })
       if ('slow' in zone) return new Promise<Response>((resolve) => hanging.add(() => resolve(new Response('', { status: 504 }))))
       if ('broken' in zone) return new Response('upstream down', { status: 503 })
       if ('notJson' in zone) return new Response('<html>hello</html>', { headers: { 'content-type': 'text/html' } })
       // 2 MB streamed without a length: the client must stop reading at its limit.
-      if ('huge' in zone) return new Response(new ReadableStream({ pull: (c) => (c.enqueue(new TextEncoder().encode(' '.repeat(65536))), undefined) }).pipeThrough(new TransformStream()), { headers: { 'content-type': 'application/rdap+json' } })
+      if ('huge' in zone)
+        return new Response(
+          new ReadableStream({ pull: (c) => (c.enqueue(new TextEncoder().encode(' '.repeat(65536))), undefined) }).pipeThrough(
+            new TransformStream(),
+          ),
+          { headers: { 'content-type': 'application/rdap+json' } },
+        )
       const events = [{ eventAction: 'last changed', eventDate: new Date(now - 86400_000).toISOString() }]
       if ('days' in zone) events.unshift({ eventAction: 'registration', eventDate: new Date(now - zone.days * 86400_000).toISOString() })
-      return Response.json({ objectClassName: 'domain', ldhName: name, rdapConformance: ['rdap_level_0'], events }, { headers: { 'content-type': 'application/rdap+json' } })
+      return Response.json(
+        { objectClassName: 'domain', ldhName: name, rdapConformance: ['rdap_level_0'], events },
+        { headers: { 'content-type': 'application/rdap+json' } },
+      )
     },
   })
   return {

@@ -17,7 +17,16 @@ const tempDir = tempDirs('almanac-email-rdap-')
 let rdap: RdapFixture
 beforeAll(() => {
   rdap = startRdapServer(
-    { 'young.test': { days: 3 }, 'month.test': { days: 20 }, 'old.test': { days: 3650 }, 'bare.test': { noEvent: true }, 'slow.test': { slow: true }, 'broken.test': { broken: true }, 'huge.test': { huge: true }, 'html.test': { notJson: true } },
+    {
+      'young.test': { days: 3 },
+      'month.test': { days: 20 },
+      'old.test': { days: 3650 },
+      'bare.test': { noEvent: true },
+      'slow.test': { slow: true },
+      'broken.test': { broken: true },
+      'huge.test': { huge: true },
+      'html.test': { notJson: true },
+    },
     NOW,
   )
 })
@@ -44,7 +53,11 @@ test('404 is "not registered"; a record without a registration event says so', a
 })
 
 test('a server error and a server that never answers are unknown; the wait ends at the timeout', async () => {
-  const c = client(sqliteRdapStore(tempDir(), () => {}), () => NOW, 300)
+  const c = client(
+    sqliteRdapStore(tempDir(), () => {}),
+    () => NOW,
+    300,
+  )
   expect(await c.lookup('broken.test')).toEqual({ status: 'unknown', registered: null, reason: 'rdap_server_error' })
   const t0 = performance.now()
   expect(await c.lookup('slow.test')).toEqual({ status: 'unknown', registered: null, reason: 'rdap_timeout' })
@@ -59,31 +72,55 @@ test('an endless or non-JSON body is a bad answer, read no further than 512 KiB'
 })
 
 test('too many lookups at once: the rest are unknown (rdap_busy)', async () => {
-  const c = rdapClient({ baseUrl: rdap.base, bootstrap: loadBootstrap(undefined), timeoutMs: 300, store: sqliteRdapStore(tempDir(), () => {}), now: () => NOW, log: () => {}, maxInflight: 1 })
+  const c = rdapClient({
+    baseUrl: rdap.base,
+    bootstrap: loadBootstrap(undefined),
+    timeoutMs: 300,
+    store: sqliteRdapStore(tempDir(), () => {}),
+    now: () => NOW,
+    log: () => {},
+    maxInflight: 1,
+  })
   const [slow, other] = await Promise.all([c.lookup('slow.test'), c.lookup('old.test')])
   expect(slow.reason).toBe('rdap_timeout')
   expect(other.reason).toBe('rdap_busy')
 })
 
 test('an unreachable server is unknown', async () => {
-  const c = rdapClient({ baseUrl: 'http://127.0.0.1:1/', bootstrap: loadBootstrap(undefined), timeoutMs: 500, store: sqliteRdapStore(tempDir(), () => {}), now: () => NOW, log: () => {} })
+  const c = rdapClient({
+    baseUrl: 'http://127.0.0.1:1/',
+    bootstrap: loadBootstrap(undefined),
+    timeoutMs: 500,
+    store: sqliteRdapStore(tempDir(), () => {}),
+    now: () => NOW,
+    log: () => {},
+  })
   expect(await c.lookup('old.test')).toMatchObject({ status: 'unknown', reason: 'rdap_unreachable' })
 })
 
 test('answers are kept 7 days in the state SQLite, across clients (a restart)', async () => {
   const dir = tempDir()
   const c1 = clock()
-  const first = client(sqliteRdapStore(dir, () => {}), c1.now)
+  const first = client(
+    sqliteRdapStore(dir, () => {}),
+    c1.now,
+  )
   const before = rdap.requests.get('old.test') ?? 0
   await first.lookup('old.test')
   expect(rdap.requests.get('old.test')).toBe(before + 1)
   // A new client (new memory cache) over the same state directory: no new request.
-  const second = client(sqliteRdapStore(dir, () => {}), c1.now)
+  const second = client(
+    sqliteRdapStore(dir, () => {}),
+    c1.now,
+  )
   expect((await second.lookup('old.test')).status).toBe('found')
   expect(rdap.requests.get('old.test')).toBe(before + 1)
   // 7 days later, a fresh client asks again.
   c1.advance(FOUND_TTL_MS + 1000)
-  const third = client(sqliteRdapStore(dir, () => {}), c1.now)
+  const third = client(
+    sqliteRdapStore(dir, () => {}),
+    c1.now,
+  )
   await third.lookup('old.test')
   expect(rdap.requests.get('old.test')).toBe(before + 2)
 })
@@ -92,16 +129,31 @@ test('"not registered" is kept an hour only; failures are not stored', async () 
   const dir = tempDir()
   const c1 = clock()
   const before = rdap.requests.get('later.test') ?? 0
-  await client(sqliteRdapStore(dir, () => {}), c1.now).lookup('later.test')
-  await client(sqliteRdapStore(dir, () => {}), c1.now).lookup('later.test')
+  await client(
+    sqliteRdapStore(dir, () => {}),
+    c1.now,
+  ).lookup('later.test')
+  await client(
+    sqliteRdapStore(dir, () => {}),
+    c1.now,
+  ).lookup('later.test')
   expect(rdap.requests.get('later.test')).toBe(before + 1)
   c1.advance(NOT_FOUND_TTL_MS + 1000)
-  await client(sqliteRdapStore(dir, () => {}), c1.now).lookup('later.test')
+  await client(
+    sqliteRdapStore(dir, () => {}),
+    c1.now,
+  ).lookup('later.test')
   expect(rdap.requests.get('later.test')).toBe(before + 2)
 
   const brokenBefore = rdap.requests.get('broken.test') ?? 0
-  await client(sqliteRdapStore(dir, () => {}), c1.now).lookup('broken.test')
-  await client(sqliteRdapStore(dir, () => {}), c1.now).lookup('broken.test')
+  await client(
+    sqliteRdapStore(dir, () => {}),
+    c1.now,
+  ).lookup('broken.test')
+  await client(
+    sqliteRdapStore(dir, () => {}),
+    c1.now,
+  ).lookup('broken.test')
   expect(rdap.requests.get('broken.test')).toBe(brokenBefore + 2)
 })
 
@@ -141,7 +193,14 @@ test('with a Redis quota store, answers are kept in Redis with their expiry', as
 })
 
 test('registration event parsing (RFC 9083 events)', () => {
-  expect(registrationDate({ events: [{ eventAction: 'expiration', eventDate: '2030-01-01T00:00:00Z' }, { eventAction: 'registration', eventDate: '1995-08-14T04:00:00Z' }] })).toBe('1995-08-14T04:00:00.000Z')
+  expect(
+    registrationDate({
+      events: [
+        { eventAction: 'expiration', eventDate: '2030-01-01T00:00:00Z' },
+        { eventAction: 'registration', eventDate: '1995-08-14T04:00:00Z' },
+      ],
+    }),
+  ).toBe('1995-08-14T04:00:00.000Z')
   expect(registrationDate({ events: [{ eventAction: 'Registration', eventDate: '2020-02-29' }] })).toBe('2020-02-29T00:00:00.000Z')
   expect(registrationDate({ events: [{ eventAction: 'registration', eventDate: 'yesterday' }] })).toBeNull()
   expect(registrationDate({ events: 'none' })).toBeNull()
@@ -154,7 +213,19 @@ test('bootstrap: the shipped file, https preferred, TLD lookup', () => {
   expect(shipped.publication).toMatch(/^\d{4}-\d\d-\d\d/)
   expect(rdapBaseFor(shipped, 'example.com')).toBe('https://rdap.verisign.com/com/v1/')
   expect(rdapBaseFor(shipped, 'example.invalid')).toBeNull()
-  const b = parseBootstrap({ services: [[['Net', 'com'], ['http://a.example/rdap', 'https://b.example/rdap']], 'junk', [[1], []]] }, 'test')
+  const b = parseBootstrap(
+    {
+      services: [
+        [
+          ['Net', 'com'],
+          ['http://a.example/rdap', 'https://b.example/rdap'],
+        ],
+        'junk',
+        [[1], []],
+      ],
+    },
+    'test',
+  )
   expect(rdapBaseFor(b, 'x.net')).toBe('https://b.example/rdap/')
   expect(() => parseBootstrap({ nope: 1 }, 'test')).toThrow('not an RDAP bootstrap file')
 })

@@ -26,8 +26,16 @@ const ROOT = join(import.meta.dir, '../../..')
 
 // The oracle: upstream files as published.
 const mailchecker = new Set(mailcheckerDomains(readFileSync(join(ROOT, 'node_modules/mailchecker/platform/node/index.js'), 'utf8')))
-const dispJs = new Set(JSON.parse(readFileSync(join(ROOT, 'node_modules/disposable-email-domains-js/dist/dict/disposable_email_blocklist.json'), 'utf8')) as string[])
-const burner = new Set(readFileSync(join(ROOT, 'node_modules/burner-email-providers/emails.txt'), 'utf8').split('\n').map((s) => s.trim().toLowerCase()))
+const dispJs = new Set(
+  JSON.parse(
+    readFileSync(join(ROOT, 'node_modules/disposable-email-domains-js/dist/dict/disposable_email_blocklist.json'), 'utf8'),
+  ) as string[],
+)
+const burner = new Set(
+  readFileSync(join(ROOT, 'node_modules/burner-email-providers/emails.txt'), 'utf8')
+    .split('\n')
+    .map((s) => s.trim().toLowerCase()),
+)
 const free = new Set(JSON.parse(readFileSync(join(ROOT, 'node_modules/free-email-domains/domains.json'), 'utf8')) as string[])
 const abuseFile = readFileSync(join(MIRROR, 'email/abuse-domains-blocklistproject-2026-07-20.txt'), 'utf8').split('\n')
 const inAnyList = (d: string) => mailchecker.has(d) || dispJs.has(d) || burner.has(d) || free.has(d)
@@ -113,8 +121,21 @@ describe('each scoring rule alone', () => {
   test('nothing: 0, low', async () => {
     const d = await risk('someone@old.test')
     expect(d).toMatchObject({ email: 'someone@old.test', risk_score: 0, risk_tier: 'low', risk_factors: [], unknown_checks: [] })
-    expect(d.checks.mx_record).toEqual({ valid: true, mx_hosts: ['mx.old.test'], implicit_mx: false, accepts_mail: true, domain_exists: true, reason: null })
-    expect(d.checks.domain_age).toEqual({ domain: 'old.test', age_days: 4000, registered: new Date(NOW - 4000 * 86400_000).toISOString(), source: 'rdap', reason: null })
+    expect(d.checks.mx_record).toEqual({
+      valid: true,
+      mx_hosts: ['mx.old.test'],
+      implicit_mx: false,
+      accepts_mail: true,
+      domain_exists: true,
+      reason: null,
+    })
+    expect(d.checks.domain_age).toEqual({
+      domain: 'old.test',
+      age_days: 4000,
+      registered: new Date(NOW - 4000 * 86400_000).toISOString(),
+      source: 'rdap',
+      reason: null,
+    })
   })
 
   test('no MX (NXDOMAIN): +30', async () => {
@@ -143,7 +164,11 @@ describe('each scoring rule alone', () => {
     expect(factors(d)).toEqual(['disposable'])
     expect(d.checks.disposable.is_disposable).toBe(true)
     expect(d.checks.disposable.provider).toBe(DISPOSABLE)
-    const expected = [mailchecker.has(DISPOSABLE) && 'mailchecker', dispJs.has(DISPOSABLE) && 'disposable-email-domains-js', burner.has(DISPOSABLE) && 'burner-email-providers'].filter(Boolean)
+    const expected = [
+      mailchecker.has(DISPOSABLE) && 'mailchecker',
+      dispJs.has(DISPOSABLE) && 'disposable-email-domains-js',
+      burner.has(DISPOSABLE) && 'burner-email-providers',
+    ].filter(Boolean)
     expect(d.checks.disposable.lists).toEqual(expected)
   })
 
@@ -153,7 +178,11 @@ describe('each scoring rule alone', () => {
   })
 
   test('domain younger than 7 days: +30; 7 to 29 days: +20; 30 days: nothing', async () => {
-    expect(await risk('a@young.test')).toMatchObject({ risk_score: 30, risk_tier: 'medium', risk_factors: [{ factor: 'age_under_7_days', points: 30 }] })
+    expect(await risk('a@young.test')).toMatchObject({
+      risk_score: 30,
+      risk_tier: 'medium',
+      risk_factors: [{ factor: 'age_under_7_days', points: 30 }],
+    })
     expect((await risk('a@young.test')).checks.domain_age.age_days).toBe(3)
     expect(await risk('a@seven.test')).toMatchObject({ risk_score: 20, risk_factors: [{ factor: 'age_under_30_days', points: 20 }] })
     expect(await risk('a@month.test')).toMatchObject({ risk_score: 20, risk_tier: 'low' })
@@ -220,7 +249,8 @@ test('with a Redis quota store, instances share the RDAP cache', async () => {
   const redis = await startRedis()
   const apps: TestApp[] = []
   try {
-    for (let i = 0; i < 2; i++) apps.push(await testApp({ env: env({ ALMANAC_QUOTA_STORE: redis.url }), domains: [emailDomain({ now: () => NOW })] }))
+    for (let i = 0; i < 2; i++)
+      apps.push(await testApp({ env: env({ ALMANAC_QUOTA_STORE: redis.url }), domains: [emailDomain({ now: () => NOW })] }))
     const before = rdap.requests.get('month.test') ?? 0
     expect((await risk('a@month.test', 'enveloped', apps[0])).checks.domain_age.age_days).toBe(20)
     expect((await risk('b@month.test', 'enveloped', apps[1])).checks.domain_age.age_days).toBe(20)
@@ -287,10 +317,19 @@ describe('forms and fields', () => {
 
   test('dotted fields (checks.disposable) in both forms', async () => {
     const { body } = await app.json('POST', '/api/v1/email/risk?fields=email,checks.disposable', { body: { email: `a@${DISPOSABLE}` } })
-    expect(body).toEqual({ status: 'ok', data: { email: `a@${DISPOSABLE}`, checks: { disposable: expect.objectContaining({ is_disposable: true }) } }, error: null })
-    const deeper = await app.json('POST', '/api/v1/email/risk?fields=checks.disposable.is_disposable,risk_score', { body: { email: `a@${DISPOSABLE}` } })
+    expect(body).toEqual({
+      status: 'ok',
+      data: { email: `a@${DISPOSABLE}`, checks: { disposable: expect.objectContaining({ is_disposable: true }) } },
+      error: null,
+    })
+    const deeper = await app.json('POST', '/api/v1/email/risk?fields=checks.disposable.is_disposable,risk_score', {
+      body: { email: `a@${DISPOSABLE}` },
+    })
     expect(deeper.body.data).toEqual({ risk_score: 35, checks: { disposable: { is_disposable: true } } })
-    const bare = await app.json('POST', '/api/v1/email/risk?fields=disposable,risk_level', { body: { email: `a@${DISPOSABLE}` }, form: 'bare' })
+    const bare = await app.json('POST', '/api/v1/email/risk?fields=disposable,risk_level', {
+      body: { email: `a@${DISPOSABLE}` },
+      form: 'bare',
+    })
     expect(bare.body).toEqual({ disposable: true, risk_level: 'medium' })
   })
 
@@ -308,7 +347,18 @@ describe('forms and fields', () => {
 })
 
 test('answers match the response schemas published in the OpenAPI document', async () => {
-  const emails = ['a@old.test', 'bad', `b@${DISPOSABLE}`, 'c@slowdns.test', 'user@[192.0.2.1]', `d@${ABUSE}`, `e@${FREE}`, 'f@young.test', 'δοκιμή@παράδειγμα.δοκιμή', 'g@nullmx.test']
+  const emails = [
+    'a@old.test',
+    'bad',
+    `b@${DISPOSABLE}`,
+    'c@slowdns.test',
+    'user@[192.0.2.1]',
+    `d@${ABUSE}`,
+    `e@${FREE}`,
+    'f@young.test',
+    'δοκιμή@παράδειγμα.δοκιμή',
+    'g@nullmx.test',
+  ]
   for (const email of emails) {
     expect(Value.Errors(EnvelopedSchema, await risk(email)).First()).toBeUndefined()
     expect(Value.Errors(BareSchema, await risk(email, 'bare')).First()).toBeUndefined()
@@ -340,7 +390,18 @@ describe('bulk', () => {
   })
 
   test('items are independent and concurrent: slow ones do not hold or spoil the others', async () => {
-    const emails = ['a@slowdns.test', 'b@slowrdap.test', 'c@young.test', 'd@old.test', 'e@nomx.test', 'x', `f@${FREE}`, 'g@month.test', 'h@aonly.test', 'i@nullmx.test']
+    const emails = [
+      'a@slowdns.test',
+      'b@slowrdap.test',
+      'c@young.test',
+      'd@old.test',
+      'e@nomx.test',
+      'x',
+      `f@${FREE}`,
+      'g@month.test',
+      'h@aonly.test',
+      'i@nullmx.test',
+    ]
     const fresh = await testApp({ env: env(), domains: [emailDomain({ now: () => NOW })] })
     try {
       const t0 = performance.now()
@@ -381,7 +442,15 @@ describe('bad input', () => {
   })
 
   test('hostile but schema-valid strings are scored, not errors', async () => {
-    for (const email of ['constructor@__proto__', '__proto__@constructor.com', '"\\"@x.y', '\u0000@a.b', 'a@' + '.'.repeat(1000), '\ud83d@a.b', 'é'.repeat(1024)]) {
+    for (const email of [
+      'constructor@__proto__',
+      '__proto__@constructor.com',
+      '"\\"@x.y',
+      '\u0000@a.b',
+      'a@' + '.'.repeat(1000),
+      '\ud83d@a.b',
+      'é'.repeat(1024),
+    ]) {
       const d = await risk(email)
       expect(d.risk_tier).toBeString()
     }

@@ -136,7 +136,32 @@ test('long hostile inputs are answered quickly (linear scans, no backtracking)',
 
 test('random strings never throw, and every valid verdict satisfies the limits', () => {
   const random = rng(5321)
-  const alphabet = ['a', 'Z', '0', '.', '@', '"', '\\', '[', ']', ':', '-', '_', ' ', '\u0000', '\u007f', 'é', '例', '\u0085', '\ud83d', '\ude00', '😀', '\u3002', 'xn--', 'I']
+  const alphabet = [
+    'a',
+    'Z',
+    '0',
+    '.',
+    '@',
+    '"',
+    '\\',
+    '[',
+    ']',
+    ':',
+    '-',
+    '_',
+    ' ',
+    '\u0000',
+    '\u007f',
+    'é',
+    '例',
+    '\u0085',
+    '\ud83d',
+    '\ude00',
+    '😀',
+    '\u3002',
+    'xn--',
+    'I',
+  ]
   for (let i = 0; i < 50_000; i++) {
     const length = Math.floor(random() * 40)
     let s = ''

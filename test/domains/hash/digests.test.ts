@@ -9,7 +9,10 @@ import { pythonJson } from '../../support/python.ts'
 
 /** CPython's hashlib over the given bytes: an implementation independent of the server's BoringSSL. */
 const hashlib = (algorithm: string, bytes: Uint8Array) =>
-  pythonJson<string>('import sys, json, hashlib\na, h = json.load(sys.stdin)\nprint(json.dumps(hashlib.new(a, bytes.fromhex(h)).hexdigest()))', [algorithm, Buffer.from(bytes).toString('hex')])
+  pythonJson<string>(
+    'import sys, json, hashlib\na, h = json.load(sys.stdin)\nprint(json.dumps(hashlib.new(a, bytes.fromhex(h)).hexdigest()))',
+    [algorithm, Buffer.from(bytes).toString('hex')],
+  )
 
 let app: TestApp
 beforeAll(async () => {
@@ -21,7 +24,10 @@ afterAll(() => app.close())
 const VECTORS = {
   md5: { '': 'd41d8cd98f00b204e9800998ecf8427e', abc: '900150983cd24fb0d6963f7d28e17f72' },
   sha1: { '': 'da39a3ee5e6b4b0d3255bfef95601890afd80709', abc: 'a9993e364706816aba3e25717850c26c9cd0d89d' },
-  sha256: { '': 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', abc: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad' },
+  sha256: {
+    '': 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    abc: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+  },
   sha512: {
     '': 'cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e',
     abc: 'ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f',
@@ -86,7 +92,11 @@ describe('digests', () => {
   })
 
   test('a body that is not JSON is a 400, not a crash', async () => {
-    const res = await app.json('POST', '/api/v1/hash/md5', { body: '{"input": ', headers: { 'content-type': 'application/json' }, form: 'bare' })
+    const res = await app.json('POST', '/api/v1/hash/md5', {
+      body: '{"input": ',
+      headers: { 'content-type': 'application/json' },
+      form: 'bare',
+    })
     expect(res.status).toBe(400)
   })
 

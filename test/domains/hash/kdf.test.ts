@@ -33,7 +33,8 @@ afterAll(async () => {
   await capped.close()
 })
 
-const post = (path: string, body: unknown, form: 'enveloped' | 'bare' = 'bare', on = app) => on.json('POST', `/api/v1/hash/${path}`, { body, form })
+const post = (path: string, body: unknown, form: 'enveloped' | 'bare' = 'bare', on = app) =>
+  on.json('POST', `/api/v1/hash/${path}`, { body, form })
 
 /** Parses `$scrypt$ln=..,r=..,p=..$salt$hash` and recomputes the key with node:crypto. */
 function checkScrypt(phc: string, input: string) {
@@ -42,7 +43,12 @@ function checkScrypt(phc: string, input: string) {
   const [, ln, r, p, salt, key] = m!
   const expected = Buffer.from(key!, 'base64')
   const N = 2 ** Number(ln)
-  const actual = scryptSync(Buffer.from(input, 'utf8'), Buffer.from(salt!, 'base64'), expected.length, { N, r: Number(r), p: Number(p), maxmem: 128 * Number(r) * (N + 2 + Number(p)) + 2 ** 20 })
+  const actual = scryptSync(Buffer.from(input, 'utf8'), Buffer.from(salt!, 'base64'), expected.length, {
+    N,
+    r: Number(r),
+    p: Number(p),
+    maxmem: 128 * Number(r) * (N + 2 + Number(p)) + 2 ** 20,
+  })
   expect(actual.equals(expected)).toBe(true)
   return { ln: Number(ln), r: Number(r), p: Number(p), saltBytes: Buffer.from(salt!, 'base64').length, keyBytes: expected.length }
 }
@@ -51,7 +57,11 @@ describe('refusals are 422s naming the parameter, never library text', () => {
   test('an empty input is refused by every password hash', async () => {
     for (const algorithm of ['bcrypt', 'scrypt', 'argon2id']) {
       const res = await post(algorithm, { input: '' })
-      expect({ algorithm, status: res.status, fields: res.body.errors.map((e: any) => e.field) }).toEqual({ algorithm, status: 422, fields: ['input'] })
+      expect({ algorithm, status: res.status, fields: res.body.errors.map((e: any) => e.field) }).toEqual({
+        algorithm,
+        status: 422,
+        fields: ['input'],
+      })
     }
   })
 
@@ -101,7 +111,9 @@ describe('bcrypt', () => {
   test('rounds above the ceiling: 422 naming the ceiling, while SPEC-valid rounds below it work', async () => {
     const res = await post('bcrypt', { input: 'x', rounds: 16 })
     expect(res.status).toBe(422)
-    expect(res.body.ceilings).toEqual([{ field: 'rounds', setting: 'hash.bcryptMaxRounds', env: 'ALMANAC_HASH_BCRYPT_MAX_ROUNDS', value: 15 }])
+    expect(res.body.ceilings).toEqual([
+      { field: 'rounds', setting: 'hash.bcryptMaxRounds', env: 'ALMANAC_HASH_BCRYPT_MAX_ROUNDS', value: 15 },
+    ])
     const low = await post('bcrypt', { input: 'x', rounds: 7 }, 'bare', capped)
     expect(low.status).toBe(422)
     expect(low.body.detail).toContain('hash.bcryptMaxRounds = 6')
@@ -169,10 +181,14 @@ describe('scrypt', () => {
   test('memory and parallelism ceilings: 422 naming each', async () => {
     const mem = await post('scrypt', { input: 'x', n: 2048, r: 8 }, 'bare', capped)
     expect(mem.status).toBe(422)
-    expect(mem.body.ceilings).toEqual([{ field: 'n', setting: 'hash.scryptMaxMemoryBytes', env: 'ALMANAC_HASH_SCRYPT_MAX_MEMORY', value: 128 * 1024 * 8 }])
+    expect(mem.body.ceilings).toEqual([
+      { field: 'n', setting: 'hash.scryptMaxMemoryBytes', env: 'ALMANAC_HASH_SCRYPT_MAX_MEMORY', value: 128 * 1024 * 8 },
+    ])
     const par = await post('scrypt', { input: 'x', n: 512, parallelism: 3 }, 'bare', capped)
     expect(par.status).toBe(422)
-    expect(par.body.ceilings).toEqual([{ field: 'parallelism', setting: 'hash.scryptMaxParallelism', env: 'ALMANAC_HASH_SCRYPT_MAX_PARALLELISM', value: 2 }])
+    expect(par.body.ceilings).toEqual([
+      { field: 'parallelism', setting: 'hash.scryptMaxParallelism', env: 'ALMANAC_HASH_SCRYPT_MAX_PARALLELISM', value: 2 },
+    ])
     // 128·r·(n + 2 + p) bytes: n 1024 would need 1,052,672, just over the 1 MiB ceiling.
     const over = await post('scrypt', { input: 'x', n: 1024, r: 8, p: 2 }, 'bare', capped)
     expect(over.body.ceilings?.[0]?.setting).toBe('hash.scryptMaxMemoryBytes')
@@ -205,7 +221,12 @@ describe('argon2id', () => {
     const low = await post('argon2id', { input: 'x', memory_cost: 16, parallelism: 4 })
     expect(low.status).toBe(422)
     expect(low.body.errors[0].field).toBe('memory_cost')
-    for (const [field, value] of [['time_cost', 0], ['memory_cost', 7], ['parallelism', 0], ['parallelism', 2 ** 24]] as const) {
+    for (const [field, value] of [
+      ['time_cost', 0],
+      ['memory_cost', 7],
+      ['parallelism', 0],
+      ['parallelism', 2 ** 24],
+    ] as const) {
       const res = await post('argon2id', { input: 'x', [field]: value })
       expect(res.status).toBe(422)
       expect(res.body.errors[0].field).toBe(field)
@@ -215,11 +236,17 @@ describe('argon2id', () => {
   test('ceilings: 422 listing every exceeded ceiling', async () => {
     const res = await post('argon2id', { input: 'x', time_cost: 3, memory_cost: 8192, parallelism: 3 }, 'bare', capped)
     expect(res.status).toBe(422)
-    expect(res.body.ceilings.map((c: any) => c.setting)).toEqual(['hash.argon2MaxTimeCost', 'hash.argon2MaxMemoryKiB', 'hash.argon2MaxParallelism'])
+    expect(res.body.ceilings.map((c: any) => c.setting)).toEqual([
+      'hash.argon2MaxTimeCost',
+      'hash.argon2MaxMemoryKiB',
+      'hash.argon2MaxParallelism',
+    ])
     expect(res.body.errors.map((e: any) => e.field)).toEqual(['time_cost', 'memory_cost', 'parallelism'])
     const def = await post('argon2id', { input: 'x', memory_cost: 262145 })
     expect(def.status).toBe(422)
-    expect(def.body.ceilings).toEqual([{ field: 'memory_cost', setting: 'hash.argon2MaxMemoryKiB', env: 'ALMANAC_HASH_ARGON2_MAX_MEMORY', value: 262144 }])
+    expect(def.body.ceilings).toEqual([
+      { field: 'memory_cost', setting: 'hash.argon2MaxMemoryKiB', env: 'ALMANAC_HASH_ARGON2_MAX_MEMORY', value: 262144 },
+    ])
   })
 
   test('missing input is 422 naming input', async () => {

@@ -44,7 +44,15 @@ describe('over HTTP, one worker and a queue of one', () => {
 
 describe('one caller cannot hold the pool', () => {
   const other = 'second-key-0123456789'
-  const opened = testApp({ domains: [hash], env: { ALMANAC_HASH_WORKERS: '1', ALMANAC_HASH_QUEUE: '8', ALMANAC_HASH_JOBS_PER_CALLER: '2', ALMANAC_API_KEYS: `${TEST_KEY}:test,${other}:test` } })
+  const opened = testApp({
+    domains: [hash],
+    env: {
+      ALMANAC_HASH_WORKERS: '1',
+      ALMANAC_HASH_QUEUE: '8',
+      ALMANAC_HASH_JOBS_PER_CALLER: '2',
+      ALMANAC_API_KEYS: `${TEST_KEY}:test,${other}:test`,
+    },
+  })
   afterAll(async () => (await opened).close())
 
   test('a third concurrent KDF job of one key is a 503 naming hash.jobsPerCaller; another key is still served', async () => {
@@ -136,7 +144,13 @@ describe('inside a compiled executable', () => {
     // another directory.
     const entry = join(import.meta.dir, 'fixtures/compile-probe.ts')
     const outfile = join(dir, 'probe')
-    const built = await Bun.build({ entrypoints: [entry, join(ROOT, 'src/domains/hash/kdf-worker.ts')], root: ROOT, target: 'bun', compile: { outfile }, throw: false })
+    const built = await Bun.build({
+      entrypoints: [entry, join(ROOT, 'src/domains/hash/kdf-worker.ts')],
+      root: ROOT,
+      target: 'bun',
+      compile: { outfile },
+      throw: false,
+    })
     expect(built.logs.map(String)).toEqual([])
     expect(built.success).toBe(true)
     const run = Bun.spawnSync([outfile], { cwd: dir })

@@ -4,7 +4,12 @@ import type { Probe } from '../../build/probes.ts'
 
 export const probes: Probe[] = [
   // FIPS 180-2 appendix B.1 test vector.
-  { method: 'POST', path: '/api/v1/hash/sha256', body: { input: 'abc' }, check: (b) => expect(b.hash).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad') },
+  {
+    method: 'POST',
+    path: '/api/v1/hash/sha256',
+    body: { input: 'abc' },
+    check: (b) => expect(b.hash).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'),
+  },
   // A KDF runs on the worker pool: proves the worker entry point made it into the executable.
   {
     method: 'POST',

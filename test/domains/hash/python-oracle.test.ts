@@ -9,7 +9,6 @@ import { pythonJson } from '../../support/python.ts'
 
 setDefaultTimeout(120_000)
 
-
 // Reads [{algorithm, input, hash}] on stdin; prints one verdict per item.
 const VERIFY = `
 import sys, json, base64, hashlib, bcrypt, argon2

@@ -7,17 +7,26 @@ import { loadConfig } from '../../../src/config.ts'
 import { clientAddress, trustedProxies } from '../../../src/http/client-ip.ts'
 import { serve, type Running } from '../../../src/serve.ts'
 
-const resolve = (peer: string | null, headers: Record<string, string>, trusted: string[]) => clientAddress(new Headers(headers), peer, trustedProxies(trusted))
+const resolve = (peer: string | null, headers: Record<string, string>, trusted: string[]) =>
+  clientAddress(new Headers(headers), peer, trustedProxies(trusted))
 
 describe('clientAddress', () => {
   test('an untrusted peer is the client, whatever the headers say', () => {
-    expect(resolve('203.0.113.7', { 'x-forwarded-for': '8.8.8.8' }, ['127.0.0.1'])).toMatchObject({ ip: { text: '203.0.113.7' }, via: 'peer' })
+    expect(resolve('203.0.113.7', { 'x-forwarded-for': '8.8.8.8' }, ['127.0.0.1'])).toMatchObject({
+      ip: { text: '203.0.113.7' },
+      via: 'peer',
+    })
     expect(resolve('203.0.113.7', { 'x-forwarded-for': '8.8.8.8' }, [])).toMatchObject({ ip: { text: '203.0.113.7' }, via: 'peer' })
   })
 
   test('a trusted peer: the rightmost untrusted hop is the client (left of it could be forged)', () => {
-    expect(resolve('10.0.0.2', { 'x-forwarded-for': '6.6.6.6, 8.8.8.8' }, ['10.0.0.0/8'])).toMatchObject({ ip: { text: '8.8.8.8' }, via: 'x-forwarded-for' })
-    expect(resolve('10.0.0.2', { 'x-forwarded-for': '6.6.6.6, 8.8.8.8, 10.1.1.1, 10.2.2.2' }, ['10.0.0.0/8'])).toMatchObject({ ip: { text: '8.8.8.8' } })
+    expect(resolve('10.0.0.2', { 'x-forwarded-for': '6.6.6.6, 8.8.8.8' }, ['10.0.0.0/8'])).toMatchObject({
+      ip: { text: '8.8.8.8' },
+      via: 'x-forwarded-for',
+    })
+    expect(resolve('10.0.0.2', { 'x-forwarded-for': '6.6.6.6, 8.8.8.8, 10.1.1.1, 10.2.2.2' }, ['10.0.0.0/8'])).toMatchObject({
+      ip: { text: '8.8.8.8' },
+    })
   })
 
   test('all hops trusted: the leftmost is the client', () => {
@@ -25,7 +34,9 @@ describe('clientAddress', () => {
   })
 
   test('hops with ports, brackets and IPv6; IPv6 proxies by CIDR; mapped peers', () => {
-    expect(resolve('::1', { 'x-forwarded-for': '[2001:4860:4860::8888]:443' }, ['::1'])).toMatchObject({ ip: { text: '2001:4860:4860::8888' } })
+    expect(resolve('::1', { 'x-forwarded-for': '[2001:4860:4860::8888]:443' }, ['::1'])).toMatchObject({
+      ip: { text: '2001:4860:4860::8888' },
+    })
     expect(resolve('2001:db8::5', { 'x-forwarded-for': '1.1.1.1:5555' }, ['2001:db8::/32'])).toMatchObject({ ip: { text: '1.1.1.1' } })
     expect(resolve('::ffff:127.0.0.1', { 'x-forwarded-for': '8.8.8.8' }, ['127.0.0.0/8'])).toMatchObject({ ip: { text: '8.8.8.8' } })
   })
@@ -36,7 +47,9 @@ describe('clientAddress', () => {
   })
 
   test('an unreadable hop stops the walk at the last address that could be checked', () => {
-    expect(resolve('10.0.0.2', { 'x-forwarded-for': '8.8.8.8, garbage, 10.1.1.1' }, ['10.0.0.0/8'])).toMatchObject({ ip: { text: '10.1.1.1' } })
+    expect(resolve('10.0.0.2', { 'x-forwarded-for': '8.8.8.8, garbage, 10.1.1.1' }, ['10.0.0.0/8'])).toMatchObject({
+      ip: { text: '10.1.1.1' },
+    })
     expect(resolve('10.0.0.2', { forwarded: 'for=unknown' }, ['10.0.0.0/8'])).toMatchObject({ ip: { text: '10.0.0.2' }, via: 'peer' })
   })
 
@@ -55,7 +68,15 @@ describe('GET /ip/me on a real loopback port', () => {
   const start = (trusted: string) =>
     serve(
       loadConfig({
-        env: { ALMANAC_API_KEYS: `${KEY}:t`, ALMANAC_PLANS: 't:100000/1d', ALMANAC_DEFAULT_PLAN: 't', ALMANAC_HOST: '127.0.0.1', ALMANAC_PORT: '0', ALMANAC_TRUSTED_PROXIES: trusted, ALMANAC_ACCESS_LOG: 'false' },
+        env: {
+          ALMANAC_API_KEYS: `${KEY}:t`,
+          ALMANAC_PLANS: 't:100000/1d',
+          ALMANAC_DEFAULT_PLAN: 't',
+          ALMANAC_HOST: '127.0.0.1',
+          ALMANAC_PORT: '0',
+          ALMANAC_TRUSTED_PROXIES: trusted,
+          ALMANAC_ACCESS_LOG: 'false',
+        },
       }),
       () => {},
     )

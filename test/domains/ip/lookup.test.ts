@@ -26,7 +26,8 @@ beforeAll(async () => {
 })
 afterAll(() => app.close())
 
-const post = (ip: string, form: 'enveloped' | 'bare' = 'enveloped', query = '') => app.json('POST', `/api/v1/ip${query}`, { body: { ip }, form })
+const post = (ip: string, form: 'enveloped' | 'bare' = 'enveloped', query = '') =>
+  app.json('POST', `/api/v1/ip${query}`, { body: { ip }, form })
 
 describe('well-known addresses', () => {
   test('8.8.8.8 is Google in the US (Form A)', async () => {
@@ -43,7 +44,15 @@ describe('well-known addresses', () => {
     expect(d.network.isp).toMatch(/Google/)
     expect(typeof d.location.latitude).toBe('number')
     expect(typeof d.location.timezone).toBe('string')
-    expect(Object.keys(d.security).sort()).toEqual(['is_anonymous', 'is_anonymous_vpn', 'is_hosting_provider', 'is_public_proxy', 'is_residential_proxy', 'is_tor_exit_node', 'sources'])
+    expect(Object.keys(d.security).sort()).toEqual([
+      'is_anonymous',
+      'is_anonymous_vpn',
+      'is_hosting_provider',
+      'is_public_proxy',
+      'is_residential_proxy',
+      'is_tor_exit_node',
+      'sources',
+    ])
   })
 
   test('8.8.8.8 in Form B is flat', async () => {
@@ -83,7 +92,11 @@ describe('well-known addresses', () => {
 
   test('fields trims both forms', async () => {
     const a = await post('8.8.8.8', 'enveloped', '?fields=ip,country,network.asn')
-    expect(a.body.data).toEqual({ ip: '8.8.8.8', country: { name: 'United States', iso_code: 'US', is_in_european_union: false }, network: { asn: 15169 } })
+    expect(a.body.data).toEqual({
+      ip: '8.8.8.8',
+      country: { name: 'United States', iso_code: 'US', is_in_european_union: false },
+      network: { asn: 15169 },
+    })
     const b = await post('8.8.8.8', 'bare', '?fields=ip,isp')
     expect(b.body).toEqual({ ip: '8.8.8.8', isp: expect.stringMatching(/Google/) })
     const bad = await post('8.8.8.8', 'bare', '?fields=ip,nope')
@@ -116,10 +129,25 @@ describe('reserved ranges', () => {
     for (const [ip, kind] of cases) {
       const a = await post(ip)
       expect(a.status).toBe(200)
-      expect(a.body.data).toMatchObject({ is_reserved: true, reserved_range: kind, country: null, continent: null, location: null, network: null })
+      expect(a.body.data).toMatchObject({
+        is_reserved: true,
+        reserved_range: kind,
+        country: null,
+        continent: null,
+        location: null,
+        network: null,
+      })
       expect(a.body.data.security.is_anonymous).toBe(false)
       const b = await post(ip, 'bare')
-      expect(b.body).toMatchObject({ is_reserved: true, reserved_range: kind, country: null, city: null, latitude: null, longitude: null, isp: null })
+      expect(b.body).toMatchObject({
+        is_reserved: true,
+        reserved_range: kind,
+        country: null,
+        city: null,
+        latitude: null,
+        longitude: null,
+        isp: null,
+      })
     }
   })
 
@@ -172,7 +200,12 @@ describe('bulk', () => {
 
   test('Form B is {results}', async () => {
     const { body } = await app.json('POST', '/api/v1/ip/bulk?fields=ip,country', { body: { ips: ['8.8.8.8', '1.1.1.1'] }, form: 'bare' })
-    expect(body).toEqual({ results: [{ ip: '8.8.8.8', country: { iso_code: 'US', name: 'United States' } }, { ip: '1.1.1.1', country: null }] })
+    expect(body).toEqual({
+      results: [
+        { ip: '8.8.8.8', country: { iso_code: 'US', name: 'United States' } },
+        { ip: '1.1.1.1', country: null },
+      ],
+    })
   })
 
   test('each address costs one credit', async () => {
@@ -257,7 +290,14 @@ describe('the ASN table agrees with the upstream CSV', () => {
         // The builder keeps the first of overlapping rows (the upstream has one); skip a row it dropped.
         if (at > 0 && BigInt(csvFields(lines[at - 1]!)[1]!) >= s) continue
         for (const at of [s, e, (s + e) / 2n]) {
-          const text = file.includes('v4') ? formatV4(Number(at)) : formatV6([Number((at >> 96n) & 0xffffffffn), Number((at >> 64n) & 0xffffffffn), Number((at >> 32n) & 0xffffffffn), Number(at & 0xffffffffn)])
+          const text = file.includes('v4')
+            ? formatV4(Number(at))
+            : formatV6([
+                Number((at >> 96n) & 0xffffffffn),
+                Number((at >> 64n) & 0xffffffffn),
+                Number((at >> 32n) & 0xffffffffn),
+                Number(at & 0xffffffffn),
+              ])
           const r = service.lookup(text)
           if (r.reserved) continue
           expect({ text, asn: r.network?.asn, org: r.network?.asn_organization }).toEqual({ text, asn: Number(asn), org: name || null })

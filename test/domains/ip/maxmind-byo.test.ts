@@ -37,7 +37,8 @@ function networks(name: string): Network[] {
   )
 }
 
-const inside = (c: Cidr, version: number, w: number[]) => c.version === version && compareWords(w, c.first) >= 0 && compareWords(w, c.last) <= 0
+const inside = (c: Cidr, version: number, w: number[]) =>
+  c.version === version && compareWords(w, c.first) >= 0 && compareWords(w, c.last) <= 0
 
 /** Sample addresses with their expected record (most specific network holding each). */
 function samples(nets: Network[]): { ip: string; record: any }[] {
@@ -124,7 +125,11 @@ describe('bring your own MaxMind databases', () => {
   test('GeoLite2-ASN-Test as ALMANAC_IP_ASN_MMDB', () => {
     const s = service({ ALMANAC_IP_ASN_MMDB: db('GeoLite2-ASN-Test') })
     const checked = each(s, samples(networks('GeoLite2-ASN-Test')), (r, e, ip) => {
-      expect({ ip, asn: r.network?.asn, org: r.network?.asn_organization }).toEqual({ ip, asn: e.autonomous_system_number ?? null, org: e.autonomous_system_organization ?? null })
+      expect({ ip, asn: r.network?.asn, org: r.network?.asn_organization }).toEqual({
+        ip,
+        asn: e.autonomous_system_number ?? null,
+        org: e.autonomous_system_organization ?? null,
+      })
     })
     expect(checked).toBeGreaterThan(100)
   })
@@ -136,7 +141,8 @@ describe('bring your own MaxMind databases', () => {
       if (e.isp !== undefined) expect({ ip, isp: n.isp }).toEqual({ ip, isp: e.isp })
       if (e.organization !== undefined) expect({ ip, org: n.organization }).toEqual({ ip, org: e.organization })
       if (e.autonomous_system_number !== undefined) expect({ ip, asn: n.asn }).toEqual({ ip, asn: e.autonomous_system_number })
-      if (e.autonomous_system_organization !== undefined) expect({ ip, o: n.asn_organization }).toEqual({ ip, o: e.autonomous_system_organization })
+      if (e.autonomous_system_organization !== undefined)
+        expect({ ip, o: n.asn_organization }).toEqual({ ip, o: e.autonomous_system_organization })
     })
     expect(checked).toBeGreaterThan(1000)
   })
@@ -152,7 +158,14 @@ describe('bring your own MaxMind databases', () => {
   test('GeoIP2-Anonymous-IP-Test as ALMANAC_IP_ANONYMOUS_IP_MMDB: flags (ORed with the open lists), residential proxy, source named', () => {
     const plain = service({})
     const s = service({ ALMANAC_IP_ANONYMOUS_IP_MMDB: db('GeoIP2-Anonymous-IP-Test') })
-    const flags = ['is_anonymous', 'is_anonymous_vpn', 'is_hosting_provider', 'is_public_proxy', 'is_residential_proxy', 'is_tor_exit_node'] as const
+    const flags = [
+      'is_anonymous',
+      'is_anonymous_vpn',
+      'is_hosting_provider',
+      'is_public_proxy',
+      'is_residential_proxy',
+      'is_tor_exit_node',
+    ] as const
     const checked = each(s, samples(networks('GeoIP2-Anonymous-IP-Test')), (r, e, ip) => {
       const lists = plain.lookup(ip).security
       for (const f of flags) expect({ ip, f, v: r.security[f] }).toEqual({ ip, f, v: (e[f] ?? false) || lists[f] })
@@ -162,7 +175,10 @@ describe('bring your own MaxMind databases', () => {
   })
 
   test('through HTTP: a record of the City test database in both forms', async () => {
-    const app = await testApp({ env: { ALMANAC_IP_CITY_MMDB: db('GeoIP2-City-Test'), ALMANAC_IP_CONNECTION_TYPE_MMDB: db('GeoIP2-Connection-Type-Test') }, domains: [ipDomain] })
+    const app = await testApp({
+      env: { ALMANAC_IP_CITY_MMDB: db('GeoIP2-City-Test'), ALMANAC_IP_CONNECTION_TYPE_MMDB: db('GeoIP2-Connection-Type-Test') },
+      domains: [ipDomain],
+    })
     try {
       const expected = samples(networks('GeoIP2-City-Test')).find((x) => x.record.city && x.record.postal && x.ip.includes('.'))!
       const a = await app.json('POST', '/api/v1/ip', { body: { ip: expected.ip } })
@@ -189,6 +205,8 @@ describe('bring your own MaxMind databases', () => {
     } finally {
       await app.close()
     }
-    expect(() => service({ ALMANAC_IP_CITY_MMDB: `${MM}/source-data/GeoIP2-City-Test.json` })).toThrow(/ALMANAC_IP_CITY_MMDB.*not a MaxMind DB/)
+    expect(() => service({ ALMANAC_IP_CITY_MMDB: `${MM}/source-data/GeoIP2-City-Test.json` })).toThrow(
+      /ALMANAC_IP_CITY_MMDB.*not a MaxMind DB/,
+    )
   })
 })

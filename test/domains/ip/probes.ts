@@ -4,5 +4,10 @@ import type { Probe } from '../../build/probes.ts'
 
 export const probes: Probe[] = [
   // Google Public DNS is registered in the United States.
-  { method: 'POST', path: '/api/v1/ip', body: { ip: '8.8.8.8' }, check: (b) => expect([b.country.iso_code, b.registered_country.iso_code]).toEqual(['US', 'US']) },
+  {
+    method: 'POST',
+    path: '/api/v1/ip',
+    body: { ip: '8.8.8.8' },
+    check: (b) => expect([b.country.iso_code, b.registered_country.iso_code]).toEqual(['US', 'US']),
+  },
 ]

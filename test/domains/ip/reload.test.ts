@@ -12,7 +12,8 @@ import { testApp } from '../../support/app.ts'
 const dir = mkdtempSync(join(tmpdir(), 'almanac-ip-lists-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const security = async (app: Awaited<ReturnType<typeof testApp>>, ip: string) => (await app.json('POST', '/api/v1/ip', { body: { ip } })).body.data.security
+const security = async (app: Awaited<ReturnType<typeof testApp>>, ip: string) =>
+  (await app.json('POST', '/api/v1/ip', { body: { ip } })).body.data.security
 
 test('operator lists flag addresses, name their file, and reload on SIGHUP', async () => {
   const tor = join(dir, 'my-tor.txt')

@@ -17,7 +17,7 @@ const words = (v: bigint) => [Number((v >> 96n) & MAX4), Number((v >> 64n) & MAX
 /** Disjoint random ranges over [0, max]: tiny ones, ones crossing 16-bit buckets, and both ends. */
 function randomRanges(r: () => number, max: bigint, count: number): RawRange[] {
   const bits = max === MAX4 ? 32 : 128
-  const rand = () => BigInt(Math.floor(r() * 2 ** 32)) << BigInt(bits - 32) | (bits > 32 ? BigInt(Math.floor(r() * 2 ** 32)) : 0n)
+  const rand = () => (BigInt(Math.floor(r() * 2 ** 32)) << BigInt(bits - 32)) | (bits > 32 ? BigInt(Math.floor(r() * 2 ** 32)) : 0n)
   const out: RawRange[] = [
     { start: 0n, end: 5n, value: 1 },
     { start: max - 3n, end: max, value: 2 },
@@ -41,7 +41,10 @@ describe('range tables', () => {
     const r = rng(42)
     const v4 = randomRanges(r, MAX4, 3000)
     const v6 = randomRanges(r, MAX6, 3000)
-    const table = tableFromRanges(v4.map((x) => ({ ...x })), v6.map((x) => ({ ...x })))
+    const table = tableFromRanges(
+      v4.map((x) => ({ ...x })),
+      v6.map((x) => ({ ...x })),
+    )
     const probes = (ranges: RawRange[], max: bigint) => {
       const out: bigint[] = [0n, max]
       for (const x of ranges) out.push(x.start, x.end, x.start - 1n, x.end + 1n)

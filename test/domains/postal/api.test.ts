@@ -65,8 +65,24 @@ describe('lookup of well-known codes', () => {
     const places = a.body.data.map((r: any) => r.place_name)
     expect(places.some((p: string) => p.startsWith(place))).toBe(true)
     // Form A returns every record the raw file has for the code, in the file's order.
-    expect(places).toEqual(rawRows(cc).filter((r) => r.code === code).map((r) => r.place))
-    expect(Object.keys(a.body.data[0]).sort()).toEqual(['accuracy', 'admin_code1', 'admin_code2', 'admin_code3', 'admin_name1', 'admin_name2', 'admin_name3', 'latitude', 'longitude', 'place_name', 'postal_code'])
+    expect(places).toEqual(
+      rawRows(cc)
+        .filter((r) => r.code === code)
+        .map((r) => r.place),
+    )
+    expect(Object.keys(a.body.data[0]).sort()).toEqual([
+      'accuracy',
+      'admin_code1',
+      'admin_code2',
+      'admin_code3',
+      'admin_name1',
+      'admin_name2',
+      'admin_name3',
+      'latitude',
+      'longitude',
+      'place_name',
+      'postal_code',
+    ])
   })
 
   test('alpha-3 and any case work on every path', async () => {
@@ -77,7 +93,23 @@ describe('lookup of well-known codes', () => {
     expect((await get('/deu/codes?limit=1')).body.results.length).toBe(1)
     expect((await get('/usa/validate/90210')).body).toEqual({ country_code: 'US', postal_code: '90210', valid: true })
     expect((await post('/usa/nearby', { lat: 34.09, lng: -118.41, radius_km: 1 })).status).toBe(200)
-    expect((await post('/fra/within', { geometry: { type: 'Polygon', coordinates: [[[2.3, 48.8], [2.4, 48.8], [2.4, 48.9], [2.3, 48.8]]] } })).status).toBe(200)
+    expect(
+      (
+        await post('/fra/within', {
+          geometry: {
+            type: 'Polygon',
+            coordinates: [
+              [
+                [2.3, 48.8],
+                [2.4, 48.8],
+                [2.4, 48.9],
+                [2.3, 48.8],
+              ],
+            ],
+          },
+        })
+      ).status,
+    ).toBe(200)
   })
 
   test('codes are normalised: case, spaces and dashes where the format allows', async () => {
@@ -108,7 +140,10 @@ describe('lookup of well-known codes', () => {
   })
 
   test('fields trims the record', async () => {
-    expect((await app.json('GET', '/api/v1/postal/US/90210?fields=postal_code,place_name', { form: 'bare' })).body).toEqual({ postal_code: '90210', place_name: 'Beverly Hills' })
+    expect((await app.json('GET', '/api/v1/postal/US/90210?fields=postal_code,place_name', { form: 'bare' })).body).toEqual({
+      postal_code: '90210',
+      place_name: 'Beverly Hills',
+    })
   })
 })
 
@@ -257,8 +292,20 @@ describe('nearby', () => {
 
 describe('within', () => {
   // Central Paris with a hole over the 1st arrondissement area.
-  const outer = [[2.28, 48.82], [2.42, 48.82], [2.42, 48.9], [2.28, 48.9], [2.28, 48.82]]
-  const hole = [[2.33, 48.855], [2.35, 48.855], [2.35, 48.867], [2.33, 48.867], [2.33, 48.855]]
+  const outer = [
+    [2.28, 48.82],
+    [2.42, 48.82],
+    [2.42, 48.9],
+    [2.28, 48.9],
+    [2.28, 48.82],
+  ]
+  const hole = [
+    [2.33, 48.855],
+    [2.35, 48.855],
+    [2.35, 48.867],
+    [2.33, 48.867],
+    [2.33, 48.855],
+  ]
 
   test('polygon with a hole: exactly the raw points inside the outer ring and outside the hole', async () => {
     const raw = rawRows('FR')
@@ -274,7 +321,13 @@ describe('within', () => {
   })
 
   test('MultiPolygon: the union of its parts', async () => {
-    const lyon = [[4.8, 45.72], [4.9, 45.72], [4.9, 45.8], [4.8, 45.8], [4.8, 45.72]]
+    const lyon = [
+      [4.8, 45.72],
+      [4.9, 45.72],
+      [4.9, 45.8],
+      [4.8, 45.8],
+      [4.8, 45.72],
+    ]
     const raw = rawRows('FR')
     const expected = raw.filter((r) => (winding(r.lng, r.lat, outer) && !winding(r.lng, r.lat, hole)) || winding(r.lng, r.lat, lyon)).length
     const b = await post('/FR/within', { geometry: { type: 'MultiPolygon', coordinates: [[outer, hole], [lyon]] }, limit: 1 })
@@ -283,11 +336,80 @@ describe('within', () => {
 
   test('invalid geometries are 422s naming the problem', async () => {
     const cases: [unknown, RegExp, string][] = [
-      [{ type: 'Polygon', coordinates: [[[2.3, 48.8], [2.4, 48.8], [2.4, 48.9], [2.3, 48.9]]] }, /not closed/, 'geometry.coordinates.0'],
-      [{ type: 'Polygon', coordinates: [[[2.3, 48.8], [2.4, 48.8], [2.3, 48.8]]] }, /at least 4 positions/, 'geometry.coordinates.0'],
-      [{ type: 'Polygon', coordinates: [[[200, 48.8], [2.4, 48.8], [2.4, 48.9], [200, 48.8]]] }, /longitude 200/, 'geometry.coordinates.0.0'],
-      [{ type: 'Polygon', coordinates: [[[2.3, 95], [2.4, 48.8], [2.4, 48.9], [2.3, 95]]] }, /latitude 95/, 'geometry.coordinates.0.0'],
-      [{ type: 'Polygon', coordinates: [outer, [[2.33, 48.855], [2.35, 48.855], [2.33, 48.855]]] }, /hole 1/, 'geometry.coordinates.1'],
+      [
+        {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [2.3, 48.8],
+              [2.4, 48.8],
+              [2.4, 48.9],
+              [2.3, 48.9],
+            ],
+          ],
+        },
+        /not closed/,
+        'geometry.coordinates.0',
+      ],
+      [
+        {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [2.3, 48.8],
+              [2.4, 48.8],
+              [2.3, 48.8],
+            ],
+          ],
+        },
+        /at least 4 positions/,
+        'geometry.coordinates.0',
+      ],
+      [
+        {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [200, 48.8],
+              [2.4, 48.8],
+              [2.4, 48.9],
+              [200, 48.8],
+            ],
+          ],
+        },
+        /longitude 200/,
+        'geometry.coordinates.0.0',
+      ],
+      [
+        {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [2.3, 95],
+              [2.4, 48.8],
+              [2.4, 48.9],
+              [2.3, 95],
+            ],
+          ],
+        },
+        /latitude 95/,
+        'geometry.coordinates.0.0',
+      ],
+      [
+        {
+          type: 'Polygon',
+          coordinates: [
+            outer,
+            [
+              [2.33, 48.855],
+              [2.35, 48.855],
+              [2.33, 48.855],
+            ],
+          ],
+        },
+        /hole 1/,
+        'geometry.coordinates.1',
+      ],
       [{ type: 'Point', coordinates: [2.3, 48.8] }, /Polygon/, 'geometry.type'],
     ]
     for (const [geometry, message, field] of cases) {
@@ -296,7 +418,10 @@ describe('within', () => {
       expect(r.body.detail).toMatch(message)
       expect(r.body.errors.map((e: any) => e.field)).toContain(field)
     }
-    const big = Array.from({ length: 10_001 }, (_, i) => [2 + Math.cos((i / 10_000) * 2 * Math.PI) * 0.1, 48 + Math.sin((i / 10_000) * 2 * Math.PI) * 0.1])
+    const big = Array.from({ length: 10_001 }, (_, i) => [
+      2 + Math.cos((i / 10_000) * 2 * Math.PI) * 0.1,
+      48 + Math.sin((i / 10_000) * 2 * Math.PI) * 0.1,
+    ])
     big[10_000] = big[0]!
     const r = await post('/FR/within', { geometry: { type: 'Polygon', coordinates: [big] } })
     expect(r.status).toBe(422)
@@ -341,10 +466,17 @@ describe('validate', () => {
       const rows = rawRows(cc)
       for (let i = 0; i < rows.length; i += Math.ceil(rows.length / 12)) {
         const code = rows[i]!.code
-        asked.push({ country_code: cc, postal_code: code }, { country_code: cc.toLowerCase(), postal_code: code.toLowerCase().replace(/[ -]/g, '') })
+        asked.push(
+          { country_code: cc, postal_code: code },
+          { country_code: cc.toLowerCase(), postal_code: code.toLowerCase().replace(/[ -]/g, '') },
+        )
       }
     }
-    asked.push({ country_code: 'GB', postal_code: 'SW1A 1AA' }, { country_code: 'GB', postal_code: 'ZZ9 9ZZ' }, { country_code: 'IN', postal_code: '110001' })
+    asked.push(
+      { country_code: 'GB', postal_code: 'SW1A 1AA' },
+      { country_code: 'GB', postal_code: 'ZZ9 9ZZ' },
+      { country_code: 'IN', postal_code: '110001' },
+    )
     for (let start = 0; start < asked.length; start += 100) {
       const batch = asked.slice(start, start + 100)
       const { body } = await post('/validate', { codes: batch })
@@ -360,7 +492,9 @@ describe('validate', () => {
     expect(over.status).toBe(422)
     expect((await post('/validate', { codes: [] })).status).toBe(422)
     const before = Number((await app.request('GET', '/api/v1/postal/US')).headers.get('x-quota-remaining'))
-    const res = await app.request('POST', '/api/v1/postal/validate', { body: { codes: Array.from({ length: 10 }, () => ({ country_code: 'US', postal_code: '90210' })) } })
+    const res = await app.request('POST', '/api/v1/postal/validate', {
+      body: { codes: Array.from({ length: 10 }, () => ({ country_code: 'US', postal_code: '90210' })) },
+    })
     expect(Number(res.headers.get('x-quota-remaining'))).toBe(before - 10)
   })
 })

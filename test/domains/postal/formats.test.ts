@@ -22,7 +22,10 @@ const valid = (cc: string, code: string) => {
 // Real codes: seats of government, head offices and landmarks as their postal operators address them.
 const REAL: Record<string, { valid: string[]; invalid: string[] }> = {
   US: { valid: ['20500', '20500-0003', '10118', '90210'], invalid: ['2050', '205000', 'ABCDE', '20500-03'] },
-  GB: { valid: ['SW1A 2AA', 'SW1A 1AA', 'EC1A 1BB', 'W1A 1AA', 'M1 1AE', 'B33 8TH', 'CR2 6XH', 'DN55 1PT', 'GIR 0AA', 'sw1a2aa'], invalid: ['SW1A', '1AA SW1A', 'SW1A 1A', 'SW1 A1AA'] },
+  GB: {
+    valid: ['SW1A 2AA', 'SW1A 1AA', 'EC1A 1BB', 'W1A 1AA', 'M1 1AE', 'B33 8TH', 'CR2 6XH', 'DN55 1PT', 'GIR 0AA', 'sw1a2aa'],
+    invalid: ['SW1A', '1AA SW1A', 'SW1A 1A', 'SW1 A1AA'],
+  },
   CA: { valid: ['K1A 0B1', 'K1A0B1', 'M5V 3L9', 'H3Z 2Y7'], invalid: ['K1A 0B', 'D1A 0B1', '12345'] },
   DE: { valid: ['10117', '80331', '10115', '01067'], invalid: ['1011', '101170', 'D-1011'] },
   FR: { valid: ['75008', '75001', '13001'], invalid: ['7500', '750080'] },

@@ -20,7 +20,8 @@ const cases = [
   { lat: -60, lng: 100, r: 0.4 },
 ]
 
-const keys = (runs: Run[]) => runs.flatMap((run) => Array.from({ length: run.to - run.from + 1 }, (_, i) => grid.key(run.row, run.from + i)))
+const keys = (runs: Run[]) =>
+  runs.flatMap((run) => Array.from({ length: run.to - run.from + 1 }, (_, i) => grid.key(run.row, run.from + i)))
 
 describe('circle cover', () => {
   for (const c of cases) {
@@ -41,10 +42,14 @@ describe('circle cover', () => {
           const west = -180 + column * grid.deg
           const lats = [south - step, south + grid.deg + step, south + random() * grid.deg].map((v) => Math.max(-90, Math.min(90, v)))
           const lngs = [west - step, west + grid.deg + step, west + random() * grid.deg]
-          for (const lat of lats) for (const lng of lngs) {
-            sampled++
-            if (distanceKm(centre, { lat, lng }) > c.r) throw new Error(`cell ${run.row}/${column} taken as inside, but ${lat}, ${lng} is ${distanceKm(centre, { lat, lng })} km away`)
-          }
+          for (const lat of lats)
+            for (const lng of lngs) {
+              sampled++
+              if (distanceKm(centre, { lat, lng }) > c.r)
+                throw new Error(
+                  `cell ${run.row}/${column} taken as inside, but ${lat}, ${lng} is ${distanceKm(centre, { lat, lng })} km away`,
+                )
+            }
         }
       }
       // Random points of the circle (uniform in its box) lie in a listed cell.
@@ -69,7 +74,9 @@ describe('circle cover', () => {
         const bearing = (b / 10) * toRad
         const lat1 = c.lat * toRad
         const lat2 = Math.asin(Math.sin(lat1) * Math.cos(angular) + Math.cos(lat1) * Math.sin(angular) * Math.cos(bearing))
-        let lng = c.lng + Math.atan2(Math.sin(bearing) * Math.sin(angular) * Math.cos(lat1), Math.cos(angular) - Math.sin(lat1) * Math.sin(lat2)) / toRad
+        let lng =
+          c.lng +
+          Math.atan2(Math.sin(bearing) * Math.sin(angular) * Math.cos(lat1), Math.cos(angular) - Math.sin(lat1) * Math.sin(lat2)) / toRad
         if (lng > 180) lng -= 360
         if (lng < -180) lng += 360
         const lat = lat2 / toRad

@@ -26,7 +26,10 @@ const GB_FULL = [
   row('GB', 'SW1A 1AA', 'London', 'England', 'ENG', 'Greater London', '11609024', 'Westminster', 'E09000033', 51.501, -0.1416, 6),
   row('GB', 'SW1A 2AA', 'London', 'England', 'ENG', 'Greater London', '11609024', 'Westminster', 'E09000033', 51.5034, -0.1276, 6),
 ]
-const DE = [row('DE', '10115', 'Berlin', 'Berlin', 'BE', '', '00', 'Berlin, Stadt', '11000', 52.5323, 13.3846, 6), row('DE', '80331', 'München', 'Bayern', 'BY', 'Oberbayern', '091', 'München, Kreisfreie Stadt', '09162', 48.1371, 11.5754, 6)]
+const DE = [
+  row('DE', '10115', 'Berlin', 'Berlin', 'BE', '', '00', 'Berlin, Stadt', '11000', 52.5323, 13.3846, 6),
+  row('DE', '80331', 'München', 'Bayern', 'BY', 'Oberbayern', '091', 'München, Kreisfreie Stadt', '09162', 48.1371, 11.5754, 6),
+]
 const LI = [row('LI', '9490', 'Vaduz', '', '', '', '', '', '', 47.1415, 9.5215, 4)]
 const FR = [row('FR', '75001', 'Paris 01', 'Île-de-France', '11', 'Paris', '75', 'Paris', '751', 48.8592, 2.3417, 5)]
 
@@ -59,7 +62,11 @@ describe('GeoNames file names', () => {
 
 describe('zip reader', () => {
   test('reads the central directory of deflated, stored and ZIP64 archives', () => {
-    for (const [name, opts] of [['d.zip', {}], ['s.zip', { stored: true }], ['z.zip', { zip64: true }]] as const) {
+    for (const [name, opts] of [
+      ['d.zip', {}],
+      ['s.zip', { stored: true }],
+      ['z.zip', { zip64: true }],
+    ] as const) {
       pythonZip(join(dir, name), { 'readme.txt': 'hello', 'DE.txt': DE.join('\n') + '\n' }, opts)
       const entries = zipEntries(join(dir, name))
       expect(entries.map((e) => e.name)).toEqual(['readme.txt', 'DE.txt'])
@@ -80,7 +87,10 @@ describe('import', () => {
   test('allCountries.zip + GB_full.csv.zip + XX.zip + XX.txt.gz: the most complete file wins per country', async () => {
     Bun.spawnSync(['mkdir', '-p', src])
     // allCountries holds GB's short codes, DE, and an LI row that LI.txt.gz will replace.
-    pythonZip(join(src, 'allCountries.zip'), { 'allCountries.txt': [...GB_SHORT, ...DE, row('LI', '9999', 'Old', '', '', '', '', '', '', 47, 9.5, 1)].join('\r\n') + '\r\n', 'readme.txt': 'GeoNames' })
+    pythonZip(join(src, 'allCountries.zip'), {
+      'allCountries.txt': [...GB_SHORT, ...DE, row('LI', '9999', 'Old', '', '', '', '', '', '', 47, 9.5, 1)].join('\r\n') + '\r\n',
+      'readme.txt': 'GeoNames',
+    })
     pythonZip(join(src, 'GB_full.csv.zip'), { 'GB_full.txt': GB_FULL.join('\n') + '\n', 'readme.txt': 'GeoNames' }, { zip64: true })
     pythonZip(join(src, 'FR.zip'), { 'FR.txt': FR.join('\n'), 'readme.txt': 'GeoNames' }, { stored: true })
     writeFileSync(join(src, 'LI.txt.gz'), gzipSync(LI.join('\n') + '\n'))
@@ -97,9 +107,22 @@ describe('import', () => {
       { country: 'GB', postal_code: 'SW1A 2AA' },
       { country: 'LI', postal_code: '9490' },
     ])
-    const munich = db.query("SELECT p.place_name, p.place_folded, a.admin_code1, a.admin_name3, p.accuracy FROM places p JOIN admins a ON a.id = p.admin_id WHERE postal_code = '80331'").get()
-    expect(munich).toEqual({ place_name: 'München', place_folded: 'munchen', admin_code1: 'BY', admin_name3: 'München, Kreisfreie Stadt', accuracy: 6 })
-    expect(db.query("SELECT total_codes, total_records FROM systems WHERE alpha2 = 'GB'").get()).toEqual({ total_codes: 2, total_records: 2 })
+    const munich = db
+      .query(
+        "SELECT p.place_name, p.place_folded, a.admin_code1, a.admin_name3, p.accuracy FROM places p JOIN admins a ON a.id = p.admin_id WHERE postal_code = '80331'",
+      )
+      .get()
+    expect(munich).toEqual({
+      place_name: 'München',
+      place_folded: 'munchen',
+      admin_code1: 'BY',
+      admin_name3: 'München, Kreisfreie Stadt',
+      accuracy: 6,
+    })
+    expect(db.query("SELECT total_codes, total_records FROM systems WHERE alpha2 = 'GB'").get()).toEqual({
+      total_codes: 2,
+      total_records: 2,
+    })
     expect(db.query('SELECT COUNT(*) AS n FROM places_rtree').get()).toEqual({ n: 6 })
     db.close()
   })
@@ -114,6 +137,8 @@ describe('import', () => {
     const empty = join(dir, 'empty')
     Bun.spawnSync(['mkdir', '-p', empty])
     writeFileSync(join(empty, 'notes.md'), 'x')
-    await expect(buildPostalDatabase({ postal: empty, countryInfo: COUNTRY_INFO, out: join(dir, 'c.sqlite') })).rejects.toThrow(/holds no GeoNames postal file/)
+    await expect(buildPostalDatabase({ postal: empty, countryInfo: COUNTRY_INFO, out: join(dir, 'c.sqlite') })).rejects.toThrow(
+      /holds no GeoNames postal file/,
+    )
   })
 })

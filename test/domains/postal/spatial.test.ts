@@ -32,13 +32,16 @@ interface Point {
   lat: number
   lng: number
 }
-const rawLines = (cc: string) => gunzipSync(readFileSync(join(MIRROR, 'geonames-postal', `${cc}.txt.gz`))).toString('utf8').split('\n').filter(Boolean)
+const rawLines = (cc: string) =>
+  gunzipSync(readFileSync(join(MIRROR, 'geonames-postal', `${cc}.txt.gz`)))
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean)
 const rawPoints = (cc: string): Point[] =>
   rawLines(cc)
     .map((l) => l.split('\t'))
     .filter((c) => c[9] !== '' && c[10] !== '')
     .map((c) => ({ code: c[1]!, lat: Number(c[9]), lng: Number(c[10]) }))
-
 
 /**
  * Radii that put the circle's edge 0.1 mm beyond and 0.1 mm short of the m-th nearest raw point, for
@@ -71,12 +74,17 @@ beforeAll(() => {
 })
 
 function expectExact(cc: string, points: Point[], centre: { lat: number; lng: number }, radius: number, page = { limit: 100, offset: 0 }) {
-  const expected = points.filter((p) => distanceKm(centre, p) <= radius).map((p) => distanceKm(centre, p)).sort((a, b) => a - b)
+  const expected = points
+    .filter((p) => distanceKm(centre, p) <= radius)
+    .map((p) => distanceKm(centre, p))
+    .sort((a, b) => a - b)
   for (const [path, service] of services) {
     const r = service.nearby(cc, { ...centre, radius_km: radius }, page)
     expect({ path, centre, radius, total: r.total }).toEqual({ path, centre, radius, total: expected.length })
     // The page: distances in order, as the oracle's (rounded to metres as the API does).
-    expect(r.items.map((x) => x.distance_km)).toEqual(expected.slice(page.offset, page.offset + page.limit).map((d) => Math.round(d * 1000) / 1000))
+    expect(r.items.map((x) => x.distance_km)).toEqual(
+      expected.slice(page.offset, page.offset + page.limit).map((d) => Math.round(d * 1000) / 1000),
+    )
   }
 }
 
@@ -84,7 +92,12 @@ describe('nearby total_count where the edge passes through real points', () => {
   test('Germany around Berlin and Munich, centres on and off the 0.01° grid lines', async () => {
     const points = rawPoints('DE')
     // Whole hundredths (cell corners), and a raw point itself (distance 0 to one code).
-    const centres = [{ lat: 52.52, lng: 13.4 }, { lat: 48.13, lng: 11.57 }, { lat: 52.51234, lng: 13.38765 }, points.find((p) => p.code === '10115')!]
+    const centres = [
+      { lat: 52.52, lng: 13.4 },
+      { lat: 48.13, lng: 11.57 },
+      { lat: 52.51234, lng: 13.38765 },
+      points.find((p) => p.code === '10115')!,
+    ]
     let checked = 0
     for (const centre of centres) {
       for (const radius of edgeRadii(centre, points, [0, 1, 7, 60, 250, 900])) {
@@ -98,10 +111,16 @@ describe('nearby total_count where the edge passes through real points', () => {
   test('offsets and the far end of a large circle match the oracle, in the service and over HTTP', async () => {
     const points = rawPoints('DE')
     const centre = { lat: 51.1, lng: 10.4 }
-    const expected = points.map((p) => distanceKm(centre, p)).filter((d) => d <= 300).sort((a, b) => a - b)
+    const expected = points
+      .map((p) => distanceKm(centre, p))
+      .filter((d) => d <= 300)
+      .sort((a, b) => a - b)
     expect(expected.length).toBeGreaterThan(3000)
     for (const offset of [0, 1000, expected.length - 10]) expectExact('DE', points, centre, 300, { limit: 20, offset })
-    const r = await app.json('POST', '/api/v1/postal/DE/nearby', { form: 'enveloped', body: { ...centre, radius_km: 300, limit: 20, offset: 1000 } })
+    const r = await app.json('POST', '/api/v1/postal/DE/nearby', {
+      form: 'enveloped',
+      body: { ...centre, radius_km: 300, limit: 20, offset: 1000 },
+    })
     expect(r.body.total_count).toBe(expected.length)
     expect(r.body.data.map((x: any) => x.distance_km)).toEqual(expected.slice(1000, 1020).map((d) => Math.round(d * 1000) / 1000))
   })
@@ -112,7 +131,12 @@ describe('nearby total_count where the edge passes through real points', () => {
     const west = points.filter((p) => p.lng > 175).length
     expect(east).toBeGreaterThan(0)
     expect(west).toBeGreaterThan(0)
-    for (const centre of [{ lat: 65.5, lng: 180 }, { lat: 65.5, lng: -180 }, { lat: 66, lng: 179.5 }, { lat: 64.8, lng: -179.99 }]) {
+    for (const centre of [
+      { lat: 65.5, lng: 180 },
+      { lat: 65.5, lng: -180 },
+      { lat: 66, lng: 179.5 },
+      { lat: 64.8, lng: -179.99 },
+    ]) {
       for (const radius of [...edgeRadii(centre, points, [0, 3, 10, 25]), 150, 500]) expectExact('RU', points, centre, radius)
     }
   })
@@ -133,22 +157,38 @@ describe('a country whose ids are not contiguous', () => {
     }
     writeFileSync(join(dir, 'allCountries.txt'), lines.join('\n') + '\n')
     const out = join(dir, 'postal.sqlite')
-    await buildPostalDatabase({ postal: join(dir, 'allCountries.txt'), countryInfo: join(MIRROR, 'geonames-countryinfo/countryInfo.txt'), out })
+    await buildPostalDatabase({
+      postal: join(dir, 'allCountries.txt'),
+      countryInfo: join(MIRROR, 'geonames-countryinfo/countryInfo.txt'),
+      out,
+    })
     const db = new Database(out, { readonly: true })
     try {
       const service = new PostalService(db, { sparseBelow: 0 })
       expect(service.find('AT')!.scope.ids).toBeNull()
       expect(service.find('LI')!.scope.ids).toBeNull()
       const centre = { lat: 47.16, lng: 9.52 } // Vaduz, with Austria a few km away
-      for (const [cc, points] of [['LI', rawPoints('LI')], ['AT', rawPoints('AT')]] as const) {
+      for (const [cc, points] of [
+        ['LI', rawPoints('LI')],
+        ['AT', rawPoints('AT')],
+      ] as const) {
         for (const radius of [5, 20, 80, ...edgeRadii(centre, points, [0, 5, 40])]) {
-          const expected = points.map((p) => distanceKm(centre, p)).filter((d) => d <= radius).sort((a, b) => a - b)
+          const expected = points
+            .map((p) => distanceKm(centre, p))
+            .filter((d) => d <= radius)
+            .sort((a, b) => a - b)
           const got = service.nearby(cc, { ...centre, radius_km: radius }, { limit: 30, offset: 0 })
           expect({ cc, radius, total: got.total }).toEqual({ cc, radius, total: expected.length })
           expect(got.items.map((r) => r.distance_km)).toEqual(expected.slice(0, 30).map((d) => Math.round(d * 1000) / 1000))
           expect(got.items.every((r) => r.country_code === cc)).toBe(true)
         }
-        const ring = [[9.4, 47.0], [9.8, 47.0], [9.8, 47.3], [9.4, 47.3], [9.4, 47.0]]
+        const ring = [
+          [9.4, 47.0],
+          [9.8, 47.0],
+          [9.8, 47.3],
+          [9.4, 47.3],
+          [9.4, 47.0],
+        ]
         const inside = points.filter((p) => p.lng > 9.4 && p.lng < 9.8 && p.lat > 47.0 && p.lat < 47.3)
         const within = service.within(cc, { type: 'Polygon', coordinates: [ring] }, { limit: 1000, offset: 0 })
         expect(within.total).toBe(inside.length)

@@ -32,7 +32,10 @@ describe('response forms', () => {
   test('fields keeps only the named fields, in both forms; an unknown one is a 400 listing the valid ones', async () => {
     const bare = await app.json('POST', '/api/v1/qr/text?fields=url,expires', { body: { text: 'f' }, form: 'bare' })
     expect(Object.keys(bare.body)).toEqual(['url', 'expires'])
-    const enveloped = await app.json('POST', '/api/v1/qr/text?fields=data_uri', { body: { text: 'f', format: 'base64' }, form: 'enveloped' })
+    const enveloped = await app.json('POST', '/api/v1/qr/text?fields=data_uri', {
+      body: { text: 'f', format: 'base64' },
+      form: 'enveloped',
+    })
     expect(Object.keys(enveloped.body.data)).toEqual(['data_uri'])
     // `url` is a valid name even on a base64 answer, which has none.
     const none = await app.json('POST', '/api/v1/qr/text?fields=url', { body: { text: 'f', format: 'base64' }, form: 'bare' })
@@ -89,17 +92,31 @@ describe('public origin', () => {
   const req = (headers: Record<string, string>) => new Request('http://internal:8080/api/v1/qr/text', { headers })
 
   test('a trusted peer may set scheme and host by Forwarded or X-Forwarded-*; the nearest hop wins', () => {
-    expect(publicOrigin(req({ host: 'internal:8080', forwarded: 'for=1.2.3.4;proto=http;host=a.example, for=5.6.7.8;proto=https;host="b.example"' }), '127.0.0.1', trusted)).toBe('https://b.example')
-    expect(publicOrigin(req({ 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example, qr.example:444' }), '::1', trusted)).toBe('https://qr.example:444')
+    expect(
+      publicOrigin(
+        req({ host: 'internal:8080', forwarded: 'for=1.2.3.4;proto=http;host=a.example, for=5.6.7.8;proto=https;host="b.example"' }),
+        '127.0.0.1',
+        trusted,
+      ),
+    ).toBe('https://b.example')
+    expect(publicOrigin(req({ 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example, qr.example:444' }), '::1', trusted)).toBe(
+      'https://qr.example:444',
+    )
   })
 
   test('an untrusted peer cannot; nonsense hosts and schemes are ignored', () => {
-    expect(publicOrigin(req({ 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' }), '203.0.113.9', trusted)).toBe('http://internal:8080')
-    expect(publicOrigin(req({ 'x-forwarded-proto': 'javascript', 'x-forwarded-host': 'a/b@c' }), '127.0.0.1', trusted)).toBe('http://internal:8080')
+    expect(publicOrigin(req({ 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' }), '203.0.113.9', trusted)).toBe(
+      'http://internal:8080',
+    )
+    expect(publicOrigin(req({ 'x-forwarded-proto': 'javascript', 'x-forwarded-host': 'a/b@c' }), '127.0.0.1', trusted)).toBe(
+      'http://internal:8080',
+    )
     expect(publicOrigin(req({ 'x-forwarded-host': 'x'.repeat(400) }), '127.0.0.1', trusted)).toBe('http://internal:8080')
   })
 
   test('ALMANAC_PUBLIC_URL beats everything', () => {
-    expect(publicOrigin(req({ 'x-forwarded-host': 'b.example' }), '127.0.0.1', trusted, 'https://api.example.org')).toBe('https://api.example.org')
+    expect(publicOrigin(req({ 'x-forwarded-host': 'b.example' }), '127.0.0.1', trusted, 'https://api.example.org')).toBe(
+      'https://api.example.org',
+    )
   })
 })

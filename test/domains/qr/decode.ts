@@ -45,7 +45,10 @@ export function jsqr(png: Uint8Array): string | null {
 
 /** An SVG rasterised to a PNG `width` pixels wide by rsvg-convert, on white. */
 export function rasterise(svg: string | Uint8Array, width = 600): Uint8Array {
-  const run = Bun.spawnSync(['rsvg-convert', '-w', String(width), '-b', 'white', '-f', 'png'], { stdin: typeof svg === 'string' ? Buffer.from(svg) : svg, stderr: 'pipe' })
+  const run = Bun.spawnSync(['rsvg-convert', '-w', String(width), '-b', 'white', '-f', 'png'], {
+    stdin: typeof svg === 'string' ? Buffer.from(svg) : svg,
+    stderr: 'pipe',
+  })
   if (run.exitCode !== 0) throw new Error(`rsvg-convert failed: ${run.stderr.toString()}`)
   return new Uint8Array(run.stdout)
 }

@@ -35,7 +35,10 @@ export async function qrApp(env: Record<string, string> = {}): Promise<QrTestApp
 }
 
 /** The image behind a result: downloaded (png, svg) or decoded from its data URI (base64). */
-export async function imageOf(app: QrTestApp, result: { url?: string; data_uri?: string }): Promise<{ bytes: Uint8Array; type: string | null }> {
+export async function imageOf(
+  app: QrTestApp,
+  result: { url?: string; data_uri?: string },
+): Promise<{ bytes: Uint8Array; type: string | null }> {
   if (result.data_uri) return { bytes: new Uint8Array(Buffer.from(result.data_uri.split(',')[1]!, 'base64')), type: 'image/png' }
   const res = await app.download(result.url!)
   if (res.status !== 200) throw new Error(`download ${result.url}: ${res.status} ${await res.text()}`)

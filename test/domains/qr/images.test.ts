@@ -37,24 +37,28 @@ describe('png pixels', () => {
     [401, 4, 'odd size: modules of unequal width'],
     [777, 20, 'widest quiet zone'],
     [2000, 1, 'largest size'],
-  ] as const)('size %i, margin %i: exact dimensions, two colours, finders, quiet zone, decodes', async (size, margin, text) => {
-    const { result, bytes } = await make({ text, size, margin, fg_color: '#1A2B3C', bg_color: '#fafaf0' })
-    const p = readPng(bytes)
-    expect([p.width, p.height]).toEqual([size, size])
-    expect(colours(p)).toEqual(new Set(['#1A2B3CFF', '#FAFAF0FF']))
-    expect(result).toMatchObject({ size, margin, fg_color: '#1A2B3C', bg_color: '#FAFAF0', warnings: [] })
-    const m = moduleReader(p, result.modules, margin, rgb('#1A2B3C'))
-    const n = result.modules
-    expect([hasFinder(m, 0, 0), hasFinder(m, 0, n - 7), hasFinder(m, n - 7, 0)]).toEqual([true, true, true])
-    // No finder in the fourth corner: the image is not mirrored.
-    expect(hasFinder(m, n - 7, n - 7)).toBe(false)
-    // The quiet zone: every pixel left of the first module column is background.
-    const firstDark = Math.floor((margin * size) / (n + 2 * margin))
-    let foreign = 0
-    for (let y = 0; y < size; y++) for (let x = 0; x < firstDark; x++) if (p.data[(y * size + x) * 4] !== 0xfa) foreign++
-    expect(foreign).toBe(0)
-    expect(decodeBoth(bytes)).toEqual({ zbar: text, jsqr: text })
-  }, 30_000)
+  ] as const)(
+    'size %i, margin %i: exact dimensions, two colours, finders, quiet zone, decodes',
+    async (size, margin, text) => {
+      const { result, bytes } = await make({ text, size, margin, fg_color: '#1A2B3C', bg_color: '#fafaf0' })
+      const p = readPng(bytes)
+      expect([p.width, p.height]).toEqual([size, size])
+      expect(colours(p)).toEqual(new Set(['#1A2B3CFF', '#FAFAF0FF']))
+      expect(result).toMatchObject({ size, margin, fg_color: '#1A2B3C', bg_color: '#FAFAF0', warnings: [] })
+      const m = moduleReader(p, result.modules, margin, rgb('#1A2B3C'))
+      const n = result.modules
+      expect([hasFinder(m, 0, 0), hasFinder(m, 0, n - 7), hasFinder(m, n - 7, 0)]).toEqual([true, true, true])
+      // No finder in the fourth corner: the image is not mirrored.
+      expect(hasFinder(m, n - 7, n - 7)).toBe(false)
+      // The quiet zone: every pixel left of the first module column is background.
+      const firstDark = Math.floor((margin * size) / (n + 2 * margin))
+      let foreign = 0
+      for (let y = 0; y < size; y++) for (let x = 0; x < firstDark; x++) if (p.data[(y * size + x) * 4] !== 0xfa) foreign++
+      expect(foreign).toBe(0)
+      expect(decodeBoth(bytes)).toEqual({ zbar: text, jsqr: text })
+    },
+    30_000,
+  )
 
   test('#RGB shorthand and case-insensitive colours give the same image as #RRGGBB', async () => {
     const a = await make({ text: 'colours', fg_color: '#03a', bg_color: '#FFE' })
@@ -92,15 +96,18 @@ describe('png pixels', () => {
 
 describe('error correction levels', () => {
   const text = 'Error correction test: the same text at every level.'
-  test.each(['L', 'M', 'Q', 'H'] as const)('%s: in the format information, decodes, and holds less data the higher it goes', async (level) => {
-    const { result, bytes } = await make({ text, error_correction: level })
-    expect(result.error_correction).toBe(level)
-    const m = moduleReader(readPng(bytes), result.modules, 4, [0, 0, 0])
-    expect(ecLevelOf(m)).toBe(level)
-    expect(decodeBoth(bytes)).toEqual({ zbar: text, jsqr: text })
-    // 52 bytes; ISO/IEC 18004 table 7 byte capacities: v3 L 53; v4 M 62; v5 Q 60; v6 H 58 (each level's previous version holds fewer).
-    expect(result.version).toBe({ L: 3, M: 4, Q: 5, H: 6 }[level])
-  })
+  test.each(['L', 'M', 'Q', 'H'] as const)(
+    '%s: in the format information, decodes, and holds less data the higher it goes',
+    async (level) => {
+      const { result, bytes } = await make({ text, error_correction: level })
+      expect(result.error_correction).toBe(level)
+      const m = moduleReader(readPng(bytes), result.modules, 4, [0, 0, 0])
+      expect(ecLevelOf(m)).toBe(level)
+      expect(decodeBoth(bytes)).toEqual({ zbar: text, jsqr: text })
+      // 52 bytes; ISO/IEC 18004 table 7 byte capacities: v3 L 53; v4 M 62; v5 Q 60; v6 H 58 (each level's previous version holds fewer).
+      expect(result.version).toBe({ L: 3, M: 4, Q: 5, H: 6 }[level])
+    },
+  )
 
   test('svg carries the level too', async () => {
     const { result, bytes } = await make({ text, error_correction: 'H', format: 'svg' })
@@ -121,7 +128,10 @@ describe('svg', () => {
     expect(svg).toContain(`<rect width="${n}" height="${n}" fill="#FFFFFF"/>`)
     expect(svg).not.toMatch(/<svg[^>]* width=/)
     expect(result).toMatchObject({ size: null, fg_color: '#000000', bg_color: '#FFFFFF' })
-    expect(result.warnings).toEqual([expect.stringContaining('fg_color and bg_color are ignored'), expect.stringContaining('size is ignored')])
+    expect(result.warnings).toEqual([
+      expect.stringContaining('fg_color and bg_color are ignored'),
+      expect.stringContaining('size is ignored'),
+    ])
     // Rasterised at 10 px a module, the pixels are only black and white, and the finders are in place.
     const p = readPng(rasterise(svg, n * 10))
     expect(colours(p)).toEqual(new Set(['#000000FF', '#FFFFFFFF']))

@@ -128,7 +128,12 @@ describe('payload limits', () => {
   })
 
   test('geo: latitude -90..90, longitude -180..180', async () => {
-    for (const [lat, lon] of [[90, 180], [-90, -180], [0, 0]]) expect(await outcome('geo', { latitude: lat, longitude: lon })).toBe(200)
+    for (const [lat, lon] of [
+      [90, 180],
+      [-90, -180],
+      [0, 0],
+    ])
+      expect(await outcome('geo', { latitude: lat, longitude: lon })).toBe(200)
     expect(await outcome('geo', { latitude: 90.0000001, longitude: 0 })).toEqual(['latitude'])
     expect(await outcome('geo', { latitude: 0, longitude: -180.0000001 })).toEqual(['longitude'])
     expect(await outcome('geo', { latitude: '1', longitude: 0 })).toEqual(['latitude'])
@@ -141,7 +146,13 @@ describe('payload limits', () => {
     expect(await outcome('vcard', { name: 'Ada', email: 'not an email' })).toEqual(['email'])
     expect(await outcome('vcard', { name: 'Ada', phone: 'x' })).toEqual(['phone'])
     expect(await outcome('vcard', { name: 'Ada', url: 'example.com' })).toEqual(['url'])
-    const big = { name: 'N'.repeat(200), org: 'O'.repeat(200), address: 'A'.repeat(500), url: 'https://example.com/' + 'u'.repeat(2000), error_correction: 'H' }
+    const big = {
+      name: 'N'.repeat(200),
+      org: 'O'.repeat(200),
+      address: 'A'.repeat(500),
+      url: 'https://example.com/' + 'u'.repeat(2000),
+      error_correction: 'H',
+    }
     expect(await outcome('vcard', big)).toEqual(['url'])
   })
 
@@ -174,8 +185,66 @@ describe('odd input never makes a 500', () => {
     const { rng } = await import('../../support/random.ts')
     const next = rng(1616)
     const pick = <T>(xs: T[]) => xs[Math.floor(next() * xs.length)]!
-    const values = () => [null, true, 0, -1, 1e308, -0.5, 2 ** 53, '', ' ', '\u0000', '\ud800', '😀'.repeat(50), 'x'.repeat(5000), '#fff', 'L', 'svg', 'base64', [], {}, { a: 1 }, ['x'], '__proto__', 'constructor', '%00', 'https://a.b/\u2028', '+1 555', 'a@b', 48.85, -180, 100, 2000, 86400]
-    const names = ['text', 'url', 'ssid', 'password', 'encryption', 'hidden', 'name', 'phone', 'email', 'org', 'address', 'to', 'subject', 'body', 'message', 'latitude', 'longitude', 'format', 'size', 'fg_color', 'bg_color', 'error_correction', 'margin', 'ttl']
+    const values = () => [
+      null,
+      true,
+      0,
+      -1,
+      1e308,
+      -0.5,
+      2 ** 53,
+      '',
+      ' ',
+      '\u0000',
+      '\ud800',
+      '😀'.repeat(50),
+      'x'.repeat(5000),
+      '#fff',
+      'L',
+      'svg',
+      'base64',
+      [],
+      {},
+      { a: 1 },
+      ['x'],
+      '__proto__',
+      'constructor',
+      '%00',
+      'https://a.b/\u2028',
+      '+1 555',
+      'a@b',
+      48.85,
+      -180,
+      100,
+      2000,
+      86400,
+    ]
+    const names = [
+      'text',
+      'url',
+      'ssid',
+      'password',
+      'encryption',
+      'hidden',
+      'name',
+      'phone',
+      'email',
+      'org',
+      'address',
+      'to',
+      'subject',
+      'body',
+      'message',
+      'latitude',
+      'longitude',
+      'format',
+      'size',
+      'fg_color',
+      'bg_color',
+      'error_correction',
+      'margin',
+      'ttl',
+    ]
     for (let i = 0; i < 300; i++) {
       const preset = pick(['text', 'url', 'wifi', 'vcard', 'email', 'sms', 'geo'])
       const body: Record<string, unknown> = {}

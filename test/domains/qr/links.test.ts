@@ -49,7 +49,11 @@ describe('a signed link', () => {
     const res = await app.download(url)
     expect(res.status).toBe(403)
     const problem = (await res.json()) as any
-    expect(problem.error ?? problem).toMatchObject({ status: 403, type: 'urn:almanac:problem:forbidden', detail: expect.stringContaining('expired') })
+    expect(problem.error ?? problem).toMatchObject({
+      status: 403,
+      type: 'urn:almanac:problem:forbidden',
+      detail: expect.stringContaining('expired'),
+    })
     app.clock.ms = START_MS
   })
 
@@ -131,7 +135,10 @@ describe('the local store', () => {
     const full = await qrApp({ ALMANAC_QR_STORE_MAX_BYTES: '1024' })
     try {
       await make({ text: 'small', size: 100 }, full)
-      const { status, body, headers } = await full.json('POST', '/api/v1/qr/text', { body: { text: 'x'.repeat(2000), size: 2000, margin: 0 }, form: 'bare' })
+      const { status, body, headers } = await full.json('POST', '/api/v1/qr/text', {
+        body: { text: 'x'.repeat(2000), size: 2000, margin: 0 },
+        form: 'bare',
+      })
       expect(status).toBe(503)
       expect(body.detail).toContain('full')
       expect(headers.get('retry-after')).toBe('30')
@@ -173,13 +180,22 @@ describe('absolute URLs', () => {
 
   test('forwarding headers only from a trusted proxy, over a real socket', async () => {
     const clock = () => Date.now()
-    const headers = { 'x-api-key': TEST_KEY, 'content-type': 'application/json', 'x-response-form': 'bare', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'qr.example.com' }
+    const headers = {
+      'x-api-key': TEST_KEY,
+      'content-type': 'application/json',
+      'x-response-form': 'bare',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'qr.example.com',
+    }
     const body = JSON.stringify({ text: 'proxied' })
     for (const [trusted, expected] of [
       ['127.0.0.1', 'https://qr.example.com/files/qr/'],
       ['10.0.0.0/8', null],
     ] as const) {
-      const server = await liveServer({ domains: [qrDomain(clock)], env: { ALMANAC_TRUSTED_PROXIES: trusted, ALMANAC_STATE_DIR: join(app.stateDir, 'live-' + trusted.replace(/\W/g, '')) } })
+      const server = await liveServer({
+        domains: [qrDomain(clock)],
+        env: { ALMANAC_TRUSTED_PROXIES: trusted, ALMANAC_STATE_DIR: join(app.stateDir, 'live-' + trusted.replace(/\W/g, '')) },
+      })
       try {
         const answer = (await (await fetch(`${server.url}/api/v1/qr/text`, { method: 'POST', headers, body })).json()) as { url: string }
         expect(answer.url).toStartWith(expected ?? `${server.url}/files/qr/`)

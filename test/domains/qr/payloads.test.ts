@@ -35,7 +35,9 @@ test('geo coordinates: plain decimal, no exponent, no negative zero, at most 7 d
 })
 
 test('mailto: reserved characters and non-ASCII in subject and body are percent-encoded, CR LF in the body', () => {
-  expect(emailPayload({ to: 'a@b.c', subject: '+ = & ? # % /', body: 'x\ry\nz' })).toBe('mailto:a@b.c?subject=%2B%20%3D%20%26%20%3F%20%23%20%25%20%2F&body=x%0D%0Ay%0D%0Az')
+  expect(emailPayload({ to: 'a@b.c', subject: '+ = & ? # % /', body: 'x\ry\nz' })).toBe(
+    'mailto:a@b.c?subject=%2B%20%3D%20%26%20%3F%20%23%20%25%20%2F&body=x%0D%0Ay%0D%0Az',
+  )
   expect(emailPayload({ to: 'jo%e@b.c' })).toBe('mailto:jo%25e@b.c')
   expect(emailPayload({ to: 'a@b.c', subject: '', body: '' })).toBe('mailto:a@b.c')
 })

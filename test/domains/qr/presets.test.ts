@@ -21,22 +21,59 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { name: 'text with Unicode, quotes, backslash and a newline', preset: 'text', body: { text: 'Grüße, 世界! 😀 "q" \\ back\nnext line' }, payload: 'Grüße, 世界! 😀 "q" \\ back\nnext line' },
-  { name: 'text, digits only (numeric mode)', preset: 'text', body: { text: '0123456789012345678901234567890' }, payload: '0123456789012345678901234567890' },
-  { name: 'url with query, percent escapes, non-ASCII path and fragment', preset: 'url', body: { url: 'https://example.com/zoë/a?b=c&d=%20x#frag' }, payload: 'https://example.com/zoë/a?b=c&d=%20x#frag' },
-  { name: 'url of another scheme', preset: 'url', body: { url: 'otpauth://totp/Almanac:ada?secret=JBSWY3DPEHPK3PXP&issuer=Almanac' }, payload: 'otpauth://totp/Almanac:ada?secret=JBSWY3DPEHPK3PXP&issuer=Almanac' },
+  {
+    name: 'text with Unicode, quotes, backslash and a newline',
+    preset: 'text',
+    body: { text: 'Grüße, 世界! 😀 "q" \\ back\nnext line' },
+    payload: 'Grüße, 世界! 😀 "q" \\ back\nnext line',
+  },
+  {
+    name: 'text, digits only (numeric mode)',
+    preset: 'text',
+    body: { text: '0123456789012345678901234567890' },
+    payload: '0123456789012345678901234567890',
+  },
+  {
+    name: 'url with query, percent escapes, non-ASCII path and fragment',
+    preset: 'url',
+    body: { url: 'https://example.com/zoë/a?b=c&d=%20x#frag' },
+    payload: 'https://example.com/zoë/a?b=c&d=%20x#frag',
+  },
+  {
+    name: 'url of another scheme',
+    preset: 'url',
+    body: { url: 'otpauth://totp/Almanac:ada?secret=JBSWY3DPEHPK3PXP&issuer=Almanac' },
+    payload: 'otpauth://totp/Almanac:ada?secret=JBSWY3DPEHPK3PXP&issuer=Almanac',
+  },
   {
     name: 'wifi WPA, hidden, every special character escaped',
     preset: 'wifi',
     body: { ssid: 'Café;Net,"5G":\\', password: 'p@ss:w,o"rd\\1;', hidden: true },
     payload: 'WIFI:T:WPA;S:Café\\;Net\\,\\"5G\\"\\:\\\\;P:p@ss\\:w\\,o\\"rd\\\\1\\;;H:true;;',
   },
-  { name: 'wifi WEP', preset: 'wifi', body: { ssid: 'Old', password: '12345', encryption: 'WEP' }, payload: 'WIFI:T:WEP;S:Old;P:12345;H:false;;' },
-  { name: 'wifi open network: no P', preset: 'wifi', body: { ssid: 'Open Café', encryption: 'nopass' }, payload: 'WIFI:T:nopass;S:Open Café;H:false;;' },
+  {
+    name: 'wifi WEP',
+    preset: 'wifi',
+    body: { ssid: 'Old', password: '12345', encryption: 'WEP' },
+    payload: 'WIFI:T:WEP;S:Old;P:12345;H:false;;',
+  },
+  {
+    name: 'wifi open network: no P',
+    preset: 'wifi',
+    body: { ssid: 'Open Café', encryption: 'nopass' },
+    payload: 'WIFI:T:nopass;S:Open Café;H:false;;',
+  },
   {
     name: 'vcard with every field, escaping and Unicode',
     preset: 'vcard',
-    body: { name: 'Zoë Ängström', phone: '+46 8 123 456', email: 'zoe@example.se', org: 'Acme, Inc; R&D \\ Labs', address: 'Drottninggatan 1\nStockholm', url: 'https://example.se/zoë' },
+    body: {
+      name: 'Zoë Ängström',
+      phone: '+46 8 123 456',
+      email: 'zoe@example.se',
+      org: 'Acme, Inc; R&D \\ Labs',
+      address: 'Drottninggatan 1\nStockholm',
+      url: 'https://example.se/zoë',
+    },
     payload:
       'BEGIN:VCARD\r\nVERSION:3.0\r\nN:Ängström;Zoë;;;\r\nFN:Zoë Ängström\r\nORG:Acme\\, Inc\\; R&D \\\\ Labs\r\nTEL:+46 8 123 456\r\nEMAIL:zoe@example.se\r\n' +
       'ADR:;;Drottninggatan 1\\nStockholm;;;;\r\nURL:https://example.se/zoë\r\nEND:VCARD\r\n',
@@ -55,10 +92,20 @@ const CASES: Case[] = [
     payload: 'mailto:ada+qr@example.com?subject=Hello%20%26%20welcome%3F&body=Line%201%0D%0ALine%202%20%E2%80%94%20%C3%BC',
   },
   { name: 'email, address only', preset: 'email', body: { to: 'ada@example.com' }, payload: 'mailto:ada@example.com' },
-  { name: 'sms with colons and emoji', preset: 'sms', body: { phone: '+15555550100', message: 'Meet at 10:30? Ça va 👍' }, payload: 'SMSTO:+15555550100:Meet at 10:30? Ça va 👍' },
+  {
+    name: 'sms with colons and emoji',
+    preset: 'sms',
+    body: { phone: '+15555550100', message: 'Meet at 10:30? Ça va 👍' },
+    payload: 'SMSTO:+15555550100:Meet at 10:30? Ça va 👍',
+  },
   { name: 'sms without message', preset: 'sms', body: { phone: '+1 (555) 555-0100' }, payload: 'SMSTO:+1 (555) 555-0100:' },
   { name: 'geo', preset: 'geo', body: { latitude: 48.8584, longitude: 2.2945 }, payload: 'geo:48.8584,2.2945' },
-  { name: 'geo, southern and eastern, 7 decimals', preset: 'geo', body: { latitude: -33.8567844, longitude: 151.213108 }, payload: 'geo:-33.8567844,151.213108' },
+  {
+    name: 'geo, southern and eastern, 7 decimals',
+    preset: 'geo',
+    body: { latitude: -33.8567844, longitude: 151.213108 },
+    payload: 'geo:-33.8567844,151.213108',
+  },
   { name: 'geo, the extremes', preset: 'geo', body: { latitude: -90, longitude: 180 }, payload: 'geo:-90,180' },
 ]
 

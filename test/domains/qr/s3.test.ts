@@ -40,7 +40,8 @@ afterAll(async () => {
   rmSync(s3dir, { recursive: true, force: true })
 })
 
-const make = (body: Record<string, unknown>) => app.json('POST', '/api/v1/qr/vcard', { body: { name: 'Ada Lovelace', email: 'ada@example.com', ...body }, form: 'bare' })
+const make = (body: Record<string, unknown>) =>
+  app.json('POST', '/api/v1/qr/vcard', { body: { name: 'Ada Lovelace', email: 'ada@example.com', ...body }, form: 'bare' })
 const PAYLOAD = 'BEGIN:VCARD\r\nVERSION:3.0\r\nN:Lovelace;Ada;;;\r\nFN:Ada Lovelace\r\nEMAIL:ada@example.com\r\nEND:VCARD\r\n'
 
 test.each(['png', 'svg'] as const)('%s: uploaded under its content hash, downloaded by the presigned URL, decoded', async (format) => {
@@ -106,7 +107,14 @@ test('an unreachable S3 is a 503 problem, not a hang or a 500', async () => {
 test('virtual-hosted style: the bucket goes into the host name, and the presigned URL still downloads', async () => {
   // s3rver reads the bucket from `<bucket>.s3.localhost` when its service endpoint is `localhost`.
   const vdir = mkdtempSync(join(tmpdir(), 'almanac-s3rver-vhost-'))
-  const vhost = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: vdir, serviceEndpoint: 'localhost', configureBuckets: [{ name: BUCKET, configs: [] }] })
+  const vhost = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory: vdir,
+    serviceEndpoint: 'localhost',
+    configureBuckets: [{ name: BUCKET, configs: [] }],
+  })
   const { port } = await vhost.run()
   const vapp = await qrApp({ ...s3env(`http://s3.localhost:${port}`), S3_VIRTUAL_HOSTED_STYLE: 'true' })
   vapp.clock.ms = Date.now()

@@ -34,7 +34,10 @@ test('never more bits nor a larger version than npm qrcode’s optimiser; decode
     const range = theirs.version < 10 ? 0 : theirs.version < 27 ? 1 : 2
     const theirBits = (theirs as any).segments.reduce((sum: number, s: any) => sum + 4 + s.mode.ccBits[range] + s.getBitsLength(), 0)
     expect(segmentBits(optimalSegments(text, range), range)).toBeLessThanOrEqual(theirBits)
-    if (i % 15 === 0) expect(zbar(renderPng(ours, { size: 8 * (ours.size + 8), margin: 4, fg: { r: 0, g: 0, b: 0 }, bg: { r: 255, g: 255, b: 255 } }))).toBe(text)
+    if (i % 15 === 0)
+      expect(
+        zbar(renderPng(ours, { size: 8 * (ours.size + 8), margin: 4, fg: { r: 0, g: 0, b: 0 }, bg: { r: 255, g: 255, b: 255 } })),
+      ).toBe(text)
   }
 })
 

@@ -26,7 +26,9 @@ const to12 = (hms: string, long: boolean) => {
   const [h, m, s] = hms.split(':').map(Number) as [number, number, number]
   const hour = h % 12 || 12
   const mm = String(m).padStart(2, '0')
-  return long ? `${String(hour).padStart(2, '0')}:${mm}:${String(s).padStart(2, '0')} ${h < 12 ? 'AM' : 'PM'}` : `${hour}:${mm} ${h < 12 ? 'AM' : 'PM'}`
+  return long
+    ? `${String(hour).padStart(2, '0')}:${mm}:${String(s).padStart(2, '0')} ${h < 12 ? 'AM' : 'PM'}`
+    : `${hour}:${mm} ${h < 12 ? 'AM' : 'PM'}`
 }
 
 describe('GET /timezones/{tz_name}', () => {
@@ -72,7 +74,11 @@ describe('GET /timezones/{tz_name}', () => {
     const link = await get('/timezones/us/eastern')
     const zone = await get('/timezones/America/New_York')
     expect(link.body.timezone).toBe('US/Eastern')
-    expect([link.body.utc_offset, link.body.abbreviation, link.body.is_dst]).toEqual([zone.body.utc_offset, zone.body.abbreviation, zone.body.is_dst])
+    expect([link.body.utc_offset, link.body.abbreviation, link.body.is_dst]).toEqual([
+      zone.body.utc_offset,
+      zone.body.abbreviation,
+      zone.body.is_dst,
+    ])
   })
 
   test('every one of the 597 names answers 200 under its own name', async () => {
@@ -173,7 +179,9 @@ describe('GET /timezones', () => {
     expect(europe.count).toBeGreaterThan(50)
     expect(europe.results.every((r: any) => r.timezone.startsWith('Europe/'))).toBe(true)
     const us = (await get('/timezones?country=us&limit=1000')).body
-    expect(us.results.map((r: any) => r.timezone)).toEqual(expect.arrayContaining(['America/New_York', 'America/Los_Angeles', 'Pacific/Honolulu']))
+    expect(us.results.map((r: any) => r.timezone)).toEqual(
+      expect.arrayContaining(['America/New_York', 'America/Los_Angeles', 'Pacific/Honolulu']),
+    )
     const enveloped = (await get('/timezones?region=Indian&limit=2', 'enveloped')).body
     expect(enveloped.status).toBe('ok')
     expect(enveloped.data.length).toBe(2)
@@ -280,11 +288,28 @@ describe('GET /timezones-convert', () => {
 
   test('the documented rule: a skipped time moves forward by the gap, a repeated time takes its first occurrence', async () => {
     const gap = (await convert({ from: 'America/New_York', to: 'UTC', date: '2026-03-08', time: '02:30' })).body
-    expect([gap.from_time_status, gap.from_time_24h, gap.from_abbreviation, gap.to_time_24h]).toEqual(['gap', '03:30:00', 'EDT', '07:30:00'])
+    expect([gap.from_time_status, gap.from_time_24h, gap.from_abbreviation, gap.to_time_24h]).toEqual([
+      'gap',
+      '03:30:00',
+      'EDT',
+      '07:30:00',
+    ])
     const overlap = (await convert({ from: 'America/New_York', to: 'UTC', date: '2026-11-01', time: '01:30' })).body
-    expect([overlap.from_time_status, overlap.from_time_24h, overlap.from_abbreviation, overlap.to_time_24h]).toEqual(['ambiguous', '01:30:00', 'EDT', '05:30:00'])
+    expect([overlap.from_time_status, overlap.from_time_24h, overlap.from_abbreviation, overlap.to_time_24h]).toEqual([
+      'ambiguous',
+      '01:30:00',
+      'EDT',
+      '05:30:00',
+    ])
     const plain = (await convert({ from: 'America/New_York', to: 'Asia/Kolkata', date: '2026-07-04', time: '12:00' })).body
-    expect(plain).toMatchObject({ from_time_status: 'ok', from_time_12h: '12:00:00 PM', to_time_12h: '09:30:00 PM', to_date: '2026-07-04', from_utc_offset: '-04:00', to_utc_offset: '+05:30' })
+    expect(plain).toMatchObject({
+      from_time_status: 'ok',
+      from_time_12h: '12:00:00 PM',
+      to_time_12h: '09:30:00 PM',
+      to_date: '2026-07-04',
+      from_utc_offset: '-04:00',
+      to_utc_offset: '+05:30',
+    })
     const midnight = (await convert({ from: 'UTC', to: 'UTC', date: '2026-07-04', time: '00:05' })).body
     expect(midnight.from_time_12h).toBe('12:05:00 AM')
   })

@@ -11,7 +11,9 @@ import { TimezonesService } from '../../../src/domains/timezones/service.ts'
 import { oracleAt, oraclePeriods } from './oracle.ts'
 
 const HORIZON = 5 * 366 * 86400
-const INSTANTS = ['2026-01-15T12:00:00Z', '2026-04-01T00:30:00Z', '2026-07-15T12:00:00Z', '2026-11-23T18:45:07Z'].map((iso) => Date.parse(iso) / 1000)
+const INSTANTS = ['2026-01-15T12:00:00Z', '2026-04-01T00:30:00Z', '2026-07-15T12:00:00Z', '2026-11-23T18:45:07Z'].map(
+  (iso) => Date.parse(iso) / 1000,
+)
 
 let service: TimezonesService
 beforeAll(() => {
@@ -19,7 +21,8 @@ beforeAll(() => {
 })
 
 const iso = (t: number) => new Date(t * 1000).toISOString().replace('.000Z', 'Z')
-const offsetText = (seconds: number) => `${seconds < 0 ? '-' : '+'}${String(Math.floor(Math.abs(seconds) / 3600)).padStart(2, '0')}:${String(Math.floor(Math.abs(seconds) / 60) % 60).padStart(2, '0')}`
+const offsetText = (seconds: number) =>
+  `${seconds < 0 ? '-' : '+'}${String(Math.floor(Math.abs(seconds) / 3600)).padStart(2, '0')}:${String(Math.floor(Math.abs(seconds) / 60) % 60).padStart(2, '0')}`
 
 describe('timezone record: datetime, DST period and next transition', () => {
   test('every name at four instants agrees with zoneinfo', () => {
@@ -42,13 +45,24 @@ describe('timezone record: datetime, DST period and next transition', () => {
           unixtime: now,
           dst_from: from === null ? null : iso(from),
           dst_until: until === null ? null : iso(until),
-          next_transition: next === null ? null : { at: iso(next[0]), unixtime: next[0], utc_offset: offsetText(next[1]), abbreviation: next[3], is_dst: next[2] },
+          next_transition:
+            next === null
+              ? null
+              : { at: iso(next[0]), unixtime: next[0], utc_offset: offsetText(next[1]), abbreviation: next[3], is_dst: next[2] },
         }
         // Beyond the oracle's horizon it sees nothing; the service may know a later change.
         if (next === null && r.next_transition && r.next_transition.unixtime > now + HORIZON) want.next_transition = r.next_transition
         if (until === null && r.dst_until && Date.parse(r.dst_until) / 1000 > now + HORIZON) want.dst_until = r.dst_until
-        const got = { datetime: r.datetime, utc_datetime: r.utc_datetime, unixtime: r.unixtime, dst_from: r.dst_from, dst_until: r.dst_until, next_transition: r.next_transition }
-        if (JSON.stringify(got) !== JSON.stringify(want)) mismatches.push(`${name} @ ${iso(now)}: got ${JSON.stringify(got)}, zoneinfo ${JSON.stringify(want)}`)
+        const got = {
+          datetime: r.datetime,
+          utc_datetime: r.utc_datetime,
+          unixtime: r.unixtime,
+          dst_from: r.dst_from,
+          dst_until: r.dst_until,
+          next_transition: r.next_transition,
+        }
+        if (JSON.stringify(got) !== JSON.stringify(want))
+          mismatches.push(`${name} @ ${iso(now)}: got ${JSON.stringify(got)}, zoneinfo ${JSON.stringify(want)}`)
         if (r.dst_from) withDst++
         if (r.next_transition) withNext++
       })

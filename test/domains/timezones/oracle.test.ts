@@ -58,7 +58,9 @@ describe('compiled tzdata against python zoneinfo', () => {
         const got = zone.typeAt(t)
         compared++
         if (got.offset !== offset || got.isDst !== (dst === 1) || got.abbreviation !== abbreviation) {
-          mismatches.push(`${name} @ ${new Date(t * 1000).toISOString()}: service ${got.offset} ${got.isDst} ${got.abbreviation}, zoneinfo ${offset} ${dst === 1} ${abbreviation}`)
+          mismatches.push(
+            `${name} @ ${new Date(t * 1000).toISOString()}: service ${got.offset} ${got.isDst} ${got.abbreviation}, zoneinfo ${offset} ${dst === 1} ${abbreviation}`,
+          )
         }
       })
     }
@@ -93,7 +95,10 @@ describe('compiled tzdata against python zoneinfo', () => {
         const [instant, status] = expected[name]![i]!
         const got = zone.instantOf(wall)
         statuses[got.status]++
-        if (got.instant !== instant || got.status !== status) mismatches.push(`${name} wall ${new Date(wall * 1000).toISOString().slice(0, 19)}: service ${got.instant} ${got.status}, zoneinfo ${instant} ${status}`)
+        if (got.instant !== instant || got.status !== status)
+          mismatches.push(
+            `${name} wall ${new Date(wall * 1000).toISOString().slice(0, 19)}: service ${got.instant} ${got.status}, zoneinfo ${instant} ${status}`,
+          )
       })
     }
     expect(statuses.gap).toBeGreaterThan(1000)
@@ -111,7 +116,8 @@ describe('compiled tzdata against python zoneinfo', () => {
       if (entry.linkTo) continue
       const instants = [now]
       for (let t = now + DAY; t <= now + year; t += DAY) instants.push(t)
-      for (let next = entry.zone.nextChange(now); next && next.at <= now + year; next = entry.zone.nextChange(next.at)) instants.push(next.at)
+      for (let next = entry.zone.nextChange(now); next && next.at <= now + year; next = entry.zone.nextChange(next.at))
+        instants.push(next.at)
       request[name] = instants
     }
     const expected = oracleAt(request)

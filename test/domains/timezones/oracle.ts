@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PYTHON } from '../../support/python.ts'
 
-
-const SCRIPT = String.raw`
+const SCRIPT = `
 import json, sys
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
@@ -111,7 +110,11 @@ function run<T>(request: unknown): T {
     const input = join(dir, 'in.json')
     const output = join(dir, 'out.json')
     writeFileSync(input, JSON.stringify(request))
-    const result = spawnSync({ cmd: [PYTHON, '-c', SCRIPT, input, output], env: { ...process.env, PYTHONTZPATH: '/usr/share/zoneinfo' }, stdout: 'ignore' })
+    const result = spawnSync({
+      cmd: [PYTHON, '-c', SCRIPT, input, output],
+      env: { ...process.env, PYTHONTZPATH: '/usr/share/zoneinfo' },
+      stdout: 'ignore',
+    })
     if (result.exitCode !== 0) throw new Error(`python zoneinfo oracle failed: ${result.stderr.toString()}`)
     return JSON.parse(readFileSync(output, 'utf8'))
   } finally {
@@ -123,7 +126,8 @@ function run<T>(request: unknown): T {
 export const oracleAt = (zones: Record<string, number[]>) => run<Record<string, [number, 0 | 1, string][]>>({ kind: 'instants', zones })
 
 /** The instant (fold=0) and gap/ambiguous status of each wall time (local seconds since 1970-01-01). */
-export const oracleWall = (zones: Record<string, number[]>) => run<Record<string, [number, 'ok' | 'gap' | 'ambiguous'][]>>({ kind: 'wall', zones })
+export const oracleWall = (zones: Record<string, number[]>) =>
+  run<Record<string, [number, 'ok' | 'gap' | 'ambiguous'][]>>({ kind: 'wall', zones })
 
 export interface ConvertCase {
   from: string
@@ -134,7 +138,10 @@ export interface ConvertCase {
 
 /** What zoneinfo says a conversion gives (fold=0 for the wall time, as the service documents). */
 export const oracleConvert = (cases: ConvertCase[]) =>
-  run<{ from_date: string; from_time_24h: string; to_date: string; to_time_24h: string; from_time_status: string }[]>({ kind: 'convert', cases })
+  run<{ from_date: string; from_time_24h: string; to_date: string; to_time_24h: string; from_time_status: string }[]>({
+    kind: 'convert',
+    cases,
+  })
 
 /** Per instant: the next visible change [at, offset, dst, abbreviation] and the DST period's [from, until] (nulls outside DST). */
 export const oraclePeriods = (zones: Record<string, number[]>) =>

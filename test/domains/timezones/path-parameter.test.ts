@@ -15,11 +15,14 @@ beforeAll(async () => {
 })
 afterAll(() => server.stop())
 
-const get = (path: string, method = 'GET') => fetch(server.url + path, { method, headers: { 'x-api-key': TEST_KEY, 'x-response-form': 'bare' } })
+const get = (path: string, method = 'GET') =>
+  fetch(server.url + path, { method, headers: { 'x-api-key': TEST_KEY, 'x-response-form': 'bare' } })
 
 test('the path parameter percent-encoded, as a generated client sends it, answers like the literal path', async () => {
   const doc = (await (await fetch(server.url + '/openapi.json')).json()) as any
-  expect(doc.paths['/api/v1/timezones/{tz_name}'].get.parameters[0]).toEqual(expect.objectContaining({ name: 'tz_name', in: 'path', required: true }))
+  expect(doc.paths['/api/v1/timezones/{tz_name}'].get.parameters[0]).toEqual(
+    expect.objectContaining({ name: 'tz_name', in: 'path', required: true }),
+  )
   expect(doc.paths['/api/v1/timezones/*']).toBeUndefined()
   for (const name of ['America/Argentina/Buenos_Aires', 'Europe/London', 'UTC', 'JST']) {
     const literal = (await (await get(`/api/v1/timezones/${name}?fields=timezone,utc_offset`)).json()) as any
@@ -35,7 +38,9 @@ test('a wrong method is a 405 with Allow, and metrics keep the wildcard pattern 
   expect(res.status).toBe(405)
   expect(res.headers.get('allow')).toContain('GET')
   const metrics = await (await fetch(server.url + '/metrics')).text()
-  const labels = [...metrics.matchAll(/almanac_http_requests_total\{method="(\w+)",route="([^"]*)",status="(\d+)"\}/g)].filter((m) => m[2]!.includes('timezones/'))
+  const labels = [...metrics.matchAll(/almanac_http_requests_total\{method="(\w+)",route="([^"]*)",status="(\d+)"\}/g)].filter((m) =>
+    m[2]!.includes('timezones/'),
+  )
   expect(labels.length).toBeGreaterThan(0)
   for (const [, , route] of labels) expect(route).toBe('/api/v1/timezones/*')
   expect(labels.some(([, method, , status]) => method === 'DELETE' && status === '405')).toBe(true)

@@ -4,7 +4,11 @@ import type { Probe } from '../../build/probes.ts'
 
 export const probes: Probe[] = [
   // India has kept UTC+05:30 without DST since 1945.
-  { method: 'GET', path: '/api/v1/timezones-convert?from=UTC&to=Asia/Kolkata&time=12:00&date=2026-01-15', check: (b) => expect(b.to_time_24h).toBe('17:30:00') },
+  {
+    method: 'GET',
+    path: '/api/v1/timezones-convert?from=UTC&to=Asia/Kolkata&time=12:00&date=2026-01-15',
+    check: (b) => expect(b.to_time_24h).toBe('17:30:00'),
+  },
   // Japan has had no DST since 1951: no period, no scheduled change, and the local time carries +09:00.
   {
     method: 'GET',

@@ -15,7 +15,8 @@ function uapCore(): string[] {
   for (const file of ['test_ua.yaml', 'test_os.yaml', 'test_device.yaml']) {
     const path = `${UAP_CORE}/${file}`
     if (!existsSync(path)) throw new Error(`${path} is missing: install the Debian package uap-core`)
-    for (const m of readFileSync(path, 'utf8').matchAll(/user_agent_string: *(['"])(.*)\1\s*$/gm)) out.push(m[1] === "'" ? m[2]!.replace(/''/g, "'") : JSON.parse(`"${m[2]}"`))
+    for (const m of readFileSync(path, 'utf8').matchAll(/user_agent_string: *(['"])(.*)\1\s*$/gm))
+      out.push(m[1] === "'" ? m[2]!.replace(/''/g, "'") : JSON.parse(`"${m[2]}"`))
   }
   return out
 }

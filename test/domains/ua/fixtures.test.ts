@@ -29,7 +29,12 @@ beforeAll(() => {
   service = openUaService(loadDefinitions(openDataDir().path(UA_ARTIFACT)), { cacheEntries: 0, cacheBytes: 0 })
 })
 
-const GROUPS = { client: ['type', 'name', 'version', 'engine', 'engine_version'], os: ['name', 'version', 'platform'], device: ['type', 'brand', 'model'], bot: ['name', 'category', 'producer', 'url'] } as const
+const GROUPS = {
+  client: ['type', 'name', 'version', 'engine', 'engine_version'],
+  os: ['name', 'version', 'platform'],
+  device: ['type', 'brand', 'model'],
+  bot: ['name', 'category', 'producer', 'url'],
+} as const
 
 /** Agreement per field over the cases that state an expectation for it; prints the table. */
 function agreement(label: string, cases: Case[], groups: (keyof typeof GROUPS)[], skip: (c: Case, key: string) => boolean = () => false) {
@@ -48,13 +53,22 @@ function agreement(label: string, cases: Case[], groups: (keyof typeof GROUPS)[]
         const t = tally.get(key) ?? { agree: 0, total: 0, misses: [] }
         t.total++
         if (want === have) t.agree++
-        else if (t.misses.length < 3) t.misses.push(`${JSON.stringify(c.ua.slice(0, 90))}: want ${JSON.stringify(want)} got ${JSON.stringify(have)}`)
+        else if (t.misses.length < 3)
+          t.misses.push(`${JSON.stringify(c.ua.slice(0, 90))}: want ${JSON.stringify(want)} got ${JSON.stringify(have)}`)
         tally.set(key, t)
       }
     }
   }
   const rates = new Map([...tally].map(([k, t]) => [k, t.agree / t.total]))
-  console.log(`\n${label}:\n` + [...tally].map(([k, t]) => `  ${k.padEnd(22)} ${((t.agree / t.total) * 100).toFixed(1).padStart(5)}% (${t.agree}/${t.total})${t.agree < t.total ? '  e.g. ' + t.misses[0] : ''}`).join('\n'))
+  console.log(
+    `\n${label}:\n` +
+      [...tally]
+        .map(
+          ([k, t]) =>
+            `  ${k.padEnd(22)} ${((t.agree / t.total) * 100).toFixed(1).padStart(5)}% (${t.agree}/${t.total})${t.agree < t.total ? '  e.g. ' + t.misses[0] : ''}`,
+        )
+        .join('\n'),
+  )
   return rates
 }
 
@@ -80,7 +94,13 @@ test('Client Hints: >= 90% agreement per field with Matomo', () => {
   // The acceptance data dropped the hints outside the SPEC's list; where one of them carried the full
   // version (Sec-CH-UA-Full-Version, fullVersionList …), Matomo's expected client.version cannot be
   // derived from what is sent, so those cases do not count for that one field.
-  const fullVersionDropped = (c: Case, key: string) => key === 'client.version' && (c.dropped_hints ?? []).some((h) => /full.?version/i.test(h))
-  const rates = agreement('client hints (Matomo fixtures), client.version only where its hint was sent', withUa, ['client', 'os', 'device'], fullVersionDropped)
+  const fullVersionDropped = (c: Case, key: string) =>
+    key === 'client.version' && (c.dropped_hints ?? []).some((h) => /full.?version/i.test(h))
+  const rates = agreement(
+    'client hints (Matomo fixtures), client.version only where its hint was sent',
+    withUa,
+    ['client', 'os', 'device'],
+    fullVersionDropped,
+  )
   for (const [field, rate] of rates) expect({ field, ok: rate >= 0.9 }).toEqual({ field, ok: true })
 })

@@ -22,7 +22,43 @@ beforeAll(async () => {
 })
 afterAll(() => app.close())
 
-const TOKENS = ['a', 'A1', ' ', '/', ';', '(', ')', '.', '1', '1.', '_', '-', 'Android ', 'Android 10; ', 'Linux; ', 'Mozilla/5.0 (', 'AppleWebKit/537.36 ', 'Chrome/', 'Safari/', 'Build/', 'SM-', 'Tablet', 'Mobile', 'TV ', 'Windows NT ', 'arm', 'iPhone', 'bot', 'spider', 'MZ-', 'sprd-', 'CrKey', 'Tizen', '0', '9']
+const TOKENS = [
+  'a',
+  'A1',
+  ' ',
+  '/',
+  ';',
+  '(',
+  ')',
+  '.',
+  '1',
+  '1.',
+  '_',
+  '-',
+  'Android ',
+  'Android 10; ',
+  'Linux; ',
+  'Mozilla/5.0 (',
+  'AppleWebKit/537.36 ',
+  'Chrome/',
+  'Safari/',
+  'Build/',
+  'SM-',
+  'Tablet',
+  'Mobile',
+  'TV ',
+  'Windows NT ',
+  'arm',
+  'iPhone',
+  'bot',
+  'spider',
+  'MZ-',
+  'sprd-',
+  'CrKey',
+  'Tizen',
+  '0',
+  '9',
+]
 const fill = (unit: string) => unit.repeat(Math.ceil(UA_MAX_LENGTH / unit.length)).slice(0, UA_MAX_LENGTH)
 
 function inputs(): string[] {
@@ -55,7 +91,10 @@ test('every fuzz input parses, with and without hints', () => {
   for (const ua of cases) {
     const started = performance.now()
     const r = service.parse(ua)
-    service.parse(ua, { 'Sec-CH-UA': fill('"a";v="1", ').slice(0, 1024), 'Sec-CH-UA-Model': ua.slice(0, 1024).replace(/[\u0000-\u001f\u007f]/g, ' ') })
+    service.parse(ua, {
+      'Sec-CH-UA': fill('"a";v="1", ').slice(0, 1024),
+      'Sec-CH-UA-Model': ua.slice(0, 1024).replace(/[\u0000-\u001f\u007f]/g, ' '),
+    })
     const ms = performance.now() - started
     if (ms > slowest.ms) slowest = { ms, input: ua.slice(0, 40) }
     expect(typeof r.is_bot).toBe('boolean')
@@ -64,7 +103,16 @@ test('every fuzz input parses, with and without hints', () => {
 }, 120_000)
 
 test('through HTTP: lone surrogates, controls and long values are answered, never a 500', async () => {
-  const bodies = ['{"ua":"\\ud800\\udfff\\ud800"}', '{"ua":"\\u0000\\u0001 Mozilla"}', JSON.stringify({ ua: fill('Android ') }), JSON.stringify({ ua: 'x', headers: { 'Sec-CH-UA-Model': '\ud800' } }), JSON.stringify({ ua: { nested: [1, 2] } }), '[]', '"ua"', JSON.stringify({ ua: 'curl/8', headers: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`h${i}`, 'v'])) })]
+  const bodies = [
+    '{"ua":"\\ud800\\udfff\\ud800"}',
+    '{"ua":"\\u0000\\u0001 Mozilla"}',
+    JSON.stringify({ ua: fill('Android ') }),
+    JSON.stringify({ ua: 'x', headers: { 'Sec-CH-UA-Model': '\ud800' } }),
+    JSON.stringify({ ua: { nested: [1, 2] } }),
+    '[]',
+    '"ua"',
+    JSON.stringify({ ua: 'curl/8', headers: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`h${i}`, 'v'])) }),
+  ]
   for (const body of bodies) {
     const res = await app.request('POST', '/api/v1/ua', { body, headers: { 'content-type': 'application/json' } })
     expect([200, 400, 422]).toContain(res.status)

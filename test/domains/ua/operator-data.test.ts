@@ -27,7 +27,13 @@ test('a newer regexes folder is served in place of the built data', async () => 
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'node-device-detector', version: '9.9.9' }))
   const bots = join(dir, 'regexes', 'bots.js')
   const text = readFileSync(bots, 'utf8')
-  const entry = { regex: 'AlmanacProbeBot', name: 'Almanac Probe Bot', category: 'Crawler', url: 'https://example.org/bot', producer: { name: 'Almanac', url: 'https://example.org' } }
+  const entry = {
+    regex: 'AlmanacProbeBot',
+    name: 'Almanac Probe Bot',
+    category: 'Crawler',
+    url: 'https://example.org/bot',
+    producer: { name: 'Almanac', url: 'https://example.org' },
+  }
   writeFileSync(bots, text.replace(/^(\s*module\.exports\s*=\s*\[)/, `$1\n${JSON.stringify(entry)},`))
   touchAll(dir, new Date('2027-01-02T12:00:00Z'))
 
@@ -35,9 +41,18 @@ test('a newer regexes folder is served in place of the built data', async () => 
   try {
     const { status, body, headers } = await app.json('POST', '/api/v1/ua', { body: { ua: 'AlmanacProbeBot/1.0' }, form: 'bare' })
     expect(status).toBe(200)
-    expect(body.bot).toEqual({ name: 'Almanac Probe Bot', category: 'Crawler', producer: 'Almanac', url: 'https://example.org/bot', producer_url: 'https://example.org' })
+    expect(body.bot).toEqual({
+      name: 'Almanac Probe Bot',
+      category: 'Crawler',
+      producer: 'Almanac',
+      url: 'https://example.org/bot',
+      producer_url: 'https://example.org',
+    })
     expect(headers.get('x-definitions-updated')).toBe('2027-01-02')
-    const chrome = await app.json('POST', '/api/v1/ua', { body: { ua: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36' }, form: 'bare' })
+    const chrome = await app.json('POST', '/api/v1/ua', {
+      body: { ua: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36' },
+      form: 'bare',
+    })
     expect(chrome.body.client.name).toBe('Chrome')
   } finally {
     await app.close()
@@ -59,7 +74,8 @@ test('a `ua-regexes` folder dropped into the data directory is served too', asyn
   const built = resolve(import.meta.dir, '../../../datasets/out')
   // The data directory as built (its artifacts are checked against the manifest), plus the dropped folder.
   cpSync(join(built, 'manifest.json'), join(dataDir, 'manifest.json'))
-  for (const a of JSON.parse(readFileSync(join(built, 'manifest.json'), 'utf8')).datasets.ua.artifacts) cpSync(join(built, a.name), join(dataDir, a.name))
+  for (const a of JSON.parse(readFileSync(join(built, 'manifest.json'), 'utf8')).datasets.ua.artifacts)
+    cpSync(join(built, a.name), join(dataDir, a.name))
   cpSync(join(PACKAGE, 'regexes'), join(dataDir, 'ua-regexes'), { recursive: true })
   const bots = join(dataDir, 'ua-regexes', 'bots.js')
   const entry = { regex: 'DropInProbeBot', name: 'Drop-in Probe Bot', category: 'Crawler', url: '', producer: { name: 'Almanac', url: '' } }

@@ -36,6 +36,9 @@ test('identical to stock node-device-detector on a sample of real user agents', 
 test('identical to stock node-device-detector with Client Hints (the Matomo hint fixtures)', () => {
   const cases = (JSON.parse(readFileSync(FIXTURES, 'utf8')).client_hints as { ua: string; headers: Record<string, string> }[]).slice(0, 200)
   const lower = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]))
-  const differ = cases.filter((c) => answer(ours, c.ua, new OurHints().parse(lower(c.headers), {})) !== answer(stock, c.ua, new StockHints().parse(lower(c.headers), {})))
+  const differ = cases.filter(
+    (c) =>
+      answer(ours, c.ua, new OurHints().parse(lower(c.headers), {})) !== answer(stock, c.ua, new StockHints().parse(lower(c.headers), {})),
+  )
   expect(differ.map((c) => c.ua)).toEqual([])
 }, 120_000)

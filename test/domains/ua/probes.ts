@@ -17,7 +17,10 @@ export const probes: Probe[] = [
   {
     method: 'POST',
     path: '/api/v1/ua',
-    body: { ua: 'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36', headers: { 'Sec-CH-UA-Model': '"Pixel 8"', 'Sec-CH-UA-Platform': '"Android"' } },
+    body: {
+      ua: 'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36',
+      headers: { 'Sec-CH-UA-Model': '"Pixel 8"', 'Sec-CH-UA-Platform': '"Android"' },
+    },
     check: (b) => expect(b.device).toMatchObject({ brand: 'Google', model: 'Pixel 8' }),
   },
 ]
