@@ -4,33 +4,16 @@
  * the very same table against the compiled executable.
  */
 import { afterAll, beforeAll, describe, test } from 'bun:test'
-import { resolve } from 'node:path'
-import { SMOKE_KEY, start, type Running } from '../../build/smoke.ts'
+import { SMOKE_KEY, type Running } from '../../build/smoke.ts'
+import { startFromSource } from '../support/source-server.ts'
 import { tempDirs } from '../support/temp.ts'
 import { REQUEST_CHECKS, sendCheck } from './request-checks.ts'
 
-const ROOT = resolve(import.meta.dir, '../..')
 const tempDir = tempDirs('almanac-checks-')
 let server: Running
 
 beforeAll(async () => {
-  server = await start(
-    process.execPath,
-    ROOT,
-    {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: tempDir(),
-      ALMANAC_STATE_DIR: tempDir(),
-      ALMANAC_HOST: '127.0.0.1',
-      PORT: '0',
-      ALMANAC_API_KEYS: `${SMOKE_KEY}:smoke`,
-      ALMANAC_PLANS: 'smoke:1000000000/1d',
-      ALMANAC_DEFAULT_PLAN: 'smoke',
-      ALMANAC_ACCESS_LOG: 'false',
-    },
-    120,
-    ['src/main.ts', 'serve'],
-  )
+  server = await startFromSource(tempDir)
 }, 130_000)
 afterAll(() => server?.stop())
 

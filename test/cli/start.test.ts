@@ -7,12 +7,12 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
-import { SMOKE_KEY, start, type Running } from '../../build/smoke.ts'
+import { join } from 'node:path'
+import { SMOKE_KEY, type Running } from '../../build/smoke.ts'
 import { readManifest, SOURCE_OUT_DIR } from '../../src/data/open.ts'
+import { startFromSource } from '../support/source-server.ts'
 import { tempDirs } from '../support/temp.ts'
 
-const ROOT = resolve(import.meta.dir, '../..')
 const tempDir = tempDirs('almanac-start-')
 let server: Running
 const data = tempDir()
@@ -24,26 +24,7 @@ beforeAll(async () => {
   writeFileSync(join(data, 'manifest.json'), JSON.stringify({ generated: real.generated, datasets: seeded }))
   const emptyMirror = tempDir()
   mkdirSync(emptyMirror, { recursive: true })
-  server = await start(
-    process.execPath,
-    ROOT,
-    {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: tempDir(),
-      ALMANAC_STATE_DIR: tempDir(),
-      ALMANAC_DATA_DIR: data,
-      ALMANAC_MIRROR: emptyMirror,
-      ALMANAC_OFFLINE: '1',
-      ALMANAC_HOST: '127.0.0.1',
-      PORT: '0',
-      ALMANAC_API_KEYS: `${SMOKE_KEY}:smoke`,
-      ALMANAC_PLANS: 'smoke:1000000/1d',
-      ALMANAC_DEFAULT_PLAN: 'smoke',
-      ALMANAC_ACCESS_LOG: 'false',
-    },
-    120,
-    ['src/main.ts', 'start'],
-  )
+  server = await startFromSource(tempDir, { ALMANAC_DATA_DIR: data, ALMANAC_MIRROR: emptyMirror, ALMANAC_OFFLINE: '1' }, 'start')
 }, 130_000)
 afterAll(() => server?.stop())
 

@@ -4,29 +4,14 @@
  * for port 0); SIGTERM writes `stopping` and, once drained, `stopped`, then exit 0.
  */
 import { expect, test } from 'bun:test'
-import { resolve } from 'node:path'
-import { SMOKE_KEY, start } from '../../build/smoke.ts'
+import { SMOKE_KEY } from '../../build/smoke.ts'
+import { startFromSource } from '../support/source-server.ts'
 import { tempDirs } from '../support/temp.ts'
 
-const ROOT = resolve(import.meta.dir, '../..')
 const tempDir = tempDirs('almanac-logs-')
 
 test('start-up, listening, stopping and stopped are JSON lines with the real bind address', async () => {
-  const server = await start(
-    process.execPath,
-    ROOT,
-    {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: tempDir(),
-      ALMANAC_STATE_DIR: tempDir(),
-      ALMANAC_HOST: '127.0.0.1',
-      PORT: '0',
-      ALMANAC_API_KEYS: SMOKE_KEY,
-      ALMANAC_ACCESS_LOG: 'false',
-    },
-    120,
-    ['src/main.ts', 'serve'],
-  )
+  const server = await startFromSource(tempDir, { ALMANAC_API_KEYS: SMOKE_KEY })
   const port = Number(new URL(server.url).port)
   expect(port).toBeGreaterThan(0)
   expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
