@@ -62,7 +62,8 @@ export interface ListVerdict {
   allowed: boolean
 }
 
-const CLEAN: ListVerdict = Object.freeze({
+/** The verdict of a domain on no list (shared, frozen). */
+export const CLEAN: ListVerdict = Object.freeze({
   disposable: false,
   disposableMatch: null,
   disposableLists: [],

@@ -10,7 +10,7 @@ import type { DataDir } from '../../data/types.ts'
 import { readContainer } from '../ip/container.ts'
 import { normalizeListEntry, LISTS_ARTIFACT } from './build.ts'
 import { parseServer, systemServers, type DnsServer } from './dns.ts'
-import { EmailLists, loadOperatorLists, PSL_OPTIONS, type ListLabel, type ListVerdict } from './lists.ts'
+import { CLEAN, EmailLists, loadOperatorLists, PSL_OPTIONS, type ListLabel, type ListVerdict } from './lists.ts'
 import { mxChecker, unknownMx, type MxChecker, type MxResult } from './mx.ts'
 import { loadBootstrap, type RdapBootstrap } from './rdap-bootstrap.ts'
 import { rdapClient, type RdapClient, type RdapReason, type RdapResult } from './rdap.ts'
@@ -75,15 +75,6 @@ export interface EmailServiceOptions {
 
 const OFFLINE_MX = Object.freeze(unknownMx('offline'))
 
-const NO_LISTS: ListVerdict = Object.freeze({
-  disposable: false,
-  disposableMatch: null,
-  disposableLists: [],
-  free: false,
-  abuse: false,
-  abuseSources: [],
-  allowed: false,
-}) as ListVerdict
 
 /**
  * Resolves `p`, or `fallback()` once `ms` have passed: no slow service holds a request past its deadline.
@@ -164,7 +155,7 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
         syntax: { valid: false, reason: mailbox.reason, normalized: null },
         domain: null,
         mx: { valid: null, hosts: [], implicit: false, acceptsMail: null, domainExists: null, reason: null },
-        lists: NO_LISTS,
+        lists: CLEAN,
         age: { domain: null, ageDays: null, registered: null, source: null, reason: 'invalid_syntax' },
         ...s,
         unknown: [],
@@ -179,7 +170,7 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
         syntax,
         domain: mailbox.domain,
         mx: unknownMx('address_literal'),
-        lists: NO_LISTS,
+        lists: CLEAN,
         age: { domain: null, ageDays: null, registered: null, source: null, reason: 'address_literal' },
         ...s,
         unknown: ['mx_record', 'domain_age'],
