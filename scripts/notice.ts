@@ -88,6 +88,11 @@ export async function bundledPackages(): Promise<BundledPackage[]> {
   return out.sort((a, b) => a.name.localeCompare(b.name))
 }
 
+/** Third-party code copied into the tree (a LICENSE file in its folder under src/ says whose and on what terms). */
+function vendoredCode(): { dir: string; text: string }[] {
+  return [...new Bun.Glob('src/**/LICENSE').scanSync({ cwd: ROOT })].sort().map((file) => ({ dir: file.slice(0, -'/LICENSE'.length), text: readFileSync(join(ROOT, file), 'utf8').trim() }))
+}
+
 export async function renderNotice(): Promise<string> {
   const out = [
     '# Notices',
@@ -116,6 +121,7 @@ export async function renderNotice(): Promise<string> {
   )
   const packages = await bundledPackages()
   for (const p of packages) out.push(`- npm \`${p.name}\` ${p.version}: ${p.license}`)
+  for (const v of vendoredCode()) out.push('', `### Vendored in \`${v.dir}\``, '', '```text', v.text, '```')
   for (const p of packages) {
     out.push('', `### ${p.name} ${p.version}`)
     if (!p.texts.length) out.push('', `The package ships no licence file; its package.json says ${p.license}.`)

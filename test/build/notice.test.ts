@@ -45,3 +45,9 @@ test('mmdb-lib is only a test oracle and benchmark baseline: a devDependency, ne
   expect(pkg.devDependencies['mmdb-lib']).toBeString()
   expect((await bundledPackages()).map((p) => p.name)).not.toContain('mmdb-lib')
 })
+
+test('code copied into the tree is credited with its licence (the vendored node-device-detector engine)', () => {
+  const notice = readFileSync(NOTICE_PATH, 'utf8')
+  expect(notice).toContain('### Vendored in `src/domains/ua/engine`')
+  expect(notice).toContain('node-device-detector 2.2.7')
+})
