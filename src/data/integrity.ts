@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import { statSync } from 'node:fs'
+import { open } from 'node:fs/promises'
 import type { DataDir } from './types.ts'
 
 /** Why a dataset's artifacts do not match the manifest by size, or null when they do. */
@@ -24,10 +25,23 @@ export function sizeMismatch(data: DataDir, datasetId: string): string | null {
   return null
 }
 
-/** sha256 of a file, read as a stream: each chunk is hashed between other work on the event loop. */
+/** Bytes read and hashed at a time: about a millisecond of hashing, so requests interleave. */
+const CHUNK = 1 << 20
+
+/**
+ * sha256 of a file, read a chunk at a time into one reused buffer: each chunk is hashed between other
+ * work on the event loop, and hashing a few hundred megabytes leaves no garbage behind (a stream's fresh
+ * chunks had the executable at 419 MiB of RSS when ready instead of ~110).
+ */
 export async function sha256OfFile(path: string): Promise<string> {
   const hash = createHash('sha256')
-  for await (const chunk of Bun.file(path).stream()) hash.update(chunk)
+  const buffer = Buffer.allocUnsafe(CHUNK)
+  const file = await open(path, 'r')
+  try {
+    for (let n: number; (n = (await file.read(buffer, 0, CHUNK, null)).bytesRead) > 0; ) hash.update(buffer.subarray(0, n))
+  } finally {
+    await file.close()
+  }
   return hash.digest('hex')
 }
 
