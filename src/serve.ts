@@ -2,15 +2,15 @@
  * Starts the HTTP server: config -> datasets -> domains -> app -> listen, and stops gracefully on SIGTERM.
  */
 import type { Server } from 'bun'
-import type { Config } from './config.ts'
 import { resolveDataDir } from './data/open.ts'
 import { domains as allDomains } from './domains/index.ts'
 import { createAuthenticator } from './http/auth.ts'
 import { serverBodyCeiling } from './http/request-guards.ts'
 import { createObservability } from './http/observability.ts'
 import { createApp, openDomains, verifyDatasets } from './server.ts'
-import { createQuotaStore } from './stores/index.ts'
-import { openKeyStore, type KeyStore } from './stores/keys.ts'
+import { keyStoreOf, type Config } from './config.ts'
+import { createKeyStore, createQuotaStore } from './stores/index.ts'
+import type { KeyStore } from './stores/keys.ts'
 import { StateError } from './stores/sqlite.ts'
 
 export interface Running {
@@ -41,7 +41,7 @@ const stderrJson = (line: string) => console.error(jsonLine(line))
 
 export async function serve(config: Config, log: (line: string) => void = stderrJson, options: ServeOptions = {}): Promise<Running> {
   // The state dir first: an unwritable one stops the start at once, before datasets are opened.
-  const keys = openKeys(config)
+  const keys = openKeys(config, log)
   const quota = createQuotaStore(config, log)
   const data = await resolveDataDir({ dataDir: config.dataDir }, log)
   const mounted = await openDomains(config, data, allDomains, log)
@@ -105,10 +105,20 @@ export async function serve(config: Config, log: (line: string) => void = stderr
   }
 }
 
-/** The key database; a state dir that cannot be written stops the start with one line naming it. */
-function openKeys(config: Config): KeyStore {
+/**
+ * The key store; a state dir that cannot be written stops the start with one line naming it. Redis is
+ * dialled on the first request that needs it, as the quota store is.
+ */
+function openKeys(config: Config, log: (line: string) => void): KeyStore {
   try {
-    return openKeyStore(config.stateDir)
+    if (keyStoreOf(config) !== 'sqlite' && config.keyStore === undefined)
+      log(
+        JSON.stringify({
+          level: 'info',
+          msg: "API keys are read from the quota store's Redis (ALMANAC_KEY_STORE unset); set ALMANAC_KEY_STORE=sqlite to keep using the state dir's keys.sqlite",
+        }),
+      )
+    return createKeyStore(config, log)
   } catch (e) {
     if (e instanceof StateError) throw e
     throw new StateError(`ALMANAC_STATE_DIR: cannot open the key database in ${config.stateDir}: ${(e as Error).message}`)

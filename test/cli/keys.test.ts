@@ -55,10 +55,10 @@ describe('almanac keys', () => {
     expect(nameless.stdout).toBe('')
   })
 
-  test('list shows id, name, plan, created, revoked and never a key', async () => {
+  test('list shows id, name, plan, scopes, expiry, created, revoked and never a key', async () => {
     const table = await cli('list')
     expect(table.code).toBe(0)
-    expect(table.stdout).toMatch(/^ID\s+NAME\s+PLAN\s+CREATED\s+REVOKED/)
+    expect(table.stdout).toMatch(/^ID\s+NAME\s+PLAN\s+SCOPES\s+EXPIRES\s+CREATED\s+REVOKED/)
     expect(table.stdout).toContain(aliceId)
     const json = await cli('list', '--json')
     const keys = JSON.parse(json.stdout)
@@ -66,7 +66,8 @@ describe('almanac keys', () => {
       ['alice', 'tiny', null],
       ['bob', null, null],
     ])
-    expect(Object.keys(keys[0]).sort()).toEqual(['created', 'id', 'name', 'plan', 'revoked'])
+    expect(Object.keys(keys[0]).sort()).toEqual(['created', 'expires', 'id', 'name', 'plan', 'revoked', 'scopes'])
+    expect([keys[0].scopes, keys[0].expires]).toEqual([null, null])
     for (const out of [table.stdout, json.stdout]) {
       expect(out).not.toContain(aliceKey)
       expect(out).not.toContain(bobKey)
