@@ -144,3 +144,31 @@ describe('redis key store across instances', () => {
     await own.close()
   })
 })
+
+test('a key database of the first schema gains scopes and expiry; its keys keep working, unscoped and unexpiring', async () => {
+  const { Database } = await import('bun:sqlite')
+  const dir = tempDir()
+  const old = new Database(`${dir}/keys.sqlite`, { create: true })
+  old.exec(`CREATE TABLE api_keys (
+     id TEXT PRIMARY KEY, hash BLOB NOT NULL UNIQUE, name TEXT NOT NULL, plan TEXT, created_at TEXT NOT NULL, revoked_at TEXT
+   ) STRICT;
+   CREATE UNIQUE INDEX api_keys_active_name ON api_keys(name) WHERE revoked_at IS NULL;
+   PRAGMA user_version = 1;`)
+  old
+    .query('INSERT INTO api_keys (id, hash, name, plan, created_at) VALUES (?, ?, ?, ?, ?)')
+    .run('key_AAAAAAAAAAA', keyHash('alm_old-key'), 'legacy', 'free', '2026-01-01T00:00:00.000Z')
+  old.close()
+  const store = openKeyStore(dir)
+  expect(await store.findByHash(keyHash('alm_old-key'))).toEqual({
+    id: 'key_AAAAAAAAAAA',
+    name: 'legacy',
+    plan: 'free',
+    created: '2026-01-01T00:00:00.000Z',
+    revoked: null,
+    scopes: null,
+    expires: null,
+  })
+  const made = await store.create({ name: 'new', plan: null, scopes: ['ip'] })
+  expect((await store.findByHash(keyHash(made.key)))?.scopes).toEqual(['ip'])
+  store.close()
+})
