@@ -1,9 +1,10 @@
 /**
  * API keys issued by `almanac keys create`, kept in `<stateDir>/keys.sqlite` (this file) or in Redis
- * (`keys-redis.ts`, shared by every instance); `openKeys` picks one from ALMANAC_KEY_STORE. Only the SHA-256 of each
- * key is stored: a key is 32 random bytes (256 bits), so no dictionary or brute force can invert its hash
- * and a slow password hash (bcrypt, argon2) would add nothing but latency to every request. Anyone who
- * reads the database learns names and plans, never a usable key.
+ * (`keys-redis.ts`, shared by every instance); `createKeyStore` (index.ts) picks one from
+ * ALMANAC_KEY_STORE. Only the SHA-256 of each key is stored: a key is 32 random bytes (256 bits), so no
+ * dictionary or brute force can invert its hash and a slow password hash (bcrypt, argon2) would add
+ * nothing but latency to every request. Anyone who reads the database learns names and plans, never a
+ * usable key.
  */
 import type { Database } from 'bun:sqlite'
 import type { Answer } from './quota.ts'

@@ -82,6 +82,13 @@ describe('key scopes', () => {
     expect(post.status).toBe(403)
   })
 
+  test('a refusal spends nothing', async () => {
+    const before = (await get('/api/v1/countries/FR', { 'x-api-key': key })).headers.get('x-quota-remaining')
+    expect((await get('/api/v1/postal/FR/75001', { 'x-api-key': key })).status).toBe(403)
+    const after = await get('/api/v1/countries/FR', { 'x-api-key': key })
+    expect(Number(after.headers.get('x-quota-remaining'))).toBe(Number(before) - 1)
+  })
+
   test('paths of no domain (meta) are open to every key', async () => {
     expect((await get('/api/v1/meta/datasets', { 'x-api-key': key })).status).toBe(200)
   })
