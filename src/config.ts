@@ -41,6 +41,11 @@ export interface Config {
   dataDir?: string
   /** `memory`, `sqlite`, or a `redis://` URL. */
   quotaStore: string
+  /**
+   * Where API keys live: `sqlite` (the state dir) or a `redis://` URL; unset: the quota store's Redis when
+   * that is Redis, else `sqlite` (`keyStoreOf` resolves it).
+   */
+  keyStore?: string
   /** When the quota store is down: false answers 503, true lets requests through uncounted. */
   quotaFailOpen: boolean
   /** CIDRs or addresses whose `X-Forwarded-For`/`Forwarded` headers are believed. */
@@ -264,6 +269,16 @@ const quotaStore: Parser = (raw, name) => {
   return fail(name, `expected memory, sqlite or a redis:// URL, got ${JSON.stringify(s)}`)
 }
 
+const keyStore: Parser = (raw, name) => {
+  const s = text(raw, name) as string
+  if (s === 'sqlite' || /^rediss?:\/\//.test(s)) return s
+  return fail(name, `expected sqlite or a redis:// URL, got ${JSON.stringify(s)}`)
+}
+
+/** The key store in effect: ALMANAC_KEY_STORE, else the quota store's Redis when it is one, else sqlite. */
+export const keyStoreOf = (config: Pick<Config, 'keyStore' | 'quotaStore'>): string =>
+  config.keyStore ?? (/^rediss?:\/\//.test(config.quotaStore) ? config.quotaStore : 'sqlite')
+
 /** An http(s) URL, kept with a trailing slash so `{base}domain/{name}` joins cleanly. */
 const httpUrl: Parser = (raw, name) => {
   const s = text(raw, name) as string
@@ -309,6 +324,7 @@ const SETTINGS: Setting[] = [
   S('stateDir', text, 'ALMANAC_STATE_DIR', '--state-dir'),
   S('dataDir', text, 'ALMANAC_DATA_DIR', '--data-dir'),
   S('quotaStore', quotaStore, 'ALMANAC_QUOTA_STORE', '--quota-store'),
+  S('keyStore', keyStore, 'ALMANAC_KEY_STORE', '--key-store'),
   S('quotaFailOpen', boolean, 'ALMANAC_QUOTA_FAIL_OPEN'),
   S('trustedProxies', list, 'ALMANAC_TRUSTED_PROXIES', '--trusted-proxies'),
   S('maxLimit', integer(1, 100000), 'ALMANAC_MAX_LIMIT'),

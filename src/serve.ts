@@ -2,15 +2,17 @@
  * Starts the HTTP server: config -> datasets -> domains -> app -> listen, and stops gracefully on SIGTERM.
  */
 import type { Server } from 'bun'
-import type { Config } from './config.ts'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { resolveDataDir } from './data/open.ts'
 import { domains as allDomains } from './domains/index.ts'
 import { createAuthenticator } from './http/auth.ts'
 import { serverBodyCeiling } from './http/request-guards.ts'
 import { createObservability } from './http/observability.ts'
 import { createApp, openDomains, verifyDatasets } from './server.ts'
-import { createQuotaStore } from './stores/index.ts'
-import { openKeyStore, type KeyStore } from './stores/keys.ts'
+import { keyStoreOf, type Config } from './config.ts'
+import { createKeyStore, createQuotaStore } from './stores/index.ts'
+import { openKeyStore, type KeyStore, type StoredKey } from './stores/keys.ts'
 import { StateError } from './stores/sqlite.ts'
 
 export interface Running {
@@ -41,7 +43,7 @@ const stderrJson = (line: string) => console.error(jsonLine(line))
 
 export async function serve(config: Config, log: (line: string) => void = stderrJson, options: ServeOptions = {}): Promise<Running> {
   // The state dir first: an unwritable one stops the start at once, before datasets are opened.
-  const keys = openKeys(config)
+  const keys = openKeys(config, log)
   const quota = createQuotaStore(config, log)
   const data = await resolveDataDir({ dataDir: config.dataDir }, log)
   const mounted = await openDomains(config, data, allDomains, log)
@@ -105,10 +107,42 @@ export async function serve(config: Config, log: (line: string) => void = stderr
   }
 }
 
-/** The key database; a state dir that cannot be written stops the start with one line naming it. */
-function openKeys(config: Config): KeyStore {
+/**
+ * With the quota store on Redis and ALMANAC_KEY_STORE unset, keys are read from Redis. A server upgraded
+ * from when keys always lived in the state dir would refuse them all without a word: say so, with a count.
+ */
+function warnUnusedSqliteKeys(config: Config, log: (line: string) => void) {
+  let active = 0
+  if (existsSync(join(config.stateDir, 'keys.sqlite'))) {
+    try {
+      const old = openKeyStore(config.stateDir)
+      active = (old.list() as StoredKey[]).filter((k) => !k.revoked).length
+      old.close()
+    } catch {
+      // Unreadable: nothing to count; the line below still says where keys are read from.
+    }
+  }
+  const why = "set ALMANAC_KEY_STORE=sqlite to keep using the state dir's keys.sqlite"
+  log(
+    JSON.stringify(
+      active
+        ? {
+            level: 'warn',
+            msg: `API keys are read from the quota store's Redis (ALMANAC_KEY_STORE unset): the ${active} active key(s) in keys.sqlite are not accepted; ${why}, or issue them again with almanac keys create`,
+          }
+        : { level: 'info', msg: `API keys are read from the quota store's Redis (ALMANAC_KEY_STORE unset); ${why}` },
+    ),
+  )
+}
+
+/**
+ * The key store; a state dir that cannot be written stops the start with one line naming it. Redis is
+ * dialled on the first request that needs it, as the quota store is.
+ */
+function openKeys(config: Config, log: (line: string) => void): KeyStore {
   try {
-    return openKeyStore(config.stateDir)
+    if (keyStoreOf(config) !== 'sqlite' && config.keyStore === undefined) warnUnusedSqliteKeys(config, log)
+    return createKeyStore(config, log)
   } catch (e) {
     if (e instanceof StateError) throw e
     throw new StateError(`ALMANAC_STATE_DIR: cannot open the key database in ${config.stateDir}: ${(e as Error).message}`)

@@ -5,17 +5,26 @@
  * API keys come from `ALMANAC_API_KEYS` and from the key database (`almanac keys create`). Both are found
  * by the SHA-256 of the presented key, never by comparing the key itself: a lookup's timing can only tell
  * an attacker about a hash prefix, which reveals nothing about any key (SHA-256 is preimage resistant).
+ *
+ * A stored key or a JWT may be limited to some domains (key scopes, the JWT `scope` claim): a request
+ * outside them is a 403 naming the scopes. The domain of a path is found from its first segment after
+ * /api/v1 in a Map made once from the domains' prefixes, so the check costs one lookup, and nothing at all
+ * for callers without scopes. A stored key may also expire: a 401 from then on.
  */
 import type { Config, Plan } from '../config.ts'
+import { domains as allDomains } from '../domains/index.ts'
 import { AlmanacError, unavailable } from '../lib/errors.ts'
-import { keyHash, type KeyStore } from '../stores/keys.ts'
+import { keyHash, type KeyStore, type StoredKey } from '../stores/keys.ts'
 import { createJwtVerifier, TokenError } from './jwt.ts'
+import { API_PREFIX, pathOf } from './paths.ts'
 
 export interface Principal {
   /** Quota subject: `key:<id>` for an API key, `jwt:<sub>` for a token. */
   subject: string
   plan: Plan
   via: 'key' | 'jwt'
+  /** Domains the caller may call; absent: every domain. */
+  scopes?: ReadonlySet<string>
 }
 
 export interface Authenticator {
@@ -57,10 +66,67 @@ export interface AuthenticatorOptions {
   /** The key database; without it only `ALMANAC_API_KEYS` keys are accepted. */
   keys?: KeyStore
   log?: (line: string) => void
+  /** The domains scopes name, by their route prefixes; every domain by default. */
+  domains?: readonly { name: string; prefixes: readonly string[] }[]
+  /** The time keys expire by (the app's clock). */
+  clock?: () => number
+}
+
+/**
+ * The domain a path belongs to, from its first segment after /api/v1 (every prefix is one segment; a
+ * longer one is matched in full). Paths of no domain (meta, openapi) answer undefined: any key may call them.
+ */
+export function domainResolver(domains: readonly { name: string; prefixes: readonly string[] }[]): (path: string) => string | undefined {
+  const bySegment = new Map<string, { base: string; name: string }[]>()
+  for (const d of domains)
+    for (const prefix of d.prefixes) {
+      const segment = prefix.slice(1).split('/')[0]!
+      const list = bySegment.get(segment) ?? []
+      list.push({ base: API_PREFIX + prefix, name: d.name })
+      bySegment.set(segment, list)
+    }
+  const start = API_PREFIX.length + 1
+  return (path) => {
+    if (!path.startsWith(API_PREFIX + '/')) return undefined
+    const end = path.indexOf('/', start)
+    const found = bySegment.get(end < 0 ? path.slice(start) : path.slice(start, end))
+    if (!found) return undefined
+    if (found.length === 1 && found[0]!.base.indexOf('/', start) < 0) return found[0]!.name
+    return found.find((f) => path === f.base || path.startsWith(f.base + '/'))?.name
+  }
+}
+
+/** A 403 for a caller whose scopes leave out the path's domain; a JWT also gets RFC 6750's insufficient_scope challenge. */
+const outOfScope = (principal: Principal, domain: string) => {
+  const scopes = [...principal.scopes!]
+  const who = principal.via === 'key' ? 'This API key' : 'This token'
+  return new AlmanacError(
+    'forbidden',
+    `${who} may call only ${scopes.length ? `the domain${scopes.length > 1 ? 's' : ''} ${scopes.join(', ')} (its scopes)` : 'no domain (its scope names none)'}; this path belongs to ${domain}.`,
+    {
+      extra: { scopes, domain },
+      ...(principal.via === 'jwt'
+        ? { headers: { 'WWW-Authenticate': `Bearer ${REALM}, error="insufficient_scope", scope=${quoted(domain)}` } }
+        : {}),
+    },
+  )
 }
 
 export function createAuthenticator(config: Config, options: AuthenticatorOptions = {}): Authenticator {
   const jwt = createJwtVerifier(config, options.log)
+  const clock = options.clock ?? Date.now
+  const domainOf = domainResolver(options.domains ?? allDomains)
+  /** Scope sets by their text: keys and tokens repeat a handful of combinations (at most 1,000 kept, 2 KB each). */
+  const scopeSets = new Map<string, ReadonlySet<string>>()
+  const scopeSet = (scopes: readonly string[]): ReadonlySet<string> => {
+    const text = scopes.join(' ')
+    let set = scopeSets.get(text)
+    if (!set) {
+      set = new Set(scopes)
+      if (scopeSets.size < 1000) scopeSets.set(text, set)
+    }
+    return set
+  }
   const withJwt = jwt !== null
   const planOf = (name: string | null, whose: string): Plan => {
     const plan = config.plans.get(name ?? config.defaultPlan)
@@ -80,7 +146,7 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
     }),
   )
 
-  const byKey = (key: string): Principal => {
+  const byKey = (key: string): Principal | Promise<Principal> => {
     if (!key || key.length > 512) throw unauthorized('The API key is not valid.', 'invalid_token', 'key', withJwt)
     const digest = keyHash(key)
     const configured = fromConfig.size ? fromConfig.get(hex(digest)) : undefined
@@ -90,12 +156,22 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
     try {
       stored = options.keys?.findByHash(digest)
     } catch (e) {
-      // A locked or broken key database is an outage, not the caller's fault.
-      throw unavailable(`The API key database cannot be read: ${(e as Error).message}. Try again shortly.`)
+      throw storeFailed(e)
     }
+    return stored instanceof Promise ? stored.then(fromStore, (e) => Promise.reject(storeFailed(e))) : fromStore(stored)
+  }
+
+  // A locked or broken key database, or an unreachable Redis, is an outage, not the caller's fault.
+  const storeFailed = (e: unknown) => unavailable(`The API key database cannot be read: ${(e as Error).message}. Try again shortly.`)
+
+  const fromStore = (stored: StoredKey | null | undefined): Principal => {
     if (!stored) throw unauthorized('The API key is not valid.', 'invalid_token', 'key', withJwt)
     if (stored.revoked) throw unauthorized('The API key has been revoked.', 'invalid_token', 'key', withJwt)
-    return { subject: `key:${stored.id}`, plan: planOf(stored.plan, 'The API key'), via: 'key' }
+    if (stored.expires !== null && clock() >= Date.parse(stored.expires))
+      throw unauthorized(`The API key expired at ${stored.expires}.`, 'invalid_token', 'key', withJwt)
+    const principal: Principal = { subject: `key:${stored.id}`, plan: planOf(stored.plan, 'The API key'), via: 'key' }
+    if (stored.scopes) principal.scopes = scopeSet(stored.scopes)
+    return principal
   }
 
   const byToken = async (token: string): Promise<Principal> => {
@@ -110,14 +186,29 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
     const plan = claims.plan
     if (plan !== undefined && typeof plan !== 'string')
       throw unauthorized("The token's plan claim must be a string naming a plan.", 'invalid_token', 'jwt')
-    return { subject: `jwt:${claims.sub}`, plan: planOf(plan ?? null, "The token's plan claim"), via: 'jwt' }
+    const scope = claims.scope
+    if (scope !== undefined && (typeof scope !== 'string' || scope.length > 2048))
+      throw unauthorized("The token's scope claim must be a string of space-separated domain names.", 'invalid_token', 'jwt')
+    const principal: Principal = { subject: `jwt:${claims.sub}`, plan: planOf(plan ?? null, "The token's plan claim"), via: 'jwt' }
+    if (scope !== undefined) principal.scopes = scopeSet(scope.split(' ').filter(Boolean))
+    return principal
   }
+
+  /** The principal if its scopes allow the request's path; else a 403. */
+  const inScope = (principal: Principal, request: Request): Principal => {
+    if (!principal.scopes) return principal
+    const domain = domainOf(pathOf(request.url))
+    if (domain !== undefined && !principal.scopes.has(domain)) throw outOfScope(principal, domain)
+    return principal
+  }
+  const checked = (answer: Principal | Promise<Principal>, request: Request) =>
+    answer instanceof Promise ? answer.then((p) => inScope(p, request)) : inScope(answer, request)
 
   return {
     authenticate(request) {
       const key = request.headers.get('x-api-key')
       // X-API-Key wins when both are sent: a proxy may add its own Authorization header.
-      if (key !== null) return byKey(key.trim())
+      if (key !== null) return checked(byKey(key.trim()), request)
       const authorization = request.headers.get('authorization')
       if (authorization !== null) {
         const bearer = /^Bearer +(\S+) *$/i.exec(authorization)
@@ -128,7 +219,7 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
             'jwt',
             withJwt,
           )
-        return byToken(bearer[1]!)
+        return checked(byToken(bearer[1]!), request)
       }
       throw unauthorized(
         withJwt ? 'Send an API key in X-API-Key or a JWT in Authorization: Bearer.' : 'Send an API key in X-API-Key.',

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { testApp } from '../support/app.ts'
+import { startRedis } from '../support/redis.ts'
 import { sampleDomain } from '../support/sample-domain.ts'
 
 const stateDir = mkdtempSync(join(tmpdir(), 'almanac-keys-'))
@@ -55,10 +56,10 @@ describe('almanac keys', () => {
     expect(nameless.stdout).toBe('')
   })
 
-  test('list shows id, name, plan, created, revoked and never a key', async () => {
+  test('list shows id, name, plan, scopes, expiry, created, revoked and never a key', async () => {
     const table = await cli('list')
     expect(table.code).toBe(0)
-    expect(table.stdout).toMatch(/^ID\s+NAME\s+PLAN\s+CREATED\s+REVOKED/)
+    expect(table.stdout).toMatch(/^ID\s+NAME\s+PLAN\s+SCOPES\s+EXPIRES\s+CREATED\s+REVOKED/)
     expect(table.stdout).toContain(aliceId)
     const json = await cli('list', '--json')
     const keys = JSON.parse(json.stdout)
@@ -66,7 +67,8 @@ describe('almanac keys', () => {
       ['alice', 'tiny', null],
       ['bob', null, null],
     ])
-    expect(Object.keys(keys[0]).sort()).toEqual(['created', 'id', 'name', 'plan', 'revoked'])
+    expect(Object.keys(keys[0]).sort()).toEqual(['created', 'expires', 'id', 'name', 'plan', 'revoked', 'scopes'])
+    expect([keys[0].scopes, keys[0].expires]).toEqual([null, null])
     for (const out of [table.stdout, json.stdout]) {
       expect(out).not.toContain(aliceKey)
       expect(out).not.toContain(bobKey)
@@ -130,5 +132,46 @@ describe('almanac keys', () => {
     const dave = await cli('revoke', '--json', 'dave')
     expect(dave.code).toBe(0)
     expect(JSON.parse(dave.stdout)).toMatchObject({ name: 'dave', revoked: expect.any(String) })
+  })
+})
+
+describe('almanac keys: scopes, expiry, and the Redis store', () => {
+  test('--scopes and --expires are kept and shown; bad ones exit 2 before anything is written', async () => {
+    const made = await cli('create', '--name', 'scoped', '--scopes', 'ip, countries,ip', '--expires', '2099-05-06', '--json')
+    expect(made.code).toBe(0)
+    expect(JSON.parse(made.stdout)).toMatchObject({ scopes: ['ip', 'countries'], expires: '2099-05-06T00:00:00.000Z' })
+    const table = (await cli('list')).stdout
+    expect(table).toMatch(/scoped\s+\(default\)\s+ip,countries\s+2099-05-06T00:00:00.000Z/)
+    for (const [args, words] of [
+      [['--scopes', 'ip,countrys'], '--scopes: "countrys" is not a domain (did you mean countries?)'],
+      [['--scopes', ','], '--scopes: no domain named'],
+      [['--expires', '2020-01-01'], '--expires "2020-01-01": that moment has passed'],
+      [['--expires', 'next week'], '--expires "next week": expected a date such as 2027-01-01'],
+      [['--expires', '2099-01-01T10:00:00'], 'expected a date such as 2027-01-01 or a time such as 2027-01-01T12:00:00Z'],
+    ] as const) {
+      const bad = await cli('create', '--name', 'bad', ...args)
+      expect({ code: bad.code, stderr: bad.stderr }).toEqual({ code: 2, stderr: expect.stringContaining(words) })
+    }
+    expect(JSON.parse((await cli('list', '--json')).stdout).some((k: { name: string }) => k.name === 'bad')).toBe(false)
+  })
+
+  test('--key-store redis://… creates, lists and revokes there, not in the state dir', async () => {
+    const redis = await startRedis()
+    try {
+      const made = await cli('create', '--name', 'remote', '--key-store', redis.url)
+      expect(made.code).toBe(0)
+      expect(made.stderr).toContain(`in ${redis.url}`)
+      const remote = JSON.parse((await cli('list', '--json', '--key-store', redis.url)).stdout)
+      expect(remote.map((k: { name: string }) => k.name)).toEqual(['remote'])
+      expect(JSON.parse((await cli('list', '--json')).stdout).some((k: { name: string }) => k.name === 'remote')).toBe(false)
+      // The quota store's Redis is the default key store.
+      const viaQuota = await cli('revoke', 'remote', '--quota-store', redis.url)
+      expect(viaQuota.code).toBe(0)
+      await redis.stop()
+      const down = await cli('list', '--key-store', redis.url)
+      expect({ code: down.code, stderr: down.stderr }).toEqual({ code: 1, stderr: expect.stringContaining('is unreachable') })
+    } finally {
+      await redis.close()
+    }
   })
 })

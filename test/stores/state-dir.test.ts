@@ -47,3 +47,32 @@ test('a state dir that cannot be made (under a file), with the memory quota stor
   expect(stderr).toContain(`almanac: ALMANAC_STATE_DIR: cannot open ${file}/state/keys.sqlite`)
   expect(stderr).not.toContain('listening')
 }, 30_000)
+
+test('keys left in keys.sqlite when ALMANAC_KEY_STORE follows a Redis quota store: a warning with their count', async () => {
+  const { openKeyStore } = await import('../../src/stores/keys.ts')
+  const dir = tempDir()
+  const old = openKeyStore(dir)
+  for (const name of ['one', 'two', 'gone']) old.create({ name, plan: null })
+  old.revoke('gone')
+  old.close()
+  // Redis is dialled on the first request that needs it, so an address nobody answers at is enough here.
+  const child = Bun.spawn(['bun', 'src/main.ts', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+    cwd: ROOT,
+    env: { ...process.env, ALMANAC_STATE_DIR: dir, ALMANAC_QUOTA_STORE: 'redis://127.0.0.1:9', ALMANAC_ACCESS_LOG: 'false' },
+    stdout: 'ignore',
+    stderr: 'pipe',
+  })
+  let seen = ''
+  const decoder = new TextDecoder()
+  for await (const chunk of child.stderr as ReadableStream<Uint8Array>) {
+    seen += decoder.decode(chunk)
+    if (seen.includes('"msg":"listening"')) break
+  }
+  child.kill('SIGTERM')
+  await child.exited
+  const warning = seen.split('\n').find((l) => l.includes('keys.sqlite'))
+  expect(JSON.parse(warning!)).toMatchObject({
+    level: 'warn',
+    msg: expect.stringContaining('the 2 active key(s) in keys.sqlite are not accepted; set ALMANAC_KEY_STORE=sqlite'),
+  })
+}, 30_000)
