@@ -18,6 +18,7 @@ import { API_PREFIX, isApi, pathOf, pathStart } from './http/paths.ts'
 import { routeMatcher } from './http/route-match.ts'
 import { bodyReader, checkRequest } from './http/request-guards.ts'
 import { COST_KEY, costOf, type PerItemCost } from './http/cost.ts'
+import { CACHE_CONTROL, CACHE_KEY, type CacheKind, contentTag, etagOf, noneMatch } from './http/cache.ts'
 import { docsRoutes } from './http/docs.ts'
 import { metaRoutes } from './http/meta.ts'
 import { withCors } from './http/cors.ts'
@@ -138,6 +139,10 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const clock = deps.clock ?? Date.now
   /** Per-item costs by route pattern, then method. */
   const costs = new Map<string, Map<string, PerItemCost>>()
+  /** Cacheable routes by route pattern, then method: their Cache-Control and the domain whose content tag they use. */
+  const caching = new Map<string, Map<string, { control: string; domain: string }>>()
+  /** Each open domain's content tag (cache.ts); replaced when the datasets are. */
+  const tags = contentTags(deps.data, mounted)
   /**
    * Adds headers this request's response must carry (quota, definitions date). Kept beside Elysia's
    * `set.headers` because a reply whose Response we build ourselves is measurably cheaper than Elysia
@@ -348,13 +353,22 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       return answer instanceof Promise ? answer.then(spent, failed) : spent(answer)
     })
     .onAfterHandle({ as: 'global' }, ({ response, request, query, set, form }) => {
-      const headers = existingExchange(request)?.headers
+      const exchange = existingExchange(request)
+      const headers = exchange?.headers
       if (response instanceof Reply) {
         const json = bodyJson(response, form, (query as Record<string, string | undefined>)?.fields)
-        return new Response(json, {
-          status: typeof set.status === 'number' ? set.status : 200,
-          headers: headers ? Object.assign(headers, JSON_HEADERS) : JSON_HEADERS,
-        })
+        const status = typeof set.status === 'number' ? set.status : 200
+        const cache = status === 200 && exchange?.route ? caching.get(exchange.route)?.get(request.method) : undefined
+        const tag = cache && tags.get(cache.domain)
+        if (tag) {
+          // The quota was spent in the transform hook, so a 304 counts like a 200 and carries the same headers.
+          const etag = etagOf(tag, json)
+          const out: Record<string, string> = { ...headers, ...JSON_HEADERS, etag, 'cache-control': cache.control }
+          if (!noneMatch(request.headers.get('if-none-match'), etag)) return new Response(json, { status, headers: out })
+          delete out['content-type']
+          return new Response(null, { status: 304, headers: out })
+        }
+        return new Response(json, { status, headers: headers ? Object.assign(headers, JSON_HEADERS) : JSON_HEADERS })
       }
       if (headers) Object.assign(set.headers, headers)
     })
@@ -395,6 +409,14 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     if (!m.problem && m.domain.publicRoutes) app.use(m.domain.publicRoutes({ service: m.service, config, data: deps.data }))
 
   for (const route of app.routes) {
+    const kind = (route.hooks as any)?.detail?.[CACHE_KEY] as CacheKind | undefined
+    const owner =
+      kind &&
+      mounted.find((m) => m.domain.prefixes.some((p) => route.path === API_PREFIX + p || route.path.startsWith(`${API_PREFIX + p}/`)))
+    if (kind && owner) {
+      if (!caching.has(route.path)) caching.set(route.path, new Map())
+      caching.get(route.path)!.set(route.method, { control: CACHE_CONTROL[kind], domain: owner.domain.name })
+    }
     const cost = (route.hooks as any)?.detail?.[COST_KEY] as PerItemCost | undefined
     if (!cost) continue
     if (!costs.has(route.path)) costs.set(route.path, new Map())
@@ -404,6 +426,16 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   // handle answers synchronously or with a promise despite its type; the wrapper keeps whichever it got.
   app.handle = observability.wrap(withCors(config, app.handle), app) as typeof app.handle
   return app
+}
+
+/** Each domain's content tag: a hash over the sha256 of its datasets' artifacts (cache.ts). */
+export function contentTags(data: DataDir, mounted: MountedDomain[]): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const { domain } of mounted) {
+    const hashes = domain.datasets.flatMap((id) => data.manifest.datasets[id]?.artifacts.map((a) => a.sha256) ?? [])
+    if (hashes.length) out.set(domain.name, contentTag(hashes))
+  }
+  return out
 }
 
 /** The optional sources each open domain's datasets were built without, by domain (for /readyz). */
