@@ -24,14 +24,21 @@ export const DATA_USAGE = `usage:
   almanac data verify [--data-dir DIR]
       re-hash every artifact against manifest.json
   almanac data extract [--to DIR]
-      (executable) write the embedded datasets into DIR/<content hash> now, not at first start`
+      (executable) write the embedded datasets into DIR/<content hash> now, not at first start
+  almanac data status [--url URL]
+      ask a running server (default http://127.0.0.1:$ALMANAC_PORT) for its /readyz: prints it, exits 0
+      only when it is ready (the container healthcheck; needs no curl)`
 
 const SUBCOMMANDS = new Map<string, OptionSpec>([
   ['build', { only: { type: 'string' }, force: { type: 'boolean' }, offline: { type: 'boolean' }, out: { type: 'string' } }],
   ['fetch', { to: { type: 'string' } }],
   ['verify', { 'data-dir': { type: 'string' } }],
   ['extract', { to: { type: 'string' } }],
+  ['status', { url: { type: 'string' } }],
 ])
+
+/** How long `data status` waits for /readyz (under the healthcheck's own timeout). */
+const STATUS_TIMEOUT_MS = 4000
 
 /** Runs the subcommand; returns the process exit code. */
 export async function dataCommand(args: string[], log: (line: string) => void = (l) => console.error(l)): Promise<number> {
@@ -86,6 +93,17 @@ export async function dataCommand(args: string[], log: (line: string) => void = 
       for (const p of problems) log(`almanac: ${p}`)
       log(problems.length ? `${dir}: ${problems.length} problem(s)` : `${dir}: every artifact matches manifest.json`)
       return problems.length ? 1 : 0
+    }
+    case 'status': {
+      const base = text('url') ?? `http://127.0.0.1:${process.env.ALMANAC_PORT ?? process.env.PORT ?? 8080}`
+      try {
+        const res = await fetch(new URL('/readyz', base), { signal: AbortSignal.timeout(STATUS_TIMEOUT_MS) })
+        console.log(await res.text())
+        return res.status === 200 ? 0 : 1
+      } catch (e) {
+        log(`almanac: ${base}/readyz did not answer: ${(e as Error).message}`)
+        return 1
+      }
     }
     default: {
       const embedded = embeddedData()
