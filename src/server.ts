@@ -6,6 +6,7 @@
  */
 import { Elysia, type AnyElysia } from 'elysia'
 import type { Config, Plan } from './config.ts'
+import { ageSeconds, freshness } from './data/freshness.ts'
 import { contentMismatch, sizeMismatch } from './data/integrity.ts'
 import type { DataDir } from './data/types.ts'
 import type { Domain } from './domains/types.ts'
@@ -44,6 +45,8 @@ export interface AppDeps {
   observability?: Observability
   /** Milliseconds since the epoch for quota windows and their headers (tests fix it; default Date.now). */
   clock?: () => number
+  /** Register the dataset metrics collector (default true); a LiveApp registers one for all its generations. */
+  datasetMetrics?: boolean
 }
 
 /**
@@ -285,7 +288,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const observability = deps.observability ?? createObservability(config)
   /** Per domain: its datasets built without an optional source (a signal it cannot give). */
   const degraded = unavailableSignals(deps.data, mounted)
-  observability.addCollector(() => datasetMetrics(deps.data, mounted, clock()))
+  if (deps.datasetMetrics !== false) observability.addCollector(() => datasetMetrics(deps.data, mounted, clock()))
   // The shared layers run in one request hook and one transform hook: each Elysia hook costs a fixed
   // ~0.6-1 µs a request whatever it does, more than the work inside these.
   // standardHostname: false makes the router cut the path where paths.ts does (see there).
@@ -394,6 +397,10 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
             const missing = m.problem ? [] : degraded.get(m.domain.name)
             return { domain: m.domain.name, ready: !m.problem, ...(missing?.length ? { signals_unavailable: missing } : {}) }
           }),
+          // Age and staleness are reported, never a reason to be unready: old data still answers.
+          datasets: Object.values(deps.data.manifest.datasets)
+            .sort((a, b) => a.id.localeCompare(b.id))
+            .map((e) => ({ dataset: e.id, ...freshness(e.id, e, clock()) })),
           ...(down.length ? { problems: down } : {}),
         }
       },
@@ -402,7 +409,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
 
   const api = new Elysia({ prefix: API_PREFIX })
   for (const m of mounted) api.use(domainRoutes(config, deps.data, m))
-  api.use(metaRoutes(config, deps.data, mounted))
+  api.use(metaRoutes(config, deps.data, mounted, clock))
   app.use(api)
   // Outside /api/v1, so the request hook neither authenticates nor counts them (isApi is false).
   for (const m of mounted)
@@ -463,9 +470,8 @@ export function datasetMetrics(data: DataDir, mounted: MountedDomain[], now: num
     '# TYPE almanac_dataset_age_seconds gauge',
   ]
   for (const e of entries) {
-    const date = e.date ? Date.parse(`${e.date.slice(0, 10)}T00:00:00Z`) : NaN
-    if (Number.isFinite(date))
-      out.push(`almanac_dataset_age_seconds{dataset="${label(e.id)}"} ${Math.max(0, Math.floor((now - date) / 1000))}`)
+    const age = ageSeconds(e, now)
+    if (age !== null) out.push(`almanac_dataset_age_seconds{dataset="${label(e.id)}"} ${age}`)
   }
   out.push(
     '# HELP almanac_dataset_built_timestamp_seconds When the dataset was built, in Unix seconds.',
