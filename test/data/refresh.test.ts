@@ -134,6 +134,9 @@ test('a swap under continuous load: no failed request, the answer changes, the o
     headers: { 'x-api-key': TEST_KEY, 'x-response-form': 'bare' },
   })
   expect(((await meta.json()) as { version: string }).version).toEndWith('-refreshed')
+  // So do the dataset metrics, once (one collector for every generation).
+  const metrics = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text()
+  expect(metrics.match(/almanac_dataset_info\{dataset="countries",version="[^"]*"/g)).toEqual([expect.stringMatching(/-refreshed"$/)])
 }, 60_000)
 
 test('a broken directory is refused with a log line; the data in service stays', async () => {
