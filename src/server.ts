@@ -365,9 +365,10 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
         const tag = cache && tags.get(cache.domain)
         if (tag) {
           // The quota was spent in the transform hook, so a 304 counts like a 200 and carries the same headers.
-          const etag = etagOf(tag, json)
-          const out: Record<string, string> = { ...headers, ...JSON_HEADERS, etag, 'cache-control': cache.control }
-          if (!noneMatch(request.headers.get('if-none-match'), etag)) return new Response(json, { status, headers: out })
+          const out: Record<string, string> = headers ? Object.assign(headers, JSON_HEADERS) : { ...JSON_HEADERS }
+          out.etag = etagOf(tag, json)
+          out['cache-control'] = cache.control
+          if (!noneMatch(request.headers.get('if-none-match'), out.etag)) return new Response(json, { status, headers: out })
           delete out['content-type']
           return new Response(null, { status: 304, headers: out })
         }

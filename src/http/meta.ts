@@ -154,13 +154,14 @@ const appVersion = t.String({ description: 'Version of this server.' })
 export const metaRoutes = (config: Config, data: DataDir, mounted: MountedDomain[], clock: () => number = Date.now) => {
   // Made again only when a domain's state changed (the integrity check may disable one while serving) or
   // the day did (ages are in whole days).
-  const stateOf = (now: number) => `${dayOf(now)}\0${mounted.map((m) => m.problem ?? '').join('\0')}`
+  const problems = () => mounted.map((m) => m.problem ?? '').join('\0')
   let infos = datasetInfos(data, mounted, clock())
-  let state = stateOf(clock())
+  let state = problems()
+  let day = dayOf(clock())
   const current = () => {
     const now = clock()
-    const next = stateOf(now)
-    if (next !== state) [infos, state] = [datasetInfos(data, mounted, now), next]
+    const next = problems()
+    if (next !== state || dayOf(now) !== day) [infos, state, day] = [datasetInfos(data, mounted, now), next, dayOf(now)]
     return infos
   }
   return new Elysia({ name: 'almanac:meta', prefix: '/meta' })
