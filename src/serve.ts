@@ -1,16 +1,17 @@
 /**
  * Starts the HTTP server: config -> datasets -> domains -> app -> listen, and stops gracefully on SIGTERM.
  */
-import type { Server } from 'bun'
-import { existsSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { Server } from 'bun'
 import { resolveDataDir } from './data/open.ts'
 import { domains as allDomains } from './domains/index.ts'
 import { createAuthenticator } from './http/auth.ts'
 import { serverBodyCeiling } from './http/request-guards.ts'
 import { createObservability } from './http/observability.ts'
-import { createApp, openDomains, verifyDatasets } from './server.ts'
 import { keyStoreOf, type Config } from './config.ts'
+import { activatedDir, type LiveApp, liveApp } from './data/refresh.ts'
+import { openDomains, verifyDatasets } from './server.ts'
 import { createKeyStore, createQuotaStore } from './stores/index.ts'
 import { openKeyStore, type KeyStore, type StoredKey } from './stores/keys.ts'
 import { StateError } from './stores/sqlite.ts'
@@ -20,6 +21,8 @@ export interface Running {
   url: string
   /** Settles when the background dataset integrity check is done. */
   verified: Promise<void>
+  /** The data generation being served; `activate` swaps in another data directory (SIGHUP does too). */
+  live: LiveApp
   stop(): Promise<void>
 }
 
@@ -45,7 +48,10 @@ export async function serve(config: Config, log: (line: string) => void = stderr
   // The state dir first: an unwritable one stops the start at once, before datasets are opened.
   const keys = openKeys(config, log)
   const quota = createQuotaStore(config, log)
-  const data = await resolveDataDir({ dataDir: config.dataDir }, log)
+  // A directory chosen by `almanac data activate` outlives restarts.
+  const activated = activatedDir(config.stateDir)
+  if (activated) log(`datasets: ${activated} was activated with \`almanac data activate\``)
+  const data = await resolveDataDir({ dataDir: activated ?? config.dataDir }, log)
   const mounted = await openDomains(config, data, allDomains, log)
   if (options.reusePort && config.quotaStore === 'memory')
     log(
@@ -55,22 +61,23 @@ export async function serve(config: Config, log: (line: string) => void = stderr
       }),
     )
   const observability = createObservability(config)
-  const app = createApp(
+  const live = liveApp(
     config,
-    { data, domains: allDomains, authenticator: createAuthenticator(config, { keys, log }), quota, log, observability },
+    { domains: allDomains, authenticator: createAuthenticator(config, { keys, log }), quota, log, observability },
+    data,
     mounted,
   )
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
-    fetch: (req) => app.handle(req),
+    fetch: (req) => live.handle(req),
     // The app answers bodies over config.bodyLimit with a 413 problem; Bun's ceiling is only a backstop.
     maxRequestBodySize: serverBodyCeiling(config.bodyLimit),
     reusePort: options.reusePort ?? false,
     development: false,
   })
   // Handlers read the TCP peer through Elysia's `server` (server.requestIP); app.handle alone leaves it null.
-  ;(app as unknown as { server: unknown }).server = server
+  live.attach(server)
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`
   // `address` is what the socket is bound to (port 0 becomes the port the system chose); `url` is where a local client reaches it.
   log(
@@ -87,11 +94,24 @@ export async function serve(config: Config, log: (line: string) => void = stderr
   const verified = verifyDatasets(data, mounted, log).catch((e) =>
     log(JSON.stringify({ level: 'error', msg: 'dataset integrity check failed to run', error: String(e) })),
   )
+  // SIGHUP (systemctl reload, `almanac data activate`): serve the activated directory, else the configured
+  // one, else the current one read again (the operator replaced its files). A refusal is logged.
+  const reload = () => {
+    const dir =
+      activatedDir(config.stateDir) ??
+      (config.dataDir && existsSync(join(config.dataDir, 'manifest.json')) ? config.dataDir : live.current.data.dir)
+    live.activate(dir).catch((e) => log(JSON.stringify({ level: 'error', msg: 'data activation failed', dir, error: String(e) })))
+  }
+  process.on('SIGHUP', reload)
+  // `almanac data activate` signals the pid in this file (workers share a port: signal each of them).
+  if (!options.reusePort) writePid(config.stateDir, log)
   return {
     server,
     url,
     verified,
+    live,
     async stop() {
+      process.off('SIGHUP', reload)
       // Stop accepting; let in-flight requests finish for up to the grace period, then cut them off.
       const drained = server.stop(false).then(() => true)
       const grace = Bun.sleep(config.shutdownGraceSeconds * 1000).then(() => false)
@@ -100,7 +120,7 @@ export async function serve(config: Config, log: (line: string) => void = stderr
         await server.stop(true)
       }
       observability.flush()
-      for (const m of mounted) if (m.service !== undefined) await m.domain.close?.(m.service)
+      await live.close()
       await quota.close()
       keys.close()
     },
@@ -146,5 +166,16 @@ function openKeys(config: Config, log: (line: string) => void): KeyStore {
   } catch (e) {
     if (e instanceof StateError) throw e
     throw new StateError(`ALMANAC_STATE_DIR: cannot open the key database in ${config.stateDir}: ${(e as Error).message}`)
+  }
+}
+
+/** The file holding the serving process's pid, for `almanac data activate`. */
+export const pidFile = (stateDir: string) => join(stateDir, 'almanac.pid')
+
+function writePid(stateDir: string, log: (line: string) => void) {
+  try {
+    writeFileSync(pidFile(stateDir), `${process.pid}\n`)
+  } catch (e) {
+    log(JSON.stringify({ level: 'warn', msg: `cannot write ${pidFile(stateDir)}: ${(e as Error).message}` }))
   }
 }

@@ -6,6 +6,7 @@
  */
 import { Elysia, type AnyElysia } from 'elysia'
 import type { Config, Plan } from './config.ts'
+import { ageSeconds, freshness } from './data/freshness.ts'
 import { contentMismatch, sizeMismatch } from './data/integrity.ts'
 import type { DataDir } from './data/types.ts'
 import type { Domain } from './domains/types.ts'
@@ -18,6 +19,7 @@ import { API_PREFIX, isApi, pathOf, pathStart } from './http/paths.ts'
 import { routeMatcher } from './http/route-match.ts'
 import { bodyReader, checkRequest } from './http/request-guards.ts'
 import { COST_KEY, costOf, type PerItemCost } from './http/cost.ts'
+import { CACHE_CONTROL, CACHE_KEY, type CacheKind, contentTag, etagOf, noneMatch } from './http/cache.ts'
 import { docsRoutes } from './http/docs.ts'
 import { metaRoutes } from './http/meta.ts'
 import { withCors } from './http/cors.ts'
@@ -43,6 +45,8 @@ export interface AppDeps {
   observability?: Observability
   /** Milliseconds since the epoch for quota windows and their headers (tests fix it; default Date.now). */
   clock?: () => number
+  /** Register the dataset metrics collector (default true); a LiveApp registers one for all its generations. */
+  datasetMetrics?: boolean
 }
 
 /**
@@ -138,6 +142,10 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const clock = deps.clock ?? Date.now
   /** Per-item costs by route pattern, then method. */
   const costs = new Map<string, Map<string, PerItemCost>>()
+  /** Cacheable routes by route pattern, then method: their Cache-Control and the domain whose content tag they use. */
+  const caching = new Map<string, Map<string, { control: string; domain: string }>>()
+  /** Each open domain's content tag (cache.ts); replaced when the datasets are. */
+  const tags = contentTags(deps.data, mounted)
   /**
    * Adds headers this request's response must carry (quota, definitions date). Kept beside Elysia's
    * `set.headers` because a reply whose Response we build ourselves is measurably cheaper than Elysia
@@ -280,7 +288,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const observability = deps.observability ?? createObservability(config)
   /** Per domain: its datasets built without an optional source (a signal it cannot give). */
   const degraded = unavailableSignals(deps.data, mounted)
-  observability.addCollector(() => datasetMetrics(deps.data, mounted, clock()))
+  if (deps.datasetMetrics !== false) observability.addCollector(() => datasetMetrics(deps.data, mounted, clock()))
   // The shared layers run in one request hook and one transform hook: each Elysia hook costs a fixed
   // ~0.6-1 µs a request whatever it does, more than the work inside these.
   // standardHostname: false makes the router cut the path where paths.ts does (see there).
@@ -348,13 +356,23 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       return answer instanceof Promise ? answer.then(spent, failed) : spent(answer)
     })
     .onAfterHandle({ as: 'global' }, ({ response, request, query, set, form }) => {
-      const headers = existingExchange(request)?.headers
+      const exchange = existingExchange(request)
+      const headers = exchange?.headers
       if (response instanceof Reply) {
         const json = bodyJson(response, form, (query as Record<string, string | undefined>)?.fields)
-        return new Response(json, {
-          status: typeof set.status === 'number' ? set.status : 200,
-          headers: headers ? Object.assign(headers, JSON_HEADERS) : JSON_HEADERS,
-        })
+        const status = typeof set.status === 'number' ? set.status : 200
+        const cache = status === 200 && exchange?.route ? caching.get(exchange.route)?.get(request.method) : undefined
+        const tag = cache && tags.get(cache.domain)
+        if (tag) {
+          // The quota was spent in the transform hook, so a 304 counts like a 200 and carries the same headers.
+          const out: Record<string, string> = headers ? Object.assign(headers, JSON_HEADERS) : { ...JSON_HEADERS }
+          out.etag = etagOf(tag, json)
+          out['cache-control'] = cache.control
+          if (!noneMatch(request.headers.get('if-none-match'), out.etag)) return new Response(json, { status, headers: out })
+          delete out['content-type']
+          return new Response(null, { status: 304, headers: out })
+        }
+        return new Response(json, { status, headers: headers ? Object.assign(headers, JSON_HEADERS) : JSON_HEADERS })
       }
       if (headers) Object.assign(set.headers, headers)
     })
@@ -380,6 +398,10 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
             const missing = m.problem ? [] : degraded.get(m.domain.name)
             return { domain: m.domain.name, ready: !m.problem, ...(missing?.length ? { signals_unavailable: missing } : {}) }
           }),
+          // Age and staleness are reported, never a reason to be unready: old data still answers.
+          datasets: Object.values(deps.data.manifest.datasets)
+            .sort((a, b) => a.id.localeCompare(b.id))
+            .map((e) => ({ dataset: e.id, ...freshness(e.id, e, clock()) })),
           ...(down.length ? { problems: down } : {}),
         }
       },
@@ -388,13 +410,21 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
 
   const api = new Elysia({ prefix: API_PREFIX })
   for (const m of mounted) api.use(domainRoutes(config, deps.data, m))
-  api.use(metaRoutes(config, deps.data, mounted))
+  api.use(metaRoutes(config, deps.data, mounted, clock))
   app.use(api)
   // Outside /api/v1, so the request hook neither authenticates nor counts them (isApi is false).
   for (const m of mounted)
     if (!m.problem && m.domain.publicRoutes) app.use(m.domain.publicRoutes({ service: m.service, config, data: deps.data }))
 
   for (const route of app.routes) {
+    const kind = (route.hooks as any)?.detail?.[CACHE_KEY] as CacheKind | undefined
+    const owner =
+      kind &&
+      mounted.find((m) => m.domain.prefixes.some((p) => route.path === API_PREFIX + p || route.path.startsWith(`${API_PREFIX + p}/`)))
+    if (kind && owner) {
+      if (!caching.has(route.path)) caching.set(route.path, new Map())
+      caching.get(route.path)!.set(route.method, { control: CACHE_CONTROL[kind], domain: owner.domain.name })
+    }
     const cost = (route.hooks as any)?.detail?.[COST_KEY] as PerItemCost | undefined
     if (!cost) continue
     if (!costs.has(route.path)) costs.set(route.path, new Map())
@@ -404,6 +434,16 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   // handle answers synchronously or with a promise despite its type; the wrapper keeps whichever it got.
   app.handle = observability.wrap(withCors(config, app.handle), app) as typeof app.handle
   return app
+}
+
+/** Each domain's content tag: a hash over the sha256 of its datasets' artifacts (cache.ts). */
+export function contentTags(data: DataDir, mounted: MountedDomain[]): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const { domain } of mounted) {
+    const hashes = domain.datasets.flatMap((id) => data.manifest.datasets[id]?.artifacts.map((a) => a.sha256) ?? [])
+    if (hashes.length) out.set(domain.name, contentTag(hashes))
+  }
+  return out
 }
 
 /** The optional sources each open domain's datasets were built without, by domain (for /readyz). */
@@ -431,9 +471,8 @@ export function datasetMetrics(data: DataDir, mounted: MountedDomain[], now: num
     '# TYPE almanac_dataset_age_seconds gauge',
   ]
   for (const e of entries) {
-    const date = e.date ? Date.parse(`${e.date.slice(0, 10)}T00:00:00Z`) : NaN
-    if (Number.isFinite(date))
-      out.push(`almanac_dataset_age_seconds{dataset="${label(e.id)}"} ${Math.max(0, Math.floor((now - date) / 1000))}`)
+    const age = ageSeconds(e, now)
+    if (age !== null) out.push(`almanac_dataset_age_seconds{dataset="${label(e.id)}"} ${age}`)
   }
   out.push(
     '# HELP almanac_dataset_built_timestamp_seconds When the dataset was built, in Unix seconds.',

@@ -2500,6 +2500,12 @@ export interface components {
             counts: {
                 [key: string]: number;
             };
+            /** @description Whole days since the upstream date of its newest source; null when unknown. */
+            age_days: number | null;
+            /** @description Older than stale_after_days: refresh it (docs/datasets.md, "Freshness"; GeoLite2: 30 days). */
+            stale: boolean;
+            /** @description Age in days past which the dataset is stale; null: never stale. */
+            stale_after_days: number | null;
             /** @description Optional sources the dataset was built without; the domain serves, with the signals they give marked unavailable. */
             unavailable_sources?: {
                 id: string;

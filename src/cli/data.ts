@@ -4,7 +4,9 @@
  * directory against its manifest, and extracting the executable's datasets ahead of time (for read-only
  * deployments).
  */
-import { resolve } from 'node:path'
+import { existsSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { DEFAULTS } from '../config.ts'
 import { sources } from '../../datasets/sources.ts'
 import { buildDatasets, verifyDataDir } from '../data/build.ts'
 import { embeddedData } from '../data/embedded.ts'
@@ -12,6 +14,8 @@ import { cacheRoot, extractEmbedded } from '../data/extract.ts'
 import { fetchSources } from '../data/fetch.ts'
 import { SOURCE_OUT_DIR } from '../data/open.ts'
 import { domains } from '../domains/index.ts'
+import { recordActivated } from '../data/refresh.ts'
+import { pidFile } from '../serve.ts'
 import { didYouMean, parseCommand, UsageError, type OptionSpec } from './args.ts'
 
 export const DATA_USAGE = `usage:
@@ -24,14 +28,26 @@ export const DATA_USAGE = `usage:
   almanac data verify [--data-dir DIR]
       re-hash every artifact against manifest.json
   almanac data extract [--to DIR]
-      (executable) write the embedded datasets into DIR/<content hash> now, not at first start`
+      (executable) write the embedded datasets into DIR/<content hash> now, not at first start
+  almanac data activate DIR [--pid PID]
+      check DIR (every artifact against its manifest.json), record it as the data directory to serve
+      (ALMANAC_STATE_DIR/active-data, kept across restarts) and send SIGHUP to the running server (PID, else
+      the pid in ALMANAC_STATE_DIR/almanac.pid): it opens DIR, checks it again and swaps it in, or logs why not
+  almanac data status [--url URL]
+      ask a running server (default http://127.0.0.1:$ALMANAC_PORT) for its /readyz: prints it, exits 0
+      only when it is ready (the container healthcheck; needs no curl)`
 
 const SUBCOMMANDS = new Map<string, OptionSpec>([
   ['build', { only: { type: 'string' }, force: { type: 'boolean' }, offline: { type: 'boolean' }, out: { type: 'string' } }],
   ['fetch', { to: { type: 'string' } }],
   ['verify', { 'data-dir': { type: 'string' } }],
   ['extract', { to: { type: 'string' } }],
+  ['status', { url: { type: 'string' } }],
+  ['activate', { pid: { type: 'string' } }],
 ])
+
+/** How long `data status` waits for /readyz (under the healthcheck's own timeout). */
+const STATUS_TIMEOUT_MS = 4000
 
 /** Runs the subcommand; returns the process exit code. */
 export async function dataCommand(args: string[], log: (line: string) => void = (l) => console.error(l)): Promise<number> {
@@ -42,7 +58,7 @@ export async function dataCommand(args: string[], log: (line: string) => void = 
   }
   const spec = SUBCOMMANDS.get(sub)
   if (!spec) throw new UsageError(`unknown data command ${JSON.stringify(sub)}${didYouMean(sub, SUBCOMMANDS.keys())}\n${DATA_USAGE}`)
-  const { values, help } = parseCommand(rest, spec)
+  const { values, positionals, help } = parseCommand(rest, spec, sub === 'activate')
   if (help) {
     console.log(DATA_USAGE)
     return 0
@@ -87,6 +103,22 @@ export async function dataCommand(args: string[], log: (line: string) => void = 
       log(problems.length ? `${dir}: ${problems.length} problem(s)` : `${dir}: every artifact matches manifest.json`)
       return problems.length ? 1 : 0
     }
+    case 'activate': {
+      const dir = positionals[0]
+      if (!dir || positionals.length > 1) throw new UsageError(`data activate needs one DIR\n${DATA_USAGE}`)
+      return activate(resolve(dir), text('pid'), log)
+    }
+    case 'status': {
+      const base = text('url') ?? `http://127.0.0.1:${process.env.ALMANAC_PORT ?? process.env.PORT ?? 8080}`
+      try {
+        const res = await fetch(new URL('/readyz', base), { signal: AbortSignal.timeout(STATUS_TIMEOUT_MS) })
+        console.log(await res.text())
+        return res.status === 200 ? 0 : 1
+      } catch (e) {
+        log(`almanac: ${base}/readyz did not answer: ${(e as Error).message}`)
+        return 1
+      }
+    }
     default: {
       const embedded = embeddedData()
       if (!embedded) {
@@ -98,4 +130,36 @@ export async function dataCommand(args: string[], log: (line: string) => void = 
       return 0
     }
   }
+}
+
+/** `data activate`: the checks a server would refuse the directory for, then the record and the signal. */
+function activate(dir: string, pidText: string | undefined, log: (line: string) => void): number {
+  if (!existsSync(join(dir, 'manifest.json'))) {
+    log(`almanac: ${dir} holds no manifest.json; build one with \`almanac data build --out ${dir}\``)
+    return 1
+  }
+  const problems = verifyDataDir(dir)
+  for (const p of problems) log(`almanac: ${p}`)
+  if (problems.length) {
+    log(`almanac: ${dir} refused (${problems.length} problem(s)); the server keeps its data`)
+    return 1
+  }
+  const stateDir = process.env.ALMANAC_STATE_DIR ?? DEFAULTS.stateDir
+  recordActivated(stateDir, dir)
+  const file = pidFile(stateDir)
+  const pid = Number(pidText ?? (existsSync(file) ? readFileSync(file, 'utf8').trim() : NaN))
+  if (!Number.isInteger(pid) || pid <= 0) {
+    log(`almanac: ${dir} recorded in ${stateDir}; no running server found (no --pid, no ${file}): it is served from the next start`)
+    return 0
+  }
+  try {
+    process.kill(pid, 'SIGHUP')
+  } catch (e) {
+    log(
+      `almanac: ${dir} recorded in ${stateDir}, but signalling pid ${pid} failed (${(e as Error).message}): it is served from the next start`,
+    )
+    return 1
+  }
+  log(`almanac: ${dir} recorded; SIGHUP sent to pid ${pid}: the server logs "datasets activated", or why it refused the directory`)
+  return 0
 }

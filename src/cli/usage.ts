@@ -11,7 +11,7 @@ usage: almanac <command> [options]
 commands:
   serve      start the HTTP server on the built datasets
   start      build the datasets that can be built here, then serve (source tree; what failed is reported)
-  data       build | fetch | verify | extract datasets
+  data       build | fetch | verify | extract | activate | status datasets
   keys       create | list | revoke API keys
   version    the app's and each dataset's version (--json)
   help       this text; \`almanac help <command>\` or \`almanac <command> --help\` for one command

@@ -6,6 +6,7 @@
 import { Elysia, t } from 'elysia'
 import { APP_VERSION } from '../cli/version.ts'
 import type { Config } from '../config.ts'
+import { dayOf, type Freshness, freshness } from '../data/freshness.ts'
 import { provenance } from '../data/provenance.ts'
 import type { DataDir, ManifestEntry } from '../data/types.ts'
 import { notFound } from '../lib/errors.ts'
@@ -17,7 +18,7 @@ import { fieldsQuery } from './paging.ts'
 import { list, one } from './reply.ts'
 import { nullable } from './schemas.ts'
 
-export interface DatasetInfo {
+export interface DatasetInfo extends Freshness {
   id: string
   /** Domain that serves it, null for a dataset no mounted domain uses. */
   domain: string | null
@@ -55,11 +56,14 @@ export const DATASET_FIELDS = [
   'attribution',
   'sources',
   'counts',
+  'age_days',
+  'stale',
+  'stale_after_days',
   'unavailable_sources',
   'problem',
 ] as const
 
-function info(id: string, entry: ManifestEntry | undefined, mounted: MountedDomain | undefined): DatasetInfo {
+function info(id: string, entry: ManifestEntry | undefined, mounted: MountedDomain | undefined, now: number): DatasetInfo {
   const sources = (entry?.sources ?? []).map(({ id, version, date, license, attribution, duties, url, homepage }) => ({
     id,
     version,
@@ -83,6 +87,7 @@ function info(id: string, entry: ManifestEntry | undefined, mounted: MountedDoma
     attribution: entry?.attribution ?? declared.attribution,
     sources,
     counts: entry?.counts ?? {},
+    ...freshness(id, entry, now),
     ...(entry?.unavailable?.length
       ? { unavailable_sources: entry.unavailable.map((u) => ({ id: u.id, reason: redactPaths(u.reason) })) }
       : {}),
@@ -91,17 +96,18 @@ function info(id: string, entry: ManifestEntry | undefined, mounted: MountedDoma
 }
 
 /** Every dataset a domain declares or the manifest holds, in domain order then by id. */
-export function datasetInfos(data: DataDir, mounted: MountedDomain[]): DatasetInfo[] {
+export function datasetInfos(data: DataDir, mounted: MountedDomain[], now: number = Date.now()): DatasetInfo[] {
   const out: DatasetInfo[] = []
   const seen = new Set<string>()
   for (const m of mounted) {
     for (const id of m.domain.datasets) {
       if (seen.has(id)) continue
       seen.add(id)
-      out.push(info(id, data.manifest.datasets[id], m))
+      out.push(info(id, data.manifest.datasets[id], m, now))
     }
   }
-  for (const id of Object.keys(data.manifest.datasets).sort()) if (!seen.has(id)) out.push(info(id, data.manifest.datasets[id], undefined))
+  for (const id of Object.keys(data.manifest.datasets).sort())
+    if (!seen.has(id)) out.push(info(id, data.manifest.datasets[id], undefined, now))
   return out
 }
 
@@ -132,6 +138,9 @@ export const DatasetSchema = t.Object({
     }),
   ),
   counts: t.Record(t.String(), t.Integer(), { description: 'Records by kind, e.g. `{"countries": 249}`.' }),
+  age_days: nullable(t.Integer({ minimum: 0 }), 'Whole days since the upstream date of its newest source; null when unknown.'),
+  stale: t.Boolean({ description: 'Older than stale_after_days: refresh it (docs/datasets.md, "Freshness"; GeoLite2: 30 days).' }),
+  stale_after_days: nullable(t.Integer({ minimum: 1 }), 'Age in days past which the dataset is stale; null: never stale.'),
   unavailable_sources: t.Optional(
     t.Array(t.Object({ id: t.String(), reason: t.String() }), {
       description: 'Optional sources the dataset was built without; the domain serves, with the signals they give marked unavailable.',
@@ -142,13 +151,17 @@ export const DatasetSchema = t.Object({
 
 const appVersion = t.String({ description: 'Version of this server.' })
 
-export const metaRoutes = (config: Config, data: DataDir, mounted: MountedDomain[]) => {
-  // Made again only when a domain's state changed (the integrity check may disable one while serving).
-  let infos = datasetInfos(data, mounted)
-  let state = mounted.map((m) => m.problem ?? '').join('\0')
+export const metaRoutes = (config: Config, data: DataDir, mounted: MountedDomain[], clock: () => number = Date.now) => {
+  // Made again only when a domain's state changed (the integrity check may disable one while serving) or
+  // the day did (ages are in whole days).
+  const problems = () => mounted.map((m) => m.problem ?? '').join('\0')
+  let infos = datasetInfos(data, mounted, clock())
+  let state = problems()
+  let day = dayOf(clock())
   const current = () => {
-    const now = mounted.map((m) => m.problem ?? '').join('\0')
-    if (now !== state) [infos, state] = [datasetInfos(data, mounted), now]
+    const now = clock()
+    const next = problems()
+    if (next !== state || dayOf(now) !== day) [infos, state, day] = [datasetInfos(data, mounted, now), next, dayOf(now)]
     return infos
   }
   return new Elysia({ name: 'almanac:meta', prefix: '/meta' })

@@ -113,7 +113,11 @@ describe('readiness', () => {
     try {
       const { status, body } = await ready.json('GET', '/readyz', { key: null })
       expect(status).toBe(200)
-      expect(body).toEqual({ status: 'ready', domains: [{ domain: 'fruit', ready: true }] })
+      expect(body).toEqual({
+        status: 'ready',
+        domains: [{ domain: 'fruit', ready: true }],
+        datasets: [{ dataset: 'fruit', age_days: expect.any(Number), stale: false, stale_after_days: null }],
+      })
     } finally {
       await ready.close()
     }

@@ -262,6 +262,8 @@ describe('datasets built without an optional source', () => {
       expect(await res.json()).toEqual({
         status: 'ready',
         domains: [{ domain: 'planets', ready: true, signals_unavailable: [{ dataset: 'flags', sources: ['tor-list'] }] }],
+        // Freshness per dataset (issue 18): these have no threshold, so never stale.
+        datasets: ['core', 'flags'].map((dataset) => ({ dataset, age_days: expect.any(Number), stale: false, stale_after_days: null })),
       })
       const metrics = await (await fetch(`${s.url}/metrics`)).text()
       expect(metrics).toContain('almanac_dataset_unavailable_sources{dataset="flags"} 1')

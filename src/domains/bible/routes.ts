@@ -23,6 +23,7 @@ import {
 } from './present.ts'
 import { QUERY_MAX_LENGTH } from './query.ts'
 import type { BibleService, SearchSort } from './service.ts'
+import { cacheable } from '../../http/cache.ts'
 
 const SEARCH_DEFAULT_LIMIT = 20
 const MAX_TRANSLATIONS = 40
@@ -124,6 +125,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
       {
         query: t.Object(fieldsQuery),
         detail: {
+          ...cacheable('reference'),
           summary: 'Languages with at least one translation',
           description: 'Form B: `{count, languages: [...]}` (the SPEC names the array `languages`); Form A: `data` is the array.',
           ...documents({
@@ -156,6 +158,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
           ...fieldsQuery,
         }),
         detail: {
+          ...cacheable('reference'),
           summary: 'Translations, optionally of one language',
           ...documents({ enveloped: TranslationSchema, bare: TranslationSchema, list: true }),
         },
@@ -168,6 +171,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
         params: t.Object({ translation_id: translationParam }),
         query: t.Object(fieldsQuery),
         detail: {
+          ...cacheable('reference'),
           summary: 'One translation with its book, chapter and verse counts',
           ...documents({ enveloped: TranslationDetailSchema, bare: TranslationDetailSchema }),
         },
@@ -240,6 +244,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
           ...fieldsQuery,
         }),
         detail: {
+          ...cacheable('reference'),
           summary: 'Full-text search, grouped by translation',
           description:
             'Hits are grouped by translation (catalogue order, or the order of `translations`), each group ranked by BM25 or in Bible order (`sort`); `groups` labels them with their counts, and `limit`/`offset` page the grouped sequence.',
@@ -250,7 +255,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
     .get('/:translation/search', ({ params, query }) => search(query.q, [params.translation], query.sort, query, 'translation'), {
       params: t.Object({ translation: translationParam }),
       query: t.Object({ q: qQuery, sort: sortQuery, ...searchPage, ...fieldsQuery }),
-      detail: { summary: 'Full-text search in one translation', ...searchShapes },
+      detail: { ...cacheable('reference'), summary: 'Full-text search in one translation', ...searchShapes },
     })
     .get(
       '/:translation/books',
@@ -266,6 +271,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
         params: t.Object({ translation: translationParam }),
         query: t.Object({ ...pageQuery(config.maxLimit, config.maxLimit), ...fieldsQuery }),
         detail: {
+          ...cacheable('reference'),
           summary: 'Books of a translation, in canonical order',
           ...documents({ enveloped: BookSchema, bare: BookSchema, list: true }),
         },
@@ -274,7 +280,11 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
     .get('/:translation/books/:book', ({ params }) => one(presentBook(service.book(params.translation, params.book).book)), {
       params: t.Object({ translation: translationParam, book: bookParam }),
       query: t.Object(fieldsQuery),
-      detail: { summary: 'One book of a translation', ...documents({ enveloped: BookSchema, bare: BookSchema }) },
+      detail: {
+        ...cacheable('reference'),
+        summary: 'One book of a translation',
+        ...documents({ enveloped: BookSchema, bare: BookSchema }),
+      },
     })
     .get(
       '/:translation/:book/chapters',
@@ -287,6 +297,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
         params: t.Object({ translation: translationParam, book: bookParam }),
         query: t.Object({ ...pageQuery(config.maxLimit, config.maxLimit), ...fieldsQuery }),
         detail: {
+          ...cacheable('reference'),
           summary: 'Chapters of a book with their verse counts',
           ...documents({ enveloped: ChapterSchema, bare: ChapterSchema, list: true }),
         },
@@ -298,7 +309,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
       {
         params: t.Object({ translation: translationParam, book: bookParam, chapter: chapterParam }),
         query: t.Object(fieldsQuery),
-        detail: { summary: 'A whole chapter', ...passageShapes },
+        detail: { ...cacheable('reference'), summary: 'A whole chapter', ...passageShapes },
       },
     )
     .get(
@@ -308,7 +319,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
       {
         params: t.Object({ translation: translationParam, book: bookParam, chapter: chapterParam, verse_ref: verseRefParam }),
         query: t.Object(fieldsQuery),
-        detail: { summary: 'A verse, a range or a list of verses of one chapter', ...passageShapes },
+        detail: { ...cacheable('reference'), summary: 'A verse, a range or a list of verses of one chapter', ...passageShapes },
       },
     )
 }

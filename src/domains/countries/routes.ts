@@ -20,6 +20,7 @@ import {
 } from './present.ts'
 import { CodeValidationSchema, CountryDetailSchemas, CountrySchemas, SubdivisionDetailSchema, SubdivisionSchema } from './schemas.ts'
 import type { CountriesService } from './service.ts'
+import { cacheable } from '../../http/cache.ts'
 
 export const MAX_CODES = 100
 
@@ -73,6 +74,7 @@ export function countriesRoutes(service: CountriesService, config: Config) {
           ...fieldsQuery,
         }),
         detail: {
+          ...cacheable('reference'),
           tags: ['countries'],
           summary: 'List countries',
           description: '`count` is the number of matches before paging. Ordered by name.',
@@ -107,6 +109,7 @@ export function countriesRoutes(service: CountriesService, config: Config) {
         params: countryCode,
         query: t.Object(fieldsQuery),
         detail: {
+          ...cacheable('reference'),
           tags: ['countries'],
           summary: 'One country',
           description: 'A withdrawn code (YU, ANT) is a 404 whose body lists its `successors`.',
@@ -129,6 +132,7 @@ export function countriesRoutes(service: CountriesService, config: Config) {
           ...fieldsQuery,
         }),
         detail: {
+          ...cacheable('reference'),
           tags: ['countries'],
           summary: "A country's ISO 3166-2 subdivisions",
           description: 'Ordered by code; each item carries its `parent` code (null at the top level).',
@@ -159,6 +163,7 @@ export function countriesRoutes(service: CountriesService, config: Config) {
         params: subdivisionCode,
         query: t.Object(fieldsQuery),
         detail: {
+          ...cacheable('reference'),
           tags: ['countries'],
           summary: 'One subdivision',
           description: 'A changed code (MX-DIF) is a 404 whose body lists its `successors` (MX-CMX).',

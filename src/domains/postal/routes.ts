@@ -19,6 +19,7 @@ import {
   SPATIAL_SIBLINGS,
 } from './schemas.ts'
 import { NEARBY_MAX_RADIUS_KM, type PostalService } from './service.ts'
+import { cacheable } from '../../http/cache.ts'
 
 export const SPATIAL_MAX_LIMIT = 1000
 const BATCH_MAX = 100
@@ -86,6 +87,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
           ...fieldsQuery,
         }),
         detail: {
+          ...cacheable('reference'),
           tags: ['postal'],
           summary: 'Postal code systems of every country',
           ...documents({ name: 'PostalSystem', ...PostalSystemSchemas, list: true }),
@@ -125,6 +127,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
       params: t.Object({ country_code: countryParam }),
       query: t.Object(fieldsQuery),
       detail: {
+        ...cacheable('reference'),
         tags: ['postal'],
         summary: "A country's postal code system",
         ...documents({ name: 'PostalSystemDetail', ...PostalSystemDetailSchemas }),
@@ -140,6 +143,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
         params: t.Object({ country_code: countryParam }),
         query: t.Object({ ...pageQuery(config.maxLimit), ...fieldsQuery }),
         detail: {
+          ...cacheable('reference'),
           tags: ['postal'],
           summary: 'Distinct postal codes of a country, in code order',
           ...documents({ name: 'PostalCode', enveloped: PostalCodeSchema, list: true }),
@@ -169,6 +173,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
           ...fieldsQuery,
         }),
         detail: {
+          ...cacheable('reference'),
           tags: ['postal'],
           summary: 'Search postal codes by place name, code prefix or division (at least one)',
           ...documents({ name: 'PostalRecord', ...PostalRecordSchemas, list: true }),
@@ -263,6 +268,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
     .get('/:country_code/validate/:postal_code', ({ params }) => one(service.validateFormat(params.country_code, params.postal_code)), {
       params: t.Object({ country_code: countryParam, postal_code: postalCodeParam }),
       detail: {
+        ...cacheable('reference'),
         tags: ['postal'],
         summary: "Check a postal code against its country's format",
         ...documents({ name: 'PostalFormatCheck', enveloped: FormatCheckSchema }),
@@ -283,6 +289,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
         params: t.Object({ country_code: countryParam, postal_code: postalCodeParam }),
         query: t.Object(fieldsQuery),
         detail: {
+          ...cacheable('reference'),
           tags: ['postal'],
           summary: 'Every place a postal code maps to (Form B: the first)',
           ...documents({ name: 'PostalRecord', ...PostalRecordSchemas, envelopedList: true }),

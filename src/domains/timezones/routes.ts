@@ -12,6 +12,7 @@ import { list, one } from '../../http/reply.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
 import { ConversionSchema, DifferenceSchema, TimezoneListItemSchema, TimezoneRecordSchema } from './schemas.ts'
 import type { TimezonesService } from './service.ts'
+import { cacheable } from '../../http/cache.ts'
 
 const DEFAULT_LIMIT = 50
 
@@ -65,6 +66,7 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
           ...fieldsQuery,
         }),
         detail: {
+          ...cacheable('current'),
           summary: 'List IANA timezones with their current offset, abbreviation and DST flag',
           tags: ['timezones'],
           ...documents({ name: 'TimezoneListItem', enveloped: TimezoneListItemSchema, list: true }),
@@ -81,6 +83,7 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
       {
         query: t.Object(fieldsQuery),
         detail: {
+          ...cacheable('current'),
           summary: 'Current time, offset, abbreviation and DST flag of a timezone (IANA name, link, or abbreviation)',
           description: TZ_NAME_DESCRIPTION,
           tags: ['timezones'],

@@ -1,0 +1,199 @@
+/**
+ * Data refresh without downtime. The server answers through a LiveApp: one generation (data directory,
+ * opened domains, the app built on them) at a time. `activate(dir)` opens a new directory beside the
+ * running one, checks every artifact against its manifest (sizes, then sha256), opens the domains on it,
+ * builds a new app and swaps it in with one assignment: a request already running keeps the generation it
+ * started on, the next one gets the new. When the last request on the old generation has finished, its
+ * domains are closed (their files and databases released). A directory that fails any check is refused
+ * with a log line and the old generation stays.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import type { AnyElysia } from 'elysia'
+import type { Config } from '../config.ts'
+import type { Domain } from '../domains/types.ts'
+import type { Observability } from '../http/observability.ts'
+import { type AppDeps, createApp, datasetMetrics, type MountedDomain, openDomains } from '../server.ts'
+import { contentMismatch, sizeMismatch } from './integrity.ts'
+import { openDataDir } from './open.ts'
+import type { DataDir } from './types.ts'
+
+/** One data generation: what a request is answered from, from start to end. */
+export interface Generation {
+  data: DataDir
+  mounted: MountedDomain[]
+  app: AnyElysia
+  /** Requests started on this generation and not finished yet. */
+  inflight: number
+  /** Called when inflight drops to 0 after the generation was retired. */
+  drained?: () => void
+}
+
+export type Activation = { ok: true; dir: string; retired: Promise<void>; unchanged?: boolean } | { ok: false; reason: string }
+
+export interface LiveApp {
+  handle(request: Request): Response | Promise<Response>
+  readonly current: Generation
+  /** Opens, checks and swaps in the data directory `dir`; one activation at a time. */
+  activate(dir: string): Promise<Activation>
+  /** Elysia's `server` (for the TCP peer address) on every generation's app, now and later. */
+  attach(server: unknown): void
+  /** Closes the current generation's domains (at shutdown). */
+  close(): Promise<void>
+}
+
+/** The file `almanac data activate` writes: the absolute path of the data directory to serve. */
+export const activeDataFile = (stateDir: string) => join(stateDir, 'active-data')
+
+/** The directory `almanac data activate` chose, when it still holds a manifest. */
+export function activatedDir(stateDir: string): string | undefined {
+  const file = activeDataFile(stateDir)
+  if (!existsSync(file)) return undefined
+  const dir = readFileSync(file, 'utf8').trim()
+  return dir && existsSync(join(dir, 'manifest.json')) ? dir : undefined
+}
+
+/** Records `dir` as the directory to serve (written whole, then renamed: a reader never sees half a path). */
+export function recordActivated(stateDir: string, dir: string): void {
+  mkdirSync(stateDir, { recursive: true })
+  const file = activeDataFile(stateDir)
+  writeFileSync(`${file}.tmp`, `${resolve(dir)}\n`)
+  renameSync(`${file}.tmp`, file)
+}
+
+/** Why `data` cannot replace the running data for `domains`, or null when every artifact matches. */
+export async function refusal(data: DataDir, domains: Domain[], open: Set<string>): Promise<string | null> {
+  if (!Object.keys(data.manifest.datasets).length) return `${data.dir} holds no datasets (no or an empty manifest.json)`
+  for (const domain of domains)
+    for (const id of domain.datasets) {
+      // A dataset a running domain needs must be there; one nobody serves now may stay missing.
+      if (!data.manifest.datasets[id]) {
+        if (open.has(domain.name)) return `dataset ${id} (domain ${domain.name}) is missing`
+        continue
+      }
+      const why = sizeMismatch(data, id) ?? (await contentMismatch(data, id))
+      if (why) return why
+    }
+  return null
+}
+
+export function liveApp(
+  config: Config,
+  deps: Omit<AppDeps, 'data'> & { observability: Observability },
+  data: DataDir,
+  mounted: MountedDomain[],
+): LiveApp {
+  const log = deps.log ?? ((line: string) => console.error(line))
+  const clock = deps.clock ?? Date.now
+  let server: unknown
+  const build = (data: DataDir, mounted: MountedDomain[]): Generation => {
+    const app = createApp(config, { ...deps, data, datasetMetrics: false }, mounted)
+    if (server) (app as unknown as { server: unknown }).server = server
+    return { data, mounted, app, inflight: 0 }
+  }
+  let current = build(data, mounted)
+  // One collector for every generation: the metrics describe the data being served now.
+  deps.observability.addCollector(() => datasetMetrics(current.data, current.mounted, clock()))
+  let busy = false
+
+  const finished = (g: Generation) => {
+    if (--g.inflight === 0) g.drained?.()
+  }
+
+  const retire = async (old: Generation) => {
+    if (old.inflight > 0) await new Promise<void>((resolve) => (old.drained = resolve))
+    for (const m of old.mounted)
+      if (m.service !== undefined)
+        try {
+          await m.domain.close?.(m.service)
+        } catch (e) {
+          log(JSON.stringify({ level: 'warn', msg: `closing the old ${m.domain.name} datasets failed`, error: String(e) }))
+        }
+  }
+
+  const refuse = (dir: string, reason: string): Activation => {
+    log(JSON.stringify({ level: 'error', msg: `data directory refused, still serving ${current.data.dir}: ${reason}`, dir }))
+    return { ok: false, reason }
+  }
+
+  return {
+    get current() {
+      return current
+    },
+    handle(request) {
+      const g = current
+      g.inflight++
+      let answer: Response | Promise<Response>
+      try {
+        answer = g.app.handle(request) as Response | Promise<Response>
+      } catch (e) {
+        finished(g)
+        throw e
+      }
+      if (!(answer instanceof Promise)) {
+        finished(g)
+        return answer
+      }
+      return answer.then(
+        (response) => {
+          finished(g)
+          return response
+        },
+        (e) => {
+          finished(g)
+          throw e
+        },
+      )
+    },
+    async activate(dir) {
+      dir = resolve(dir)
+      if (busy) return refuse(dir, 'another data directory is being activated')
+      busy = true
+      try {
+        if (!existsSync(join(dir, 'manifest.json'))) return refuse(dir, `${dir} holds no manifest.json`)
+        let next: DataDir
+        try {
+          next = openDataDir(dir)
+        } catch (e) {
+          return refuse(dir, (e as Error).message)
+        }
+        // SIGHUP also reloads operator list files (ip, email): the same directory with the same manifest is
+        // not opened and hashed again.
+        if (dir === resolve(current.data.dir) && JSON.stringify(next.manifest) === JSON.stringify(current.data.manifest)) {
+          log(JSON.stringify({ level: 'info', msg: 'datasets unchanged, nothing to activate', dir }))
+          return { ok: true, dir, retired: Promise.resolve(), unchanged: true }
+        }
+        const open = new Set(current.mounted.filter((m) => !m.problem).map((m) => m.domain.name))
+        const why = await refusal(next, deps.domains, open)
+        if (why) return refuse(dir, why)
+        const opened = await openDomains(config, next, deps.domains, log)
+        const lost = opened.find((m) => m.problem && open.has(m.domain.name))
+        if (lost) {
+          for (const m of opened) if (m.service !== undefined) await m.domain.close?.(m.service)
+          return refuse(dir, lost.problem!)
+        }
+        const old = current
+        current = build(next, opened)
+        log(
+          JSON.stringify({
+            level: 'info',
+            msg: 'datasets activated',
+            dir,
+            previous: old.data.dir,
+            datasets: Object.fromEntries(Object.values(next.manifest.datasets).map((e) => [e.id, e.version])),
+          }),
+        )
+        return { ok: true, dir, retired: retire(old) }
+      } finally {
+        busy = false
+      }
+    },
+    attach(s) {
+      server = s
+      ;(current.app as unknown as { server: unknown }).server = s
+    },
+    async close() {
+      for (const m of current.mounted) if (m.service !== undefined) await m.domain.close?.(m.service)
+    },
+  }
+}
