@@ -90,7 +90,9 @@ export async function bundledPackages(): Promise<BundledPackage[]> {
 
 /** Third-party code copied into the tree (a LICENSE file in its folder under src/ says whose and on what terms). */
 function vendoredCode(): { dir: string; text: string }[] {
-  return [...new Bun.Glob('src/**/LICENSE').scanSync({ cwd: ROOT })].sort().map((file) => ({ dir: file.slice(0, -'/LICENSE'.length), text: readFileSync(join(ROOT, file), 'utf8').trim() }))
+  return [...new Bun.Glob('src/**/LICENSE').scanSync({ cwd: ROOT })]
+    .sort()
+    .map((file) => ({ dir: file.slice(0, -'/LICENSE'.length), text: readFileSync(join(ROOT, file), 'utf8').trim() }))
 }
 
 export async function renderNotice(): Promise<string> {

@@ -75,7 +75,6 @@ export interface EmailServiceOptions {
 
 const OFFLINE_MX = Object.freeze(unknownMx('offline'))
 
-
 /**
  * Resolves `p`, or `fallback()` once `ms` have passed: no slow service holds a request past its deadline.
  * A failure of `p` (never expected: the clients turn theirs into answers) is also the fallback, logged.
