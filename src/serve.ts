@@ -172,7 +172,8 @@ function openKeys(config: Config, log: (line: string) => void): KeyStore {
 /** The file holding the serving process's pid, for `almanac data activate`. */
 export const pidFile = (stateDir: string) => join(stateDir, 'almanac.pid')
 
-function writePid(stateDir: string, log: (line: string) => void) {
+/** Records this process as the one `almanac data activate` signals (the supervisor under --workers). */
+export function writePid(stateDir: string, log: (line: string) => void) {
   try {
     writeFileSync(pidFile(stateDir), `${process.pid}\n`)
   } catch (e) {

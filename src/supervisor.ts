@@ -7,11 +7,12 @@
  * appended (flags are read left to right, so these win over the operator's). A worker that dies while the
  * parent is running is restarted after a pause that grows while it keeps dying. SIGTERM to the parent is
  * passed on to every worker; each finishes its in-flight requests (`shutdownGraceSeconds`) and the parent
- * exits when all have.
+ * exits when all have. SIGHUP (reload lists, activate a new data directory) is passed on to every worker.
  */
 import { spawn, type Subprocess } from 'bun'
 import type { Config } from './config.ts'
 import { resolveDataDir } from './data/open.ts'
+import { writePid } from './serve.ts'
 
 export const WORKER_ENV = 'ALMANAC_WORKER_INDEX'
 /** The supervisor's pid, so a worker that starts slowly still knows whom it serves. */
@@ -86,12 +87,19 @@ export async function superviseWorkers(
   }
   for (let i = 0; i < config.workers; i++) start(i)
   log(JSON.stringify({ level: 'info', msg: 'workers started', workers: config.workers, port }))
+  // Without a listener SIGHUP would end the parent; the workers are the ones that reload.
+  const onHangup = () => {
+    for (const w of workers) if (w && w.exitCode === null) w.kill('SIGHUP')
+  }
+  process.on('SIGHUP', onHangup)
+  writePid(config.stateDir, log)
 
   return {
     port,
     pids: () => workers.filter((w): w is Subprocess => !!w && w.exitCode === null).map((w) => w.pid),
     async stop() {
       stopping = true
+      process.off('SIGHUP', onHangup)
       const live = workers.filter((w): w is Subprocess => !!w)
       for (const w of live) w.kill('SIGTERM')
       const killer = setTimeout(

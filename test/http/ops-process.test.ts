@@ -20,14 +20,14 @@ afterAll(async () => {
   await Promise.all(started.map((c) => c.exited))
 })
 
-async function start(args: string[] = [], env: Record<string, string> = {}): Promise<{ child: Subprocess; url: string }> {
+async function start(args: string[] = [], env: Record<string, string> = {}, stderr: 'ignore' | 'pipe' = 'ignore'): Promise<{ child: Subprocess<'ignore', 'ignore', 'pipe' | 'ignore'>; url: string }> {
   const port = await freePort()
   const child = spawn({
     cmd: ['bun', 'src/main.ts', 'serve', ...args],
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), ALMANAC_HOST: '127.0.0.1', ALMANAC_API_KEYS: KEY, ALMANAC_ACCESS_LOG: 'false', ...env },
     stdout: 'ignore',
-    stderr: 'ignore',
+    stderr,
   })
   started.push(child)
   const url = `http://127.0.0.1:${port}`
@@ -169,6 +169,26 @@ describe('--workers 2', () => {
     }
     expect(await refused(url)).toBe(true)
   }, 90_000)
+
+  test('SIGHUP to the supervisor reaches every worker (a data refresh or list reload), and all stay up', async () => {
+    const { child } = await start(['--workers', '2'], { ALMANAC_ACCESS_LOG: 'false' }, 'pipe')
+    const workers = childrenOf(child.pid)
+    const reader = (child.stderr as ReadableStream<Uint8Array>).getReader()
+    let text = ''
+    const reloaded = () => text.split('SIGHUP: operator lists reloaded').length - 1
+    child.kill('SIGHUP')
+    while (reloaded() < 2) {
+      const { value, done } = await reader.read()
+      if (done) break
+      text += new TextDecoder().decode(value)
+    }
+    expect(reloaded()).toBe(2)
+    expect(child.exitCode).toBeNull()
+    expect(childrenOf(child.pid).sort()).toEqual(workers.sort())
+    reader.releaseLock()
+    child.kill('SIGTERM')
+    expect(await child.exited).toBe(0)
+  }, 60_000)
 
   test('workers do not outlive a supervisor that was killed outright', async () => {
     const { child, url } = await start(['--workers', '2'])
