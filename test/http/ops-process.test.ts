@@ -20,7 +20,11 @@ afterAll(async () => {
   await Promise.all(started.map((c) => c.exited))
 })
 
-async function start(args: string[] = [], env: Record<string, string> = {}, stderr: 'ignore' | 'pipe' = 'ignore'): Promise<{ child: Subprocess<'ignore', 'ignore', 'pipe' | 'ignore'>; url: string }> {
+async function start(
+  args: string[] = [],
+  env: Record<string, string> = {},
+  stderr: 'ignore' | 'pipe' = 'ignore',
+): Promise<{ child: Subprocess<'ignore', 'ignore', 'pipe' | 'ignore'>; url: string }> {
   const port = await freePort()
   const child = spawn({
     cmd: ['bun', 'src/main.ts', 'serve', ...args],
