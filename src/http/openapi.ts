@@ -10,6 +10,7 @@
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import { Elysia, type AnyElysia, type TSchema } from 'elysia'
 import { APP_VERSION } from '../cli/version.ts'
+import { CACHE_KEY } from './cache.ts'
 import { COST_KEY, type PerItemCost } from './cost.ts'
 import { API_PREFIX } from './paths.ts'
 import { FieldErrorSchema, ProblemEnvelopeSchema, ProblemSchema } from './schemas.ts'
@@ -89,6 +90,11 @@ const PROBLEM_STATUSES: Record<string, { name: string; description: string; extr
     description: 'Missing, invalid, expired or revoked credentials. Checked before the body is read.',
     extraHeaders: ['WWW-Authenticate'],
   },
+  '403': {
+    name: 'Forbidden',
+    description:
+      "Authenticated, but not allowed here: the key's or token's scopes do not include this domain (`scopes`, `domain` members), or the plan named is not offered.",
+  },
   '404': { name: 'NotFound', description: 'No such route or resource.' },
   '405': {
     name: 'MethodNotAllowed',
@@ -119,7 +125,7 @@ const PROBLEM_STATUSES: Record<string, { name: string; description: string; extr
 }
 
 /** Statuses every API operation documents; 413 is added to operations with a body. */
-const OPERATION_PROBLEMS = ['400', '401', '404', '422', '429', '500', '503']
+const OPERATION_PROBLEMS = ['400', '401', '403', '404', '422', '429', '500', '503']
 
 const QUOTA_HEADERS = ['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'RateLimit-Policy', 'RateLimit']
 
@@ -144,6 +150,15 @@ const HEADERS: Json = {
   'X-Definitions-Updated': {
     description: 'Date of the last update of the definitions database this answer came from (reference-data domains).',
     schema: { type: 'string', format: 'date' },
+  },
+  ETag: {
+    description: 'Strong validator of this exact answer (the datasets it came from and the representation); send it back in If-None-Match.',
+    schema: { type: 'string' },
+  },
+  'Cache-Control': {
+    description:
+      "How long the answer may be reused (always `private`: answers carry the caller's quota headers); docs/operations.md lists them.",
+    schema: { type: 'string' },
   },
 }
 
@@ -360,6 +375,19 @@ function completeOperation(op: Json, path: string, hasDefinitions: (path: string
   for (const [status, r] of Object.entries(op.responses ?? {})) if (status !== '200') responses[status] = r
   for (const status of [...OPERATION_PROBLEMS, ...(op.requestBody ? ['413'] : [])].sort())
     responses[status] ??= ref('responses', PROBLEM_STATUSES[status]!.name)
+  if (op[CACHE_KEY]) {
+    // Cacheable reference data: validators on the 200, and the 304 an If-None-Match that matches gets.
+    responses['200'].headers = {
+      ...responses['200'].headers,
+      ETag: ref('headers', 'ETag'),
+      'Cache-Control': ref('headers', 'Cache-Control'),
+    }
+    responses['304'] = {
+      description:
+        'Not modified: the If-None-Match validator matches. No body; the request still spends its credit and carries the quota headers.',
+      headers: { ...Object.fromEntries(QUOTA_HEADERS.map((h) => [h, ref('headers', h)])), ETag: ref('headers', 'ETag') },
+    }
+  }
   op.responses = responses
   const cost = op[COST_KEY] as PerItemCost | undefined
   op.description = [op.description, costText(cost)].filter(Boolean).join('\n\n')
