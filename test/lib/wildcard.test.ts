@@ -19,12 +19,10 @@ test('agrees with fnmatch.fnmatchcase on 5,000 random patterns over a small alph
   expect(oracle.filter(Boolean).length).toBeGreaterThan(100)
 })
 
-test('thirty stars before a letter that never comes: still a plain answer (a RegExp took 11 s here)', () => {
+test('thirty stars before a letter that never comes: a plain answer (a RegExp took 11 s; a hang times the test out)', () => {
   const pattern = '*'.repeat(30) + 'Z'
   const text = 'A'.repeat(64)
-  const started = performance.now()
   expect(wildcardMatch(pattern, text)).toBe(false)
   expect(wildcardMatch(pattern, text + 'Z')).toBe(true)
-  // A hang is the failure here, not a slow machine: the bound is 100 times what it takes.
-  expect(performance.now() - started).toBeLessThan(1000)
+  expect(wildcardMatch('*A*A*A*A*A*A*A*A*A*A*Z', text + 'Z')).toBe(true)
 })
