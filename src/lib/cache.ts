@@ -10,6 +10,7 @@ export class GenerationalCache<K, V> {
   private young = new Map<K, V>()
   private old = new Map<K, V>()
   private youngBytes = 0
+  private oldBytes = 0
 
   constructor(
     private readonly size: number,
@@ -31,6 +32,7 @@ export class GenerationalCache<K, V> {
     // Each generation holds at most half the entries and half the bytes, so both together stay in bounds.
     if (this.young.size >= Math.max(1, this.size >> 1) || this.youngBytes + bytes > this.maxBytes / 2) {
       this.old = this.young
+      this.oldBytes = this.youngBytes
       this.young = new Map()
       this.youngBytes = 0
     }
@@ -42,5 +44,11 @@ export class GenerationalCache<K, V> {
     this.young.clear()
     this.old.clear()
     this.youngBytes = 0
+    this.oldBytes = 0
+  }
+
+  /** Entries held and their weight, both generations. */
+  stats() {
+    return { entries: this.young.size + this.old.size, bytes: this.youngBytes + this.oldBytes }
   }
 }

@@ -4,7 +4,7 @@
  * WURFL-style capability map of the device-catalog endpoint.
  */
 import { AlmanacError, invalid } from '../../lib/errors.ts'
-import { ResultCache } from './cache.ts'
+import { GenerationalCache } from '../../lib/cache.ts'
 import type { Definitions } from './definitions.ts'
 import { createDetector } from './engine.ts'
 import { engineHeaders, readHints, type Hints } from './hints.ts'
@@ -96,7 +96,6 @@ export interface UaService {
   touch(ua: string): boolean
   /** The detection data's origin and date. */
   definitions: Definitions['source']
-  cacheStats(): { entries: number; bytes: number }
 }
 
 export interface UaServiceOptions {
@@ -107,7 +106,11 @@ export interface UaServiceOptions {
 
 export function openUaService(defs: Definitions, options: UaServiceOptions): UaService {
   const detector = createDetector(defs)
-  const cache = new ResultCache<UaResult>(options.cacheEntries, options.cacheBytes)
+  // The settings are per generation; keys weigh 2 bytes a character. 0 entries turns the cache off.
+  const cache =
+    options.cacheEntries > 0
+      ? new GenerationalCache<string, UaResult>(options.cacheEntries * 2, options.cacheBytes * 2, (key) => key.length * 2)
+      : undefined
 
   const uaOnly = (ua: string): Parse => {
     const bot = detector.bot(ua)
@@ -138,10 +141,10 @@ export function openUaService(defs: Definitions, options: UaServiceOptions): UaS
     const ua = checkUserAgent(input, field)
     const hints = readHints(headers, field === 'ua' ? 'headers' : field.replace(/\.ua$/, '.headers'))
     const key = hints ? `${ua}\u0000${hints.key}` : ua
-    const hit = cache.get(key)
+    const hit = cache?.get(key)
     if (hit) return hit
     const result = deepFreeze(compute(ua, hints))
-    cache.set(key, result)
+    cache?.set(key, result)
     return result
   }
 
@@ -167,7 +170,6 @@ export function openUaService(defs: Definitions, options: UaServiceOptions): UaS
     },
     touch: (ua) => detector.touch(ua),
     definitions: defs.source,
-    cacheStats: () => cache.stats(),
   }
 }
 

@@ -8,7 +8,7 @@ import { openDataDir } from '../../../src/data/open.ts'
 import { UA_ARTIFACT } from '../../../src/domains/ua/build.ts'
 import { loadDefinitions } from '../../../src/domains/ua/definitions.ts'
 import { requiredLiterals } from '../../../src/domains/ua/literals.ts'
-import { ResultCache } from '../../../src/domains/ua/cache.ts'
+import { openUaService } from '../../../src/domains/ua/service.ts'
 import { readFileSync } from 'node:fs'
 import { every, FIXTURES, realUserAgents } from './corpus.ts'
 
@@ -58,16 +58,13 @@ test('every pattern that matches a real UA has one of its literals in it', () =>
   expect(wrong).toEqual([])
 }, 120_000)
 
-test('the result cache is bounded in entries and in key bytes', () => {
-  const byEntries = new ResultCache<number>(10, 1 << 20)
-  for (let i = 0; i < 1000; i++) byEntries.set(`ua${i}`, i)
-  expect(byEntries.stats().entries).toBeLessThanOrEqual(20)
-  expect(byEntries.get('ua999')).toBe(999)
-  expect(byEntries.get('ua0')).toBeUndefined()
-  const byBytes = new ResultCache<number>(1_000_000, 10_000)
-  for (let i = 0; i < 1000; i++) byBytes.set(`${i}`.padEnd(2000, 'x'), i)
-  expect(byBytes.stats().bytes).toBeLessThanOrEqual(20_000)
-  const off = new ResultCache<number>(0, 0)
-  off.set('a', 1)
-  expect(off.get('a')).toBeUndefined()
+test('the result cache answers a repeated UA with the same frozen result; 0 entries turns it off', () => {
+  const defs = loadDefinitions(openDataDir().path(UA_ARTIFACT))
+  const ua = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0'
+  const cached = openUaService(defs, { cacheEntries: 10, cacheBytes: 1 << 20 })
+  expect(cached.parse(ua)).toBe(cached.parse(ua))
+  const off = openUaService(defs, { cacheEntries: 0, cacheBytes: 0 })
+  const [a, b] = [off.parse(ua), off.parse(ua)]
+  expect(a).not.toBe(b)
+  expect(a).toEqual(b)
 })
