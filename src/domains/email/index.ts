@@ -3,6 +3,7 @@
  * lists (disposable, free provider, abuse; operator allow/deny files reloaded on SIGHUP).
  * `emailDomain({ now })` lets tests inject the clock that domain ages are computed against.
  */
+import { reloadOnHangup } from '../hangup.ts'
 import { defineDomain } from '../types.ts'
 import { emailBuilders } from './build.ts'
 import { emailRoutes, type EmailDomainState } from './routes.ts'
@@ -18,20 +19,12 @@ export const emailDomain = (options: Pick<EmailServiceOptions, 'now'> = {}) =>
     datasets: ['email-lists'],
     open({ config, data }) {
       const service = openEmailService(config, data, { ...options, log: (msg) => log({ level: 'warn', msg }) })
-      const onHangup = () => {
-        const result = service.reload()
-        log({
-          level: result.ok ? 'info' : 'error',
-          msg: result.ok ? 'SIGHUP: operator email lists reloaded' : 'SIGHUP: operator email lists could not be reloaded',
-          ...result,
-        })
-      }
-      process.on('SIGHUP', onHangup)
-      return { service, onHangup }
+      const stopReloading = reloadOnHangup('operator email lists', () => service.reload(), log)
+      return { service, stopReloading }
     },
     routes: emailRoutes,
     close(state) {
-      process.off('SIGHUP', state.onHangup)
+      state.stopReloading()
       state.service.close()
     },
     builders: emailBuilders,

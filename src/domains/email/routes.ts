@@ -15,7 +15,8 @@ export const MAX_INPUT = 1024
 
 export interface EmailDomainState {
   service: EmailService
-  onHangup: () => void
+  /** Removes the SIGHUP listener that reloads the operator lists. */
+  stopReloading: () => void
 }
 
 const address = t.String({

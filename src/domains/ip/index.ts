@@ -4,6 +4,7 @@
  * SIGHUP, the operator's Anonymous IP database).
  */
 import { trustedProxies } from '../../http/client-ip.ts'
+import { reloadOnHangup } from '../hangup.ts'
 import { defineDomain } from '../types.ts'
 import { ipBuilders } from './build.ts'
 import { ipRoutes, type IpDomainState } from './routes.ts'
@@ -19,20 +20,12 @@ export default defineDomain<IpDomainState>({
   open({ config, data }) {
     const trusted = trustedProxies(config.trustedProxies)
     const service = openIpService(config, data, (message) => log({ level: 'warn', msg: message }))
-    const onHangup = () => {
-      const result = service.reload()
-      log({
-        level: result.ok ? 'info' : 'error',
-        msg: result.ok ? 'SIGHUP: operator lists reloaded' : 'SIGHUP: operator lists could not be reloaded',
-        ...result,
-      })
-    }
-    process.on('SIGHUP', onHangup)
-    return { service, trusted, onHangup }
+    const stopReloading = reloadOnHangup('operator lists', () => service.reload(), log)
+    return { service, trusted, stopReloading }
   },
   routes: ipRoutes,
   close(state) {
-    process.off('SIGHUP', state.onHangup)
+    state.stopReloading()
   },
   builders: ipBuilders,
   sources: ipSources,

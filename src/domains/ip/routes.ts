@@ -17,7 +17,8 @@ export const BULK_MAX = 100
 export interface IpDomainState {
   service: IpService
   trusted: TrustedProxies
-  onHangup: () => void
+  /** Removes the SIGHUP listener that reloads the operator lists. */
+  stopReloading: () => void
 }
 
 const address = t.String({
