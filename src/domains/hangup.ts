@@ -2,12 +2,7 @@
  * Operator list files re-read on SIGHUP (the ip and email domains): one listener per opened domain, the
  * outcome logged as one JSON line. Returns what removes the listener, for the domain's `close`.
  */
-export function reloadOnHangup(
-  domain: string,
-  lists: string,
-  reload: () => { ok: boolean },
-  log: (fields: Record<string, unknown>) => void,
-): () => void {
+export function reloadOnHangup(lists: string, reload: () => { ok: boolean }, log: (fields: Record<string, unknown>) => void): () => void {
   const onHangup = () => {
     const result = reload()
     log({
