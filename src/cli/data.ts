@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { DEFAULTS } from '../config.ts'
+import { loadConfig } from '../config.ts'
 import { sources } from '../../datasets/sources.ts'
 import { buildDatasets, verifyDataDir } from '../data/build.ts'
 import { embeddedData } from '../data/embedded.ts'
@@ -109,7 +109,8 @@ export async function dataCommand(args: string[], log: (line: string) => void = 
       return activate(resolve(dir), text('pid'), log)
     }
     case 'status': {
-      const base = text('url') ?? `http://127.0.0.1:${process.env.ALMANAC_PORT ?? process.env.PORT ?? 8080}`
+      // The server's own settings (defaults, --config file, environment) say where it listens.
+      const base = text('url') ?? serverUrl()
       try {
         const res = await fetch(new URL('/readyz', base), { signal: AbortSignal.timeout(STATUS_TIMEOUT_MS) })
         console.log(await res.text())
@@ -132,6 +133,12 @@ export async function dataCommand(args: string[], log: (line: string) => void = 
   }
 }
 
+/** Where a server started with these settings answers, on this machine. */
+function serverUrl(): string {
+  const { host, port } = loadConfig({ env: process.env })
+  return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`
+}
+
 /** `data activate`: the checks a server would refuse the directory for, then the record and the signal. */
 function activate(dir: string, pidText: string | undefined, log: (line: string) => void): number {
   if (!existsSync(join(dir, 'manifest.json'))) {
@@ -144,7 +151,8 @@ function activate(dir: string, pidText: string | undefined, log: (line: string) 
     log(`almanac: ${dir} refused (${problems.length} problem(s)); the server keeps its data`)
     return 1
   }
-  const stateDir = process.env.ALMANAC_STATE_DIR ?? DEFAULTS.stateDir
+  // The state dir the server reads, from the same layers of settings it reads it from.
+  const stateDir = loadConfig({ env: process.env }).stateDir
   recordActivated(stateDir, dir)
   const file = pidFile(stateDir)
   const pid = Number(pidText ?? (existsSync(file) ? readFileSync(file, 'utf8').trim() : NaN))
