@@ -23,7 +23,7 @@ import { CACHE_CONTROL, CACHE_KEY, type CacheKind, contentTag, etagOf, noneMatch
 import { docsRoutes } from './http/docs.ts'
 import { metaRoutes } from './http/meta.ts'
 import { withCors } from './http/cors.ts'
-import { createObservability, type Observability } from './http/observability.ts'
+import { createObservability, labels, type Observability } from './http/observability.ts'
 import { openApiRoutes } from './http/openapi.ts'
 import { toProblem } from './http/problem.ts'
 import { bodyJson, formOf, problemBody, Reply } from './http/reply.ts'
@@ -465,14 +465,13 @@ export function unavailableSignals(data: DataDir, mounted: MountedDomain[]): Map
  */
 export function datasetMetrics(data: DataDir, mounted: MountedDomain[], now: number): string {
   const entries = Object.values(data.manifest.datasets).sort((a, b) => a.id.localeCompare(b.id))
-  const label = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
   const out = [
     "# HELP almanac_dataset_age_seconds Seconds since the upstream date of the dataset's newest source (how stale the data is).",
     '# TYPE almanac_dataset_age_seconds gauge',
   ]
   for (const e of entries) {
     const age = ageSeconds(e, now)
-    if (age !== null) out.push(`almanac_dataset_age_seconds{dataset="${label(e.id)}"} ${age}`)
+    if (age !== null) out.push(`almanac_dataset_age_seconds${labels({ dataset: e.id })} ${age}`)
   }
   out.push(
     '# HELP almanac_dataset_built_timestamp_seconds When the dataset was built, in Unix seconds.',
@@ -480,23 +479,21 @@ export function datasetMetrics(data: DataDir, mounted: MountedDomain[], now: num
   )
   for (const e of entries) {
     const built = Date.parse(e.built)
-    if (Number.isFinite(built)) out.push(`almanac_dataset_built_timestamp_seconds{dataset="${label(e.id)}"} ${Math.floor(built / 1000)}`)
+    if (Number.isFinite(built)) out.push(`almanac_dataset_built_timestamp_seconds${labels({ dataset: e.id })} ${Math.floor(built / 1000)}`)
   }
   out.push(
     "# HELP almanac_dataset_info The dataset's version, upstream date and build date (value 1).",
     '# TYPE almanac_dataset_info gauge',
   )
   for (const e of entries)
-    out.push(
-      `almanac_dataset_info{dataset="${label(e.id)}",version="${label(e.version)}",date="${label(e.date ?? '')}",built="${label(e.built.slice(0, 10))}"} 1`,
-    )
+    out.push(`almanac_dataset_info${labels({ dataset: e.id, version: e.version, date: e.date ?? '', built: e.built.slice(0, 10) })} 1`)
   out.push(
     '# HELP almanac_dataset_unavailable_sources Optional sources the dataset was built without (signals it cannot give).',
     '# TYPE almanac_dataset_unavailable_sources gauge',
   )
-  for (const e of entries) out.push(`almanac_dataset_unavailable_sources{dataset="${label(e.id)}"} ${e.unavailable?.length ?? 0}`)
+  for (const e of entries) out.push(`almanac_dataset_unavailable_sources${labels({ dataset: e.id })} ${e.unavailable?.length ?? 0}`)
   out.push('# HELP almanac_domain_ready Whether the domain answers (1) or is disabled (0).', '# TYPE almanac_domain_ready gauge')
-  for (const m of mounted) out.push(`almanac_domain_ready{domain="${label(m.domain.name)}"} ${m.problem ? 0 : 1}`)
+  for (const m of mounted) out.push(`almanac_domain_ready${labels({ domain: m.domain.name })} ${m.problem ? 0 : 1}`)
   return out.join('\n')
 }
 

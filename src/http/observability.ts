@@ -58,7 +58,8 @@ export interface ObservabilityOptions {
 }
 
 const escapeLabel = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')
-const labels = (pairs: Record<string, string>) =>
+/** `{k="v",…}` with each value escaped as the exposition format asks. */
+export const labels = (pairs: Record<string, string>) =>
   '{' +
   Object.entries(pairs)
     .map(([k, v]) => `${k}="${escapeLabel(v)}"`)
