@@ -176,17 +176,22 @@ describe('--workers 2', () => {
 
   test('SIGHUP to the supervisor reaches every worker (a data refresh or list reload), and all stay up', async () => {
     const { child } = await start(['--workers', '2'], { ALMANAC_ACCESS_LOG: 'false' }, 'pipe')
-    const workers = childrenOf(child.pid)
     const reader = (child.stderr as ReadableStream<Uint8Array>).getReader()
     let text = ''
-    const reloaded = () => text.split('SIGHUP: operator lists reloaded').length - 1
-    child.kill('SIGHUP')
-    while (reloaded() < 2) {
-      const { value, done } = await reader.read()
-      if (done) break
-      text += new TextDecoder().decode(value)
+    const count = (needle: string) => text.split(needle).length - 1
+    const readUntil = async (done: () => boolean) => {
+      while (!done()) {
+        const chunk = await reader.read()
+        if (chunk.done) return
+        text += new TextDecoder().decode(chunk.value)
+      }
     }
-    expect(reloaded()).toBe(2)
+    // Both workers must be listening (their SIGHUP listener in place) before the signal is sent.
+    await readUntil(() => count('"msg":"listening"') >= 2)
+    const workers = childrenOf(child.pid)
+    child.kill('SIGHUP')
+    await readUntil(() => count('SIGHUP: operator lists reloaded') >= 2)
+    expect(count('SIGHUP: operator lists reloaded')).toBe(2)
     expect(child.exitCode).toBeNull()
     expect(childrenOf(child.pid).sort()).toEqual(workers.sort())
     reader.releaseLock()
