@@ -69,6 +69,11 @@ async function serveCommand(argv: string[], build: boolean) {
   if (worker) exitWithSupervisor(() => running.stop())
 }
 
+/** Unknown ALMANAC_* variables are errors, except while asking for help. */
+const checkEnvironmentUnlessHelp = () => {
+  if (!rest.some((a) => a === '--help' || a === '-h')) checkEnvironment(process.env)
+}
+
 async function main() {
   switch (command) {
     case undefined:
@@ -85,16 +90,16 @@ async function main() {
     case 'start':
       return serveCommand(rest, command === 'start')
     case 'data':
-      if (!rest.some((a) => a === '--help' || a === '-h')) checkEnvironment(process.env)
+      checkEnvironmentUnlessHelp()
       process.exitCode = await dataCommand(rest)
       return
     case 'keys':
-      if (!rest.some((a) => a === '--help' || a === '-h')) checkEnvironment(process.env)
+      checkEnvironmentUnlessHelp()
       process.exitCode = await keysCommand(rest)
       return
     case 'version':
     case '--version':
-      if (!rest.some((a) => a === '--help' || a === '-h')) checkEnvironment(process.env)
+      checkEnvironmentUnlessHelp()
       process.exitCode = versionCommand(rest)
       return
     default:

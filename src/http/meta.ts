@@ -168,14 +168,16 @@ export const metaRoutes = (config: Config, data: DataDir, mounted: MountedDomain
     .use(requestContext(config.responseForm))
     .get(
       '/datasets',
-      () =>
-        list(current(), {
-          total: current().length,
+      () => {
+        const infos = current()
+        return list(infos, {
+          total: infos.length,
           enveloped: { app_version: APP_VERSION },
           bare: { app_version: APP_VERSION },
           fieldNames: DATASET_FIELDS,
           stable: true,
-        }),
+        })
+      },
       {
         query: t.Object(fieldsQuery),
         detail: {

@@ -53,8 +53,6 @@ export interface Observability {
 export interface ObservabilityOptions {
   /** Where access-log lines go (one JSON object a line, no newline). Default: buffered stdout. */
   write?: (line: string) => void
-  /** More metric text to append (e.g. per-domain readiness), already in exposition format. */
-  collect?: () => string
 }
 
 const escapeLabel = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')
@@ -153,7 +151,7 @@ export function createObservability(config: Config, options: ObservabilityOption
   /** One entry per series; a route pattern's label drops trailing slashes. */
   const stats: RouteStats[] = []
   let inFlight = 0
-  const collectors: (() => string)[] = options.collect ? [options.collect] : []
+  const collectors: (() => string)[] = []
   const stdout = options.write ? undefined : bufferedStdout()
   const write = options.write ?? stdout!.write
 

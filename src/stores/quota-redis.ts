@@ -8,7 +8,7 @@
  * and the next request after a short back-off dials again, so service resumes by itself.
  */
 import type { Plan } from '../config.ts'
-import { redisConnection } from './redis.ts'
+import { redisConnection, type RedisOptions } from './redis.ts'
 import { quotaState, windowStart, type QuotaStore } from './quota.ts'
 
 /** KEYS[1] counter; ARGV cost, credits, ttl. Returns {allowed, used after}. */
@@ -21,18 +21,13 @@ if used == cost then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
 return {1, used}
 `
 
-export interface RedisQuotaOptions {
-  /** Milliseconds a command (or a connection attempt) may take before the store counts as down. */
-  timeoutMs?: number
-  /** Longest pause between connection attempts while Redis is down. */
-  maxBackoffMs?: number
+export interface RedisQuotaOptions extends RedisOptions {
   keyPrefix?: string
-  log?: (line: string) => void
 }
 
 export function redisQuotaStore(url: string, options: RedisQuotaOptions = {}): QuotaStore {
-  const { timeoutMs = 1000, maxBackoffMs = 2000, keyPrefix = 'almanac:quota:', log = () => {} } = options
-  const redis = redisConnection(url, { timeoutMs, maxBackoffMs, log, role: 'quota store' })
+  const { keyPrefix = 'almanac:quota:', ...connection } = options
+  const redis = redisConnection(url, { role: 'quota store', ...connection })
   const consume = redis.script(CONSUME)
 
   const keyOf = (subject: string, plan: Plan, window: number) => `${keyPrefix}${plan.name}:${plan.windowSeconds}:${window}:${subject}`
