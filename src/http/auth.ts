@@ -14,7 +14,7 @@
 import type { Config, Plan } from '../config.ts'
 import { domains as allDomains } from '../domains/index.ts'
 import { AlmanacError, unavailable } from '../lib/errors.ts'
-import { keyHash, type KeyStore, type StoredKey } from '../stores/keys.ts'
+import { hex, keyHash, type KeyStore, type StoredKey } from '../stores/keys.ts'
 import { createJwtVerifier, TokenError } from './jwt.ts'
 import { API_PREFIX, pathOf } from './paths.ts'
 
@@ -58,9 +58,6 @@ export const unauthorized = (
   if (jwt) challenges.push(`Bearer ${REALM}${params('jwt')}`)
   return new AlmanacError('unauthorized', detail, { headers: { 'WWW-Authenticate': challenges.join(', ') } })
 }
-
-/** A digest as hex: config keys are looked up by it, the key database by the bytes themselves. */
-const hex = (digest: Uint8Array) => Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('hex')
 
 export interface AuthenticatorOptions {
   /** The key database; without it only `ALMANAC_API_KEYS` keys are accepted. */

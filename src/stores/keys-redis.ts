@@ -9,7 +9,7 @@
  * Unknown keys are never cached, so a key just created works at once everywhere.
  */
 import { GenerationalCache } from '../lib/cache.ts'
-import { KeyStoreError, nameTaken, prepareKey, type KeyStore, type StoredKey } from './keys.ts'
+import { hex, KeyStoreError, nameTaken, prepareKey, type KeyStore, type StoredKey } from './keys.ts'
 import { redisConnection, type RedisOptions } from './redis.ts'
 
 /** How long one instance may answer from its own copy of a key's record. */
@@ -73,8 +73,6 @@ function toRecord(reply: unknown): StoredKey | null {
     expires: fields.get('expires') ?? null,
   }
 }
-
-const hex = (digest: Uint8Array) => Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('hex')
 
 export interface RedisKeyOptions extends RedisOptions {
   keyPrefix?: string

@@ -26,6 +26,9 @@ export function randomBase62(bytes: number): string {
 /** The stored form of a key. */
 export const keyHash = (key: string): Uint8Array => Bun.SHA256.hash(key) as Uint8Array
 
+/** A key hash as hex (configured keys and the Redis key store are found by it; SQLite by the bytes). */
+export const hex = (digest: Uint8Array) => Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('hex')
+
 export interface StoredKey {
   id: string
   name: string
