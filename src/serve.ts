@@ -10,7 +10,7 @@ import { createAuthenticator } from './http/auth.ts'
 import { serverBodyCeiling } from './http/request-guards.ts'
 import { createObservability } from './http/observability.ts'
 import { keyStoreOf, type Config } from './config.ts'
-import { activatedDir, type LiveApp, liveApp } from './data/refresh.ts'
+import { activatedDir, liveApp } from './data/refresh.ts'
 import { openDomains, verifyDatasets } from './server.ts'
 import { createKeyStore, createQuotaStore } from './stores/index.ts'
 import { openKeyStore, type KeyStore, type StoredKey } from './stores/keys.ts'
@@ -19,10 +19,6 @@ import { StateError } from './stores/sqlite.ts'
 export interface Running {
   server: Server<unknown>
   url: string
-  /** Settles when the background dataset integrity check is done. */
-  verified: Promise<void>
-  /** The data generation being served; `activate` swaps in another data directory (SIGHUP does too). */
-  live: LiveApp
   stop(): Promise<void>
 }
 
@@ -91,7 +87,7 @@ export async function serve(config: Config, log: (line: string) => void = stderr
     }),
   )
   // Sizes were checked before opening; the full hashes are checked while serving.
-  const verified = verifyDatasets(data, mounted, log).catch((e) =>
+  verifyDatasets(data, mounted, log).catch((e) =>
     log(JSON.stringify({ level: 'error', msg: 'dataset integrity check failed to run', error: String(e) })),
   )
   // SIGHUP (systemctl reload, `almanac data activate`): serve the activated directory, else the configured
@@ -103,13 +99,11 @@ export async function serve(config: Config, log: (line: string) => void = stderr
     live.activate(dir).catch((e) => log(JSON.stringify({ level: 'error', msg: 'data activation failed', dir, error: String(e) })))
   }
   process.on('SIGHUP', reload)
-  // `almanac data activate` signals the pid in this file (workers share a port: signal each of them).
+  // `almanac data activate` signals the pid in this file (under --workers the supervisor writes it).
   if (!options.reusePort) writePid(config.stateDir, log)
   return {
     server,
     url,
-    verified,
-    live,
     async stop() {
       process.off('SIGHUP', reload)
       // Stop accepting; let in-flight requests finish for up to the grace period, then cut them off.

@@ -81,7 +81,7 @@ export interface RedisKeyOptions extends RedisOptions {
   now?: () => number
 }
 
-export function redisKeyStore(url: string, options: RedisKeyOptions = {}): KeyStore & { check(): Promise<string | null> } {
+export function redisKeyStore(url: string, options: RedisKeyOptions = {}): KeyStore {
   const { keyPrefix: p = 'almanac:keys:', cacheEntries = 10_000, now = Date.now } = options
   const redis = redisConnection(url, { role: 'key store', ...options })
   const create = redis.script(CREATE)
@@ -137,7 +137,6 @@ export function redisKeyStore(url: string, options: RedisKeyOptions = {}): KeySt
       reading.set(h, answer)
       return answer
     },
-    check: () => redis.check(),
     close: () => redis.close(),
   }
 }
