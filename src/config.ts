@@ -431,27 +431,21 @@ export interface ConfigSources {
 }
 
 /**
- * Splits `--name value` / `--name=value` pairs; bare `--flag` is `true`, and so is every flag named in
- * `switches`, which never take the next argument. What is neither a flag nor a flag's value is positional.
+ * `--name value` / `--name=value` pairs; a bare `--flag` is `true`. Commands check their own flags
+ * strictly (cli/args.ts); this reads the settings' flags out of the same argv for `loadConfig`.
  */
-export function parseArgs(argv: string[], switches: ReadonlySet<string> = new Set()): { flags: Map<string, string>; positional: string[] } {
+export function parseFlags(argv: string[]): Map<string, string> {
   const flags = new Map<string, string>()
-  const positional: string[] = []
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
-    if (!arg.startsWith('--')) {
-      positional.push(arg)
-      continue
-    }
+    if (!arg.startsWith('--')) continue
     const eq = arg.indexOf('=')
     if (eq > 0) flags.set(arg.slice(0, eq), arg.slice(eq + 1))
-    else if (!switches.has(arg) && i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) flags.set(arg, argv[++i]!)
+    else if (i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) flags.set(arg, argv[++i]!)
     else flags.set(arg, 'true')
   }
-  return { flags, positional }
+  return flags
 }
-
-export const parseFlags = (argv: string[]): Map<string, string> => parseArgs(argv).flags
 
 /** The command-line flags the settings declare (`--port` …) plus `--config`, as util.parseArgs options. */
 export function settingOptions(): Record<string, { type: 'string' }> {

@@ -115,10 +115,10 @@ export async function keysCommand(
   const json = parsed.values.json === true
   let store: KeyStore | undefined
   try {
-    const config = loadConfig({ env, argv: rest.filter((a) => a !== '--json') })
+    const config = loadConfig({ env, argv: rest })
     if (sub === 'create') {
       const name = flags.get('name')
-      if (!name || name === 'true') {
+      if (!name) {
         log(`almanac: keys create needs --name NAME\n${KEYS_USAGE}`)
         return 2
       }
