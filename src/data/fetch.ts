@@ -75,10 +75,7 @@ export async function fetchSources(
     }
     const url = 'base' in options ? upstreamUrl(source.url, options.base) : upstreamUrl(source.url)
     try {
-      const sha256 = await download(source, path, log, {
-        timeoutMs: options.timeoutMs,
-        ...('base' in options ? { base: options.base } : {}),
-      })
+      const sha256 = await download(source, path, log, options)
       const entry: FetchedFile = {
         path: rel,
         sha256,
