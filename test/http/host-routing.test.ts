@@ -82,7 +82,13 @@ test('metrics label requests by the path that was routed', async () => {
   }
   const read = async () => {
     const metrics = await (await fetch(`${server.url}/metrics`)).text()
-    const value = (name: string) => Number(metrics.split('\n').find((l) => l.startsWith(`${name} `))?.slice(name.length + 1) ?? 0)
+    const value = (name: string) =>
+      Number(
+        metrics
+          .split('\n')
+          .find((l) => l.startsWith(`${name} `))
+          ?.slice(name.length + 1) ?? 0,
+      )
     return { routed: value(series.routed), unmatched: value(series.unmatched), unauthenticated: value(series.unauthenticated) }
   }
   const before = await read()
