@@ -14,7 +14,7 @@ import { BIBLE_ARTIFACT } from '../src/domains/bible/build.ts'
 import { parseQuery } from '../src/domains/bible/query.ts'
 import { BibleService } from '../src/domains/bible/service.ts'
 import { MIRROR } from '../test/support/mirror.ts'
-import { compareWithHello, ROOT } from './lib.ts'
+import { compareWithHello, percentile, ROOT } from './lib.ts'
 
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`
 function memory() {
@@ -23,10 +23,6 @@ function memory() {
     const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? 0) * 1024
     return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') }
   })
-}
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!
 }
 
 const path = join(ROOT, 'datasets/out', BIBLE_ARTIFACT)
@@ -94,9 +90,9 @@ function timeSearch(label: string, translations: string[] | undefined, queries: 
       bare.push(performance.now() - t)
     }
   }
-  const p50 = pct(ours, 50)
+  const p50 = percentile(ours, 50)
   console.log(
-    `| ${label} | ${ours.length} | ${p50.toFixed(2)} | ${pct(ours, 95).toFixed(2)} | ${pct(bare, 50).toFixed(2)} | ${(p50 / pct(bare, 50)).toFixed(1)} |`,
+    `| ${label} | ${ours.length} | ${p50.toFixed(2)} | ${percentile(ours, 95).toFixed(2)} | ${percentile(bare, 50).toFixed(2)} | ${(p50 / percentile(bare, 50)).toFixed(1)} |`,
   )
 }
 
@@ -119,7 +115,9 @@ function timeFetch(label: string, rounds: number, fn: (i: number) => unknown, ba
     base(i)
     bare.push(performance.now() - t)
   }
-  console.log(`| ${label} | ${rounds} | ${pct(ours, 50).toFixed(3)} | ${pct(ours, 95).toFixed(3)} | ${pct(bare, 50).toFixed(3)} |`)
+  console.log(
+    `| ${label} | ${rounds} | ${percentile(ours, 50).toFixed(3)} | ${percentile(ours, 95).toFixed(3)} | ${percentile(bare, 50).toFixed(3)} |`,
+  )
 }
 const books = service.booksOf('kjv').books
 const pk = db.query('SELECT text FROM verses WHERE id = ?')

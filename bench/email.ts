@@ -19,7 +19,7 @@ import { readContainer } from '../src/domains/ip/container.ts'
 import { MIRROR } from '../test/support/mirror.ts'
 import { startDnsServer } from '../test/domains/email/dns-server.ts'
 import { startRdapServer } from '../test/domains/email/rdap-server.ts'
-import { compareWithHello, startAlmanac } from './lib.ts'
+import { compareWithHello, percentile, startAlmanac } from './lib.ts'
 
 const NOW = Date.now()
 const dns = await startDnsServer({
@@ -110,7 +110,6 @@ const coldBulk = () =>
     rdapZones[d] = { days: 100 }
     return `user@${d}`
   })
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!
 const times: number[] = []
 for (let i = 0; i < 200; i++) {
   const emails = coldBulk()

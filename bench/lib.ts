@@ -202,3 +202,9 @@ export function timeCalls(label: string, rounds: number, fn: (i: number) => unkn
   console.log(`| ${label} | ${rounds.toLocaleString('en')} | ${Math.round((rounds / ms) * 1000).toLocaleString('en')}/s${each} |`)
   return sink
 }
+
+/** Nearest-rank percentile `p` (0-100) of `xs` (left unsorted): the value at floor(p% of the count), capped at the last. */
+export function percentile(xs: number[], p: number): number {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+}

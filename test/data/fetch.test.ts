@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { sources } from '../../datasets/sources.ts'
 import { domains } from '../../src/domains/index.ts'
 import { buildDatasets } from '../../src/data/build.ts'
@@ -24,10 +24,9 @@ import ip from '../../src/domains/ip/index.ts'
 import { ipBuilders } from '../../src/domains/ip/build.ts'
 import { openIpService } from '../../src/domains/ip/service.ts'
 import { ipSources } from '../../src/domains/ip/sources.ts'
+import { MIRROR } from '../support/mirror.ts'
 import { tempDirs } from '../support/temp.ts'
 
-const ROOT = resolve(import.meta.dir, '../..')
-const MIRROR = process.env.ALMANAC_MIRROR || resolve(ROOT, '../shared/mirror')
 const tempDir = tempDirs('almanac-fetch-')
 const sha = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex')
 
@@ -36,9 +35,10 @@ interface MirrorFile {
   sha256: string
   upstream?: { type: string; repo?: string; commit?: string; file?: string; path?: string; url?: string }
 }
-const mirrorFiles: MirrorFile[] = existsSync(join(MIRROR, 'MANIFEST.json'))
-  ? JSON.parse(readFileSync(join(MIRROR, 'MANIFEST.json'), 'utf8')).files
-  : []
+// The mirror is a test requirement (`.ci/run` points ALMANAC_MIRROR at it): without it this file fails saying so, rather than being skipped.
+if (!existsSync(join(MIRROR, 'MANIFEST.json')))
+  throw new Error(`no dataset mirror at ${MIRROR} (MANIFEST.json missing): set ALMANAC_MIRROR to the mirror directory`)
+const mirrorFiles: MirrorFile[] = JSON.parse(readFileSync(join(MIRROR, 'MANIFEST.json'), 'utf8')).files
 const mirrorFile = (path: string) => readFileSync(join(MIRROR, path))
 
 /** The upstream hosts, from the mirror's own record of where each file came from. */
@@ -91,7 +91,7 @@ afterAll(() => server?.stop(true))
 
 const quiet = () => {}
 
-describe.skipIf(!mirrorFiles.length)('data fetch', () => {
+describe('data fetch', () => {
   test('every source gets an upstream URL or another way that needs no mirror', () => {
     // Or, for a file the mirror itself made by merging or repackaging upstream files, the reason why not.
     // Sources no builder reads (declared for credit, like a table shipped in the source tree) need neither.

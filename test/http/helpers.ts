@@ -10,7 +10,7 @@ import { createAuthenticator } from '../../src/http/auth.ts'
 import { serverBodyCeiling } from '../../src/http/request-guards.ts'
 import { createObservability } from '../../src/http/observability.ts'
 import { createApp, openDomains } from '../../src/server.ts'
-import { memoryQuotaStore } from '../../src/stores/quota.ts'
+import { memoryQuotaStore, type QuotaStore } from '../../src/stores/quota.ts'
 import { testConfig } from '../support/app.ts'
 import { sampleDomain } from '../support/sample-domain.ts'
 
@@ -24,14 +24,18 @@ export interface LiveServer {
   stop(): Promise<void>
 }
 
+/**
+ * The data dir is `config.dataDir` (pass `config: { dataDir }` for another). The quota store is a memory one
+ * that stop() closes, unless `quota` is given: that one stays the caller's to close.
+ */
 export async function liveServer(
-  options: { env?: Record<string, string>; config?: Partial<Config>; domains?: Domain[] } = {},
+  options: { env?: Record<string, string>; config?: Partial<Config>; domains?: Domain[]; quota?: QuotaStore } = {},
 ): Promise<LiveServer> {
   const config = testConfig(options.env, options.config)
   const data = openDataDir(config.dataDir)
   const domains = options.domains ?? [sampleDomain()]
   const mounted = await openDomains(config, data, domains, () => {})
-  const quota = memoryQuotaStore()
+  const quota = options.quota ?? memoryQuotaStore()
   const log: string[] = []
   const observability = createObservability(config, { write: (line) => log.push(line) })
   const app = createApp(config, { data, domains, authenticator: createAuthenticator(config), quota, observability, log: () => {} }, mounted)
@@ -51,7 +55,7 @@ export async function liveServer(
     log,
     async stop() {
       await server.stop(true)
-      await quota.close()
+      if (!options.quota) await quota.close()
     },
   }
 }

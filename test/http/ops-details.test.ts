@@ -8,14 +8,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createHash } from 'node:crypto'
-import type { Config } from '../../src/config.ts'
 import { openDataDir, SOURCE_OUT_DIR } from '../../src/data/open.ts'
 import type { Domain } from '../../src/domains/types.ts'
-import { createAuthenticator } from '../../src/http/auth.ts'
-import { acceptedRequestId, createObservability } from '../../src/http/observability.ts'
-import { createApp, openDomains } from '../../src/server.ts'
+import { acceptedRequestId } from '../../src/http/observability.ts'
 import { redisQuotaStore } from '../../src/stores/quota-redis.ts'
-import type { QuotaStore } from '../../src/stores/quota.ts'
 import { TEST_KEY, testConfig } from '../support/app.ts'
 import { startRedis, type TestRedis } from '../support/redis.ts'
 import { sampleDomain } from '../support/sample-domain.ts'
@@ -162,27 +158,6 @@ describe('CORS', () => {
   })
 })
 
-/** A real server over the given quota store and data dir (liveServer always uses the memory store). */
-async function serverWith(config: Config, quota: QuotaStore, dataDir?: string, domains: Domain[] = [sampleDomain()]) {
-  const data = openDataDir(dataDir ?? config.dataDir)
-  const mounted = await openDomains(config, data, domains, () => {})
-  const app = createApp(
-    config,
-    {
-      data,
-      domains,
-      authenticator: createAuthenticator(config),
-      quota,
-      observability: createObservability(config, { write: () => {} }),
-      log: () => {},
-    },
-    mounted,
-  )
-  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => app.handle(req), development: false })
-  ;(app as { server: unknown }).server = server
-  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) }
-}
-
 describe('/readyz and the quota store', () => {
   let redis: TestRedis
   beforeAll(async () => {
@@ -191,9 +166,8 @@ describe('/readyz and the quota store', () => {
   afterAll(() => redis.stop())
 
   test('not ready while Redis is unreachable and fail-open is off; ready again when it is back', async () => {
-    const config = testConfig({ ALMANAC_QUOTA_STORE: redis.url })
     const quota = redisQuotaStore(redis.url, { timeoutMs: 500, maxBackoffMs: 50 })
-    const s = await serverWith(config, quota)
+    const s = await liveServer({ env: { ALMANAC_QUOTA_STORE: redis.url }, quota })
     try {
       expect((await fetch(`${s.url}/readyz`)).status).toBe(200)
       await redis.stop()
@@ -219,9 +193,8 @@ describe('/readyz and the quota store', () => {
   }, 30_000)
 
   test('with fail-open, an unreachable Redis does not make the server unready', async () => {
-    const config = testConfig({ ALMANAC_QUOTA_STORE: 'redis://127.0.0.1:1', ALMANAC_QUOTA_FAIL_OPEN: 'true' })
     const quota = redisQuotaStore('redis://127.0.0.1:1', { timeoutMs: 300 })
-    const s = await serverWith(config, quota)
+    const s = await liveServer({ env: { ALMANAC_QUOTA_STORE: 'redis://127.0.0.1:1', ALMANAC_QUOTA_FAIL_OPEN: 'true' }, quota })
     try {
       expect((await fetch(`${s.url}/readyz`)).status).toBe(200)
     } finally {
@@ -255,7 +228,7 @@ describe('datasets built without an optional source', () => {
       }),
     )
     const domain = { ...sampleDomain(), datasets: ['core', 'flags'] } as Domain
-    const s = await serverWith(testConfig(), (await import('../../src/stores/quota.ts')).memoryQuotaStore(), dir, [domain])
+    const s = await liveServer({ config: { dataDir: dir }, domains: [domain] })
     try {
       const res = await fetch(`${s.url}/readyz`)
       expect(res.status).toBe(200)

@@ -9,23 +9,16 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { spawn, type Subprocess } from 'bun'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import S3rver from 's3rver'
 import { startRdapServer, type RdapFixture } from '../domains/email/rdap-server.ts'
 import { zbar } from '../domains/qr/decode.ts'
 import { freePort } from '../support/ports.ts'
 import { startRedis, type TestRedis } from '../support/redis.ts'
+import { tempDirs } from '../support/temp.ts'
 
 const ROOT = resolve(import.meta.dir, '../..')
 const BUCKET = 'almanac-shared'
-const dirs: string[] = []
-const tempDir = (prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix))
-  dirs.push(dir)
-  return dir
-}
 
 let redis: TestRedis
 let s3: S3rver
@@ -36,7 +29,7 @@ let a: { child: Subprocess; url: string }
 let b: { child: Subprocess; url: string }
 
 /** One instance's settings: the shared Redis and S3, its own state dir (nothing shared through the disk). */
-const instanceEnv = (): Record<string, string> => ({ ...env, ALMANAC_STATE_DIR: tempDir('almanac-instance-') })
+const instanceEnv = (): Record<string, string> => ({ ...env, ALMANAC_STATE_DIR: tempDir() })
 
 async function serve(own: Record<string, string>): Promise<{ child: Subprocess; url: string }> {
   const port = freePort()
@@ -78,7 +71,7 @@ beforeAll(async () => {
     port: 0,
     address: '127.0.0.1',
     silent: true,
-    directory: tempDir('almanac-s3rver-'),
+    directory: tempDir(),
     configureBuckets: [{ name: BUCKET, configs: [] }],
   })
   const { port } = (await s3.run()) as unknown as { port: number }
@@ -109,8 +102,9 @@ afterAll(async () => {
   await s3?.close()
   await rdap?.stop()
   await redis?.close()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
+// After the afterAll above: hooks run in the order they are registered, so the processes stop before their directories go.
+const tempDir = tempDirs('almanac-scale-out-')
 
 describe('two instances on one Redis and one S3', () => {
   test('a key made through A works on B; a revoke through B stops A', async () => {
@@ -207,12 +201,12 @@ describe('two instances on one Redis and one S3', () => {
 
 describe('two instances on a shared local QR directory and signing key', () => {
   test('a QR link made on A downloads through B', async () => {
-    const shared = tempDir('almanac-qr-shared-')
+    const shared = tempDir()
     const own = (): Record<string, string> => ({
       ALMANAC_HOST: '127.0.0.1',
       ALMANAC_ACCESS_LOG: 'false',
       ALMANAC_API_KEYS: 'scale-out-key-0123',
-      ALMANAC_STATE_DIR: tempDir('almanac-instance-'),
+      ALMANAC_STATE_DIR: tempDir(),
       ALMANAC_QR_STORE: `local:${shared}`,
       ALMANAC_QR_SIGNING_KEY: 'a-shared-signing-key-of-32-bytes-or-more',
     })

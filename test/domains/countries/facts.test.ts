@@ -27,6 +27,13 @@ function geonames(): Map<string, Record<string, string>> {
   return new Map(rows.map((r) => [r['#ISO']!, r]))
 }
 
+/** The date the mirror records for its copy of countryInfo.txt (`upstream_date` in MANIFEST.json). */
+function geonamesDate(): string {
+  const manifest = JSON.parse(readFileSync(join(MIRROR, 'MANIFEST.json'), 'utf8'))
+  const entry = manifest.files.find((f: any) => f.path === 'geonames-countryinfo/countryInfo.txt')
+  return /(\d{4}-\d{2}-\d{2})/.exec(entry.upstream_date)![1]!
+}
+
 beforeAll(async () => {
   app = await testApp({ domains: [countriesDomain, timezonesDomain, postalDomain] })
   const { body } = await app.json('GET', '/api/v1/countries?limit=1000', { form: 'bare' })
@@ -63,6 +70,7 @@ describe('country facts', () => {
 
   test('area, population, first TLD, borders and postal format are GeoNames countryInfo.txt', () => {
     const rows = geonames()
+    const asOf = geonamesDate()
     let compared = 0
     for (const [code, b] of bare) {
       const g = rows.get(code)
@@ -72,7 +80,7 @@ describe('country facts', () => {
       }
       compared++
       expect(b.area_km2, code).toBe(Number(g['Area(in sq km)']))
-      expect(b.population, code).toEqual({ value: Number(g.Population), source: 'GeoNames countryInfo.txt', as_of: '2026-01-19' })
+      expect(b.population, code).toEqual({ value: Number(g.Population), source: 'GeoNames countryInfo.txt', as_of: asOf })
       if (g.tld) expect(b.tlds[0], code).toBe(g.tld)
       const neighbours = g
         .neighbours!.split(',')
