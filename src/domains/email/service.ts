@@ -95,17 +95,19 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
   const log = options.log ?? (() => {})
   const email = config.email
 
+  const abuseSource = emailSources.find((s) => s.id === 'blocklistproject-abuse')!
   const file = readContainer(data.path(LISTS_ARTIFACT))
+  // The abuse list is named with its date in answers: renamed here once, so the verdicts' shared arrays
+  // of source names are answered as they are.
   const lists = new EmailLists(
     { names: file.bytes('names'), offsets: file.u32('offsets'), slots: file.u32('slots') },
-    (file.meta.labels as ListLabel[]) ?? [],
+    ((file.meta.labels as ListLabel[]) ?? []).map((l) =>
+      l.source === abuseSource.id ? { ...l, source: `${l.source}:${abuseSource.date}` } : l,
+    ),
   )
   const first = loadOperatorLists(email, normalizeListEntry)
   for (const w of first.warnings) log(w)
   lists.operator = first.lists
-
-  const abuseSource = emailSources.find((s) => s.id === 'blocklistproject-abuse')!
-  const abuseName = (id: string) => (id === abuseSource.id ? `${id}:${abuseSource.date}` : id)
 
   let servers: DnsServer[]
   try {
@@ -198,7 +200,7 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
       syntax,
       domain,
       mx: mxResult,
-      lists: verdict.abuse ? { ...verdict, abuseSources: verdict.abuseSources.map(abuseName) } : verdict,
+      lists: verdict,
       age,
       ...s,
       unknown,
