@@ -13,9 +13,8 @@ import { getDomain } from 'tldts'
 import { loadConfig } from '../src/config.ts'
 import { openDataDir } from '../src/data/open.ts'
 import { LISTS_ARTIFACT } from '../src/domains/email/build.ts'
-import { EmailLists, type ListLabel } from '../src/domains/email/lists.ts'
+import { openEmailLists } from '../src/domains/email/lists.ts'
 import { openEmailService } from '../src/domains/email/service.ts'
-import { readContainer } from '../src/domains/ip/container.ts'
 import { MIRROR } from '../test/support/mirror.ts'
 import { startDnsServer } from '../test/domains/email/dns-server.ts'
 import { startRdapServer } from '../test/domains/email/rdap-server.ts'
@@ -50,11 +49,7 @@ const registrable = names.map((n) => getDomain(n))
 const baseline = new Set(abuse)
 
 // The lists behind the service, opened the same way, for checks without the public suffix lookup.
-const file = readContainer(openDataDir().path(LISTS_ARTIFACT))
-const lists = new EmailLists(
-  { names: file.bytes('names'), offsets: file.u32('offsets'), slots: file.u32('slots') },
-  file.meta.labels as ListLabel[],
-)
+const lists = openEmailLists(openDataDir().path(LISTS_ARTIFACT))
 
 // Warm-up, untimed: the first timed loop would otherwise also pay for compiling the code under test.
 for (let i = 0; i < 300_000; i++) {

@@ -2405,7 +2405,7 @@ export interface components {
             /** @description The item as sent. */
             ip: unknown;
             error: {
-                /** @description Where the bad item is in the body, e.g. `ips.3`. */
+                /** @description Where the bad item is in the body, e.g. `ips.3`, `emails.0` or `ua_list.3.ua`. */
                 field: string;
                 /** @description What is wrong with it. */
                 message: string;
@@ -2462,7 +2462,7 @@ export interface components {
             /** @description The item as sent. */
             ip: unknown;
             error: {
-                /** @description Where the bad item is in the body, e.g. `ips.3`. */
+                /** @description Where the bad item is in the body, e.g. `ips.3`, `emails.0` or `ua_list.3.ua`. */
                 field: string;
                 /** @description What is wrong with it. */
                 message: string;
@@ -3090,7 +3090,7 @@ export interface operations {
                             /** @description The item as sent (its `ua` member, or null). */
                             ua: unknown;
                             error: {
-                                /** @description Dotted path of the bad value, e.g. ua_list.3.ua. */
+                                /** @description Where the bad item is in the body, e.g. `ips.3`, `emails.0` or `ua_list.3.ua`. */
                                 field: string;
                                 /** @description What is wrong with it. */
                                 message: string;
@@ -3151,7 +3151,7 @@ export interface operations {
                             /** @description The item as sent (its `ua` member, or null). */
                             ua: unknown;
                             error: {
-                                /** @description Dotted path of the bad value, e.g. ua_list.3.ua. */
+                                /** @description Where the bad item is in the body, e.g. `ips.3`, `emails.0` or `ua_list.3.ua`. */
                                 field: string;
                                 /** @description What is wrong with it. */
                                 message: string;
@@ -6233,9 +6233,12 @@ export interface operations {
                             /** @description Checks that could not be performed (DNS or RDAP unreachable, timed out, offline mode); they add no points. */
                             unknown_checks: ("mx_record" | "domain_age")[];
                         } | {
+                            /** @description The item as sent. */
                             email: unknown;
                             error: {
+                                /** @description Where the bad item is in the body, e.g. `ips.3`, `emails.0` or `ua_list.3.ua`. */
                                 field: string;
+                                /** @description What is wrong with it. */
                                 message: string;
                             };
                         })[];
@@ -6261,9 +6264,12 @@ export interface operations {
                             /** @description Checks that could not be performed (DNS or RDAP unreachable, timed out, offline mode); they add no points. */
                             unknown_checks: ("mx_record" | "domain_age")[];
                         } | {
+                            /** @description The item as sent. */
                             email: unknown;
                             error: {
+                                /** @description Where the bad item is in the body, e.g. `ips.3`, `emails.0` or `ua_list.3.ua`. */
                                 field: string;
+                                /** @description What is wrong with it. */
                                 message: string;
                             };
                         })[];

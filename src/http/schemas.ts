@@ -64,11 +64,11 @@ export const ProblemEnvelopeSchema = t.Object(
   { description: 'Form A (enveloped) error body: `{status: "error", data: null, error: <problem>}`.' },
 )
 
-/** A batch item that failed on its own (IP bulk): the input and why, in place of its result. */
+/** A batch item that failed on its own (every bulk endpoint): the input and why, in place of its result. */
 export const ItemErrorSchema = t.Object(
   {
     error: t.Object({
-      field: t.String({ description: 'Where the bad item is in the body, e.g. `ips.3`.' }),
+      field: t.String({ description: 'Where the bad item is in the body, e.g. `ips.3`, `emails.0` or `ua_list.3.ua`.' }),
       message: t.String({ description: 'What is wrong with it.' }),
     }),
   },

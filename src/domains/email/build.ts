@@ -11,7 +11,7 @@ import { writeContainer } from '../ip/container.ts'
 import { BUILTIN_ALLOW } from './allowlist.ts'
 import { buildDomainTable } from './domain-table.ts'
 import { getDomain } from 'tldts'
-import { BUILTIN_LISTS, DISPOSABLE_BITS, FREE_BIT, LISTED_BELOW, PSL_OPTIONS, type ListLabel } from './lists.ts'
+import { ABUSE_BITS, BUILTIN_LISTS, DISPOSABLE_BITS, FREE_BIT, LISTED_BELOW, PSL_OPTIONS } from './lists.ts'
 
 export const LISTS_ARTIFACT = 'email-lists.tables'
 
@@ -104,16 +104,15 @@ async function build(ctx: BuildContext) {
   }
   if (unlisted.length) ctx.log(`allowlist: taken out of the disposable lists: ${unlisted.sort().join(', ')}`)
   const table = buildDomainTable(masks)
-  const labels: ListLabel[] = BUILTIN_LISTS.map(({ bit, kind, source }) => ({ bit, kind, source }))
   let disposable = 0
   let free = 0
   let abuse = 0
   for (const m of masks.values()) {
     if (m & DISPOSABLE_BITS) disposable++
     if (m & FREE_BIT) free++
-    if (m & (1 << BUILTIN_LISTS.find((l) => l.kind === 'abuse')!.bit)) abuse++
+    if (m & ABUSE_BITS) abuse++
   }
-  writeContainer(ctx.out(LISTS_ARTIFACT), { labels }, { names: table.names, offsets: table.offsets, slots: table.slots })
+  writeContainer(ctx.out(LISTS_ARTIFACT), { labels: BUILTIN_LISTS }, { names: table.names, offsets: table.offsets, slots: table.slots })
   return {
     counts: {
       ...counts,

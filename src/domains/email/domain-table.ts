@@ -96,8 +96,3 @@ export function maskOf(t: DomainTable, s: string, from = 0, to = s.length): numb
     slot = (slot + 1) & mask
   }
 }
-
-/** The name at index i (for tests and diagnostics). */
-export const nameAt = (t: DomainTable, i: number) => new TextDecoder().decode(t.names.subarray(t.offsets[i], t.offsets[i + 1]))
-
-export const tableSize = (t: DomainTable) => t.offsets.length - 1

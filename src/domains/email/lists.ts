@@ -13,7 +13,9 @@
 import { readFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import type { Config } from '../../config.ts'
+import { readContainer } from '../ip/container.ts'
 import { maskOf, type DomainTable } from './domain-table.ts'
+import { emailSources } from './sources.ts'
 
 export type ListKind = 'disposable' | 'free' | 'abuse'
 
@@ -209,4 +211,22 @@ export function loadOperatorLists(
   read(email.allowListFiles, 'ALMANAC_EMAIL_ALLOW_LISTS', lists.allow)
   read(email.denyListFiles, 'ALMANAC_EMAIL_DENY_LISTS', lists.deny)
   return { lists, warnings }
+}
+
+/** The abuse list's source, whose date answers name (`abuse_list.sources`). */
+export const ABUSE_SOURCE = emailSources.find((s) => s.id === 'blocklistproject-abuse')!
+
+/**
+ * The built-in lists of the artifact at `path` (email-lists.tables), as the service checks them. The abuse
+ * list is named with its date in answers: its label is renamed here, once, so the verdicts' shared arrays
+ * of source names are answered as they are.
+ */
+export function openEmailLists(path: string): EmailLists {
+  const file = readContainer(path)
+  return new EmailLists(
+    { names: file.bytes('names'), offsets: file.u32('offsets'), slots: file.u32('slots') },
+    ((file.meta.labels as ListLabel[]) ?? []).map((l) =>
+      l.source === ABUSE_SOURCE.id ? { ...l, source: `${l.source}:${ABUSE_SOURCE.date}` } : l,
+    ),
+  )
 }

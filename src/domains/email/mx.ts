@@ -6,8 +6,8 @@
  * answers for the SOA's negative TTL (RFC 2308; 5 minutes when none came back); concurrent checks of one
  * domain share one lookup.
  */
+import { GenerationalCache } from '../../lib/cache.ts'
 import { DnsError, query, RCODE, RR, type DnsAnswer, type DnsServer, type MxRecord } from './dns.ts'
-import { TtlCache } from './ttl-cache.ts'
 
 export type MxReason =
   | 'nxdomain'
@@ -83,7 +83,16 @@ export function mxChecker(options: {
 }): MxChecker {
   const maxInflight = options.maxInflight ?? MAX_INFLIGHT
   const { servers, timeoutMs, now } = options
-  const cache = new TtlCache<MxResult>(options.cacheEntries ?? 20_000, 8 * 2 ** 20, now)
+  // Bounded in entries and about 8 MB; an entry past its expiry is a miss where it is read.
+  const cache = new GenerationalCache<string, { value: MxResult; expires: number }>(
+    options.cacheEntries ?? 20_000,
+    8 * 2 ** 20,
+    (_, { value }) => 64 + value.hosts.reduce((n, h) => n + 2 * h.length + 16, 0),
+  )
+  const fresh = (domain: string) => {
+    const hit = cache.get(domain)
+    return hit && hit.expires > now() ? hit.value : undefined
+  }
   const inflight = new Map<string, Promise<MxResult>>()
 
   const lookup = async (domain: string): Promise<{ result: MxResult; ttlMs: number }> => {
@@ -141,16 +150,16 @@ export function mxChecker(options: {
   }
 
   return {
-    cached: (domain) => cache.get(domain),
+    cached: fresh,
     check(domain) {
-      const hit = cache.get(domain)
+      const hit = fresh(domain)
       if (hit) return Promise.resolve(hit)
       let pending = inflight.get(domain)
       if (!pending) {
         if (inflight.size >= maxInflight) return Promise.resolve(unknownMx('dns_busy'))
         pending = lookup(domain)
           .then(({ result, ttlMs }) => {
-            cache.set(domain, result, ttlMs, 64 + result.hosts.reduce((n, h) => n + 2 * h.length + 16, 0))
+            if (ttlMs > 0) cache.set(domain, { value: result, expires: now() + ttlMs })
             return result
           })
           .finally(() => inflight.delete(domain))

@@ -7,12 +7,9 @@
  */
 import { t } from 'elysia'
 import type { ResponseForm } from '../../config.ts'
+import { itemError, nullable } from '../../http/schemas.ts'
 import type { Assessment, ItemError } from './service.ts'
 
-const nullable = <T extends ReturnType<typeof t.String>>(
-  s: T | ReturnType<typeof t.Boolean> | ReturnType<typeof t.Integer>,
-  description: string,
-) => t.Union([s, t.Null()], { description })
 const UNKNOWN = t.Array(t.Union([t.Literal('mx_record'), t.Literal('domain_age')]), {
   description: 'Checks that could not be performed (DNS or RDAP unreachable, timed out, offline mode); they add no points.',
 })
@@ -78,7 +75,7 @@ export const BareSchema = t.Object({
   unknown_checks: UNKNOWN,
 })
 
-const ItemErrorSchema = t.Object({ email: t.Unknown(), error: t.Object({ field: t.String(), message: t.String() }) })
+const ItemErrorSchema = itemError('email', t.Unknown({ description: 'The item as sent.' }))
 export const EnvelopedItemSchema = t.Union([EnvelopedSchema, ItemErrorSchema])
 export const BareItemSchema = t.Union([BareSchema, ItemErrorSchema])
 

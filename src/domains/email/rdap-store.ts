@@ -4,8 +4,8 @@
  * one cache). The store is a cache, not a dependency: when it cannot be opened or reached, lookups go to
  * RDAP as if it were empty, and the failure is logged once.
  */
-import { RedisClient } from 'bun'
 import type { Database } from 'bun:sqlite'
+import { redisConnection } from '../../stores/redis.ts'
 import { openStateDatabase } from '../../stores/sqlite.ts'
 
 /** A definitive RDAP answer: the domain's registration date, or "not registered" (HTTP 404). */
@@ -90,47 +90,33 @@ export function sqliteRdapStore(stateDir: string, log: (line: string) => void): 
   }
 }
 
-/** Redis keys `almanac:email:rdap:<domain>` holding JSON, expiring with the entry. */
+/**
+ * Redis keys `almanac:email:rdap:<domain>` holding JSON, expiring with the entry, on the stores' shared
+ * connection handling (fail fast, back off, log once per outage). Any failure answers null.
+ */
 export function redisRdapStore(url: string, log: (line: string) => void, timeoutMs = 500): RdapStore {
-  let client: RedisClient | null = null
-  let downUntil = 0
-  let warned = false
-  const connection = async () => {
-    if (client?.connected) return client
-    client?.close()
-    client = new RedisClient(url, { enableOfflineQueue: false, connectionTimeout: timeoutMs, autoReconnect: false })
-    await client.connect()
-    return client
-  }
-  const run = async <T>(what: string, fn: (c: RedisClient) => Promise<T>): Promise<T | null> => {
-    if (Date.now() < downUntil) return null
-    let timer: Timer | undefined
+  const redis = redisConnection(url, {
+    timeoutMs,
+    // A down cache must not add its timeout to every lookup.
+    maxBackoffMs: 5000,
+    role: 'RDAP cache in Redis',
+    log: (line) => {
+      const { msg, error } = JSON.parse(line) as { msg: string; error?: string }
+      log(error ? `${msg}, lookups go to RDAP directly: ${error}` : msg)
+    },
+  })
+  const run = async (name: string, args: string[]): Promise<any> => {
     try {
-      const result = await Promise.race([
-        connection().then(fn),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`${what} took longer than ${timeoutMs} ms`)), timeoutMs)
-        }),
-      ])
-      warned = false
-      return result
-    } catch (e) {
-      // Back off a few seconds: a down cache must not add its timeout to every lookup.
-      downUntil = Date.now() + 5000
-      if (!warned) log(`RDAP cache in Redis unreachable, lookups go to RDAP directly: ${(e as Error).message}`)
-      warned = true
-      client?.close()
-      client = null
+      return await redis.command(name, args)
+    } catch {
       return null
-    } finally {
-      clearTimeout(timer)
     }
   }
   const key = (domain: string) => `almanac:email:rdap:${domain}`
   return {
     async get(domain) {
-      const raw = await run('Redis GET', (c) => c.get(key(domain)))
-      if (!raw) return null
+      const raw = await run('GET', [key(domain)])
+      if (typeof raw !== 'string') return null
       try {
         const v = JSON.parse(raw) as StoredRdap
         return v.status === 'found' || v.status === 'not_found'
@@ -142,11 +128,10 @@ export function redisRdapStore(url: string, log: (line: string) => void, timeout
     },
     async set(domain, value, expiresAt, now) {
       const ms = Math.max(1, Math.round(expiresAt - now))
-      await run('Redis SET', (c) => c.send('SET', [key(domain), JSON.stringify(value), 'PX', String(ms)]))
+      await run('SET', [key(domain), JSON.stringify(value), 'PX', String(ms)])
     },
     close() {
-      client?.close()
-      client = null
+      redis.close()
     },
   }
 }

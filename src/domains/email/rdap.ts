@@ -6,10 +6,10 @@
  * or Redis) behind a bounded in-memory cache; failures (timeout, 5xx, 429, unreachable) 1 minute in memory
  * only. Every lookup ends within the RDAP timeout, body included.
  */
+import { GenerationalCache } from '../../lib/cache.ts'
 import type { RdapBootstrap } from './rdap-bootstrap.ts'
 import { rdapBaseFor } from './rdap-bootstrap.ts'
 import type { RdapStore, StoredRdap } from './rdap-store.ts'
-import { TtlCache } from './ttl-cache.ts'
 
 export type RdapReason =
   | 'not_registered'
@@ -99,7 +99,16 @@ async function readBounded(res: Response, limit: number): Promise<string | null>
 
 export function rdapClient(options: RdapOptions): RdapClient {
   const { baseUrl, bootstrap, timeoutMs, store, now, log } = options
-  const memory = new TtlCache<RdapResult>(20_000, 4 * 2 ** 20, now)
+  // Bounded in entries and about 4 MB; an entry past its expiry is a miss where it is read.
+  const memory = new GenerationalCache<string, { value: RdapResult; expires: number }>(
+    20_000,
+    4 * 2 ** 20,
+    (domain) => 96 + domain.length * 2,
+  )
+  const fresh = (domain: string) => {
+    const hit = memory.get(domain)
+    return hit && hit.expires > now() ? hit.value : undefined
+  }
   const inflight = new Map<string, Promise<RdapResult>>()
   // One log line per kind of failure a minute: an RDAP outage must not write a line per address.
   const lastLogged = new Map<RdapReason, number>()
@@ -163,9 +172,9 @@ export function rdapClient(options: RdapOptions): RdapClient {
   }
 
   return {
-    cached: (domain) => memory.get(domain),
+    cached: fresh,
     lookup(domain) {
-      const hit = memory.get(domain)
+      const hit = fresh(domain)
       if (hit) return Promise.resolve(hit)
       let pending = inflight.get(domain)
       if (!pending) {
@@ -180,7 +189,7 @@ export function rdapClient(options: RdapOptions): RdapClient {
                   : r.reason === 'no_rdap_server'
                     ? FOUND_TTL_MS
                     : FAILURE_TTL_MS
-            memory.set(domain, r, ttl, 96 + domain.length * 2)
+            memory.set(domain, { value: r, expires: now() + ttl })
             return r
           })
           .finally(() => inflight.delete(domain))

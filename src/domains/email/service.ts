@@ -7,17 +7,15 @@
 import { getDomain } from 'tldts'
 import type { Config } from '../../config.ts'
 import type { DataDir } from '../../data/types.ts'
-import { readContainer } from '../ip/container.ts'
 import { normalizeListEntry, LISTS_ARTIFACT } from './build.ts'
 import { parseServer, systemServers, type DnsServer } from './dns.ts'
-import { CLEAN, EmailLists, loadOperatorLists, PSL_OPTIONS, type ListLabel, type ListVerdict } from './lists.ts'
+import { ABUSE_SOURCE, CLEAN, loadOperatorLists, openEmailLists, PSL_OPTIONS, type ListVerdict } from './lists.ts'
 import { mxChecker, unknownMx, type MxChecker, type MxResult } from './mx.ts'
 import { loadBootstrap, type RdapBootstrap } from './rdap-bootstrap.ts'
 import { rdapClient, type RdapClient, type RdapReason, type RdapResult } from './rdap.ts'
 import { redisRdapStore, sqliteRdapStore, type RdapStore } from './rdap-store.ts'
 import { score, type RiskFactor, type RiskTier } from './score.ts'
 import { parseMailbox, type SyntaxReason } from './syntax.ts'
-import { emailSources } from './sources.ts'
 
 export const DAY_MS = 86400_000
 /** Margin on top of a lookup's own timeout before the service stops waiting for it. */
@@ -95,17 +93,10 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
   const log = options.log ?? (() => {})
   const email = config.email
 
-  const file = readContainer(data.path(LISTS_ARTIFACT))
-  const lists = new EmailLists(
-    { names: file.bytes('names'), offsets: file.u32('offsets'), slots: file.u32('slots') },
-    (file.meta.labels as ListLabel[]) ?? [],
-  )
+  const lists = openEmailLists(data.path(LISTS_ARTIFACT))
   const first = loadOperatorLists(email, normalizeListEntry)
   for (const w of first.warnings) log(w)
   lists.operator = first.lists
-
-  const abuseSource = emailSources.find((s) => s.id === 'blocklistproject-abuse')!
-  const abuseName = (id: string) => (id === abuseSource.id ? `${id}:${abuseSource.date}` : id)
 
   let servers: DnsServer[]
   try {
@@ -198,7 +189,7 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
       syntax,
       domain,
       mx: mxResult,
-      lists: verdict.abuse ? { ...verdict, abuseSources: verdict.abuseSources.map(abuseName) } : verdict,
+      lists: verdict,
       age,
       ...s,
       unknown,
@@ -227,7 +218,7 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
         return { ok: false, allow: lists.operator.allow.size, deny: lists.operator.deny.size, messages: [(e as Error).message] }
       }
     },
-    abuseListDate: abuseSource.date,
+    abuseListDate: ABUSE_SOURCE.date,
     bootstrap,
     close: () => store.close(),
   }

@@ -34,14 +34,10 @@ export type SyntaxReason =
 export type Mailbox =
   | {
       valid: true
-      /** The local part as written (quoted strings keep their quotes). */
-      local: string
       /** Lower-case A-label domain, or the address literal with its brackets. */
       domain: string
-      /** The domain as written, when it held U-labels (for display). */
-      unicodeDomain: string | null
       addressLiteral: boolean
-      /** `local@domain` with the A-label domain: what the checks use. */
+      /** `local@domain` with the local part as written and the A-label domain: what the checks use. */
       normalized: string
     }
   | { valid: false; reason: SyntaxReason }
@@ -206,7 +202,7 @@ export function parseMailbox(input: string): Mailbox {
     const reason = checkAddressLiteral(rawDomain.slice(1, -1))
     if (reason) return invalid(reason)
     if (utf8Length(local) + 1 + rawDomain.length > 254) return invalid('too_long')
-    return { valid: true, local, domain: rawDomain, unicodeDomain: null, addressLiteral: true, normalized: `${local}@${rawDomain}` }
+    return { valid: true, domain: rawDomain, addressLiteral: true, normalized: `${local}@${rawDomain}` }
   }
 
   let ascii = true
@@ -232,5 +228,5 @@ export function parseMailbox(input: string): Mailbox {
   if (reason) return invalid(!ascii && reason === 'domain_invalid_character' ? 'invalid_idn' : reason)
   // 256-octet path including "<" and ">" (RFC 5321 §4.5.3.1.3), counted with the A-label domain.
   if (utf8Length(local) + 1 + domain.length > 254) return invalid('too_long')
-  return { valid: true, local, domain, unicodeDomain: ascii ? null : rawDomain, addressLiteral: false, normalized: `${local}@${domain}` }
+  return { valid: true, domain, addressLiteral: false, normalized: `${local}@${domain}` }
 }

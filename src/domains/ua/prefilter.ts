@@ -292,6 +292,3 @@ export function candidateKeys(collection: Record<string, { regex: string }>, tex
 export function seedLiterals(literals: Record<string, string[] | null>) {
   for (const [pattern, lits] of Object.entries(literals)) seeded.set(pattern, lits)
 }
-
-/** How many regexes have no literal (always run), for the builder's counts and the docs. */
-export const literalStats = () => ({ literals: table.literals.length })

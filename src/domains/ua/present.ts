@@ -5,6 +5,7 @@
  */
 import { t } from 'elysia'
 import type { ResponseForm } from '../../config.ts'
+import { itemError } from '../../http/schemas.ts'
 import { isItemError, type ItemError, type Parse, type UaResult } from './service.ts'
 
 export function enveloped(r: UaResult) {
@@ -145,12 +146,9 @@ export const EnvelopedSchema = t.Object({
 
 export const BareSchema = t.Object({ client: ClientSchema, os: OsSchema, device: DeviceSchema, bot: BotSchema, tampered })
 
-const itemError = t.Object({
-  ua: t.Unknown({ description: 'The item as sent (its `ua` member, or null).' }),
-  error: t.Object({ field: s('Dotted path of the bad value, e.g. ua_list.3.ua.'), message: s('What is wrong with it.') }),
-})
+const UaItemError = itemError('ua', t.Unknown({ description: 'The item as sent (its `ua` member, or null).' }))
 const item = (schema: typeof EnvelopedSchema | typeof BareSchema) =>
-  t.Union([t.Composite([t.Object({ ua: s('The input user agent.') }), schema]), itemError])
+  t.Union([t.Composite([t.Object({ ua: s('The input user agent.') }), schema]), UaItemError])
 export const BulkEnvelopedItem = item(EnvelopedSchema)
 export const BulkBareItem = item(BareSchema)
 

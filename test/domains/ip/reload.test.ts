@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import ipDomain from '../../../src/domains/ip/index.ts'
 import { testApp } from '../../support/app.ts'
+import { signalled } from '../../support/signals.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'almanac-ip-lists-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -49,14 +50,6 @@ test('operator lists flag addresses, name their file, and reload on SIGHUP', asy
     await app.close()
   }
 })
-
-/**
- * Resolves when the next SIGHUP has been handled: listeners run in the order they were added, so one
- * added after the domain's runs after its reload (the signal itself arrives on a later turn of the loop).
- */
-function signalled(): Promise<void> {
-  return new Promise((resolve) => process.once('SIGHUP', () => resolve()))
-}
 
 test('closing the domain removes its SIGHUP handler', async () => {
   const before = process.listenerCount('SIGHUP')

@@ -7,7 +7,6 @@ const helper = require('./../helper');
 const BrowserHints = require('./hints/browser-hints');
 
 const BROWSER_SHORT = helper.revertObject(require('./browser-short'));
-// Almanac: one per parser, built with the parser once the detection data is handed in (data.js).
 
 const CLIENTHINT_MAPPING = {
   'Chrome': ['Google Chrome'],
@@ -61,6 +60,7 @@ class Browser extends ClientAbstractParser {
     super();
     this.engine_collection = require('../../data').collection('client/browser_engine');
     this.collection = require('../../data').collection('client/browsers');
+    // Almanac: one per parser, built with the parser once the detection data is handed in (data.js).
     this.browserHints = new BrowserHints();
     this.type = CLIENT_TYPE.BROWSER;
     this.collectionLength = this.collection.length;

@@ -3,12 +3,11 @@ const AppHints = require('./hints/app-hints');
 
 const CLIENT_TYPE = require('./../const/client-type');
 
-// Almanac: one per parser, built with the parser once the detection data is handed in (data.js).
-
 class MobileApp extends ClientAbstractParser {
   constructor() {
     super();
     this.collection = require('../../data').collection('client/mobile_apps');
+    // Almanac: one per parser, built with the parser once the detection data is handed in (data.js).
     this.appHints = new AppHints();
     this.collectionLength = this.collection.length;
     this.type = CLIENT_TYPE.MOBILE_APP;
