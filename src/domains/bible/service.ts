@@ -70,6 +70,14 @@ export interface SearchGroup {
 
 export type SearchSort = 'relevance' | 'canonical'
 
+interface VerseRow {
+  id: number
+  book: number
+  chapter: number
+  verse: number
+  text: string
+}
+
 export interface DailyFilters {
   translation?: string
   language?: string
@@ -90,6 +98,8 @@ export class BibleService {
   private readonly verseStmt: Statement
   private readonly chaptersStmt: Statement
   private readonly partStmt: Statement
+  /** One page of a translation's hits with their verses, by sort order (FTS5 rank, or rowid: Bible order). */
+  private readonly searchStmts: Record<SearchSort, Statement>
   private languageList: ReturnType<BibleService['listLanguages']> | undefined
 
   constructor(
@@ -134,6 +144,11 @@ export class BibleService {
     this.rangeStmt = db.query('SELECT verse, text FROM verses WHERE id BETWEEN ? AND ? ORDER BY id')
     this.verseStmt = db.query('SELECT id, book, chapter, verse, text FROM verses WHERE id = ?')
     this.partStmt = db.query('SELECT verse, text FROM verses WHERE id BETWEEN ? AND ? AND verse BETWEEN ? AND ? ORDER BY id')
+    const page = (order: string) =>
+      db.query(
+        `SELECT v.id, v.book, v.chapter, v.verse, v.text FROM verses_fts f JOIN verses v ON v.id = f.rowid WHERE verses_fts MATCH ? AND f.rowid BETWEEN ? AND ? ORDER BY ${order} LIMIT ? OFFSET ?`,
+      )
+    this.searchStmts = { relevance: page('f.rank'), canonical: page('f.rowid') }
   }
 
   /** Languages with their translation counts (made once: the data never changes while open). */
@@ -277,12 +292,9 @@ export class BibleService {
       }
       const t = this.byId.get(g.translation)!
       const take = Math.min(want, g.count - skip)
-      const order = sort === 'canonical' ? 'rowid' : 'rank'
-      const ids = this.db
-        .query(`SELECT rowid AS id FROM verses_fts WHERE verses_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY ${order} LIMIT ? OFFSET ?`)
-        .all(parsed.fts, t.firstId, t.lastId, take, skip) as { id: number }[]
-      for (const { id } of ids) hits.push(this.hit(t, id, parsed.terms))
-      want -= ids.length
+      const rows = this.searchStmts[sort].all(parsed.fts, t.firstId, t.lastId, take, skip) as VerseRow[]
+      for (const v of rows) hits.push(this.hit(t, v, parsed.terms))
+      want -= rows.length
       skip = 0
     }
     return { total, groups, hits }
@@ -302,8 +314,7 @@ export class BibleService {
     return counts
   }
 
-  private hit(t: Translation, id: number, terms: Term[]): SearchHit {
-    const v = this.verseStmt.get(id) as { book: number; chapter: number; verse: number; text: string }
+  private hit(t: Translation, v: VerseRow, terms: Term[]): SearchHit {
     const book = BOOKS[v.book - 1]!
     return {
       translation: t.id,
