@@ -7,7 +7,7 @@ import type { Database, Statement } from 'bun:sqlite'
 import { createHash, randomInt } from 'node:crypto'
 import { invalid, notFound } from '../../lib/errors.ts'
 import type { Page, Paged } from '../../lib/page.ts'
-import { BOOKS, findBook, type BookInfo, type Testament } from './books.ts'
+import { bookById, findBook, type BookInfo, type Testament } from './books.ts'
 import { ID_SHIFT } from './build.ts'
 import { parseQuery, type Term } from './query.ts'
 import { snippet } from './snippet.ts'
@@ -85,13 +85,12 @@ export interface DailyFilters {
   book?: string
 }
 
-/** Most verses a `verse_ref` may select, and most parts in a list. */
+/** Most parts in a `verse_ref` list (each part a verse or a range). */
 export const REF_MAX_PARTS = 20
 
 export class BibleService {
   readonly translations: Translation[]
   private readonly byId = new Map<string, Translation>()
-  private readonly byIdx = new Map<number, Translation>()
   private readonly books = new Map<number, TranslationBook[]>()
   private readonly chapterStmt: Statement
   private readonly rangeStmt: Statement
@@ -126,12 +125,11 @@ export class BibleService {
     }))
     for (const t of this.translations) {
       this.byId.set(t.id, t)
-      this.byIdx.set(t.idx, t)
       this.books.set(t.idx, [])
     }
     for (const r of db.query('SELECT * FROM books ORDER BY translation, book').all() as any[]) {
       this.books.get(r.translation)?.push({
-        book: BOOKS[r.book - 1]!,
+        book: bookById(r.book)!,
         localName: r.local_name,
         chapters: r.chapters,
         verses: r.verses,
@@ -315,7 +313,7 @@ export class BibleService {
   }
 
   private hit(t: Translation, v: VerseRow, terms: Term[]): SearchHit {
-    const book = BOOKS[v.book - 1]!
+    const book = bookById(v.book)!
     return {
       translation: t.id,
       reference: `${book.name} ${v.chapter}:${v.verse}`,
