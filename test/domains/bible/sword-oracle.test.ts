@@ -81,7 +81,6 @@ describe('SWORD modules against libsword (mod2imp)', () => {
     const ours = versesOf.all(row.first_id, row.last_id) as { book: number; chapter: number; verse: number; text: string }[]
     const oursByKey = new Map(ours.map((v) => [`${v.book} ${v.chapter}:${v.verse}`, v.text]))
     expect(ours.length).toBe(withText.length)
-    expect(ours.length).toBe(t.verses)
     const module = await readSwordModule(zip, VERSIFICATION)
     const strip = module.conf.get('SourceType') === 'GBF' ? stripGbf : stripOsis
     let mismatches = 0
