@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { BuildContext, BuildResult, DatasetBuilder } from '../../data/types.ts'
-import { bookByCode, bookByOsis, BOOKS } from './books.ts'
+import { bookByCode, bookById, bookByOsis, type BookInfo } from './books.ts'
 import { foldText } from './fold.ts'
 import { stripGbf, stripOsis } from './markup.ts'
 import { readStepBible, readUsfmFolder, readUsfx, type SourceVerse } from './readers.ts'
@@ -131,7 +131,7 @@ const NAME_KEYS = new Map([
   ['blivre', ['pt-BR', 'pt']],
 ])
 
-function localName(names: BookNames, t: TranslationInfo, book: (typeof BOOKS)[number]): string {
+function localName(names: BookNames, t: TranslationInfo, book: BookInfo): string {
   for (const key of NAME_KEYS.get(t.id) ?? [t.language]) {
     const list = names.get(key)
     if (!list) continue
@@ -199,7 +199,7 @@ export async function buildBibleDatabase(o: BibleBuildOptions): Promise<BuildRes
           insertChapter.run(idx, book, chapter, k - chapterStart, base + chapterStart, base + k - 1)
           bookChapters++
         }
-        insertBook.run(idx, book, localName(names, t, BOOKS[book - 1]!), bookChapters, k - bookStart, base + bookStart, base + k - 1)
+        insertBook.run(idx, book, localName(names, t, bookById(book)!), bookChapters, k - bookStart, base + bookStart, base + k - 1)
         chapters += bookChapters
         books++
       }

@@ -32,7 +32,9 @@ const SPECIAL = new Map([
 ])
 const SPECIAL_RE = /[ßẞæÆœŒøØłŁđĐðÐþÞıħĦς]/g
 const MARKS = /(?![\u3099\u309A])[\p{M}\u0640\u200C\u200D]/gu
-const CJK_CHAR = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3005\u30FC])/gu
+/** A Chinese, Japanese or Korean character: each is a word of its own in the index. */
+export const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3005\u30FC]/u
+const CJK_CHAR = new RegExp(`(${CJK.source})`, 'gu')
 /** A word as the tokenizer sees it: letters and digits (CJK characters each alone, see above). */
 export const WORD = /[\p{L}\p{N}]+/gu
 

@@ -82,6 +82,15 @@ const dailyShapes = documents({
   bare: t.Composite([PassageSchemaB, t.Object(dated)]),
 })
 
+/** The `language` filter of a query; `description` says what it filters. */
+const languageQuery = (description: string) =>
+  t.Optional(t.String({ pattern: '^[A-Za-z]{2,3}$', description, error: 'language: expected a 2- or 3-letter code' }))
+
+/** The names `fields=` may pick, per item schema. */
+const SEARCH_HIT_FIELDS = Object.keys(SearchHitSchema.properties)
+const TRANSLATION_FIELDS = Object.keys(TranslationSchema.properties)
+const BOOK_FIELDS = Object.keys(BookSchema.properties)
+
 const chapterNumber = (s: string) => {
   const n = Number(s)
   if (!Number.isInteger(n) || n < 1) throw invalid('chapter', 'chapters start at 1', 'path')
@@ -109,7 +118,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
     field = 'translations',
   ) => {
     const { total, groups, hits } = service.search(q, ids, sort ?? 'relevance', pageOf(query, SEARCH_DEFAULT_LIMIT), field)
-    return list(hits, { total, enveloped: { groups }, bare: { groups }, fieldNames: Object.keys(SearchHitSchema.properties) })
+    return list(hits, { total, enveloped: { groups }, bare: { groups }, fieldNames: SEARCH_HIT_FIELDS })
   }
   const searchPage = pageQuery(config.maxLimit, SEARCH_DEFAULT_LIMIT)
   return new Elysia({ prefix: '/bible' })
@@ -142,18 +151,12 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
         const { total, items } = service.listTranslations(query.language, pageOf(query))
         return list(
           items.map((x) => presentTranslation(x, false)),
-          { total, fieldNames: Object.keys(TranslationSchema.properties) },
+          { total, fieldNames: TRANSLATION_FIELDS },
         )
       },
       {
         query: t.Object({
-          language: t.Optional(
-            t.String({
-              pattern: '^[A-Za-z]{2,3}$',
-              description: 'ISO 639-1 code; an unknown one gives an empty list.',
-              error: 'language: expected a 2- or 3-letter code',
-            }),
-          ),
+          language: languageQuery('ISO 639-1 code; an unknown one gives an empty list.'),
           ...pageQuery(config.maxLimit),
           ...fieldsQuery,
         }),
@@ -195,13 +198,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
               error: 'mode: expected daily or random',
             }),
           ),
-          language: t.Optional(
-            t.String({
-              pattern: '^[A-Za-z]{2,3}$',
-              description: 'ISO 639-1 code: the verse comes from one of its translations.',
-              error: 'language: expected a 2- or 3-letter code',
-            }),
-          ),
+          language: languageQuery('ISO 639-1 code: the verse comes from one of its translations.'),
           testament: t.Optional(
             t.Union([t.Literal('OT'), t.Literal('NT'), t.Literal('DC'), t.Literal('ot'), t.Literal('nt'), t.Literal('dc')], {
               description: '`OT`, `NT` or `DC` (deuterocanonical).',
@@ -264,7 +261,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
         const page = pageOf(query, config.maxLimit)
         return list(books.slice(page.offset, page.offset + page.limit).map(presentBook), {
           total: books.length,
-          fieldNames: Object.keys(BookSchema.properties),
+          fieldNames: BOOK_FIELDS,
         })
       },
       {

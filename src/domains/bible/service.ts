@@ -7,7 +7,7 @@ import type { Database, Statement } from 'bun:sqlite'
 import { createHash, randomInt } from 'node:crypto'
 import { invalid, notFound } from '../../lib/errors.ts'
 import type { Page, Paged } from '../../lib/page.ts'
-import { BOOKS, findBook, type BookInfo, type Testament } from './books.ts'
+import { bookById, findBook, type BookInfo, type Testament } from './books.ts'
 import { ID_SHIFT } from './build.ts'
 import { parseQuery, type Term } from './query.ts'
 import { snippet } from './snippet.ts'
@@ -70,6 +70,14 @@ export interface SearchGroup {
 
 export type SearchSort = 'relevance' | 'canonical'
 
+interface VerseRow {
+  id: number
+  book: number
+  chapter: number
+  verse: number
+  text: string
+}
+
 export interface DailyFilters {
   translation?: string
   language?: string
@@ -77,19 +85,20 @@ export interface DailyFilters {
   book?: string
 }
 
-/** Most verses a `verse_ref` may select, and most parts in a list. */
+/** Most parts in a `verse_ref` list (each part a verse or a range). */
 export const REF_MAX_PARTS = 20
 
 export class BibleService {
   readonly translations: Translation[]
   private readonly byId = new Map<string, Translation>()
-  private readonly byIdx = new Map<number, Translation>()
   private readonly books = new Map<number, TranslationBook[]>()
   private readonly chapterStmt: Statement
   private readonly rangeStmt: Statement
   private readonly verseStmt: Statement
   private readonly chaptersStmt: Statement
   private readonly partStmt: Statement
+  /** One page of a translation's hits with their verses, by sort order (FTS5 rank, or rowid: Bible order). */
+  private readonly searchStmts: Record<SearchSort, Statement>
   private languageList: ReturnType<BibleService['listLanguages']> | undefined
 
   constructor(
@@ -116,12 +125,11 @@ export class BibleService {
     }))
     for (const t of this.translations) {
       this.byId.set(t.id, t)
-      this.byIdx.set(t.idx, t)
       this.books.set(t.idx, [])
     }
     for (const r of db.query('SELECT * FROM books ORDER BY translation, book').all() as any[]) {
       this.books.get(r.translation)?.push({
-        book: BOOKS[r.book - 1]!,
+        book: bookById(r.book)!,
         localName: r.local_name,
         chapters: r.chapters,
         verses: r.verses,
@@ -134,6 +142,11 @@ export class BibleService {
     this.rangeStmt = db.query('SELECT verse, text FROM verses WHERE id BETWEEN ? AND ? ORDER BY id')
     this.verseStmt = db.query('SELECT id, book, chapter, verse, text FROM verses WHERE id = ?')
     this.partStmt = db.query('SELECT verse, text FROM verses WHERE id BETWEEN ? AND ? AND verse BETWEEN ? AND ? ORDER BY id')
+    const page = (order: string) =>
+      db.query(
+        `SELECT v.id, v.book, v.chapter, v.verse, v.text FROM verses_fts f JOIN verses v ON v.id = f.rowid WHERE verses_fts MATCH ? AND f.rowid BETWEEN ? AND ? ORDER BY ${order} LIMIT ? OFFSET ?`,
+      )
+    this.searchStmts = { relevance: page('f.rank'), canonical: page('f.rowid') }
   }
 
   /** Languages with their translation counts (made once: the data never changes while open). */
@@ -277,12 +290,9 @@ export class BibleService {
       }
       const t = this.byId.get(g.translation)!
       const take = Math.min(want, g.count - skip)
-      const order = sort === 'canonical' ? 'rowid' : 'rank'
-      const ids = this.db
-        .query(`SELECT rowid AS id FROM verses_fts WHERE verses_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY ${order} LIMIT ? OFFSET ?`)
-        .all(parsed.fts, t.firstId, t.lastId, take, skip) as { id: number }[]
-      for (const { id } of ids) hits.push(this.hit(t, id, parsed.terms))
-      want -= ids.length
+      const rows = this.searchStmts[sort].all(parsed.fts, t.firstId, t.lastId, take, skip) as VerseRow[]
+      for (const v of rows) hits.push(this.hit(t, v, parsed.terms))
+      want -= rows.length
       skip = 0
     }
     return { total, groups, hits }
@@ -302,9 +312,8 @@ export class BibleService {
     return counts
   }
 
-  private hit(t: Translation, id: number, terms: Term[]): SearchHit {
-    const v = this.verseStmt.get(id) as { book: number; chapter: number; verse: number; text: string }
-    const book = BOOKS[v.book - 1]!
+  private hit(t: Translation, v: VerseRow, terms: Term[]): SearchHit {
+    const book = bookById(v.book)!
     return {
       translation: t.id,
       reference: `${book.name} ${v.chapter}:${v.verse}`,

@@ -4,7 +4,8 @@
  * `</mark>`. The rest of the text is HTML-escaped (`&`, `<`, `>`), so the snippet can be inserted into a
  * page as HTML. A verse longer than SNIPPET_CHARS is cut around its first match, with `…` at the cuts.
  */
-import { foldText } from './fold.ts'
+import { GenerationalCache } from '../../lib/cache.ts'
+import { CJK, foldText, wordsOf } from './fold.ts'
 import type { Term } from './query.ts'
 
 export const SNIPPET_CHARS = 240
@@ -20,27 +21,22 @@ interface Word {
 
 const DISPLAY_WORD = /[\p{L}\p{N}\p{M}\u0640]+/gu
 const ASCII_WORD = /^[A-Za-z0-9]+$/
-const INDEX_WORD = /[\p{L}\p{N}]+/gu
 
 /**
  * Folded forms of display words, which repeat across hits (`und`, `der`, every Chinese character):
  * folding one costs a few µs (two normalisations), a lookup nothing. Keys come from the verse texts,
- * never from the caller; at most FOLD_CACHE_MAX words of at most 40 characters, emptied when full.
+ * never from the caller; at most FOLD_CACHE_MAX words of at most 40 characters.
  */
 const FOLD_CACHE_MAX = 50_000
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3005\u30FC]/u
-const foldCache = new Map<string, string[]>()
+const foldCache = new GenerationalCache<string, string[]>(FOLD_CACHE_MAX)
 
 /** The index words of one display word; plain ASCII words (most of the English texts) only lower-case. */
 function foldWord(word: string): string[] {
   if (ASCII_WORD.test(word)) return [word.toLowerCase()]
   let folded = foldCache.get(word)
   if (!folded) {
-    folded = foldText(word).match(INDEX_WORD) ?? []
-    if (word.length <= 40) {
-      if (foldCache.size >= FOLD_CACHE_MAX) foldCache.clear()
-      foldCache.set(word, folded)
-    }
+    folded = wordsOf(foldText(word))
+    if (word.length <= 40) foldCache.set(word, folded)
   }
   return folded
 }

@@ -10,6 +10,7 @@ import { Elysia } from 'elysia'
 import { AlmanacError, notFound } from '../../lib/errors.ts'
 import { DOWNLOAD_PREFIX, OBJECT_NAME } from './local-store.ts'
 import type { Signer } from './signing.ts'
+import { CONTENT_TYPES } from './store.ts'
 
 const forbidden = (detail: string) => new AlmanacError('forbidden', detail)
 
@@ -41,10 +42,11 @@ export function downloadRoutes({ dir, signer, now, enabled }: DownloadOptions) {
       } catch {
         throw notFound('This QR image is no longer stored.')
       }
-      const svg = name.endsWith('.svg')
+      const extension = name.slice(name.lastIndexOf('.') + 1)
+      const svg = extension === 'svg'
       return new Response(bytes, {
         headers: {
-          'content-type': svg ? 'image/svg+xml' : 'image/png',
+          'content-type': CONTENT_TYPES.get(extension)!,
           // Content-addressed: the bytes behind a name never change, but the link stops working at `expires`.
           'cache-control': `public, max-age=${left}, immutable`,
           etag: `"${name.slice(0, 64)}"`,

@@ -183,7 +183,6 @@ export function createLocalStore({ dir, maxBytes, signer, now, fsNow = Date.now 
   }
 
   return {
-    kind: 'local',
     dir,
     // Our own links: any lifetime the SPEC allows.
     maxTtl: Number.MAX_SAFE_INTEGER,

@@ -166,7 +166,8 @@ const COMMON_NOTE =
   'png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. ' +
   'A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.'
 
-const OPTION_NAMES = ['format', 'size', 'fg_color', 'bg_color', 'error_correction', 'margin', 'ttl'] as const
+/** The options of the body, passed on only when given (the service fills in its defaults). */
+const OPTION_NAMES = Object.keys(commonParameters) as (keyof QrOptions)[]
 
 /** The document's example request of a preset: its fields' own examples, as a base64 image (nothing stored). */
 const exampleBody = (fields: Record<string, { examples?: unknown[] }>) => ({

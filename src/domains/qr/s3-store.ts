@@ -56,7 +56,6 @@ export function createS3Store(options: S3StoreOptions): ObjectStore {
   const keyOf = (name: string) => (prefix ? `${prefix}/${name}` : name)
 
   return {
-    kind: 's3',
     maxTtl: S3_MAX_TTL,
     async put(object: StoredObject) {
       let timer: ReturnType<typeof setTimeout> | undefined

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import { invalid } from '../../lib/errors.ts'
-import { colorText, colorWarnings, parseColor } from './colors.ts'
+import { colorText, colorWarnings, parseColor, type Rgb } from './colors.ts'
 import { encodeMatrix, type EcLevel, type QrMatrix } from './matrix.ts'
 import type { Preset } from './payloads.ts'
 import { renderPng } from './png.ts'
@@ -68,18 +68,20 @@ export interface RenderedImage {
 
 /** The image alone, for one payload and fully resolved options (used by the service and the bench). */
 export const renderImage = (payload: string, field: string, o: Required<QrOptions>): RenderedImage =>
-  renderMatrix(encodeMatrix(payload, o.error_correction, field), o)
+  renderMatrix(encodeMatrix(payload, o.error_correction, field), o, parseColor(o.fg_color), parseColor(o.bg_color))
 
-function renderMatrix(matrix: QrMatrix, o: Required<QrOptions>): RenderedImage {
+/** `fg` and `bg` are `o.fg_color` and `o.bg_color` parsed (by the caller, which needs them too). */
+function renderMatrix(matrix: QrMatrix, o: Required<QrOptions>, fg: Rgb, bg: Rgb): RenderedImage {
   if (o.format === 'svg') return { matrix, bytes: new TextEncoder().encode(renderSvg(matrix, o.margin)), extension: 'svg' }
   return {
     matrix,
-    bytes: renderPng(matrix, { size: o.size, margin: o.margin, fg: parseColor(o.fg_color), bg: parseColor(o.bg_color) }),
+    bytes: renderPng(matrix, { size: o.size, margin: o.margin, fg, bg }),
     extension: 'png',
   }
 }
 
 export interface QrService {
+  /** `options` holds only the options given: a member set to undefined would replace its default. */
   generate(preset: Preset, payload: string, field: string, options: QrOptions, origin: string): Promise<QrResult>
   readonly store: ObjectStore
   close(): void
@@ -87,7 +89,7 @@ export interface QrService {
 
 export function createQrService(store: ObjectStore, now: () => number = Date.now): QrService {
   async function generate(preset: Preset, payload: string, field: string, options: QrOptions, origin: string): Promise<QrResult> {
-    const o = { ...DEFAULTS, ...stripUndefined(options) } as Required<QrOptions>
+    const o = { ...DEFAULTS, ...options } as Required<QrOptions>
     const fg = parseColor(o.fg_color)
     const bg = parseColor(o.bg_color)
     const warnings: string[] = []
@@ -105,7 +107,7 @@ export function createQrService(store: ObjectStore, now: () => number = Date.now
       const message = `is ${o.size} pixels, fewer than the ${total} modules (quiet zone included) of this code (version ${matrix.version}): modules would be lost. Use a size of at least ${total} (${2 * total} or more scans reliably), a smaller margin or a lower error_correction`
       throw invalid('size', message)
     }
-    const image = renderMatrix(matrix, o)
+    const image = renderMatrix(matrix, o, fg, bg)
     if (o.format !== 'svg' && o.size < 2 * total) {
       warnings.push(
         `small modules: ${total} modules (quiet zone included) in ${o.size} pixels is under 2 pixels a module; use a size of at least ${2 * total} for reliable scanning`,
@@ -136,6 +138,3 @@ export function createQrService(store: ObjectStore, now: () => number = Date.now
   }
   return { generate, store, close: () => store.close() }
 }
-
-const stripUndefined = <T extends object>(o: T): Partial<T> =>
-  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>

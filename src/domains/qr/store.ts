@@ -8,7 +8,6 @@ export interface StoredObject {
 }
 
 export interface ObjectStore {
-  readonly kind: 'local' | 's3'
   /** Longest link lifetime the store can sign, in seconds (S3 presigned URLs: 7 days). */
   readonly maxTtl: number
   /** Keeps the object until at least `expires` (Unix seconds); a full or failing store is a 503. */

@@ -4,11 +4,10 @@
  * that is wrong. Texts are checked against the verse table read directly (the oracle tests prove the
  * table against the mirror).
  */
-import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
 import bible from '../../../src/domains/bible/index.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
+import { bibleDb as db } from './db.ts'
 
 let app: TestApp
 beforeAll(async () => {
@@ -16,7 +15,6 @@ beforeAll(async () => {
 })
 afterAll(() => app.close())
 
-const db = new Database(join(import.meta.dir, '../../../datasets/out/bible.sqlite'), { readonly: true })
 /** Direct read of one verse (book by USFX code). */
 const verseText = (translation: string, code: string, chapter: number, verse: number) =>
   (

@@ -4,14 +4,12 @@
  * over the filtered set, filters honoured, and 404s for filters that leave nothing. Then the HTTP route.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
-import { openReadonlySqlite } from '../../../src/data/sqlite.ts'
 import bible from '../../../src/domains/bible/index.ts'
 import { BibleService } from '../../../src/domains/bible/service.ts'
 import { AlmanacError } from '../../../src/lib/errors.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
+import { bibleDb as db } from './db.ts'
 
-const db = openReadonlySqlite(join(import.meta.dir, '../../../datasets/out/bible.sqlite'))
 let clock = new Date('2026-03-01T00:00:00Z')
 const service = new BibleService(db, () => clock)
 const at = (iso: string) => {

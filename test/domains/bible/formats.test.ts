@@ -7,7 +7,6 @@
  *   verses must be free of markers and of the footnote text that the raw line carries.
  * - STEPBible (Arabic): CPython rebuilds each verse from column 2 of its word rows.
  */
-import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -17,20 +16,15 @@ import { loadVersification } from '../../../src/domains/bible/versification.ts'
 import { MIRROR } from '../../support/mirror.ts'
 import { pythonJson } from '../../support/python.ts'
 import { tempDirs } from '../../support/temp.ts'
+import { bibleDb as db, versesOf } from './db.ts'
 
 const temp = tempDirs('almanac-bible-formats-')
-const db = new Database(join(import.meta.dir, '../../../datasets/out/bible.sqlite'), { readonly: true })
 const manifest = JSON.parse(readFileSync(join(MIRROR, 'MANIFEST.json'), 'utf8')).bible.translations as {
   id: string
   verses: number
   language: { iso639_1: string }
 }[]
 
-type Row = { book: number; chapter: number; verse: number; text: string }
-const versesOf = (id: string): Row[] => {
-  const t = db.query('SELECT first_id, last_id FROM translations WHERE id = ?').get(id) as { first_id: number; last_id: number }
-  return db.query('SELECT book, chapter, verse, text FROM verses WHERE id BETWEEN ? AND ? ORDER BY id').all(t.first_id, t.last_id) as Row[]
-}
 const key = (code: string, c: number, v: number) => `${bookByCode(code)!.id} ${c}:${v}`
 
 describe('counts', () => {

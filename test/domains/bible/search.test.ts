@@ -4,15 +4,13 @@
  * here) contain the terms; for Chinese, the verses whose letters contain the characters in a row.
  * Then ordering, grouping, paging, snippets, and a seeded fuzz of hostile query text: never a 500.
  */
-import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
 import bible from '../../../src/domains/bible/index.ts'
-import { openReadonlySqlite } from '../../../src/data/sqlite.ts'
 import { BibleService } from '../../../src/domains/bible/service.ts'
 import { AlmanacError } from '../../../src/lib/errors.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
 import { rng } from '../../support/random.ts'
+import { bibleDb, type VerseRow, versesOf as readVerses } from './db.ts'
 
 let app: TestApp
 beforeAll(async () => {
@@ -20,20 +18,11 @@ beforeAll(async () => {
 })
 afterAll(() => app.close())
 
-const db = new Database(join(import.meta.dir, '../../../datasets/out/bible.sqlite'), { readonly: true })
-type Row = { book: number; chapter: number; verse: number; text: string }
-const cache = new Map<string, Row[]>()
-const versesOf = (id: string): Row[] => {
+/** The few translations searched here are each scanned many times: read once. */
+const cache = new Map<string, VerseRow[]>()
+const versesOf = (id: string): VerseRow[] => {
   let rows = cache.get(id)
-  if (!rows) {
-    const t = db.query('SELECT first_id, last_id FROM translations WHERE id = ?').get(id) as { first_id: number; last_id: number }
-    cache.set(
-      id,
-      (rows = db
-        .query('SELECT book, chapter, verse, text FROM verses WHERE id BETWEEN ? AND ? ORDER BY id')
-        .all(t.first_id, t.last_id) as Row[]),
-    )
-  }
+  if (!rows) cache.set(id, (rows = readVerses(id)))
   return rows
 }
 
@@ -313,7 +302,7 @@ describe('hostile query text', () => {
   })
 
   test('seeded fuzz in process: 3,000 strings of random code points and syntax: results or an invalid-q error, nothing else', () => {
-    const service = new BibleService(openReadonlySqlite(join(import.meta.dir, '../../../datasets/out/bible.sqlite')))
+    const service = new BibleService(bibleDb)
     const random = rng(1414)
     const syntax = '"*()^:-+{},.\'\\ '
     let ok = 0

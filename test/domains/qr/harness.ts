@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { qrDomain } from '../../../src/domains/qr/index.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
+import { fromDataUri } from './decode.ts'
 
 export interface QrTestApp extends TestApp {
   stateDir: string
@@ -39,7 +40,7 @@ export async function imageOf(
   app: QrTestApp,
   result: { url?: string; data_uri?: string },
 ): Promise<{ bytes: Uint8Array; type: string | null }> {
-  if (result.data_uri) return { bytes: new Uint8Array(Buffer.from(result.data_uri.split(',')[1]!, 'base64')), type: 'image/png' }
+  if (result.data_uri) return { bytes: fromDataUri(result.data_uri), type: 'image/png' }
   const res = await app.download(result.url!)
   if (res.status !== 200) throw new Error(`download ${result.url}: ${res.status} ${await res.text()}`)
   return { bytes: new Uint8Array(await res.arrayBuffer()), type: res.headers.get('content-type') }

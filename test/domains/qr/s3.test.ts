@@ -4,15 +4,16 @@
  * its content type; a ttl over SigV4's 7 days is cut with a warning; an unreachable S3 is a 503.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import S3rver from 's3rver'
 import { decodeBoth, rasterise } from './decode.ts'
+import { tempDirs } from '../../support/temp.ts'
 import { qrApp, type QrTestApp } from './harness.ts'
 
 const BUCKET = 'almanac-qr'
-const s3dir = mkdtempSync(join(tmpdir(), 'almanac-s3rver-'))
+const tempDir = tempDirs('almanac-s3rver-')
+const s3dir = tempDir()
 let s3: S3rver
 let endpoint: string
 let app: QrTestApp
@@ -37,7 +38,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close()
   await s3?.close()
-  rmSync(s3dir, { recursive: true, force: true })
 })
 
 const make = (body: Record<string, unknown>) =>
@@ -106,7 +106,7 @@ test('an unreachable S3 is a 503 problem, not a hang or a 500', async () => {
 
 test('virtual-hosted style: the bucket goes into the host name, and the presigned URL still downloads', async () => {
   // s3rver reads the bucket from `<bucket>.s3.localhost` when its service endpoint is `localhost`.
-  const vdir = mkdtempSync(join(tmpdir(), 'almanac-s3rver-vhost-'))
+  const vdir = tempDir()
   const vhost = new S3rver({
     port: 0,
     address: '127.0.0.1',
@@ -130,7 +130,6 @@ test('virtual-hosted style: the bucket goes into the host name, and the presigne
   } finally {
     await vapp.close()
     await vhost.close()
-    rmSync(vdir, { recursive: true, force: true })
   }
 })
 

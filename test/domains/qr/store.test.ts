@@ -1,21 +1,17 @@
 /** The local store's sweeper and bookkeeping, on a real folder with an injected clock. */
-import { afterEach, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { expect, test } from 'bun:test'
+import { existsSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createLocalStore } from '../../../src/domains/qr/local-store.ts'
 import { createSigner } from '../../../src/domains/qr/signing.ts'
+import { tempDirs } from '../../support/temp.ts'
 import { qrApp } from './harness.ts'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
+const tempDir = tempDirs('almanac-qr-store-')
 
 const T0 = 2_000_000_000_000
 function store(maxBytes = 1 << 20) {
-  const dir = mkdtempSync(join(tmpdir(), 'almanac-qr-store-'))
-  dirs.push(dir)
+  const dir = tempDir()
   const clock = { ms: T0 }
   const fsClock = { ms: Date.now() }
   const s = createLocalStore({ dir, maxBytes, signer: createSigner('s'.repeat(32), dir), now: () => clock.ms, fsNow: () => fsClock.ms })
