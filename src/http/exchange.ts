@@ -25,3 +25,9 @@ export const exchangeOf = (request: Request): Exchange => ((request as Carrier)[
 
 /** This request's exchange if a layer has made one. */
 export const existingExchange = (request: Request): Exchange | undefined => (request as Carrier)[EXCHANGE]
+
+/**
+ * The caller's quota subject, for per-caller shares of shared things (KDF jobs, QR store bytes, outbound
+ * lookup slots). Authentication sets it on every /api/v1 request before a route runs.
+ */
+export const callerOf = (request: Request): string => existingExchange(request)?.principal?.subject ?? 'anonymous'

@@ -6,7 +6,7 @@ import { Elysia, t } from 'elysia'
 import type { Config } from '../../config.ts'
 import { requestContext } from '../../http/context.ts'
 import { fieldsQuery, namedInteger } from '../../http/paging.ts'
-import { existingExchange } from '../../http/exchange.ts'
+import { callerOf } from '../../http/exchange.ts'
 import { documents } from '../../http/openapi.ts'
 import { one } from '../../http/reply.ts'
 import { present } from './present.ts'
@@ -22,9 +22,6 @@ const DIGEST_LENGTH: Record<(typeof DIGESTS)[number], number> = { md5: 32, sha1:
 const RESULT_NOTE =
   'The result is a Hash result: `algorithm` and `hash`; Form A (enveloped) KDF results add `params`, the parameters actually used. ' +
   "A full worker queue, or a caller who already has hash.jobsPerCaller jobs running or waiting, answers 503 with Retry-After; a value over one of this server's ceilings (memory, work, rounds, lanes) answers 422 naming the field and the ceiling (`ceilings[]`). An empty `input` is a 422."
-
-/** The caller's quota subject (authentication has set it on every /api/v1 request). */
-const callerOf = (request: Request) => existingExchange(request)?.principal?.subject ?? 'anonymous'
 
 export function hashRoutes(service: HashService, config: Config) {
   const c = config.hash
