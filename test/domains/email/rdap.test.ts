@@ -11,6 +11,9 @@ import { startRedis } from '../../support/redis.ts'
 import { tempDirs } from '../../support/temp.ts'
 import { startRdapServer, type RdapFixture } from './rdap-server.ts'
 
+/** Whose share of the lookup slots the checks take. */
+const CALLER = 'key:test'
+
 const NOW = Date.parse('2026-11-23T12:00:00Z')
 const DAY = 86400_000
 const tempDir = tempDirs('almanac-email-rdap-')
@@ -41,15 +44,15 @@ const client = (store: RdapStore, now = () => NOW, timeoutMs = 1000) =>
 
 test('registration dates of young, month-old and old domains', async () => {
   const c = client(sqliteRdapStore(tempDir(), () => {}))
-  expect(await c.lookup('young.test')).toEqual({ status: 'found', registered: new Date(NOW - 3 * DAY).toISOString(), reason: null })
-  expect((await c.lookup('month.test')).registered).toBe(new Date(NOW - 20 * DAY).toISOString())
-  expect((await c.lookup('old.test')).registered).toBe(new Date(NOW - 3650 * DAY).toISOString())
+  expect(await c.lookup('young.test', CALLER)).toEqual({ status: 'found', registered: new Date(NOW - 3 * DAY).toISOString(), reason: null })
+  expect((await c.lookup('month.test', CALLER)).registered).toBe(new Date(NOW - 20 * DAY).toISOString())
+  expect((await c.lookup('old.test', CALLER)).registered).toBe(new Date(NOW - 3650 * DAY).toISOString())
 })
 
 test('404 is "not registered"; a record without a registration event says so', async () => {
   const c = client(sqliteRdapStore(tempDir(), () => {}))
-  expect(await c.lookup('unknown.test')).toEqual({ status: 'not_found', registered: null, reason: 'not_registered' })
-  expect(await c.lookup('bare.test')).toEqual({ status: 'found', registered: null, reason: 'no_registration_event' })
+  expect(await c.lookup('unknown.test', CALLER)).toEqual({ status: 'not_found', registered: null, reason: 'not_registered' })
+  expect(await c.lookup('bare.test', CALLER)).toEqual({ status: 'found', registered: null, reason: 'no_registration_event' })
 })
 
 test('a server error and a server that never answers are unknown; the wait ends at the timeout', async () => {
@@ -58,17 +61,17 @@ test('a server error and a server that never answers are unknown; the wait ends 
     () => NOW,
     300,
   )
-  expect(await c.lookup('broken.test')).toEqual({ status: 'unknown', registered: null, reason: 'rdap_server_error' })
+  expect(await c.lookup('broken.test', CALLER)).toEqual({ status: 'unknown', registered: null, reason: 'rdap_server_error' })
   const t0 = performance.now()
-  expect(await c.lookup('slow.test')).toEqual({ status: 'unknown', registered: null, reason: 'rdap_timeout' })
+  expect(await c.lookup('slow.test', CALLER)).toEqual({ status: 'unknown', registered: null, reason: 'rdap_timeout' })
   // A bound on a hang, not a speed target.
   expect(performance.now() - t0).toBeLessThan(2000)
 })
 
 test('an endless or non-JSON body is a bad answer, read no further than 512 KiB', async () => {
   const c = client(sqliteRdapStore(tempDir(), () => {}))
-  expect(await c.lookup('huge.test')).toEqual({ status: 'unknown', registered: null, reason: 'rdap_bad_answer' })
-  expect(await c.lookup('html.test')).toEqual({ status: 'unknown', registered: null, reason: 'rdap_bad_answer' })
+  expect(await c.lookup('huge.test', CALLER)).toEqual({ status: 'unknown', registered: null, reason: 'rdap_bad_answer' })
+  expect(await c.lookup('html.test', CALLER)).toEqual({ status: 'unknown', registered: null, reason: 'rdap_bad_answer' })
 })
 
 test('too many lookups at once: the rest are unknown (rdap_busy)', async () => {
@@ -81,7 +84,7 @@ test('too many lookups at once: the rest are unknown (rdap_busy)', async () => {
     log: () => {},
     maxInflight: 1,
   })
-  const [slow, other] = await Promise.all([c.lookup('slow.test'), c.lookup('old.test')])
+  const [slow, other] = await Promise.all([c.lookup('slow.test', CALLER), c.lookup('old.test', CALLER)])
   expect(slow.reason).toBe('rdap_timeout')
   expect(other.reason).toBe('rdap_busy')
 })
@@ -95,7 +98,7 @@ test('an unreachable server is unknown', async () => {
     now: () => NOW,
     log: () => {},
   })
-  expect(await c.lookup('old.test')).toMatchObject({ status: 'unknown', reason: 'rdap_unreachable' })
+  expect(await c.lookup('old.test', CALLER)).toMatchObject({ status: 'unknown', reason: 'rdap_unreachable' })
 })
 
 test('answers are kept 7 days in the state SQLite, across clients (a restart)', async () => {
@@ -106,14 +109,14 @@ test('answers are kept 7 days in the state SQLite, across clients (a restart)', 
     c1.now,
   )
   const before = rdap.requests.get('old.test') ?? 0
-  await first.lookup('old.test')
+  await first.lookup('old.test', CALLER)
   expect(rdap.requests.get('old.test')).toBe(before + 1)
   // A new client (new memory cache) over the same state directory: no new request.
   const second = client(
     sqliteRdapStore(dir, () => {}),
     c1.now,
   )
-  expect((await second.lookup('old.test')).status).toBe('found')
+  expect((await second.lookup('old.test', CALLER)).status).toBe('found')
   expect(rdap.requests.get('old.test')).toBe(before + 1)
   // 7 days later, a fresh client asks again.
   c1.advance(FOUND_TTL_MS + 1000)
@@ -121,7 +124,7 @@ test('answers are kept 7 days in the state SQLite, across clients (a restart)', 
     sqliteRdapStore(dir, () => {}),
     c1.now,
   )
-  await third.lookup('old.test')
+  await third.lookup('old.test', CALLER)
   expect(rdap.requests.get('old.test')).toBe(before + 2)
 })
 
@@ -132,35 +135,35 @@ test('"not registered" is kept an hour only; failures are not stored', async () 
   await client(
     sqliteRdapStore(dir, () => {}),
     c1.now,
-  ).lookup('later.test')
+  ).lookup('later.test', CALLER)
   await client(
     sqliteRdapStore(dir, () => {}),
     c1.now,
-  ).lookup('later.test')
+  ).lookup('later.test', CALLER)
   expect(rdap.requests.get('later.test')).toBe(before + 1)
   c1.advance(NOT_FOUND_TTL_MS + 1000)
   await client(
     sqliteRdapStore(dir, () => {}),
     c1.now,
-  ).lookup('later.test')
+  ).lookup('later.test', CALLER)
   expect(rdap.requests.get('later.test')).toBe(before + 2)
 
   const brokenBefore = rdap.requests.get('broken.test') ?? 0
   await client(
     sqliteRdapStore(dir, () => {}),
     c1.now,
-  ).lookup('broken.test')
+  ).lookup('broken.test', CALLER)
   await client(
     sqliteRdapStore(dir, () => {}),
     c1.now,
-  ).lookup('broken.test')
+  ).lookup('broken.test', CALLER)
   expect(rdap.requests.get('broken.test')).toBe(brokenBefore + 2)
 })
 
 test('concurrent lookups of one domain make one request', async () => {
   const c = client(sqliteRdapStore(tempDir(), () => {}))
   const before = rdap.requests.get('month.test') ?? 0
-  await Promise.all(Array.from({ length: 10 }, () => c.lookup('month.test')))
+  await Promise.all(Array.from({ length: 10 }, () => c.lookup('month.test', CALLER)))
   expect(rdap.requests.get('month.test')).toBe(before + 1)
 })
 
@@ -169,10 +172,13 @@ test('with a Redis quota store, answers are kept in Redis with their expiry', as
   try {
     const store = redisRdapStore(redis.url, () => {})
     const before = rdap.requests.get('young.test') ?? 0
-    await client(store).lookup('young.test')
+    await client(store).lookup('young.test', CALLER)
     // Another instance (new client, new connection) finds it in Redis.
     const other = redisRdapStore(redis.url, () => {})
-    expect(await client(other).lookup('young.test')).toMatchObject({ status: 'found', registered: new Date(NOW - 3 * DAY).toISOString() })
+    expect(await client(other).lookup('young.test', CALLER)).toMatchObject({
+      status: 'found',
+      registered: new Date(NOW - 3 * DAY).toISOString(),
+    })
     expect(rdap.requests.get('young.test')).toBe(before + 1)
     // The key expires with the entry: about 7 days.
     const probe = new Bun.RedisClient(redis.url)
@@ -183,7 +189,7 @@ test('with a Redis quota store, answers are kept in Redis with their expiry', as
     // Redis down: lookups still work, straight from RDAP.
     await redis.stop()
     const down = redisRdapStore(redis.url, () => {})
-    expect((await client(down).lookup('old.test')).status).toBe('found')
+    expect((await client(down).lookup('old.test', CALLER)).status).toBe('found')
     store.close()
     other.close()
     down.close()
