@@ -1,9 +1,10 @@
 /**
  * The MX check against a real DNS server on loopback (test/domains/email/dns-server.ts): MX, A-only
  * (implicit MX), null MX, NXDOMAIN, SERVFAIL, a zone that never answers, TTL caching on an injected
- * clock, one lookup for concurrent checks, and a second server tried when the first fails.
+ * clock, one lookup for concurrent checks, a second server tried when the first fails, and the lookup
+ * slots shared between callers against a resolver the test holds and releases.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createSocket } from 'node:dgram'
 import { mxChecker } from '../../../src/domains/email/mx.ts'
 import { parseServer } from '../../../src/domains/email/dns.ts'
@@ -13,6 +14,11 @@ import { startDnsServer, type DnsServer } from './dns-server.ts'
 
 /** Whose share of the lookup slots the checks take. */
 const CALLER = 'key:test'
+
+/** Ten names the server answers only when the test releases them: a slow resolver with no clock in it. */
+const HELD = Array.from({ length: 10 }, (_, i) => `held${i}.mx-fair.test`)
+const HELD_ZONES = Object.fromEntries(HELD.map((name) => [name, { held: true, mx: [[10, `mx.${name}`]] as [number, string][] }]))
+const heldQueries = () => HELD.reduce((n, name) => n + (dns.queries.get(`${name} MX`) ?? 0), 0)
 
 let dns: DnsServer
 beforeAll(async () => {
@@ -33,6 +39,7 @@ beforeAll(async () => {
     'garbage.test': { garbage: true },
     'oldserver.test': { noEdns: true, mx: [[5, 'mx.oldserver.test']] },
     'big.test': { truncate: true, mx: Array.from({ length: 30 }, (_, i) => [i, `mx${i}.big.test`] as [number, string]) },
+    ...HELD_ZONES,
   })
 })
 afterAll(() => dns.close())
@@ -203,4 +210,56 @@ test('a truncated UDP answer is asked again over TCP', async () => {
 test('a server that refuses EDNS (FORMERR) is asked again without it', async () => {
   expect(await checker().check('oldserver.test', CALLER)).toMatchObject({ valid: true, hosts: ['mx.oldserver.test'] })
   expect(dns.queries.get('oldserver.test MX')).toBe(2)
+})
+
+describe('lookup slots are shared between callers', () => {
+  // Eight slots, four per caller (the default share: an eighth, at least 4). The deadline is only a bound:
+  // the held queries are released by the test long before it.
+  const fairChecker = () => mxChecker({ servers: [parseServer(dns.address)], timeoutMs: 20_000, now: Date.now, maxInflight: 8 })
+
+  test("one caller's bulk takes its share only; another caller's checks still run", async () => {
+    const mx = fairChecker()
+    expect(mx.slots).toMatchObject({ total: 8, perCaller: 4 })
+    const queriesBefore = heldQueries()
+    const bulk = Promise.all(HELD.map((name) => mx.check(name, 'key:bulk')))
+    await dns.whenHeld(4)
+    expect(mx.slots.held('key:bulk')).toBe(4)
+    expect(mx.slots.refused.share).toBe(6)
+    // The other caller's lookup is made and answered while the bulk's are still held.
+    expect(await mx.check('mx.test', 'key:other')).toMatchObject({ valid: true, reason: null })
+    expect(mx.slots.held('key:other')).toBe(0)
+    dns.release()
+    const results = await bulk
+    expect(results.filter((r) => r.valid === true)).toHaveLength(4)
+    expect(results.filter((r) => r.reason === 'dns_busy')).toHaveLength(6)
+    expect(results.filter((r) => r.reason === 'dns_busy').every((r) => r.valid === null && r.domainExists === null)).toBe(true)
+    // Only the share reached the resolver; the slots are all given back.
+    expect(heldQueries() - queriesBefore).toBe(4)
+    expect(mx.slots.held()).toBe(0)
+  })
+
+  test('the pool is still bounded: once every slot is held, a new caller is busy too', async () => {
+    const mx = fairChecker()
+    const first = Promise.all(HELD.slice(0, 4).map((name) => mx.check(name, 'key:a')))
+    const second = Promise.all(HELD.slice(4, 8).map((name) => mx.check(name, 'key:b')))
+    await dns.whenHeld(8)
+    expect(mx.slots.held()).toBe(8)
+    expect(await mx.check('aonly.test', 'key:c')).toMatchObject({ valid: null, reason: 'dns_busy' })
+    expect(mx.slots.refused).toEqual({ share: 0, full: 1 })
+    dns.release()
+    expect((await Promise.all([first, second])).flat().every((r) => r.valid === true)).toBe(true)
+    expect(mx.slots.held()).toBe(0)
+  })
+
+  test('joining a lookup under way takes no slot of the joiner', async () => {
+    const mx = mxChecker({ servers: [parseServer(dns.address)], timeoutMs: 20_000, now: Date.now, maxInflight: 4, maxInflightPerCaller: 1 })
+    const first = mx.check(HELD[9]!, 'key:a')
+    await dns.whenHeld(1)
+    const joined = mx.check(HELD[9]!, 'key:b')
+    expect(mx.slots.held('key:b')).toBe(0)
+    expect(await mx.check('mx.test', 'key:b')).toMatchObject({ valid: true })
+    dns.release()
+    expect(await first).toMatchObject({ valid: true })
+    expect(await joined).toMatchObject({ valid: true })
+  })
 })
