@@ -109,7 +109,7 @@ const times: number[] = []
 for (let i = 0; i < 200; i++) {
   const emails = coldBulk()
   const t0 = performance.now()
-  await service.bulk(emails)
+  await service.bulk(emails, 'bench')
   times.push(performance.now() - t0)
 }
 console.log(

@@ -124,6 +124,12 @@ export interface Config {
     rdapTimeoutMs: number
     /** No DNS or RDAP at request time (air-gapped servers): those checks answer "unknown". */
     offline: boolean
+    /** DNS (MX) lookups under way at once, and per caller (unset: an eighth, at least 4); beyond, `dns_busy`. */
+    dnsSlots: number
+    dnsSlotsPerCaller?: number
+    /** RDAP lookups under way at once, and per caller (unset: an eighth, at least 4); beyond, `rdap_busy`. */
+    rdapSlots: number
+    rdapSlotsPerCaller?: number
     /** Operator list files (one domain a line), reloaded on SIGHUP. */
     allowListFiles: string[]
     denyListFiles: string[]
@@ -369,6 +375,10 @@ const SETTINGS: Setting[] = [
   S('email.rdapBootstrap', text, 'ALMANAC_EMAIL_RDAP_BOOTSTRAP'),
   S('email.rdapTimeoutMs', integer(50, 60000), 'ALMANAC_EMAIL_RDAP_TIMEOUT_MS'),
   S('email.offline', boolean, 'ALMANAC_EMAIL_OFFLINE'),
+  S('email.dnsSlots', integer(1, 100000), 'ALMANAC_EMAIL_DNS_SLOTS'),
+  S('email.dnsSlotsPerCaller', integer(1, 100000), 'ALMANAC_EMAIL_DNS_SLOTS_PER_CALLER'),
+  S('email.rdapSlots', integer(1, 100000), 'ALMANAC_EMAIL_RDAP_SLOTS'),
+  S('email.rdapSlotsPerCaller', integer(1, 100000), 'ALMANAC_EMAIL_RDAP_SLOTS_PER_CALLER'),
   S('email.allowListFiles', list, 'ALMANAC_EMAIL_ALLOW_LISTS'),
   S('email.denyListFiles', list, 'ALMANAC_EMAIL_DENY_LISTS'),
   S('ua.regexesDir', text, 'ALMANAC_UA_REGEXES'),
@@ -412,7 +422,16 @@ export const DEFAULTS: Config = {
   },
   ip: { torListFiles: [], vpnListFiles: [], proxyListFiles: [], hostingListFiles: [] },
   qr: { store: 'local', storeMaxBytes: 2 ** 30, sweepSeconds: 600, s3VirtualHostedStyle: false, s3TimeoutSeconds: 10 },
-  email: { dnsServers: [], dnsTimeoutMs: 2000, rdapTimeoutMs: 3000, offline: false, allowListFiles: [], denyListFiles: [] },
+  email: {
+    dnsServers: [],
+    dnsTimeoutMs: 2000,
+    rdapTimeoutMs: 3000,
+    offline: false,
+    dnsSlots: 512,
+    rdapSlots: 128,
+    allowListFiles: [],
+    denyListFiles: [],
+  },
   ua: { cacheEntries: 50_000, cacheBytes: 32 * 2 ** 20 },
 }
 

@@ -4,9 +4,12 @@
  * exist. Anything the DNS could not answer (timeout, SERVFAIL, unreachable server, offline) is `unknown`
  * with a reason, never "no MX". Answers are cached per domain for their TTL (at most an hour), negative
  * answers for the SOA's negative TTL (RFC 2308; 5 minutes when none came back); concurrent checks of one
- * domain share one lookup.
+ * domain share one lookup. A lookup holds one of the slots its caller may use (lib/caller-slots.ts): a
+ * caller over its share, or a full pool, gets `dns_busy` at once, so one caller's bulk cannot leave the
+ * others without slots.
  */
 import { GenerationalCache } from '../../lib/cache.ts'
+import { callerSlots, type CallerSlots } from '../../lib/caller-slots.ts'
 import { DnsError, query, RCODE, RR, type DnsAnswer, type DnsServer, type MxRecord } from './dns.ts'
 
 export type MxReason =
@@ -69,9 +72,12 @@ const minTtl = (answers: DnsAnswer[], type: number[]) => {
 }
 
 export interface MxChecker {
-  check(domain: string): Promise<MxResult>
+  /** `caller`: whose share of the lookup slots a new lookup takes (joining one under way takes none). */
+  check(domain: string, caller: string): Promise<MxResult>
   /** The cached answer, if any: lets a warm request skip the promise and timer machinery. */
   cached(domain: string): MxResult | undefined
+  /** The lookup slots and who holds them. */
+  readonly slots: CallerSlots
 }
 
 export function mxChecker(options: {
@@ -79,9 +85,11 @@ export function mxChecker(options: {
   timeoutMs: number
   now: () => number
   cacheEntries?: number
+  /** Lookups at once (default MAX_INFLIGHT) and per caller (default defaultShare of that). */
   maxInflight?: number
+  maxInflightPerCaller?: number
 }): MxChecker {
-  const maxInflight = options.maxInflight ?? MAX_INFLIGHT
+  const slots = callerSlots(options.maxInflight ?? MAX_INFLIGHT, options.maxInflightPerCaller)
   const { servers, timeoutMs, now } = options
   // Bounded in entries and about 8 MB; an entry past its expiry is a miss where it is read.
   const cache = new GenerationalCache<string, { value: MxResult; expires: number }>(
@@ -151,18 +159,22 @@ export function mxChecker(options: {
 
   return {
     cached: fresh,
-    check(domain) {
+    slots,
+    check(domain, caller) {
       const hit = fresh(domain)
       if (hit) return Promise.resolve(hit)
       let pending = inflight.get(domain)
       if (!pending) {
-        if (inflight.size >= maxInflight) return Promise.resolve(unknownMx('dns_busy'))
+        if (!slots.take(caller)) return Promise.resolve(unknownMx('dns_busy'))
         pending = lookup(domain)
           .then(({ result, ttlMs }) => {
             if (ttlMs > 0) cache.set(domain, { value: result, expires: now() + ttlMs })
             return result
           })
-          .finally(() => inflight.delete(domain))
+          .finally(() => {
+            inflight.delete(domain)
+            slots.release(caller)
+          })
         inflight.set(domain, pending)
       }
       return pending

@@ -11,7 +11,8 @@ import { itemError, nullable } from '../../http/schemas.ts'
 import type { Assessment, ItemError } from './service.ts'
 
 const UNKNOWN = t.Array(t.Union([t.Literal('mx_record'), t.Literal('domain_age')]), {
-  description: 'Checks that could not be performed (DNS or RDAP unreachable, timed out, offline mode); they add no points.',
+  description:
+    "Checks that could not be performed (DNS or RDAP unreachable, timed out, busy with this caller's share of lookups, a refused RDAP redirect, offline mode); they add no points.",
 })
 const TIER = t.Union([t.Literal('low'), t.Literal('medium'), t.Literal('high'), t.Literal('critical')])
 
@@ -34,7 +35,10 @@ export const EnvelopedSchema = t.Object({
       implicit_mx: t.Boolean({ description: "No MX record; the domain's own address receives mail (RFC 5321 §5.1)." }),
       accepts_mail: nullable(t.Boolean(), 'false for a null MX (RFC 7505) or a domain that does not exist.'),
       domain_exists: nullable(t.Boolean(), 'false when the DNS answers NXDOMAIN.'),
-      reason: nullable(t.String(), 'nxdomain, null_mx, no_mx_no_address, or why it is unknown (offline, dns_timeout, dns_servfail, …).'),
+      reason: nullable(
+        t.String(),
+        'nxdomain, null_mx, no_mx_no_address, or why it is unknown (offline, dns_timeout, dns_servfail, dns_busy, …).',
+      ),
     }),
     disposable: t.Object({
       is_disposable: t.Boolean(),
@@ -48,7 +52,7 @@ export const EnvelopedSchema = t.Object({
       source: nullable(t.String(), '`rdap` when RDAP answered.'),
       reason: nullable(
         t.String(),
-        'not_registered, no_registration_event, or why it is unknown (offline, rdap_timeout, no_rdap_server, …).',
+        'not_registered, no_registration_event, or why it is unknown (offline, rdap_timeout, rdap_busy, rdap_redirect_refused, no_rdap_server, …).',
       ),
     }),
     free_provider: t.Object({ is_free: t.Boolean() }),

@@ -3,6 +3,7 @@ import { Elysia, t } from 'elysia'
 import type { DomainContext } from '../types.ts'
 import { requestContext } from '../../http/context.ts'
 import { costPerItem } from '../../http/cost.ts'
+import { callerOf } from '../../http/exchange.ts'
 import { documents } from '../../http/openapi.ts'
 import { fieldsQuery } from '../../http/paging.ts'
 import { list, one } from '../../http/reply.ts'
@@ -29,21 +30,26 @@ export const emailRoutes = ({ service: state, config }: DomainContext<EmailDomai
   const { service } = state
   return new Elysia({ prefix: '/email' })
     .use(requestContext(config.responseForm))
-    .post('/risk', async ({ body, form }) => one(present(await service.assess(body.email), form), { fieldNames: FIELD_NAMES[form] }), {
-      body: t.Object({ email: address }, { examples: [{ email: 'someone@mailinator.com' }] }),
-      query: t.Object(fieldsQuery),
-      detail: {
-        summary: 'Score one email address (0-100)',
-        description:
-          'Syntax, MX (DNS), domain age (RDAP), disposable, free-provider and abuse lists. `fields` accepts dotted paths such as `checks.disposable`. A check that cannot be performed is reported in `unknown_checks` and adds no points; the answer comes within the DNS and RDAP timeouts.',
-        tags: ['Email risk'],
-        ...documents({ enveloped: EnvelopedSchema, bare: BareSchema }),
+    .post(
+      '/risk',
+      async ({ body, form, request }) =>
+        one(present(await service.assess(body.email, callerOf(request)), form), { fieldNames: FIELD_NAMES[form] }),
+      {
+        body: t.Object({ email: address }, { examples: [{ email: 'someone@mailinator.com' }] }),
+        query: t.Object(fieldsQuery),
+        detail: {
+          summary: 'Score one email address (0-100)',
+          description:
+            'Syntax, MX (DNS), domain age (RDAP), disposable, free-provider and abuse lists. `fields` accepts dotted paths such as `checks.disposable`. A check that cannot be performed is reported in `unknown_checks` and adds no points; the answer comes within the DNS and RDAP timeouts.',
+          tags: ['Email risk'],
+          ...documents({ enveloped: EnvelopedSchema, bare: BareSchema }),
+        },
       },
-    })
+    )
     .post(
       '/risk/bulk',
-      async ({ body, form }) => {
-        const items = (await service.bulk(body.emails, 'emails')).map((a) => presentItem(a, form))
+      async ({ body, form, request }) => {
+        const items = (await service.bulk(body.emails, callerOf(request), 'emails')).map((a) => presentItem(a, form))
         return list(items, { fieldNames: FIELD_NAMES[form], enveloped: { total: items.length } })
       },
       {

@@ -2,10 +2,12 @@
  * Email risk over the opened lists and the two outside services (DNS, RDAP): syntax first (invalid is
  * final), then the list checks in process and the MX and RDAP lookups concurrently, each held to its own
  * deadline, then the SPEC's score. The result is the canonical assessment that `present.ts` shapes into
- * Form A or B. No HTTP here; the clock is injected (`now`) so ages are computed against it.
+ * Form A or B. No HTTP here; the clock is injected (`now`) so ages are computed against it, and the caller
+ * (whose share of the DNS and RDAP lookup slots a check may take) is passed in by the route.
  */
 import { getDomain } from 'tldts'
 import type { Config } from '../../config.ts'
+import type { CallerSlots } from '../../lib/caller-slots.ts'
 import type { DataDir } from '../../data/types.ts'
 import { normalizeListEntry, LISTS_ARTIFACT } from './build.ts'
 import { parseServer, systemServers, type DnsServer } from './dns.ts'
@@ -53,9 +55,10 @@ export interface ItemError {
 }
 
 export interface EmailService {
-  assess(email: string): Promise<Assessment>
-  /** Each item on its own, concurrently: one failure does not block or fail the others. */
-  bulk(emails: readonly string[], field?: string): Promise<(Assessment | ItemError)[]>
+  /** `caller`: the quota subject; its lookups count against its share of the DNS and RDAP slots. */
+  assess(email: string, caller: string): Promise<Assessment>
+  /** Each item on its own, concurrently: one failure does not block or fail the others; all count as `caller`'s. */
+  bulk(emails: readonly string[], caller: string, field?: string): Promise<(Assessment | ItemError)[]>
   /** The in-process list checks of a domain (lower-case A-label). */
   listCheck(domain: string): ListVerdict
   /** Re-reads the operator's allow and deny files (SIGHUP); on failure the previous lists stay. */
@@ -63,6 +66,8 @@ export interface EmailService {
   /** Date of the abuse list named in `abuse_list.sources`. */
   readonly abuseListDate: string
   readonly bootstrap: RdapBootstrap
+  /** The DNS and RDAP lookup slots and who holds them. */
+  readonly slots: { mx: CallerSlots; rdap: CallerSlots }
   close(): void
 }
 
@@ -105,17 +110,34 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
     throw new Error(`ALMANAC_EMAIL_DNS_SERVERS: ${(e as Error).message}`)
   }
   const bootstrap = loadBootstrap(email.rdapBootstrap)
-  const mx: MxChecker = mxChecker({ servers, timeoutMs: email.dnsTimeoutMs, now })
+  const mx: MxChecker = mxChecker({
+    servers,
+    timeoutMs: email.dnsTimeoutMs,
+    now,
+    maxInflight: email.dnsSlots,
+    maxInflightPerCaller: email.dnsSlotsPerCaller,
+  })
   const store: RdapStore = /^rediss?:\/\//.test(config.quotaStore)
     ? redisRdapStore(config.quotaStore, log)
     : sqliteRdapStore(config.stateDir, log)
-  const rdap: RdapClient = rdapClient({ baseUrl: email.rdapUrl, bootstrap, timeoutMs: email.rdapTimeoutMs, store, now, log })
+  const rdap: RdapClient = rdapClient({
+    baseUrl: email.rdapUrl,
+    bootstrap,
+    timeoutMs: email.rdapTimeoutMs,
+    store,
+    now,
+    log,
+    maxInflight: email.rdapSlots,
+    maxInflightPerCaller: email.rdapSlotsPerCaller,
+  })
 
   // Each check answers from its cache synchronously when it can (a warm request then costs no promise,
   // timer or race), else starts the lookup held to its deadline.
-  const checkMx = (domain: string): MxResult | Promise<MxResult> => {
+  const checkMx = (domain: string, caller: string): MxResult | Promise<MxResult> => {
     if (email.offline) return OFFLINE_MX
-    return mx.cached(domain) ?? within(mx.check(domain), email.dnsTimeoutMs + DEADLINE_SLACK_MS, () => unknownMx('dns_timeout'), log)
+    return (
+      mx.cached(domain) ?? within(mx.check(domain, caller), email.dnsTimeoutMs + DEADLINE_SLACK_MS, () => unknownMx('dns_timeout'), log)
+    )
   }
 
   const ageOf = (registrable: string, r: RdapResult): DomainAge => {
@@ -123,20 +145,20 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
     return { domain: registrable, ageDays, registered: r.registered, source: r.status === 'unknown' ? null : 'rdap', reason: r.reason }
   }
 
-  const checkAge = (registrable: string | null): DomainAge | Promise<DomainAge> => {
+  const checkAge = (registrable: string | null, caller: string): DomainAge | Promise<DomainAge> => {
     if (!registrable) return { domain: null, ageDays: null, registered: null, source: null, reason: 'no_registrable_domain' }
     if (email.offline) return { domain: registrable, ageDays: null, registered: null, source: null, reason: 'offline' }
     const hit = rdap.cached(registrable)
     if (hit) return ageOf(registrable, hit)
     return within(
-      rdap.lookup(registrable),
+      rdap.lookup(registrable, caller),
       email.rdapTimeoutMs + DEADLINE_SLACK_MS,
       (): RdapResult => ({ status: 'unknown', registered: null, reason: 'rdap_timeout' }),
       log,
     ).then((r) => ageOf(registrable, r))
   }
 
-  const assess = async (input: string): Promise<Assessment> => {
+  const assess = async (input: string, caller: string): Promise<Assessment> => {
     const mailbox = parseMailbox(input)
     if (!mailbox.valid) {
       const s = score({ validSyntax: false, mx: null, disposable: false, ageDays: null, abuse: false, free: false })
@@ -169,8 +191,8 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
     const domain = mailbox.domain
     const registrable = getDomain(domain, PSL_OPTIONS)
     const verdict = lists.check(domain, registrable)
-    const mxNow = checkMx(domain)
-    const ageNow = checkAge(registrable)
+    const mxNow = checkMx(domain, caller)
+    const ageNow = checkAge(registrable, caller)
     const mxResult = mxNow instanceof Promise ? await mxNow : mxNow
     const age = ageNow instanceof Promise ? await ageNow : ageNow
     const s = score({
@@ -198,10 +220,10 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
 
   return {
     assess,
-    async bulk(emails, field = 'emails') {
+    async bulk(emails, caller, field = 'emails') {
       return Promise.all(
         emails.map((e, i) =>
-          assess(e).catch((err): ItemError => {
+          assess(e, caller).catch((err): ItemError => {
             log(`email bulk item ${i} failed: ${(err as Error)?.stack ?? err}`)
             return { email: e, error: { field: `${field}.${i}`, message: 'this address could not be assessed' } }
           }),
@@ -220,6 +242,7 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
     },
     abuseListDate: ABUSE_SOURCE.date,
     bootstrap,
+    slots: { mx: mx.slots, rdap: rdap.slots },
     close: () => store.close(),
   }
 }

@@ -16,7 +16,7 @@ import { readContainer, readTable } from './container.ts'
 import { listMaskV4, listMaskV6, loadOperatorLists, type ListKind, type ListLabel, type ListSet } from './lists.ts'
 import { MmdbReader } from './mmdb.ts'
 import { findV4, findV6 } from './ranges.ts'
-import { reservedKind, type ReservedKind } from './reserved.ts'
+import { reservedKind, type ReservedKind } from '../../lib/ip-reserved.ts'
 
 /** Shared per AS organisation (or operator record), frozen, in Form A's member order (used as is). */
 export interface NetworkInfo {

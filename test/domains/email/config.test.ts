@@ -13,6 +13,9 @@ test('ALMANAC_EMAIL_* settings', () => {
       ALMANAC_EMAIL_RDAP_TIMEOUT_MS: '900',
       ALMANAC_EMAIL_OFFLINE: 'yes',
       ALMANAC_EMAIL_ALLOW_LISTS: '/a,/b',
+      ALMANAC_EMAIL_DNS_SLOTS: '64',
+      ALMANAC_EMAIL_DNS_SLOTS_PER_CALLER: '6',
+      ALMANAC_EMAIL_RDAP_SLOTS: '32',
     },
   })
   expect(c.email).toEqual({
@@ -21,10 +24,20 @@ test('ALMANAC_EMAIL_* settings', () => {
     rdapUrl: 'http://127.0.0.1:8081/rdap/',
     rdapTimeoutMs: 900,
     offline: true,
+    dnsSlots: 64,
+    dnsSlotsPerCaller: 6,
+    rdapSlots: 32,
     allowListFiles: ['/a', '/b'],
     denyListFiles: [],
   })
-  expect(loadConfig({ env: {} }).email).toMatchObject({ dnsServers: [], dnsTimeoutMs: 2000, rdapTimeoutMs: 3000, offline: false })
+  expect(loadConfig({ env: {} }).email).toMatchObject({
+    dnsServers: [],
+    dnsTimeoutMs: 2000,
+    rdapTimeoutMs: 3000,
+    offline: false,
+    dnsSlots: 512,
+    rdapSlots: 128,
+  })
 })
 
 test('bad values name the setting', () => {

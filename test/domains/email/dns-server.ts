@@ -2,7 +2,8 @@
  * A small authoritative DNS server over UDP on 127.0.0.1, for the email domain's tests and benchmark:
  * real DNS messages (RFC 1035 wire format) from a zone table, so the resolver under test speaks to a
  * real server. Names it does not know are NXDOMAIN; a `slow` name is never answered (the client must
- * time out); every query is counted per name and type, so tests can see what the cache saved.
+ * time out); a `held` name is answered when the test calls `release()` (a slow resolver the test controls,
+ * with no clock in it); every query is counted per name and type, so tests can see what the cache saved.
  */
 import { createSocket, type Socket } from 'node:dgram'
 import { createServer, type Server } from 'node:net'
@@ -15,6 +16,8 @@ export interface Zone {
   ttl?: number
   /** Never answered. */
   slow?: boolean
+  /** Answered (over UDP) only when the test calls `release()`. */
+  held?: boolean
   /** Answered with SERVFAIL (rcode 2). */
   servfail?: boolean
   /** Answered with the query's id and question followed by bytes that are not records. */
@@ -71,6 +74,12 @@ export interface DnsServer {
   /** Queries received, by `name TYPE`. */
   queries: Map<string, number>
   zones: Map<string, Zone>
+  /** Queries of `held` names waiting for `release()`. */
+  readonly held: number
+  /** Resolves once `n` queries are held (at once). */
+  whenHeld(n: number): Promise<void>
+  /** Answers every query held so far. */
+  release(): void
   close(): Promise<void>
 }
 
@@ -136,9 +145,18 @@ export async function startDnsServer(zones: Record<string, Zone>): Promise<DnsSe
       ...answers.flat(),
     ])
   }
+  const held: (() => void)[] = []
+  const heldWaiters: { n: number; resolve: () => void }[] = []
   socket.on('message', (msg, peer) => {
     const reply = answer(msg, false)
-    if (reply) socket.send(reply, peer.port, peer.address)
+    if (!reply) return
+    const send = () => socket.send(reply, peer.port, peer.address)
+    if (!table.get(readName(msg, 12).name)?.held) return send()
+    held.push(send)
+    for (const w of heldWaiters.filter((w) => held.length >= w.n)) {
+      heldWaiters.splice(heldWaiters.indexOf(w), 1)
+      w.resolve()
+    }
   })
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve))
   // Tests end by themselves: the sockets do not keep the process alive.
@@ -166,6 +184,13 @@ export async function startDnsServer(zones: Record<string, Zone>): Promise<DnsSe
     port,
     queries,
     zones: table,
+    get held() {
+      return held.length
+    },
+    whenHeld: (n) => (held.length >= n ? Promise.resolve() : new Promise<void>((resolve) => heldWaiters.push({ n, resolve }))),
+    release: () => {
+      for (const send of held.splice(0)) send()
+    },
     close: async () => {
       await new Promise<void>((resolve) => socket.close(() => resolve()))
       await new Promise<void>((resolve) => tcp.close(() => resolve()))

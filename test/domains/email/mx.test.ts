@@ -1,15 +1,24 @@
 /**
  * The MX check against a real DNS server on loopback (test/domains/email/dns-server.ts): MX, A-only
  * (implicit MX), null MX, NXDOMAIN, SERVFAIL, a zone that never answers, TTL caching on an injected
- * clock, one lookup for concurrent checks, and a second server tried when the first fails.
+ * clock, one lookup for concurrent checks, a second server tried when the first fails, and the lookup
+ * slots shared between callers against a resolver the test holds and releases.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createSocket } from 'node:dgram'
 import { mxChecker } from '../../../src/domains/email/mx.ts'
 import { parseServer } from '../../../src/domains/email/dns.ts'
 import { decodeAnswer, DnsError } from '../../../src/domains/email/dns-message.ts'
 import { rng } from '../../support/random.ts'
 import { startDnsServer, type DnsServer } from './dns-server.ts'
+
+/** Whose share of the lookup slots the checks take. */
+const CALLER = 'key:test'
+
+/** Ten names the server answers only when the test releases them: a slow resolver with no clock in it. */
+const HELD = Array.from({ length: 10 }, (_, i) => `held${i}.mx-fair.test`)
+const HELD_ZONES = Object.fromEntries(HELD.map((name) => [name, { held: true, mx: [[10, `mx.${name}`]] as [number, string][] }]))
+const heldQueries = () => HELD.reduce((n, name) => n + (dns.queries.get(`${name} MX`) ?? 0), 0)
 
 let dns: DnsServer
 beforeAll(async () => {
@@ -30,6 +39,7 @@ beforeAll(async () => {
     'garbage.test': { garbage: true },
     'oldserver.test': { noEdns: true, mx: [[5, 'mx.oldserver.test']] },
     'big.test': { truncate: true, mx: Array.from({ length: 30 }, (_, i) => [i, `mx${i}.big.test`] as [number, string]) },
+    ...HELD_ZONES,
   })
 })
 afterAll(() => dns.close())
@@ -41,7 +51,7 @@ const clock = () => {
 const checker = (timeoutMs = 1000, c = clock()) => mxChecker({ servers: [parseServer(dns.address)], timeoutMs, now: c.now })
 
 test('MX records, by preference', async () => {
-  expect(await checker().check('mx.test')).toEqual({
+  expect(await checker().check('mx.test', CALLER)).toEqual({
     valid: true,
     hosts: ['mail.mx.test', 'backup.mx.test'],
     implicit: false,
@@ -52,12 +62,17 @@ test('MX records, by preference', async () => {
 })
 
 test('no MX but an A or AAAA record: the domain is its own implicit MX (RFC 5321 §5.1)', async () => {
-  expect(await checker().check('aonly.test')).toMatchObject({ valid: true, hosts: ['aonly.test'], implicit: true, domainExists: true })
-  expect(await checker().check('v6only.test')).toMatchObject({ valid: true, hosts: ['v6only.test'], implicit: true })
+  expect(await checker().check('aonly.test', CALLER)).toMatchObject({
+    valid: true,
+    hosts: ['aonly.test'],
+    implicit: true,
+    domainExists: true,
+  })
+  expect(await checker().check('v6only.test', CALLER)).toMatchObject({ valid: true, hosts: ['v6only.test'], implicit: true })
 })
 
 test('a null MX accepts no mail (RFC 7505)', async () => {
-  expect(await checker().check('nullmx.test')).toEqual({
+  expect(await checker().check('nullmx.test', CALLER)).toEqual({
     valid: false,
     hosts: [],
     implicit: false,
@@ -68,15 +83,20 @@ test('a null MX accepts no mail (RFC 7505)', async () => {
 })
 
 test('NXDOMAIN: the domain does not exist', async () => {
-  expect(await checker().check('nope.test')).toMatchObject({ valid: false, domainExists: false, acceptsMail: false, reason: 'nxdomain' })
+  expect(await checker().check('nope.test', CALLER)).toMatchObject({
+    valid: false,
+    domainExists: false,
+    acceptsMail: false,
+    reason: 'nxdomain',
+  })
 })
 
 test('a name with no MX and no address accepts no mail, but exists', async () => {
-  expect(await checker().check('empty.test')).toMatchObject({ valid: false, domainExists: true, reason: 'no_mx_no_address' })
+  expect(await checker().check('empty.test', CALLER)).toMatchObject({ valid: false, domainExists: true, reason: 'no_mx_no_address' })
 })
 
 test('SERVFAIL and silence are unknown, never "no MX"; silence ends at the deadline', async () => {
-  expect(await checker().check('fail.test')).toEqual({
+  expect(await checker().check('fail.test', CALLER)).toEqual({
     valid: null,
     hosts: [],
     implicit: false,
@@ -85,7 +105,7 @@ test('SERVFAIL and silence are unknown, never "no MX"; silence ends at the deadl
     reason: 'dns_servfail',
   })
   const t0 = performance.now()
-  expect(await checker(300).check('slow.test')).toMatchObject({ valid: null, domainExists: null, reason: 'dns_timeout' })
+  expect(await checker(300).check('slow.test', CALLER)).toMatchObject({ valid: null, domainExists: null, reason: 'dns_timeout' })
   // A bound on a hang, not a speed target: the 300 ms deadline holds with a wide margin.
   expect(performance.now() - t0).toBeLessThan(2000)
 })
@@ -96,7 +116,7 @@ test('an unreachable server is unknown', async () => {
   await new Promise<void>((r) => socket.bind(0, '127.0.0.1', r))
   const port = socket.address().port
   socket.close()
-  const r = await mxChecker({ servers: [parseServer(`127.0.0.1:${port}`)], timeoutMs: 300, now: Date.now }).check('mx.test')
+  const r = await mxChecker({ servers: [parseServer(`127.0.0.1:${port}`)], timeoutMs: 300, now: Date.now }).check('mx.test', CALLER)
   expect(r.valid).toBeNull()
   expect(['dns_unreachable', 'dns_timeout']).toContain(r.reason!)
 })
@@ -106,7 +126,10 @@ test('the next server is asked when the first fails', async () => {
   await new Promise<void>((r) => socket.bind(0, '127.0.0.1', r))
   const dead = `127.0.0.1:${socket.address().port}`
   socket.close()
-  const r = await mxChecker({ servers: [parseServer(dead), parseServer(dns.address)], timeoutMs: 1000, now: Date.now }).check('mx.test')
+  const r = await mxChecker({ servers: [parseServer(dead), parseServer(dns.address)], timeoutMs: 1000, now: Date.now }).check(
+    'mx.test',
+    CALLER,
+  )
   expect(r.valid).toBe(true)
 })
 
@@ -114,50 +137,50 @@ test('answers are cached for their TTL (injected clock), failures are not', asyn
   const c = clock()
   const mx = checker(1000, c)
   const before = dns.queries.get('mx.test MX') ?? 0
-  await mx.check('mx.test')
-  await mx.check('mx.test')
+  await mx.check('mx.test', CALLER)
+  await mx.check('mx.test', CALLER)
   expect(dns.queries.get('mx.test MX')).toBe(before + 1)
   c.advance(119_000)
-  await mx.check('mx.test')
+  await mx.check('mx.test', CALLER)
   expect(dns.queries.get('mx.test MX')).toBe(before + 1)
   c.advance(2_000) // past the 120 s TTL
-  await mx.check('mx.test')
+  await mx.check('mx.test', CALLER)
   expect(dns.queries.get('mx.test MX')).toBe(before + 2)
 
   const failBefore = dns.queries.get('fail.test MX') ?? 0
-  await mx.check('fail.test')
-  await mx.check('fail.test')
+  await mx.check('fail.test', CALLER)
+  await mx.check('fail.test', CALLER)
   expect(dns.queries.get('fail.test MX')).toBe(failBefore + 2)
 })
 
 test('concurrent checks of one domain share one lookup', async () => {
   const mx = checker()
   const before = dns.queries.get('aonly.test MX') ?? 0
-  const results = await Promise.all(Array.from({ length: 20 }, () => mx.check('aonly.test')))
+  const results = await Promise.all(Array.from({ length: 20 }, () => mx.check('aonly.test', CALLER)))
   expect(results.every((r) => r.valid === true)).toBe(true)
   expect(dns.queries.get('aonly.test MX')).toBe(before + 1)
 })
 
 test('the cache is bounded in entries', async () => {
   const mx = mxChecker({ servers: [parseServer(dns.address)], timeoutMs: 1000, now: Date.now, cacheEntries: 2 })
-  await mx.check('mx.test')
-  await mx.check('aonly.test')
-  await mx.check('nullmx.test') // pushes mx.test out
+  await mx.check('mx.test', CALLER)
+  await mx.check('aonly.test', CALLER)
+  await mx.check('nullmx.test', CALLER) // pushes mx.test out
   const before = dns.queries.get('mx.test MX')!
-  await mx.check('mx.test')
+  await mx.check('mx.test', CALLER)
   expect(dns.queries.get('mx.test MX')).toBe(before + 1)
 })
 
 test('an unreadable answer is unknown (dns_bad_answer)', async () => {
-  expect(await checker().check('garbage.test')).toMatchObject({ valid: null, reason: 'dns_bad_answer' })
+  expect(await checker().check('garbage.test', CALLER)).toMatchObject({ valid: null, reason: 'dns_bad_answer' })
 })
 
 test('too many domains at once: the rest are unknown (dns_busy), not queued without bound', async () => {
   const mx = mxChecker({ servers: [parseServer(dns.address)], timeoutMs: 300, now: Date.now, maxInflight: 1 })
-  const [slow, other] = await Promise.all([mx.check('slow.test'), mx.check('mx.test')])
+  const [slow, other] = await Promise.all([mx.check('slow.test', CALLER), mx.check('mx.test', CALLER)])
   expect(slow.reason).toBe('dns_timeout')
   expect(other).toMatchObject({ valid: null, reason: 'dns_busy' })
-  expect((await mx.check('mx.test')).valid).toBe(true)
+  expect((await mx.check('mx.test', CALLER)).valid).toBe(true)
 })
 
 test('the answer decoder never throws anything but DnsError on random bytes', () => {
@@ -177,7 +200,7 @@ test('the answer decoder never throws anything but DnsError on random bytes', ()
 })
 
 test('a truncated UDP answer is asked again over TCP', async () => {
-  const r = await checker().check('big.test')
+  const r = await checker().check('big.test', CALLER)
   expect(r.valid).toBe(true)
   expect(r.hosts).toEqual(Array.from({ length: 10 }, (_, i) => `mx${i}.big.test`))
   expect(dns.queries.get('big.test MX')).toBe(1)
@@ -185,6 +208,58 @@ test('a truncated UDP answer is asked again over TCP', async () => {
 })
 
 test('a server that refuses EDNS (FORMERR) is asked again without it', async () => {
-  expect(await checker().check('oldserver.test')).toMatchObject({ valid: true, hosts: ['mx.oldserver.test'] })
+  expect(await checker().check('oldserver.test', CALLER)).toMatchObject({ valid: true, hosts: ['mx.oldserver.test'] })
   expect(dns.queries.get('oldserver.test MX')).toBe(2)
+})
+
+describe('lookup slots are shared between callers', () => {
+  // Eight slots, four per caller (the default share: an eighth, at least 4). The deadline is only a bound:
+  // the held queries are released by the test long before it.
+  const fairChecker = () => mxChecker({ servers: [parseServer(dns.address)], timeoutMs: 20_000, now: Date.now, maxInflight: 8 })
+
+  test("one caller's bulk takes its share only; another caller's checks still run", async () => {
+    const mx = fairChecker()
+    expect(mx.slots).toMatchObject({ total: 8, perCaller: 4 })
+    const queriesBefore = heldQueries()
+    const bulk = Promise.all(HELD.map((name) => mx.check(name, 'key:bulk')))
+    await dns.whenHeld(4)
+    expect(mx.slots.held('key:bulk')).toBe(4)
+    expect(mx.slots.refused.share).toBe(6)
+    // The other caller's lookup is made and answered while the bulk's are still held.
+    expect(await mx.check('mx.test', 'key:other')).toMatchObject({ valid: true, reason: null })
+    expect(mx.slots.held('key:other')).toBe(0)
+    dns.release()
+    const results = await bulk
+    expect(results.filter((r) => r.valid === true)).toHaveLength(4)
+    expect(results.filter((r) => r.reason === 'dns_busy')).toHaveLength(6)
+    expect(results.filter((r) => r.reason === 'dns_busy').every((r) => r.valid === null && r.domainExists === null)).toBe(true)
+    // Only the share reached the resolver; the slots are all given back.
+    expect(heldQueries() - queriesBefore).toBe(4)
+    expect(mx.slots.held()).toBe(0)
+  })
+
+  test('the pool is still bounded: once every slot is held, a new caller is busy too', async () => {
+    const mx = fairChecker()
+    const first = Promise.all(HELD.slice(0, 4).map((name) => mx.check(name, 'key:a')))
+    const second = Promise.all(HELD.slice(4, 8).map((name) => mx.check(name, 'key:b')))
+    await dns.whenHeld(8)
+    expect(mx.slots.held()).toBe(8)
+    expect(await mx.check('aonly.test', 'key:c')).toMatchObject({ valid: null, reason: 'dns_busy' })
+    expect(mx.slots.refused).toEqual({ share: 0, full: 1 })
+    dns.release()
+    expect((await Promise.all([first, second])).flat().every((r) => r.valid === true)).toBe(true)
+    expect(mx.slots.held()).toBe(0)
+  })
+
+  test('joining a lookup under way takes no slot of the joiner', async () => {
+    const mx = mxChecker({ servers: [parseServer(dns.address)], timeoutMs: 20_000, now: Date.now, maxInflight: 4, maxInflightPerCaller: 1 })
+    const first = mx.check(HELD[9]!, 'key:a')
+    await dns.whenHeld(1)
+    const joined = mx.check(HELD[9]!, 'key:b')
+    expect(mx.slots.held('key:b')).toBe(0)
+    expect(await mx.check('mx.test', 'key:b')).toMatchObject({ valid: true })
+    dns.release()
+    expect(await first).toMatchObject({ valid: true })
+    expect(await joined).toMatchObject({ valid: true })
+  })
 })

@@ -1,7 +1,8 @@
 /**
  * POST /email/risk and /email/risk/bulk through the real app, with a real DNS server and a real RDAP
  * server on loopback and the real built lists. Every scoring rule alone, then together (the cap), both
- * forms, dotted `fields`, quota per item, bulk independence, offline mode and bad input. Domain ages are
+ * forms, dotted `fields`, quota per item, bulk independence, offline mode, bad input, and two callers'
+ * shares of the DNS lookup slots against a resolver the test holds and releases. Domain ages are
  * computed against an injected clock. The list domains used are found in the upstream files themselves
  * (the oracle), not in our artifact.
  */
@@ -13,7 +14,7 @@ import { mailcheckerDomains } from '../../../src/domains/email/build.ts'
 import { BareItemSchema, BareSchema, EnvelopedItemSchema, EnvelopedSchema } from '../../../src/domains/email/present.ts'
 import { POINTS, score, tierOf } from '../../../src/domains/email/score.ts'
 import { Value } from '@sinclair/typebox/value'
-import { testApp, type TestApp } from '../../support/app.ts'
+import { TEST_KEY, testApp, type TestApp } from '../../support/app.ts'
 import { MIRROR } from '../../support/mirror.ts'
 import { startRedis } from '../../support/redis.ts'
 import { tempDirs } from '../../support/temp.ts'
@@ -43,6 +44,9 @@ const inAnyList = (d: string) => mailchecker.has(d) || dispJs.has(d) || burner.h
 const [ABUSE, ABUSE2] = abuseFile.filter((d) => /^[a-z0-9-]+\.com$/.test(d) && !inAnyList(d)).slice(0, 2) as [string, string]
 const DISPOSABLE = 'mailinator.com'
 const FREE = 'gmail.com'
+
+/** Names the DNS server answers only when the test releases them (a slow resolver with no clock in it). */
+const HELD = Array.from({ length: 10 }, (_, i) => `held${i}.test`)
 
 let dns: DnsServer
 let rdap: RdapFixture
@@ -76,6 +80,8 @@ const rdapZones = (): Record<string, RdapZone> => ({
   'old.test': OLD,
   'slowdns.test': OLD,
   'slowrdap.test': { slow: true },
+  // A registry answer pointing at the server's own loopback: refused, never followed.
+  'redirected.test': { redirect: 'http://127.0.0.1:1/domain/redirected.test' },
 })
 
 beforeAll(async () => {
@@ -92,6 +98,8 @@ beforeAll(async () => {
     'nullmx.test': { mx: [[0, '']] },
     'slowdns.test': { slow: true },
     'slowrdap.test': mx('slowrdap.test'),
+    'redirected.test': mx('redirected.test'),
+    ...Object.fromEntries(HELD.map((name) => [name, { ...mx(name), held: true }])),
   })
   rdap = startRdapServer(rdapZones(), NOW)
   app = await testApp({ env: env(), domains: [emailDomain({ now: () => NOW })] })
@@ -276,6 +284,20 @@ describe('unknown is not "no"', () => {
     expect(d.unknown_checks).toContain('domain_age')
   })
 
+  test('an RDAP redirect to loopback is refused: age unknown and listed, in both forms', async () => {
+    const a = await risk('a@redirected.test')
+    expect(a.checks.domain_age).toEqual({
+      domain: 'redirected.test',
+      age_days: null,
+      registered: null,
+      source: null,
+      reason: 'rdap_redirect_refused',
+    })
+    expect(a).toMatchObject({ risk_score: 0, risk_factors: [], unknown_checks: ['domain_age'] })
+    const b = await risk('b@redirected.test', 'bare')
+    expect(b).toMatchObject({ domain_age_days: null, risk_score: 0, unknown_checks: ['domain_age'] })
+  })
+
   test('offline mode: no lookups at all, lists still apply', async () => {
     const offline = await testApp({ env: env({ ALMANAC_EMAIL_OFFLINE: '1' }), domains: [emailDomain({ now: () => NOW })] })
     try {
@@ -455,4 +477,68 @@ describe('bad input', () => {
       expect(d.risk_tier).toBeString()
     }
   })
+})
+
+describe('callers share the DNS lookup slots', () => {
+  const OTHER_KEY = 'other-key-0123456789'
+  // Eight slots, four per caller (the default share of eight); the deadline is only a bound.
+  const fairApp = () =>
+    testApp({
+      env: env({
+        ALMANAC_API_KEYS: `${TEST_KEY}:test,${OTHER_KEY}:test`,
+        ALMANAC_EMAIL_DNS_SLOTS: '8',
+        ALMANAC_EMAIL_DNS_TIMEOUT_MS: '20000',
+      }),
+      domains: [emailDomain({ now: () => NOW })],
+    })
+  const heldQueries = () => HELD.reduce((n, name) => n + (dns.queries.get(`${name} MX`) ?? 0), 0)
+
+  for (const form of ['enveloped', 'bare'] as const) {
+    test(`${form}: a bulk takes its caller's share; another caller's MX is answered; busy checks are unknown and add nothing`, async () => {
+      const fair = await fairApp()
+      try {
+        const queriesBefore = heldQueries()
+        const bulk = fair.json('POST', '/api/v1/email/risk/bulk', { body: { emails: HELD.map((d) => `a@${d}`) }, form })
+        await dns.whenHeld(4)
+        // The other caller, while the bulk's lookups are held: its MX check runs and is answered.
+        const other = await fair.json('POST', '/api/v1/email/risk', { body: { email: 'b@old.test' }, form, key: OTHER_KEY })
+        expect(other.status).toBe(200)
+        const mine = form === 'enveloped' ? other.body.data : other.body
+        if (form === 'enveloped') expect(mine.checks.mx_record).toMatchObject({ valid: true, reason: null, mx_hosts: ['mx.old.test'] })
+        else expect(mine).toMatchObject({ has_mx: true, domain_exists: true })
+        expect(mine.unknown_checks).toEqual([])
+        dns.release()
+        const { status, body } = await bulk
+        expect(status).toBe(200)
+        // Only the bulk caller's share of queries reached the resolver.
+        expect(heldQueries() - queriesBefore).toBe(4)
+        const items: any[] = form === 'enveloped' ? body.data : body.results
+        const busy = items.filter((d) => d.unknown_checks.includes('mx_record'))
+        const answered = items.filter((d) => !d.unknown_checks.includes('mx_record'))
+        expect([busy.length, answered.length]).toEqual([6, 4])
+        for (const d of busy) {
+          // Unknown, not valid and not "no MX": no points, listed.
+          if (form === 'enveloped') {
+            expect(d.checks.mx_record).toEqual({
+              valid: null,
+              mx_hosts: [],
+              implicit_mx: false,
+              accepts_mail: null,
+              domain_exists: null,
+              reason: 'dns_busy',
+            })
+            expect(d.risk_factors).toEqual([])
+          } else expect(d).toMatchObject({ has_mx: null, domain_exists: null })
+          expect(d.risk_score).toBe(0)
+          expect(d.unknown_checks).toEqual(['mx_record'])
+        }
+        for (const d of answered) {
+          if (form === 'enveloped') expect(d.checks.mx_record).toMatchObject({ valid: true, reason: null })
+          else expect(d).toMatchObject({ has_mx: true, domain_exists: true })
+        }
+      } finally {
+        await fair.close()
+      }
+    })
+  }
 })

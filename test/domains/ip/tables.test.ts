@@ -4,7 +4,7 @@
  * comparisons) against CPython's `ipaddress` membership at every range's edges.
  */
 import { describe, expect, test } from 'bun:test'
-import { RESERVED_NETWORKS, reservedKind } from '../../../src/domains/ip/reserved.ts'
+import { RESERVED_NETWORKS, reservedKind } from '../../../src/lib/ip-reserved.ts'
 import { findV4, findV6, NOT_FOUND, tableFromRanges, type RawRange } from '../../../src/domains/ip/ranges.ts'
 import { parseIp, type IpAddress } from '../../../src/lib/ip-address.ts'
 import { pythonJson } from '../../support/python.ts'

@@ -1,10 +1,11 @@
 /**
- * Special-purpose ranges (IANA IPv4/IPv6 Special-Purpose Address Registries, RFC 6890 and successors)
- * that have no place on the map: they get a valid answer naming the range and null location, never a
- * guessed place. Ranges that are globally routable despite being special (6to4, Teredo, AS112) are not
- * listed: the databases answer for them.
+ * Special-purpose ranges (IANA IPv4/IPv6 Special-Purpose Address Registries, RFC 6890 and successors).
+ * The ip domain answers them with the range's name and no location, never a guessed place; outbound
+ * requests made on a caller's behalf (the email domain's RDAP redirects) refuse them (`isPublicAddress`).
+ * Ranges that are globally routable despite being special (6to4, Teredo, AS112) are not listed: the
+ * databases answer for them, and they reach the internet.
  */
-import { parseCidr, type Cidr, type IpAddress } from '../../lib/ip-address.ts'
+import { parseCidr, type Cidr, type IpAddress } from './ip-address.ts'
 
 export type ReservedKind =
   | 'unspecified'
@@ -98,3 +99,11 @@ export function reservedKind(ip: IpAddress): ReservedKind | null {
 }
 
 export const RESERVED_NETWORKS = RANGES
+
+/**
+ * An address on the public internet: in no special-purpose range (loopback, private, link-local,
+ * unique-local, multicast, documentation …), and not IPv4-compatible IPv6 (`::a.b.c.d`, ::/96, deprecated
+ * by RFC 4291, which some stacks still reach as the IPv4 address it holds).
+ */
+export const isPublicAddress = (ip: IpAddress): boolean =>
+  reservedKind(ip) === null && !(ip.version === 6 && ip.v6![0] === 0 && ip.v6![1] === 0 && ip.v6![2] === 0)
