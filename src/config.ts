@@ -48,8 +48,13 @@ export interface Config {
   keyStore?: string
   /** When the quota store is down: false answers 503, true lets requests through uncounted. */
   quotaFailOpen: boolean
-  /** CIDRs or addresses whose `X-Forwarded-For`/`Forwarded` headers are believed. */
+  /** CIDRs or addresses whose forwarding header is believed. */
   trustedProxies: string[]
+  /**
+   * The one forwarding header the trusted proxies set: `x-forwarded-for` (with X-Forwarded-Proto/-Host) or
+   * `forwarded` (RFC 7239). The other is the client's to forge and is ignored.
+   */
+  trustedProxyHeader: 'x-forwarded-for' | 'forwarded'
   /** Largest `limit` accepted on list endpoints. */
   maxLimit: number
   /** Largest request body, in bytes. */
@@ -327,6 +332,7 @@ const SETTINGS: Setting[] = [
   S('keyStore', keyStore, 'ALMANAC_KEY_STORE', '--key-store'),
   S('quotaFailOpen', boolean, 'ALMANAC_QUOTA_FAIL_OPEN'),
   S('trustedProxies', list, 'ALMANAC_TRUSTED_PROXIES', '--trusted-proxies'),
+  S('trustedProxyHeader', oneOf('x-forwarded-for', 'forwarded'), 'ALMANAC_TRUSTED_PROXY_HEADER', '--trusted-proxy-header'),
   S('maxLimit', integer(1, 100000), 'ALMANAC_MAX_LIMIT'),
   S('bodyLimit', integer(1024, 64 * 1024 * 1024), 'ALMANAC_BODY_LIMIT'),
   S('accessLog', boolean, 'ALMANAC_ACCESS_LOG', '--access-log'),
@@ -390,6 +396,7 @@ export const DEFAULTS: Config = {
   quotaStore: 'memory',
   quotaFailOpen: false,
   trustedProxies: [],
+  trustedProxyHeader: 'x-forwarded-for',
   maxLimit: 1000,
   bodyLimit: 1024 * 1024,
   accessLog: true,
