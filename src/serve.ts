@@ -86,8 +86,8 @@ export async function serve(config: Config, log: (line: string) => void = stderr
       pid: process.pid,
     }),
   )
-  // Sizes were checked before opening; the full hashes are checked while serving.
-  verifyDatasets(data, mounted, log).catch((e) =>
+  // Sizes, and the hashes of small artifacts, were checked before opening; the large ones are hashed while serving.
+  verifyDatasets(config, data, mounted, log).catch((e) =>
     log(JSON.stringify({ level: 'error', msg: 'dataset integrity check failed to run', error: String(e) })),
   )
   // SIGHUP (systemctl reload, `almanac data activate`): serve the activated directory, else the configured

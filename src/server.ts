@@ -7,7 +7,7 @@
 import { Elysia, type AnyElysia } from 'elysia'
 import type { Config, Plan } from './config.ts'
 import { ageSeconds, freshness } from './data/freshness.ts'
-import { contentMismatch, sizeMismatch } from './data/integrity.ts'
+import { type ArtifactSizes, contentMismatch, sizeMismatch } from './data/integrity.ts'
 import type { DataDir } from './data/types.ts'
 import type { Domain } from './domains/types.ts'
 import { AlmanacError, badRequest, unavailable } from './lib/errors.ts'
@@ -60,12 +60,17 @@ export interface MountedDomain {
   problem?: string
 }
 
-/** Opens each domain's datasets; a domain that cannot open is kept, disabled, with the reason. */
+/**
+ * Opens each domain's datasets; a domain that cannot open is kept, disabled, with the reason. Sizes and the
+ * sha256 of small artifacts are checked first (data/integrity.ts), unless `hashed` says the caller already
+ * hashed every artifact (a data refresh does, before it opens anything).
+ */
 export async function openDomains(
   config: Config,
   data: DataDir,
   domains: Domain[],
   log: (l: string) => void = console.error,
+  { hashed = false }: { hashed?: boolean } = {},
 ): Promise<MountedDomain[]> {
   const out: MountedDomain[] = []
   const disabled = (domain: Domain, problem: string, logged = problem) => {
@@ -84,6 +89,17 @@ export async function openDomains(
     const damaged = domain.datasets.map((id) => sizeMismatch(data, id)).find(Boolean)
     if (damaged) {
       disabled(domain, `${damaged}; rebuild or re-extract the datasets.`)
+      continue
+    }
+    // A small artifact is hashed before its domain answers anything: wrong bytes of the right size would
+    // otherwise be served until the background check reached them.
+    const corrupt = hashed ? null : await firstMismatch(data, domain.datasets, { small: config.dataHashBeforeServeMaxBytes })
+    if (corrupt) {
+      disabled(
+        domain,
+        `${corrupt}; rebuild or re-extract the datasets.`,
+        `${corrupt} (in ${data.dir}); rebuild or re-extract the datasets.`,
+      )
       continue
     }
     try {
@@ -108,20 +124,32 @@ export async function openDomains(
   return out
 }
 
+/** The first content mismatch among `datasets` (the `which` of their artifacts), or null. */
+async function firstMismatch(data: DataDir, datasets: string[], which: ArtifactSizes): Promise<string | null> {
+  for (const id of datasets) {
+    const mismatch = await contentMismatch(data, id, which)
+    if (mismatch) return mismatch
+  }
+  return null
+}
+
 /**
- * Hashes every open domain's artifacts in the background and disables a domain whose artifacts do not
- * match the manifest (its routes answer 503 from then on, /readyz says not ready). Resolves when done.
+ * Hashes the large artifacts of every open domain in the background (the small ones were hashed before the
+ * domain opened) and disables a domain whose artifacts do not match the manifest (its routes answer 503
+ * from then on, /readyz says not ready). Resolves when done.
  */
-export async function verifyDatasets(data: DataDir, mounted: MountedDomain[], log: (l: string) => void = console.error): Promise<void> {
+export async function verifyDatasets(
+  config: Config,
+  data: DataDir,
+  mounted: MountedDomain[],
+  log: (l: string) => void = console.error,
+): Promise<void> {
   for (const m of mounted) {
     if (m.problem) continue
-    for (const id of m.domain.datasets) {
-      const mismatch = await contentMismatch(data, id)
-      if (!mismatch) continue
-      m.problem = `The ${m.domain.name} domain is disabled: ${mismatch}; rebuild or re-extract the datasets.`
-      log(JSON.stringify({ level: 'error', msg: m.problem, dir: data.dir }))
-      break
-    }
+    const mismatch = await firstMismatch(data, m.domain.datasets, { large: config.dataHashBeforeServeMaxBytes })
+    if (!mismatch) continue
+    m.problem = `The ${m.domain.name} domain is disabled: ${mismatch}; rebuild or re-extract the datasets.`
+    log(JSON.stringify({ level: 'error', msg: m.problem, dir: data.dir }))
   }
 }
 

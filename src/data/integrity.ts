@@ -1,8 +1,11 @@
 /**
- * Checks that a dataset's artifacts are the ones its manifest describes. At start only sizes are compared
- * (cheap, catches truncation); the full sha256 of every artifact is then computed in the background, a
- * chunk at a time so the event loop keeps serving, and a mismatch disables the domain that reads it:
- * random bytes written into a table otherwise pass every other check and give wrong answers.
+ * Checks that a dataset's artifacts are the ones its manifest describes. Random bytes written into a table
+ * pass every other check and give wrong answers, so an artifact must be hashed before it is trusted:
+ * - every artifact's size is compared at start (cheap, catches truncation);
+ * - small artifacts (at most ALMANAC_DATA_HASH_BEFORE_SERVE_MAX_BYTES, 32 MiB by default: the tables, the
+ *   JSON, countries) are hashed before their domain opens, so a corrupt one never answers a request;
+ * - only the large ones (the Bible and postal databases, the city mmdb) are hashed in the background, a
+ *   chunk at a time so the event loop keeps serving, and a mismatch disables the domain that reads them.
  */
 import { createHash } from 'node:crypto'
 import { statSync } from 'node:fs'
@@ -45,11 +48,21 @@ export async function sha256OfFile(path: string): Promise<string> {
   return hash.digest('hex')
 }
 
-/** Why a dataset's artifacts do not match the manifest by content, or null when they do. */
-export async function contentMismatch(data: DataDir, datasetId: string): Promise<string | null> {
+/**
+ * Which of a dataset's artifacts to hash: those of at most `small` bytes (hashed before their domain
+ * serves), those over `large` bytes (hashed in the background), or all of them. The bound is
+ * ALMANAC_DATA_HASH_BEFORE_SERVE_MAX_BYTES.
+ */
+export type ArtifactSizes = { small: number } | { large: number } | 'all'
+
+const selected = (bytes: number, which: ArtifactSizes) => which === 'all' || ('small' in which ? bytes <= which.small : bytes > which.large)
+
+/** Why a dataset's artifacts (the `which` of them) do not match the manifest by content, or null when they do. */
+export async function contentMismatch(data: DataDir, datasetId: string, which: ArtifactSizes = 'all'): Promise<string | null> {
   const entry = data.manifest.datasets[datasetId]
   if (!entry) return null
   for (const a of entry.artifacts) {
+    if (!selected(a.bytes, which)) continue
     let sha: string
     try {
       sha = await sha256OfFile(data.path(a.name))

@@ -166,7 +166,8 @@ export function liveApp(
         const open = new Set(current.mounted.filter((m) => !m.problem).map((m) => m.domain.name))
         const why = await refusal(next, deps.domains, open)
         if (why) return refuse(dir, why)
-        const opened = await openDomains(config, next, deps.domains, log)
+        // refusal() hashed every artifact, small and large, before anything of the new generation opens.
+        const opened = await openDomains(config, next, deps.domains, log, { hashed: true })
         const lost = opened.find((m) => m.problem && open.has(m.domain.name))
         if (lost) {
           for (const m of opened) if (m.service !== undefined) await m.domain.close?.(m.service)

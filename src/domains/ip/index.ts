@@ -18,7 +18,7 @@ export default defineDomain<IpDomainState>({
   prefixes: ['/ip'],
   datasets: ['ip', 'ip-lists'],
   open({ config, data }) {
-    const trusted = trustedProxies(config.trustedProxies)
+    const trusted = trustedProxies(config.trustedProxies, config.trustedProxyHeader)
     const service = openIpService(config, data, (message) => log({ level: 'warn', msg: message }))
     const stopReloading = reloadOnHangup('operator lists', () => service.reload(), log)
     return { service, trusted, stopReloading }

@@ -45,7 +45,7 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
           tags: ['ip'],
           summary: "The caller's IP record",
           description:
-            'Geolocates the connecting address. X-Forwarded-For and Forwarded are believed only from ALMANAC_TRUSTED_PROXIES, walked from the right.',
+            'Geolocates the connecting address. Behind a proxy in ALMANAC_TRUSTED_PROXIES, the one forwarding header ALMANAC_TRUSTED_PROXY_HEADER names (X-Forwarded-For or Forwarded) is believed, walked from the right; the other is ignored.',
           ...documents({ name: 'IpRecord', ...IpRecordSchemas }),
         },
       },

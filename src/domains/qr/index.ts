@@ -32,7 +32,7 @@ export const localDir = (config: Config) =>
 const log = (fields: Record<string, unknown>) => console.error(JSON.stringify({ domain: 'qr', ...fields }))
 
 export function openQr(config: Config, now: () => number = Date.now): QrDomainState {
-  const trusted = trustedProxies(config.trustedProxies)
+  const trusted = trustedProxies(config.trustedProxies, config.trustedProxyHeader)
   const signer = createSigner(config.qr.signingKey, config.stateDir)
   const q = config.qr
   if (q.store.startsWith('s3://')) {

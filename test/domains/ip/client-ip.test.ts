@@ -4,11 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { loadConfig } from '../../../src/config.ts'
-import { clientAddress, trustedProxies } from '../../../src/http/client-ip.ts'
+import { clientAddress, type ProxyHeader, trustedProxies } from '../../../src/http/client-ip.ts'
 import { serve, type Running } from '../../../src/serve.ts'
 
-const resolve = (peer: string | null, headers: Record<string, string>, trusted: string[]) =>
-  clientAddress(new Headers(headers), peer, trustedProxies(trusted))
+const resolve = (peer: string | null, headers: Record<string, string>, trusted: string[], header: ProxyHeader = 'x-forwarded-for') =>
+  clientAddress(new Headers(headers), peer, trustedProxies(trusted, header))
 
 describe('clientAddress', () => {
   test('an untrusted peer is the client, whatever the headers say', () => {
@@ -41,20 +41,39 @@ describe('clientAddress', () => {
     expect(resolve('::ffff:127.0.0.1', { 'x-forwarded-for': '8.8.8.8' }, ['127.0.0.0/8'])).toMatchObject({ ip: { text: '8.8.8.8' } })
   })
 
-  test('Forwarded (RFC 7239) is preferred to X-Forwarded-For', () => {
+  test('only the header the proxy is configured to set counts; the other is ignored entirely', () => {
     const headers = { forwarded: 'for=6.6.6.6;proto=https, for="[2001:4860:4860::8844]:4711";by=10.0.0.1', 'x-forwarded-for': '9.9.9.9' }
-    expect(resolve('10.0.0.1', headers, ['10.0.0.0/8'])).toMatchObject({ ip: { text: '2001:4860:4860::8844' }, via: 'forwarded' })
+    expect(resolve('10.0.0.1', headers, ['10.0.0.0/8'], 'forwarded')).toMatchObject({
+      ip: { text: '2001:4860:4860::8844' },
+      via: 'forwarded',
+    })
+    expect(resolve('10.0.0.1', headers, ['10.0.0.0/8'])).toMatchObject({ ip: { text: '9.9.9.9' }, via: 'x-forwarded-for' })
+    // A proxy that only appends X-Forwarded-For passes the client's own Forwarded through: not believed.
+    expect(resolve('10.0.0.1', { forwarded: 'for=1.2.3.4' }, ['10.0.0.0/8'])).toMatchObject({ ip: { text: '10.0.0.1' }, via: 'peer' })
+    expect(resolve('10.0.0.1', { 'x-forwarded-for': '1.2.3.4' }, ['10.0.0.0/8'], 'forwarded')).toMatchObject({
+      ip: { text: '10.0.0.1' },
+      via: 'peer',
+    })
   })
 
   test('an unreadable hop stops the walk at the last address that could be checked', () => {
     expect(resolve('10.0.0.2', { 'x-forwarded-for': '8.8.8.8, garbage, 10.1.1.1' }, ['10.0.0.0/8'])).toMatchObject({
       ip: { text: '10.1.1.1' },
     })
-    expect(resolve('10.0.0.2', { forwarded: 'for=unknown' }, ['10.0.0.0/8'])).toMatchObject({ ip: { text: '10.0.0.2' }, via: 'peer' })
+    expect(resolve('10.0.0.2', { forwarded: 'for=unknown' }, ['10.0.0.0/8'], 'forwarded')).toMatchObject({
+      ip: { text: '10.0.0.2' },
+      via: 'peer',
+    })
   })
 
   test('no peer (no server): unknown', () => {
     expect(resolve(null, { 'x-forwarded-for': '8.8.8.8' }, ['0.0.0.0/0'])).toEqual({ ip: null, via: 'unknown' })
+  })
+
+  test('a bad trusted-proxy header is refused at start, naming the setting', () => {
+    expect(() => loadConfig({ env: { ALMANAC_TRUSTED_PROXY_HEADER: 'x-real-ip' } })).toThrow(/ALMANAC_TRUSTED_PROXY_HEADER.*x-real-ip/)
+    expect(loadConfig({ env: { ALMANAC_TRUSTED_PROXY_HEADER: 'Forwarded' } }).trustedProxyHeader).toBe('forwarded')
+    expect(loadConfig({ env: {} }).trustedProxyHeader).toBe('x-forwarded-for')
   })
 
   test('a bad trusted-proxy entry is named', () => {
@@ -65,7 +84,7 @@ describe('clientAddress', () => {
 
 describe('GET /ip/me on a real loopback port', () => {
   const KEY = 'client-ip-key-0123456789'
-  const start = (trusted: string) =>
+  const start = (trusted: string, header = 'x-forwarded-for') =>
     serve(
       loadConfig({
         env: {
@@ -75,19 +94,23 @@ describe('GET /ip/me on a real loopback port', () => {
           ALMANAC_HOST: '127.0.0.1',
           ALMANAC_PORT: '0',
           ALMANAC_TRUSTED_PROXIES: trusted,
+          ALMANAC_TRUSTED_PROXY_HEADER: header,
           ALMANAC_ACCESS_LOG: 'false',
         },
       }),
       () => {},
     )
   let trusting: Running
+  let trustingForwarded: Running
   let distrusting: Running
   beforeAll(async () => {
     trusting = await start('127.0.0.1,10.0.0.0/8')
+    trustingForwarded = await start('127.0.0.1,10.0.0.0/8', 'forwarded')
     distrusting = await start('192.0.2.1')
   })
   afterAll(async () => {
     await trusting.stop()
+    await trustingForwarded.stop()
     await distrusting.stop()
   })
   const me = async (server: Running, headers: Record<string, string> = {}, form = 'enveloped') => {
@@ -108,10 +131,22 @@ describe('GET /ip/me on a real loopback port', () => {
     expect(body.data.network.asn).toBe(13335)
   })
 
-  test('peer trusted, Forwarded header, Form B', async () => {
-    const { body } = await me(trusting, { forwarded: 'for="[2001:4860:4860::8888]"' }, 'bare')
+  test('proxy set to Forwarded: its for= names the client, Form B', async () => {
+    const { body } = await me(trustingForwarded, { forwarded: 'for="[2001:4860:4860::8888]"' }, 'bare')
     expect(body.ip).toBe('2001:4860:4860::8888')
     expect(body.isp).toMatch(/Google/)
+  })
+
+  test('proxy set to X-Forwarded-For: a client-sent Forwarded changes nothing', async () => {
+    const spoof = { forwarded: 'for=1.2.3.4;host=evil;proto=https' }
+    expect((await me(trusting, spoof)).body.data).toMatchObject({ ip: '127.0.0.1', reserved_range: 'loopback' })
+    expect((await me(trusting, { ...spoof, 'x-forwarded-for': '8.8.8.8' })).body.data).toMatchObject({ ip: '8.8.8.8' })
+  })
+
+  test('proxy set to Forwarded: a client-sent X-Forwarded-For changes nothing', async () => {
+    const spoof = { 'x-forwarded-for': '1.2.3.4' }
+    expect((await me(trustingForwarded, spoof)).body.data).toMatchObject({ ip: '127.0.0.1', reserved_range: 'loopback' })
+    expect((await me(trustingForwarded, { ...spoof, forwarded: 'for=8.8.8.8' })).body.data).toMatchObject({ ip: '8.8.8.8' })
   })
 
   test('peer trusted, no header: the peer itself (loopback, reserved)', async () => {

@@ -91,14 +91,12 @@ describe('public origin', () => {
   const trusted = trustedProxies(['127.0.0.1', '::1'])
   const req = (headers: Record<string, string>) => new Request('http://internal:8080/api/v1/qr/text', { headers })
 
-  test('a trusted peer may set scheme and host by Forwarded or X-Forwarded-*; the nearest hop wins', () => {
-    expect(
-      publicOrigin(
-        req({ host: 'internal:8080', forwarded: 'for=1.2.3.4;proto=http;host=a.example, for=5.6.7.8;proto=https;host="b.example"' }),
-        '127.0.0.1',
-        trusted,
-      ),
-    ).toBe('https://b.example')
+  test('a trusted peer may set scheme and host by the header it is configured to send; the nearest hop wins', () => {
+    const forwarded = 'for=1.2.3.4;proto=http;host=a.example, for=5.6.7.8;proto=https;host="b.example"'
+    const both = { host: 'internal:8080', forwarded, 'x-forwarded-proto': 'http', 'x-forwarded-host': 'c.example' }
+    expect(publicOrigin(req(both), '127.0.0.1', trustedProxies(['127.0.0.1'], 'forwarded'))).toBe('https://b.example')
+    expect(publicOrigin(req(both), '127.0.0.1', trusted)).toBe('http://c.example')
+    expect(publicOrigin(req({ host: 'internal:8080', forwarded }), '127.0.0.1', trusted)).toBe('http://internal:8080')
     expect(publicOrigin(req({ 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example, qr.example:444' }), '::1', trusted)).toBe(
       'https://qr.example:444',
     )

@@ -209,4 +209,40 @@ describe('absolute URLs', () => {
       }
     }
   })
+
+  test("a client's own forwarding header of the other kind changes no link, over a real socket", async () => {
+    const clock = () => Date.now()
+    const headers = { 'x-api-key': TEST_KEY, 'content-type': 'application/json', 'x-response-form': 'bare' }
+    const spoofForwarded: Record<string, string> = { forwarded: 'for=1.2.3.4;host=evil;proto=https' }
+    const spoofXff: Record<string, string> = { 'x-forwarded-for': '1.2.3.4', 'x-forwarded-host': 'evil', 'x-forwarded-proto': 'https' }
+    const body = JSON.stringify({ text: 'spoofed' })
+    for (const header of ['x-forwarded-for', 'forwarded'] as const) {
+      const server = await liveServer({
+        domains: [qrDomain(clock)],
+        env: {
+          ALMANAC_TRUSTED_PROXIES: '127.0.0.1',
+          ALMANAC_TRUSTED_PROXY_HEADER: header,
+          ALMANAC_STATE_DIR: join(app.stateDir, `live-spoof-${header}`),
+        },
+      })
+      const link = async (extra: Record<string, string>) =>
+        (
+          (await (await fetch(`${server.url}/api/v1/qr/text`, { method: 'POST', headers: { ...headers, ...extra }, body })).json()) as {
+            url: string
+          }
+        ).url
+      try {
+        const spoof = header === 'x-forwarded-for' ? spoofForwarded : spoofXff
+        expect(await link(spoof)).toStartWith(`${server.url}/files/qr/`)
+        // The proxy's own header, sent beside the spoof, is the one that counts.
+        const real: Record<string, string> =
+          header === 'x-forwarded-for'
+            ? { 'x-forwarded-host': 'qr.example.com', 'x-forwarded-proto': 'https' }
+            : { forwarded: 'for=1.2.3.4;host=qr.example.com;proto=https' }
+        expect(await link({ ...spoof, ...real })).toStartWith('https://qr.example.com/files/qr/')
+      } finally {
+        await server.stop()
+      }
+    }
+  })
 })
