@@ -99,24 +99,26 @@ export function sqliteLedger(db: Database): StoreLedger {
       if (existing.get(caller, name)?.expires === expires) restore()
     })
 
-  const charge = db.transaction((caller: string, name: string, bytes: number, expires: number, now: number, share: number): ChargeResult => {
-    const held = settle(caller, now)
-    const before = existing.get(caller, name)
-    if (before) {
-      // Held already: no new bytes, only a later expiry (undone by putting the old one back).
-      if (before.expires >= expires) return { ok: true, held, undo() {} }
-      extend.run(expires, caller, name)
-      return { ok: true, held, undo: undoOf(caller, name, expires, () => extend.run(before.expires, caller, name)) }
-    }
-    if (held + bytes > share) return { ok: false, held, freesAt: roomAt(caller, held, bytes, share) }
-    insert.run(caller, name, bytes, expires)
-    add.run(caller, bytes)
-    const undo = undoOf(caller, name, expires, () => {
-      remove.run(caller, name)
-      add.run(caller, -bytes)
-    })
-    return { ok: true, held: held + bytes, undo }
-  })
+  const charge = db.transaction(
+    (caller: string, name: string, bytes: number, expires: number, now: number, share: number): ChargeResult => {
+      const held = settle(caller, now)
+      const before = existing.get(caller, name)
+      if (before) {
+        // Held already: no new bytes, only a later expiry (undone by putting the old one back).
+        if (before.expires >= expires) return { ok: true, held, undo() {} }
+        extend.run(expires, caller, name)
+        return { ok: true, held, undo: undoOf(caller, name, expires, () => extend.run(before.expires, caller, name)) }
+      }
+      if (held + bytes > share) return { ok: false, held, freesAt: roomAt(caller, held, bytes, share) }
+      insert.run(caller, name, bytes, expires)
+      add.run(caller, bytes)
+      const undo = undoOf(caller, name, expires, () => {
+        remove.run(caller, name)
+        add.run(caller, -bytes)
+      })
+      return { ok: true, held: held + bytes, undo }
+    },
+  )
 
   const pruneTx = db.transaction((now: number) => {
     db.run(
@@ -144,7 +146,9 @@ export function stateDirLedger(stateDir: string): StoreLedger {
     try {
       ledger = sqliteLedger(openStateDatabase(stateDir, LEDGER_FILE, SCHEMA))
     } catch (e) {
-      throw unavailable(`The QR store's per-key ledger cannot be opened in ${stateDir} (${(e as Error).message}); make ALMANAC_STATE_DIR writable.`)
+      throw unavailable(
+        `The QR store's per-key ledger cannot be opened in ${stateDir} (${(e as Error).message}); make ALMANAC_STATE_DIR writable.`,
+      )
     }
     return ledger
   }
