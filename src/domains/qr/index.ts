@@ -42,13 +42,10 @@ export function openQr(config: Config, now: () => number = Date.now): QrDomainSt
   const q = config.qr
   const shares: StoreShares = { ledger: stateDirLedger(config.stateDir), perCaller: qrShareOf(config) }
   // Expired charges are released by the clock at once; this only drops their rows now and then.
-  const pruneLedger = () => {
-    try {
-      shares.ledger.prune(Math.floor(now() / 1000))
-    } catch (e) {
-      log({ level: 'error', msg: 'pruning the QR ledger failed', error: String(e) })
-    }
-  }
+  const pruneLedger = () =>
+    shares.ledger
+      .prune(Math.floor(now() / 1000))
+      .catch((e) => log({ level: 'error', msg: 'pruning the QR ledger failed', error: String(e) }))
   if (q.store.startsWith('s3://')) {
     const store = createS3Store({
       url: q.store,

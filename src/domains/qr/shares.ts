@@ -17,6 +17,10 @@ import { AlmanacError, unavailable } from '../../lib/errors.ts'
 import { openStateDatabase } from '../../stores/sqlite.ts'
 
 export const LEDGER_FILE = 'qr-shares.sqlite'
+/** Charges read to say when a refused caller will have room (see `roomAt`). */
+const ROOM_WALK = 1024
+/** Expired charges dropped per transaction by `prune`, which yields to the event loop between batches. */
+const PRUNE_BATCH = 256
 
 export type ChargeResult =
   /** Charged; `undo` gives the charge back (the store then refused the image). */
@@ -30,7 +34,7 @@ export interface StoreLedger {
   /** The caller's live bytes at `now`. */
   held(caller: string, now: number): number
   /** Forgets every charge expired at `now` (the sweeper's timer), so callers who never return leave no rows. */
-  prune(now: number): void
+  prune(now: number): Promise<void>
   close(): void
 }
 
@@ -42,7 +46,8 @@ const SCHEMA = [
      expires INTEGER NOT NULL,
      PRIMARY KEY (caller, name)
    ) STRICT, WITHOUT ROWID;
-   CREATE INDEX qr_charges_expiry ON qr_charges(caller, expires);
+   CREATE INDEX qr_charges_caller_expiry ON qr_charges(caller, expires, bytes);
+   CREATE INDEX qr_charges_expiry ON qr_charges(expires);
    CREATE TABLE qr_holders (caller TEXT PRIMARY KEY, bytes INTEGER NOT NULL) STRICT, WITHOUT ROWID;`,
 ]
 
@@ -68,7 +73,7 @@ export function sqliteLedger(db: Database): StoreLedger {
   const remove = db.query('DELETE FROM qr_charges WHERE caller = ? AND name = ?')
   const extend = db.query('UPDATE qr_charges SET expires = ? WHERE caller = ? AND name = ?')
   const oldestFirst = db.query<{ bytes: number; expires: number }, [string]>(
-    'SELECT bytes, expires FROM qr_charges WHERE caller = ? ORDER BY expires',
+    `SELECT bytes, expires FROM qr_charges WHERE caller = ? ORDER BY expires LIMIT ${ROOM_WALK}`,
   )
 
   /** The caller's running total after its expired charges are dropped. */
@@ -81,15 +86,21 @@ export function sqliteLedger(db: Database): StoreLedger {
     return total.get(caller)?.bytes ?? 0
   }
 
-  /** When enough charges have expired for `bytes` more to fit, oldest first. */
+  /**
+   * When enough charges have expired for `bytes` more to fit, oldest first. Only the ROOM_WALK oldest are
+   * read, so a refusal costs the same however many images the caller holds; past them, the last one's
+   * expiry is the answer (nothing frees enough sooner, and the caller asks again then).
+   */
   const roomAt = (caller: string, held: number, bytes: number, share: number): number | undefined => {
     if (bytes > share) return undefined
     let left = held
+    let last: number | undefined
     for (const row of oldestFirst.iterate(caller)) {
       left -= row.bytes
-      if (left + bytes <= share) return row.expires
+      last = row.expires
+      if (left + bytes <= share) break
     }
-    return undefined
+    return last
   }
 
   const undoTx = db.transaction((f: () => void) => f())
@@ -120,20 +131,26 @@ export function sqliteLedger(db: Database): StoreLedger {
     },
   )
 
-  const pruneTx = db.transaction((now: number) => {
-    db.run(
-      `UPDATE qr_holders SET bytes = bytes - (SELECT COALESCE(SUM(c.bytes), 0) FROM qr_charges c WHERE c.caller = qr_holders.caller AND c.expires <= ?1)
-       WHERE caller IN (SELECT DISTINCT caller FROM qr_charges WHERE expires <= ?1)`,
-      [now],
-    )
-    db.run('DELETE FROM qr_charges WHERE expires <= ?', [now])
-    db.run('DELETE FROM qr_holders WHERE bytes <= 0')
+  const expiredBatch = db.query<{ caller: string; name: string; bytes: number }, [number]>(
+    `SELECT caller, name, bytes FROM qr_charges WHERE expires <= ? LIMIT ${PRUNE_BATCH}`,
+  )
+  /** One batch of expired charges dropped and taken off their callers' totals; how many there were. */
+  const pruneBatch = db.transaction((now: number): number => {
+    const rows = expiredBatch.all(now)
+    for (const row of rows) {
+      remove.run(row.caller, row.name)
+      add.run(row.caller, -row.bytes)
+    }
+    if (rows.length < PRUNE_BATCH) db.run('DELETE FROM qr_holders WHERE bytes <= 0')
+    return rows.length
   })
 
   return {
     charge: (caller, name, bytes, expires, now, share) => charge.immediate(caller, name, bytes, expires, now, share),
     held: (caller, now) => (total.get(caller)?.bytes ?? 0) - expiredOf.get(caller, now)!.bytes,
-    prune: (now) => pruneTx.immediate(now),
+    async prune(now) {
+      while (pruneBatch.immediate(now) === PRUNE_BATCH) await new Promise((resolve) => setImmediate(resolve))
+    },
     close: () => db.close(),
   }
 }
@@ -155,7 +172,7 @@ export function stateDirLedger(stateDir: string): StoreLedger {
   return {
     charge: (...args) => open().charge(...args),
     held: (caller, now) => open().held(caller, now),
-    prune: (now) => ledger?.prune(now),
+    prune: async (now) => ledger?.prune(now),
     close: () => ledger?.close(),
   }
 }

@@ -143,7 +143,7 @@ test('the global cap still applies: a key within its share gets a 503 when the s
 
 describe('the ledger', () => {
   const T = 2_000_000_000
-  test('charges an image once per caller, moves its expiry forward, and undoes exactly its own charge', () => {
+  test('charges an image once per caller, moves its expiry forward, and undoes exactly its own charge', async () => {
     const ledger = stateDirLedger(tempDir())
     try {
       expect(ledger.charge('a', 'x', 100, T + 60, T, 250)).toMatchObject({ ok: true, held: 100 })
@@ -160,7 +160,7 @@ describe('the ledger', () => {
       again.undo()
       expect(ledger.held('a', T + 90)).toBe(0) // back to the first expiry, T + 60
       expect(ledger.charge('a', 'w', 300, T + 60, T, 250)).toEqual({ ok: false, held: 100, freesAt: undefined })
-      ledger.prune(T + 60)
+      await ledger.prune(T + 60)
       expect(ledger.held('a', T)).toBe(0)
       expect(ledger.held('b', T)).toBe(100)
     } finally {
