@@ -107,6 +107,8 @@ export interface Config {
     publicUrl?: string
     /** Ceiling on the bytes the local store holds; a write beyond it is a 503. */
     storeMaxBytes: number
+    /** Bytes one caller's live images may take (429 beyond); unset: storeMaxBytes / 16 (`qrShareOf`). */
+    storeMaxBytesPerKey?: number
     /** Seconds between sweeps of expired local objects. */
     sweepSeconds: number
     s3Endpoint?: string
@@ -371,6 +373,7 @@ const SETTINGS: Setting[] = [
   S('qr.signingKey', secret(32), 'ALMANAC_QR_SIGNING_KEY'),
   S('qr.publicUrl', origin, 'ALMANAC_PUBLIC_URL'),
   S('qr.storeMaxBytes', integer(1024, 2 ** 50), 'ALMANAC_QR_STORE_MAX_BYTES'),
+  S('qr.storeMaxBytesPerKey', integer(1024, 2 ** 50), 'ALMANAC_QR_STORE_MAX_BYTES_PER_KEY'),
   S('qr.sweepSeconds', integer(1, 86400), 'ALMANAC_QR_SWEEP_INTERVAL'),
   S('qr.s3Endpoint', origin, 'S3_ENDPOINT'),
   S('qr.s3Region', text, 'S3_REGION'),

@@ -1,7 +1,8 @@
 /**
  * QR codes (SPEC "QR codes"): seven presets, png/svg/base64, images stored locally (signed links served
- * outside /api/v1) or in S3 (presigned links). No dataset. `open` only builds objects: the store folder
- * and the signing key are made on first use, and the sweeper of expired local images is an unref'd timer.
+ * outside /api/v1) or in S3 (presigned links). No dataset. `open` only builds objects: the store folder,
+ * the signing key and the per-key ledger are made on first use, and the sweeper (expired local images,
+ * expired ledger charges) is an unref'd timer.
  */
 import { join } from 'node:path'
 import type { Config } from '../../config.ts'
@@ -11,7 +12,8 @@ import { downloadRoutes } from './download.ts'
 import { createLocalStore, type LocalStore } from './local-store.ts'
 import { qrRoutes } from './routes.ts'
 import { createS3Store } from './s3-store.ts'
-import { createQrService, type QrService } from './service.ts'
+import { createQrService, type QrService, type StoreShares } from './service.ts'
+import { stateDirLedger } from './shares.ts'
 import { createSigner, type Signer } from './signing.ts'
 import { qrSources } from './sources.ts'
 
@@ -29,12 +31,21 @@ export interface QrDomainState {
 export const localDir = (config: Config) =>
   config.qr.store === 'local' ? join(config.stateDir, 'qr') : config.qr.store.slice('local:'.length)
 
+/** One caller's share of the store: the setting, else a 16th of the global cap. */
+export const qrShareOf = (config: Config) => config.qr.storeMaxBytesPerKey ?? Math.floor(config.qr.storeMaxBytes / 16)
+
 const log = (fields: Record<string, unknown>) => console.error(JSON.stringify({ domain: 'qr', ...fields }))
 
 export function openQr(config: Config, now: () => number = Date.now): QrDomainState {
   const trusted = trustedProxies(config.trustedProxies, config.trustedProxyHeader)
   const signer = createSigner(config.qr.signingKey, config.stateDir)
   const q = config.qr
+  const shares: StoreShares = { ledger: stateDirLedger(config.stateDir), perCaller: qrShareOf(config) }
+  // Expired charges are released by the clock at once; this only drops their rows now and then.
+  const pruneLedger = () =>
+    shares.ledger
+      .prune(Math.floor(now() / 1000))
+      .catch((e) => log({ level: 'error', msg: 'pruning the QR ledger failed', error: String(e) }))
   if (q.store.startsWith('s3://')) {
     const store = createS3Store({
       url: q.store,
@@ -45,17 +56,20 @@ export function openQr(config: Config, now: () => number = Date.now): QrDomainSt
       virtualHostedStyle: q.s3VirtualHostedStyle,
       timeoutSeconds: q.s3TimeoutSeconds,
     })
-    return { service: createQrService(store, now), trusted, signer, now }
+    const sweeper = setInterval(pruneLedger, q.sweepSeconds * 1000)
+    sweeper.unref()
+    return { service: createQrService(store, shares, now), trusted, signer, now, sweeper }
   }
   const local = createLocalStore({ dir: localDir(config), maxBytes: q.storeMaxBytes, signer, now })
   const sweeper = setInterval(() => {
+    pruneLedger()
     local.sweep().then(
       (swept) => swept.deleted && log({ level: 'info', msg: 'swept expired QR images', ...swept }),
       (e) => log({ level: 'error', msg: 'sweeping QR images failed', error: String(e) }),
     )
   }, q.sweepSeconds * 1000)
   sweeper.unref()
-  return { service: createQrService(local, now), trusted, local, signer, now, sweeper }
+  return { service: createQrService(local, shares, now), trusted, local, signer, now, sweeper }
 }
 
 /** The domain with an injected clock (tests); the default export uses the wall clock. */

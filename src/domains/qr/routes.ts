@@ -5,6 +5,7 @@
  */
 import { Elysia, t, type TSchema } from 'elysia'
 import { requestContext } from '../../http/context.ts'
+import { callerOf } from '../../http/exchange.ts'
 import { documents } from '../../http/openapi.ts'
 import { fieldsQuery } from '../../http/paging.ts'
 import { one } from '../../http/reply.ts'
@@ -164,7 +165,8 @@ const ROUTES: PresetRoute[] = [
 
 const COMMON_NOTE =
   'png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. ' +
-  'A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.'
+  'A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member). ' +
+  "Each stored image counts against the caller's share of the image store until its link expires: over it, a 429 with Retry-After saying when the caller's own links free room; a full or unwritable image store is a 503."
 
 /** The options of the body, passed on only when given (the service fills in its defaults). */
 const OPTION_NAMES = Object.keys(commonParameters) as (keyof QrOptions)[]
@@ -187,7 +189,8 @@ export function qrRoutes({ service: state, config }: DomainContext<QrDomainState
         const options: QrOptions = {}
         for (const name of OPTION_NAMES) if (b[name] !== undefined) (options as any)[name] = b[name]
         const origin = publicOrigin(request, server?.requestIP(request)?.address, trusted, config.qr.publicUrl)
-        return one(await service.generate(route.preset, payload, route.field(b), options, origin), { fieldNames: FIELD_NAMES })
+        const result = await service.generate(route.preset, payload, route.field(b), options, origin, callerOf(request))
+        return one(result, { fieldNames: FIELD_NAMES })
       },
       {
         body: t.Object({ ...route.fields, ...commonParameters }, { examples: [exampleBody(route.fields)] }),

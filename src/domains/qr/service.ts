@@ -1,7 +1,8 @@
 /**
  * The QR service: payload text -> matrix -> image (png, svg, or a base64 data URI), stored and linked
  * for png and svg. No HTTP here: the route builds the payload with `payloads.ts`, passes the common
- * options and the origin links are made for, and presents the result.
+ * options, the origin links are made for and the caller (whose share of the store a stored image is
+ * charged to, `shares.ts`), and presents the result.
  */
 import { createHash } from 'node:crypto'
 import { invalid } from '../../lib/errors.ts'
@@ -9,6 +10,7 @@ import { colorText, colorWarnings, parseColor, type Rgb } from './colors.ts'
 import { encodeMatrix, type EcLevel, type QrMatrix } from './matrix.ts'
 import type { Preset } from './payloads.ts'
 import { renderPng } from './png.ts'
+import { overShare, type StoreLedger } from './shares.ts'
 import { renderSvg } from './svg.ts'
 import { CONTENT_TYPES, type ObjectStore } from './store.ts'
 
@@ -82,13 +84,28 @@ function renderMatrix(matrix: QrMatrix, o: Required<QrOptions>, fg: Rgb, bg: Rgb
 
 export interface QrService {
   /** `options` holds only the options given: a member set to undefined would replace its default. */
-  generate(preset: Preset, payload: string, field: string, options: QrOptions, origin: string): Promise<QrResult>
+  generate(preset: Preset, payload: string, field: string, options: QrOptions, origin: string, caller: string): Promise<QrResult>
   readonly store: ObjectStore
+  readonly ledger: StoreLedger
   close(): void
 }
 
-export function createQrService(store: ObjectStore, now: () => number = Date.now): QrService {
-  async function generate(preset: Preset, payload: string, field: string, options: QrOptions, origin: string): Promise<QrResult> {
+export interface StoreShares {
+  ledger: StoreLedger
+  /** Bytes one caller's live images may take in the store. */
+  perCaller: number
+}
+
+export function createQrService(store: ObjectStore, shares: StoreShares, now: () => number = Date.now): QrService {
+  const { ledger, perCaller } = shares
+  async function generate(
+    preset: Preset,
+    payload: string,
+    field: string,
+    options: QrOptions,
+    origin: string,
+    caller: string,
+  ): Promise<QrResult> {
     const o = { ...DEFAULTS, ...options } as Required<QrOptions>
     const fg = parseColor(o.fg_color)
     const bg = parseColor(o.bg_color)
@@ -132,9 +149,26 @@ export function createQrService(store: ObjectStore, now: () => number = Date.now
       warnings.push(`ttl cut from ${ttl} to ${store.maxTtl} seconds: presigned S3 links live at most 7 days`)
       ttl = store.maxTtl
     }
-    const expires = Math.floor(now() / 1000) + ttl
-    await store.put({ name, bytes: image.bytes, contentType: CONTENT_TYPES.get(image.extension)! }, expires)
+    const nowSeconds = Math.floor(now() / 1000)
+    const expires = nowSeconds + ttl
+    // The caller's share first (429, its own problem), then the store's global cap (503, everyone's).
+    const charge = ledger.charge(caller, name, image.bytes.length, expires, nowSeconds, perCaller)
+    if (!charge.ok) throw overShare(charge.held, image.bytes.length, perCaller, nowSeconds, charge.freesAt)
+    try {
+      await store.put({ name, bytes: image.bytes, contentType: CONTENT_TYPES.get(image.extension)! }, expires)
+    } catch (e) {
+      charge.undo()
+      throw e
+    }
     return { url: store.link(name, expires, origin), format: o.format, expires, preset, ...common }
   }
-  return { generate, store, close: () => store.close() }
+  return {
+    generate,
+    store,
+    ledger,
+    close() {
+      store.close()
+      ledger.close()
+    },
+  }
 }

@@ -132,7 +132,7 @@ describe('the local store', () => {
   })
 
   test('a full store is a 503 problem and leaves no file behind', async () => {
-    const full = await qrApp({ ALMANAC_QR_STORE_MAX_BYTES: '1024' })
+    const full = await qrApp({ ALMANAC_QR_STORE_MAX_BYTES: '1024', ALMANAC_QR_STORE_MAX_BYTES_PER_KEY: String(2 ** 20) })
     try {
       await make({ text: 'small', size: 100 }, full)
       const { status, body, headers } = await full.json('POST', '/api/v1/qr/text', {

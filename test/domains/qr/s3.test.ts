@@ -9,7 +9,8 @@ import { join } from 'node:path'
 import S3rver from 's3rver'
 import { decodeBoth, rasterise } from './decode.ts'
 import { tempDirs } from '../../support/temp.ts'
-import { qrApp, type QrTestApp } from './harness.ts'
+import { TEST_KEY } from '../../support/app.ts'
+import { fill, heldBy, KEY_B, qrApp, TWO_KEYS, type QrTestApp } from './harness.ts'
 
 const BUCKET = 'almanac-qr'
 const tempDir = tempDirs('almanac-s3rver-')
@@ -130,6 +131,26 @@ test('virtual-hosted style: the bucket goes into the host name, and the presigne
   } finally {
     await vapp.close()
     await vhost.close()
+  }
+})
+
+test('per-key shares hold on S3 too: a key over its share gets a 429, another key stores, expiry gives the share back', async () => {
+  const shared = await qrApp({ ...s3env(endpoint), ...TWO_KEYS, ALMANAC_QR_STORE_MAX_BYTES_PER_KEY: '6000' })
+  shared.clock.ms = Date.now()
+  try {
+    const { stored, refused } = await fill(shared, TEST_KEY, 's3-a', 600)
+    expect(stored.length).toBeGreaterThanOrEqual(2)
+    expect(refused.status).toBe(429)
+    expect(refused.body).toMatchObject({ share_bytes: 6000, held_bytes: heldBy(stored) })
+    expect(Number(refused.headers.get('retry-after'))).toBe(refused.body.frees_at - Math.floor(shared.clock.ms / 1000))
+    const b = await shared.json('POST', '/api/v1/qr/text', { body: { text: refused.text, format: 'svg' }, key: KEY_B, form: 'bare' })
+    expect(b.status).toBe(200)
+    expect((await fetch(b.body.url)).status).toBe(200)
+    // The ledger's clock is the app's: once A's oldest links have expired there, A stores again.
+    shared.clock.ms = refused.body.frees_at * 1000
+    expect((await shared.json('POST', '/api/v1/qr/text', { body: { text: refused.text, format: 'svg' } })).status).toBe(200)
+  } finally {
+    await shared.close()
   }
 })
 
