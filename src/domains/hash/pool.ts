@@ -84,9 +84,9 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 
 /**
  * A job starts when a worker is free and its memory fits both the pool's budget and its owner's share of it.
- * The queue is served first come, first served, with one exception: a job held back only by its own owner's
- * share is passed by the jobs behind it (that owner's running jobs will make room), while a job held back by
- * the budget is passed by nobody, so a large job is never starved by a stream of small ones.
+ * The queue is served first come, first served, with one exception: a job held back by its own owner's share
+ * is passed by other owners' jobs behind it (that owner's running jobs will make room), never by its owner's;
+ * a job held back by the budget is passed by nobody, so a large job is never starved by a stream of small ones.
  */
 export function createKdfPool({
   size,
@@ -164,9 +164,12 @@ export function createKdfPool({
 
   /** Starts every waiting job that may start now, in queue order (see above for who may pass whom). */
   const pump = () => {
+    /** Owners with a job held back by their share in this pass: their later jobs keep behind it. */
+    const heldBack = new Set<string>()
     for (let i = 0; !closed && i < queue.length; ) {
       const job = queue[i]!
-      if ((ownerMemory.get(job.owner) ?? 0) + job.memory > memoryPerOwner) {
+      if (heldBack.has(job.owner) || (ownerMemory.get(job.owner) ?? 0) + job.memory > memoryPerOwner) {
+        heldBack.add(job.owner)
         i++
         continue
       }
