@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os'
 import { defineDomain } from '../types.ts'
 import { callerShare, memoryBudget } from './budget.ts'
-import { createKdfPool } from './pool.ts'
+import { createKdfPool, poolMetrics } from './pool.ts'
 import { hashRoutes } from './routes.ts'
 import { createHashService, type HashService } from './service.ts'
 import { hashSources } from './sources.ts'
@@ -28,6 +28,7 @@ export default defineDomain<HashService>({
   },
   routes: ({ service, config }) => hashRoutes(service, config),
   close: (service) => service.pool.close(),
+  metrics: (service) => poolMetrics(service.pool.stats()),
   sources: hashSources,
   docs: 'docs/hash.md',
 })

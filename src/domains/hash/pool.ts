@@ -235,3 +235,18 @@ export function createKdfPool({
     },
   }
 }
+
+/** The pool's state for /metrics: jobs by state, and hashing memory in use against the budget. */
+export const poolMetrics = (s: PoolStats) =>
+  [
+    '# HELP almanac_hash_jobs Password hash jobs running on a worker or waiting in the queue.',
+    '# TYPE almanac_hash_jobs gauge',
+    `almanac_hash_jobs{state="running"} ${s.busy}`,
+    `almanac_hash_jobs{state="queued"} ${s.queued}`,
+    '# HELP almanac_hash_memory_bytes Bytes the running password hashes allocate (scrypt 128·r·(n+2+p), argon2id memory_cost KiB).',
+    '# TYPE almanac_hash_memory_bytes gauge',
+    `almanac_hash_memory_bytes ${s.memoryInUse}`,
+    '# HELP almanac_hash_memory_budget_bytes What running password hashes may allocate together (hash.memoryBudgetBytes).',
+    '# TYPE almanac_hash_memory_budget_bytes gauge',
+    `almanac_hash_memory_budget_bytes ${s.memoryBudget}`,
+  ].join('\n') + '\n'

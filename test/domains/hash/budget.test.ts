@@ -190,4 +190,12 @@ describe('over HTTP, a budget of 8 MiB (4 MiB a caller) and a queue of one', () 
       ).toEqual([false, false])
     })
   }
+
+  test('/metrics shows the budget, and no memory held once the jobs are done', async () => {
+    const app = await opened
+    const metrics = await (await app.request('GET', '/metrics')).text()
+    expect(metrics).toContain(`almanac_hash_memory_budget_bytes ${8 * MiB}\n`)
+    expect(metrics).toContain('almanac_hash_memory_bytes 0\n')
+    expect(metrics).toContain('almanac_hash_jobs{state="queued"} 0\n')
+  })
 })
