@@ -85,6 +85,11 @@ export interface Config {
     argon2MaxWork: number
     /** KDF jobs one caller may have running or waiting at once; more is a 503 for that caller only. */
     jobsPerCaller: number
+    /**
+     * Bytes all running KDF jobs of one server process may allocate (scrypt 128·r·(n + 2 + p), argon2id
+     * memory_cost KiB); a caller may hold half. 0: a quarter of the machine's (or cgroup's) memory / workers.
+     */
+    memoryBudgetBytes: number
   }
   ip: {
     cityMmdb?: string
@@ -171,6 +176,15 @@ const integer =
   (raw, name) => {
     const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN
     if (!Number.isSafeInteger(n) || n < min || n > max) fail(name, `expected an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`)
+    return n
+  }
+
+/** 0 (meaning "work it out") or an integer from min to max. */
+const zeroOrAtLeast =
+  (min: number, max: number): Parser =>
+  (raw, name) => {
+    const n = integer(0, max)(raw, name) as number
+    if (n !== 0 && n < min) fail(name, `expected 0 (automatic) or an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`)
     return n
   }
 
@@ -360,6 +374,7 @@ const SETTINGS: Setting[] = [
   S('hash.scryptMaxWork', integer(1, 2 ** 40), 'ALMANAC_HASH_SCRYPT_MAX_WORK'),
   S('hash.argon2MaxWork', integer(1, 2 ** 40), 'ALMANAC_HASH_ARGON2_MAX_WORK'),
   S('hash.jobsPerCaller', integer(1, 100000), 'ALMANAC_HASH_JOBS_PER_CALLER'),
+  S('hash.memoryBudgetBytes', zeroOrAtLeast(2 ** 20, 2 ** 50), 'ALMANAC_HASH_MEMORY_BUDGET'),
   S('ip.cityMmdb', text, 'ALMANAC_IP_CITY_MMDB'),
   S('ip.asnMmdb', text, 'ALMANAC_IP_ASN_MMDB'),
   S('ip.ispMmdb', text, 'ALMANAC_IP_ISP_MMDB'),
@@ -436,6 +451,7 @@ export const DEFAULTS: Config = {
     // time_cost · memory_cost (KiB): the default argon2id is 196,608; 2^20 is ~1.5 s of one core.
     argon2MaxWork: 2 ** 20,
     jobsPerCaller: 4,
+    memoryBudgetBytes: 0,
   },
   ip: { torListFiles: [], vpnListFiles: [], proxyListFiles: [], hostingListFiles: [] },
   qr: { store: 'local', storeMaxBytes: 2 ** 30, sweepSeconds: 600, s3VirtualHostedStyle: false, s3TimeoutSeconds: 10 },

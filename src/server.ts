@@ -317,6 +317,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   /** Per domain: its datasets built without an optional source (a signal it cannot give). */
   const degraded = unavailableSignals(deps.data, mounted)
   if (deps.datasetMetrics !== false) observability.addCollector(() => datasetMetrics(deps.data, mounted, clock()))
+  for (const m of mounted) if (!m.problem && m.domain.metrics) observability.addCollector(() => m.domain.metrics!(m.service))
   // The shared layers run in one request hook and one transform hook: each Elysia hook costs a fixed
   // ~0.6-1 µs a request whatever it does, more than the work inside these.
   // standardHostname: false makes the router cut the path where paths.ts does (see there).

@@ -29,6 +29,8 @@ export interface Domain<S = unknown> {
   publicRoutes?(ctx: DomainContext<S>): AnyElysia
   /** Date of the definitions database, sent as `X-Definitions-Updated` (SPEC shared behaviour 4). */
   definitionsUpdated?(ctx: { data: DataDir; service: S }): string
+  /** Prometheus text (exposition format) made at each `/metrics` scrape, e.g. the hashing pool's memory. */
+  metrics?(service: S): string
   /** Releases what `open` took (workers, file handles). */
   close?(service: S): void | Promise<void>
   builders?: DatasetBuilder[]

@@ -1,10 +1,11 @@
 /**
  * Hashing (SPEC "Hashing"): digests and password hashes. No dataset; `open` sets up the KDF worker pool
- * (threads start on first use) and `close` stops it.
+ * (threads start on first use) under the hashing memory budget, and `close` stops it.
  */
 import { availableParallelism } from 'node:os'
 import { defineDomain } from '../types.ts'
-import { createKdfPool } from './pool.ts'
+import { callerShare, memoryBudget } from './budget.ts'
+import { createKdfPool, poolMetrics } from './pool.ts'
 import { hashRoutes } from './routes.ts'
 import { createHashService, type HashService } from './service.ts'
 import { hashSources } from './sources.ts'
@@ -15,10 +16,19 @@ export default defineDomain<HashService>({
   datasets: [],
   open: ({ config }) => {
     const size = config.hash.workers || availableParallelism()
-    return createHashService(config.hash, createKdfPool({ size, queueSize: config.hash.queueSize, perOwner: config.hash.jobsPerCaller }))
+    const limits = { ...config.hash, memoryBudgetBytes: memoryBudget(config.hash.memoryBudgetBytes, config.workers) }
+    const pool = createKdfPool({
+      size,
+      queueSize: config.hash.queueSize,
+      perOwner: config.hash.jobsPerCaller,
+      memoryBudget: limits.memoryBudgetBytes,
+      memoryPerOwner: callerShare(limits.memoryBudgetBytes),
+    })
+    return createHashService(limits, pool)
   },
   routes: ({ service, config }) => hashRoutes(service, config),
   close: (service) => service.pool.close(),
+  metrics: (service) => poolMetrics(service.pool.stats()),
   sources: hashSources,
   docs: 'docs/hash.md',
 })

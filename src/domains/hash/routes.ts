@@ -21,10 +21,12 @@ const DIGEST_LENGTH: Record<(typeof DIGESTS)[number], number> = { md5: 32, sha1:
 
 const RESULT_NOTE =
   'The result is a Hash result: `algorithm` and `hash`; Form A (enveloped) KDF results add `params`, the parameters actually used. ' +
-  "A full worker queue, or a caller who already has hash.jobsPerCaller jobs running or waiting, answers 503 with Retry-After; a value over one of this server's ceilings (memory, work, rounds, lanes) answers 422 naming the field and the ceiling (`ceilings[]`). An empty `input` is a 422."
+  "A job waits for a free worker and for room in this server's hashing memory budget (hash.memoryBudgetBytes, of which one caller may hold half). " +
+  "A full queue, or a caller who already has hash.jobsPerCaller jobs running or waiting, answers 503 with Retry-After; a value over one of this server's ceilings (memory, work, rounds, lanes) answers 422 naming the field and the ceiling (`ceilings[]`). An empty `input` is a 422."
 
 export function hashRoutes(service: HashService, config: Config) {
   const c = config.hash
+  const memory = service.ceilings
   const app = new Elysia({ prefix: '/hash' }).use(requestContext(config.responseForm))
 
   for (const algorithm of DIGESTS) {
@@ -81,7 +83,7 @@ export function hashRoutes(service: HashService, config: Config) {
               'n',
               2,
               2 ** 32,
-              `CPU/memory cost N: a power of two greater than 1 (default ${DEFAULTS.scrypt.n}). Form A name: cost_factor. 128·r·(n + 2 + p) bytes must not exceed this server's ceiling of ${c.scryptMaxMemoryBytes} bytes (hash.scryptMaxMemoryBytes), nor n·r·p its work ceiling of ${c.scryptMaxWork} (hash.scryptMaxWork).`,
+              `CPU/memory cost N: a power of two greater than 1 (default ${DEFAULTS.scrypt.n}). Form A name: cost_factor. 128·r·(n + 2 + p) bytes must not exceed this server's ceiling of ${memory.scryptBytes} bytes (the smaller of hash.scryptMaxMemoryBytes and half of hash.memoryBudgetBytes), nor n·r·p its work ceiling of ${c.scryptMaxWork} (hash.scryptMaxWork).`,
             ),
           ),
           r: t.Optional(namedInteger('r', 1, 2 ** 20, `Block size r (default ${DEFAULTS.scrypt.r}). Form A name: block_size.`)),
@@ -135,7 +137,7 @@ export function hashRoutes(service: HashService, config: Config) {
               'memory_cost',
               8,
               2 ** 32 - 1,
-              `Memory in KiB, default 65536; at least 8 × parallelism. This server's ceiling: ${c.argon2MaxMemoryKiB} KiB (hash.argon2MaxMemoryKiB).`,
+              `Memory in KiB, default 65536; at least 8 × parallelism. This server's ceiling: ${memory.argon2KiB} KiB (the smaller of hash.argon2MaxMemoryKiB and half of hash.memoryBudgetBytes).`,
               DEFAULTS.argon2id.memory_cost,
             ),
           ),

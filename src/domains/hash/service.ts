@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto'
 import type { Config } from '../../config.ts'
 import { AlmanacError, invalidFields, tooLarge, type FieldError } from '../../lib/errors.ts'
+import { callerShare } from './budget.ts'
 import { scryptMemory, type Argon2Params, type KdfJob, type ScryptParams } from './kdf.ts'
 import type { KdfPool } from './pool.ts'
 
@@ -39,7 +40,25 @@ export interface ScryptRequest {
   parallelism?: number
 }
 
+/** The `hash` settings, with `memoryBudgetBytes` resolved (never 0: see budget.ts `memoryBudget`). */
 type HashCeilings = Config['hash']
+
+/**
+ * The memory ceiling one job actually meets: the configured one, or a caller's share of the hashing memory
+ * budget (half of it) when that is smaller, since a job larger than the share could never start.
+ */
+export function memoryCeilings(limits: HashCeilings) {
+  const share = callerShare(limits.memoryBudgetBytes)
+  return {
+    budgetBytes: limits.memoryBudgetBytes,
+    callerShareBytes: share,
+    scryptBytes: Math.min(limits.scryptMaxMemoryBytes, share),
+    argon2KiB: Math.min(limits.argon2MaxMemoryKiB, Math.floor(share / 1024)),
+  }
+}
+
+const BUDGET = { setting: 'hash.memoryBudgetBytes', env: 'ALMANAC_HASH_MEMORY_BUDGET' }
+const shareOf = (budget: number) => `half of this server's hashing memory budget hash.memoryBudgetBytes = ${budget} bytes`
 
 interface Ceiling {
   field: string
@@ -112,14 +131,25 @@ export function scryptParams(body: ScryptRequest, limits: HashCeilings): ScryptP
 
   const over: Ceiling[] = []
   const memory = scryptMemory({ n: n.value, r: r.value, p: p.value })
-  if (memory > limits.scryptMaxMemoryBytes) {
-    over.push({
-      field: n.field,
-      setting: 'hash.scryptMaxMemoryBytes',
-      env: 'ALMANAC_HASH_SCRYPT_MAX_MEMORY',
-      value: limits.scryptMaxMemoryBytes,
-      message: `128 × ${r.field} × (${n.field} + 2 + ${p.field}) = ${memory} bytes is over this server's ceiling hash.scryptMaxMemoryBytes = ${limits.scryptMaxMemoryBytes}`,
-    })
+  const ceilings = memoryCeilings(limits)
+  if (memory > ceilings.scryptBytes) {
+    const cost = `128 × ${r.field} × (${n.field} + 2 + ${p.field}) = ${memory} bytes`
+    over.push(
+      ceilings.scryptBytes < limits.scryptMaxMemoryBytes
+        ? {
+            field: n.field,
+            ...BUDGET,
+            value: ceilings.scryptBytes,
+            message: `${cost} is over the ${ceilings.scryptBytes} bytes one caller may hold, ${shareOf(ceilings.budgetBytes)}`,
+          }
+        : {
+            field: n.field,
+            setting: 'hash.scryptMaxMemoryBytes',
+            env: 'ALMANAC_HASH_SCRYPT_MAX_MEMORY',
+            value: limits.scryptMaxMemoryBytes,
+            message: `${cost} is over this server's ceiling hash.scryptMaxMemoryBytes = ${limits.scryptMaxMemoryBytes}`,
+          },
+    )
   }
   const work = n.value * r.value * p.value
   if (work > limits.scryptMaxWork) {
@@ -188,7 +218,16 @@ export function argon2Params(body: Partial<Argon2Params>, limits: HashCeilings):
       })
   }
   cap('time_cost', 'hash.argon2MaxTimeCost', 'ALMANAC_HASH_ARGON2_MAX_TIME', limits.argon2MaxTimeCost)
-  cap('memory_cost', 'hash.argon2MaxMemoryKiB', 'ALMANAC_HASH_ARGON2_MAX_MEMORY', limits.argon2MaxMemoryKiB, ' KiB')
+  const ceilings = memoryCeilings(limits)
+  if (ceilings.argon2KiB < limits.argon2MaxMemoryKiB) {
+    if (params.memory_cost > ceilings.argon2KiB)
+      over.push({
+        field: 'memory_cost',
+        ...BUDGET,
+        value: ceilings.argon2KiB,
+        message: `memory_cost ${params.memory_cost} KiB is over the ${ceilings.argon2KiB} KiB one caller may hold, ${shareOf(ceilings.budgetBytes)}`,
+      })
+  } else cap('memory_cost', 'hash.argon2MaxMemoryKiB', 'ALMANAC_HASH_ARGON2_MAX_MEMORY', limits.argon2MaxMemoryKiB, ' KiB')
   cap('parallelism', 'hash.argon2MaxParallelism', 'ALMANAC_HASH_ARGON2_MAX_PARALLELISM', limits.argon2MaxParallelism)
   const work = params.time_cost * params.memory_cost
   if (work > limits.argon2MaxWork) {
@@ -210,6 +249,8 @@ export interface HashService {
   bcrypt(input: string, body: { rounds?: number }, caller: string): Promise<HashResult>
   scrypt(input: string, body: ScryptRequest, caller: string): Promise<HashResult>
   argon2id(input: string, body: Partial<Argon2Params>, caller: string): Promise<HashResult>
+  /** The memory ceilings jobs meet, for the route descriptions. */
+  ceilings: ReturnType<typeof memoryCeilings>
   pool: KdfPool
 }
 
@@ -222,6 +263,7 @@ export function createHashService(limits: HashCeilings, pool: KdfPool): HashServ
   return {
     digest,
     pool,
+    ceilings: memoryCeilings(limits),
     async bcrypt(input, body, caller) {
       checkPassword(input)
       return kdf({ algorithm: 'bcrypt', input, params: bcryptParams(body, limits) }, caller)
