@@ -79,6 +79,10 @@ export interface Config {
     /** KDF jobs one caller may have running or waiting at once; more is a 503 for that caller only. */
     jobsPerCaller: number
   }
+  postal: {
+    /** Units of work (about one row read each) one postal search, nearby or within may spend; 422 beyond. */
+    workBudget: number
+  }
   ip: {
     cityMmdb?: string
     asnMmdb?: string
@@ -371,6 +375,7 @@ const SETTINGS: Setting[] = [
   S('email.offline', boolean, 'ALMANAC_EMAIL_OFFLINE'),
   S('email.allowListFiles', list, 'ALMANAC_EMAIL_ALLOW_LISTS'),
   S('email.denyListFiles', list, 'ALMANAC_EMAIL_DENY_LISTS'),
+  S('postal.workBudget', integer(1000, 1_000_000_000), 'ALMANAC_POSTAL_WORK_BUDGET'),
   S('ua.regexesDir', text, 'ALMANAC_UA_REGEXES'),
   S('ua.cacheEntries', integer(0, 10_000_000), 'ALMANAC_UA_CACHE_ENTRIES'),
   S('ua.cacheBytes', integer(0, 2 ** 34), 'ALMANAC_UA_CACHE_BYTES'),
@@ -410,6 +415,8 @@ export const DEFAULTS: Config = {
     argon2MaxWork: 2 ** 20,
     jobsPerCaller: 4,
   },
+  // ~25 ms of the 2-core build machine at most (src/domains/postal/service.ts, docs/postal.md).
+  postal: { workBudget: 50_000 },
   ip: { torListFiles: [], vpnListFiles: [], proxyListFiles: [], hostingListFiles: [] },
   qr: { store: 'local', storeMaxBytes: 2 ** 30, sweepSeconds: 600, s3VirtualHostedStyle: false, s3TimeoutSeconds: 10 },
   email: { dnsServers: [], dnsTimeoutMs: 2000, rdapTimeoutMs: 3000, offline: false, allowListFiles: [], denyListFiles: [] },

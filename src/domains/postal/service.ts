@@ -280,7 +280,9 @@ export class PostalService {
     const given = (['q', 'prefix', 'admin_code'] as const).filter((f) => filters[f] !== undefined)
     const narrow = [...given, ...(page.offset ? ['offset'] : [])].map((field) => ({ in: 'query' as const, field }))
     return this.metered('This search', narrow, 'a longer q or prefix, an admin_code, or a smaller offset', () => {
-      const total = (this.db.query(`SELECT COUNT(*) AS n FROM places p WHERE work_unit(0.25) AND ${condition}`).get(...args) as { n: number }).n
+      const total = (
+        this.db.query(`SELECT COUNT(*) AS n FROM places p WHERE work_unit(0.25) AND ${condition}`).get(...args) as { n: number }
+      ).n
       const items =
         total > page.offset
           ? this.withAdmins(

@@ -86,13 +86,10 @@ export class Spatial {
   }
 
   private boxes(scope: CountryScope, box: Box): BoxRow[] {
-    return this.stmt(`SELECT r.id, r.min_lat, r.max_lat, r.min_lng, r.max_lng FROM places_rtree r WHERE ${BOX} AND $SCOPE AND work_unit()`, scope).values(
-      box.minLat,
-      box.maxLat,
-      box.minLng,
-      box.maxLng,
-      ...Spatial.scopeArgs(scope),
-    ) as BoxRow[]
+    return this.stmt(
+      `SELECT r.id, r.min_lat, r.max_lat, r.min_lng, r.max_lng FROM places_rtree r WHERE ${BOX} AND $SCOPE AND work_unit()`,
+      scope,
+    ).values(box.minLat, box.maxLat, box.minLng, box.maxLng, ...Spatial.scopeArgs(scope)) as BoxRow[]
   }
 
   /** Exact coordinates, as [id, latitude, longitude], of the points with these ids. */

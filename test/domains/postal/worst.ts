@@ -53,19 +53,89 @@ export function worstCases(parts = 2000): WorstCase[] {
   return [
     { name: 'search SG q=s', kind: 'search', country: 'SG', filters: { q: 's' }, page: big, narrow: 'q' },
     { name: 'search PT prefix=4', kind: 'search', country: 'PT', filters: { prefix: '4' }, page: big, narrow: 'prefix' },
-    { name: 'search PT prefix=4 offset 58,000', kind: 'search', country: 'PT', filters: { prefix: '4' }, page: { limit: 1000, offset: 58_000 }, narrow: 'prefix' },
+    {
+      name: 'search PT prefix=4 offset 58,000',
+      kind: 'search',
+      country: 'PT',
+      filters: { prefix: '4' },
+      page: { limit: 1000, offset: 58_000 },
+      narrow: 'prefix',
+    },
     { name: 'search PT q=c prefix=4', kind: 'search', country: 'PT', filters: { q: 'c', prefix: '4' }, page: big, narrow: 'q' },
-    { name: 'search PT admin_code=14 offset 34,000', kind: 'search', country: 'PT', filters: { admin_code: '14' }, page: { limit: 1000, offset: 34_000 }, narrow: 'admin_code' },
+    {
+      name: 'search PT admin_code=14 offset 34,000',
+      kind: 'search',
+      country: 'PT',
+      filters: { admin_code: '14' },
+      page: { limit: 1000, offset: 34_000 },
+      narrow: 'admin_code',
+    },
     { name: 'nearby PT 500 km', kind: 'nearby', country: 'PT', at: { lat: 39.6, lng: -8, radius_km: 500 }, page: big, narrow: 'radius_km' },
-    { name: 'nearby PT 500 km offset 190,000', kind: 'nearby', country: 'PT', at: { lat: 39.6, lng: -8, radius_km: 500 }, page: { limit: 1000, offset: 190_000 }, narrow: 'radius_km' },
-    { name: 'nearby SG 500 km offset 120,000', kind: 'nearby', country: 'SG', at: { lat: 1.35, lng: 103.82, radius_km: 500 }, page: { limit: 1000, offset: 120_000 }, narrow: 'radius_km' },
+    {
+      name: 'nearby PT 500 km offset 190,000',
+      kind: 'nearby',
+      country: 'PT',
+      at: { lat: 39.6, lng: -8, radius_km: 500 },
+      page: { limit: 1000, offset: 190_000 },
+      narrow: 'radius_km',
+    },
+    {
+      name: 'nearby SG 500 km offset 120,000',
+      kind: 'nearby',
+      country: 'SG',
+      at: { lat: 1.35, lng: 103.82, radius_km: 500 },
+      page: { limit: 1000, offset: 120_000 },
+      narrow: 'radius_km',
+    },
     { name: 'nearby IN 500 km', kind: 'nearby', country: 'IN', at: { lat: 22, lng: 79, radius_km: 500 }, page: big, narrow: 'radius_km' },
-    { name: 'nearby RU 500 km at 80N', kind: 'nearby', country: 'RU', at: { lat: 80, lng: 100, radius_km: 500 }, page: big, narrow: 'radius_km' },
-    { name: 'within PT box', kind: 'within', country: 'PT', geometry: { type: 'Polygon', coordinates: [PT_BOX] }, page: big, narrow: 'geometry' },
-    { name: 'within SG box', kind: 'within', country: 'SG', geometry: { type: 'Polygon', coordinates: [SG_BOX] }, page: big, narrow: 'geometry' },
-    { name: 'within IN box', kind: 'within', country: 'IN', geometry: { type: 'Polygon', coordinates: [IN_BOX] }, page: big, narrow: 'geometry' },
-    { name: `within PT box x${parts} (MultiPolygon)`, kind: 'within', country: 'PT', geometry: multi(PT_BOX, parts), page: big, narrow: 'geometry' },
-    { name: 'within PT 10,000-position comb', kind: 'within', country: 'PT', geometry: { type: 'Polygon', coordinates: [comb(-31.3, 32.6, -6.2, 42.2)] }, page: big, narrow: 'geometry' },
+    {
+      name: 'nearby RU 500 km at 80N',
+      kind: 'nearby',
+      country: 'RU',
+      at: { lat: 80, lng: 100, radius_km: 500 },
+      page: big,
+      narrow: 'radius_km',
+    },
+    {
+      name: 'within PT box',
+      kind: 'within',
+      country: 'PT',
+      geometry: { type: 'Polygon', coordinates: [PT_BOX] },
+      page: big,
+      narrow: 'geometry',
+    },
+    {
+      name: 'within SG box',
+      kind: 'within',
+      country: 'SG',
+      geometry: { type: 'Polygon', coordinates: [SG_BOX] },
+      page: big,
+      narrow: 'geometry',
+    },
+    {
+      name: 'within IN box',
+      kind: 'within',
+      country: 'IN',
+      geometry: { type: 'Polygon', coordinates: [IN_BOX] },
+      page: big,
+      narrow: 'geometry',
+    },
+    {
+      name: `within PT box x${parts} (MultiPolygon)`,
+      kind: 'within',
+      country: 'PT',
+      geometry: multi(PT_BOX, parts),
+      page: big,
+      narrow: 'geometry',
+    },
+    {
+      name: 'within PT 10,000-position comb',
+      kind: 'within',
+      country: 'PT',
+      geometry: { type: 'Polygon', coordinates: [comb(-31.3, 32.6, -6.2, 42.2)] },
+      page: big,
+      narrow: 'geometry',
+    },
   ]
 }
 
@@ -79,7 +149,11 @@ export function runCase(service: PostalService, c: WorstCase): Paged<unknown> {
 /** The case as an HTTP request: method, path under /api/v1/postal, and body or query. */
 export function requestOf(c: WorstCase): { method: 'GET' | 'POST'; path: string; body?: unknown } {
   if (c.kind === 'search') {
-    const query = new URLSearchParams({ ...(c.filters as Record<string, string>), limit: String(c.page.limit), offset: String(c.page.offset) })
+    const query = new URLSearchParams({
+      ...(c.filters as Record<string, string>),
+      limit: String(c.page.limit),
+      offset: String(c.page.offset),
+    })
     return { method: 'GET', path: `/${c.country}/search?${query}` }
   }
   if (c.kind === 'nearby') return { method: 'POST', path: `/${c.country}/nearby`, body: { ...c.at, ...c.page } }
