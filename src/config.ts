@@ -91,6 +91,10 @@ export interface Config {
      */
     memoryBudgetBytes: number
   }
+  postal: {
+    /** Units of work (about one row read each) one postal search, nearby or within may spend; 422 beyond. */
+    workBudget: number
+  }
   ip: {
     cityMmdb?: string
     asnMmdb?: string
@@ -408,6 +412,7 @@ const SETTINGS: Setting[] = [
   S('email.rdapSlotsPerCaller', integer(1, 100000), 'ALMANAC_EMAIL_RDAP_SLOTS_PER_CALLER'),
   S('email.allowListFiles', list, 'ALMANAC_EMAIL_ALLOW_LISTS'),
   S('email.denyListFiles', list, 'ALMANAC_EMAIL_DENY_LISTS'),
+  S('postal.workBudget', integer(1000, 1_000_000_000), 'ALMANAC_POSTAL_WORK_BUDGET'),
   S('ua.regexesDir', text, 'ALMANAC_UA_REGEXES'),
   S('ua.cacheEntries', integer(0, 10_000_000), 'ALMANAC_UA_CACHE_ENTRIES'),
   S('ua.cacheBytes', integer(0, 2 ** 34), 'ALMANAC_UA_CACHE_BYTES'),
@@ -453,6 +458,8 @@ export const DEFAULTS: Config = {
     jobsPerCaller: 4,
     memoryBudgetBytes: 0,
   },
+  // ~25 ms of the 2-core build machine at most (src/domains/postal/service.ts, docs/postal.md).
+  postal: { workBudget: 50_000 },
   ip: { torListFiles: [], vpnListFiles: [], proxyListFiles: [], hostingListFiles: [] },
   qr: { store: 'local', storeMaxBytes: 2 ** 30, sweepSeconds: 600, s3VirtualHostedStyle: false, s3TimeoutSeconds: 10 },
   email: {

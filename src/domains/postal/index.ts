@@ -10,9 +10,9 @@ export default defineDomain<{ service: PostalService; close(): void }>({
   name: 'postal',
   prefixes: ['/postal'],
   datasets: ['postal'],
-  open: ({ data }) => {
+  open: ({ data, config }) => {
     const db = openReadonlySqlite(data.path(POSTAL_ARTIFACT))
-    return { service: new PostalService(db), close: () => db.close() }
+    return { service: new PostalService(db, {}, config.postal.workBudget), close: () => db.close() }
   },
   routes: ({ service, config }) => postalRoutes(service.service, config),
   close: (opened) => opened.close(),

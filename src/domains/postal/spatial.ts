@@ -10,8 +10,11 @@
  * - Radius count: stored counts of the grid cells wholly inside the circle, plus the measured points
  *   of the cells on its edge (grid.ts). Radius page: the nearest `offset + limit` are searched in a
  *   circle grown from the size the density predicts, so a page of 50 measures ~100 points.
+ * - Work: every row these queries read calls `work_unit()`, and a polygon's edge tests are spent from
+ *   the same meter, so a caller's budget (service.ts) stops an oversized shape inside the scan.
  */
 import type { Database, Statement } from 'bun:sqlite'
+import { WorkMeter } from '../../lib/work-budget.ts'
 import { circleBoxes, haversineKm, inPolygon, type Box, type Polygon } from './geo.ts'
 import { circleCover, Grid, type Run } from './grid.ts'
 
@@ -43,11 +46,20 @@ type ExactRow = [id: number, lat: number, lng: number]
 
 const BOX = 'r.max_lat >= ? AND r.min_lat <= ? AND r.max_lng >= ? AND r.min_lng <= ?'
 
+/** Edge tests of a polygon that cost about one unit of work (one row read): ~2.5 ns against ~0.25 µs. */
+export const EDGES_PER_UNIT = 64
+/**
+ * One R*Tree search beyond the rows it returns (descending the tree, node boxes that overlap): measured
+ * 4–9 µs for a tiny box, so a MultiPolygon of 2,000 specks or a circle's ~900 edge boxes pay for it.
+ */
+export const SEARCH_UNITS = 32
+
 export class Spatial {
   private readonly grid: Grid
   private readonly statements = new Map<string, Statement>()
 
   private readonly tuning: SpatialTuning
+  private readonly meter: WorkMeter
 
   constructor(
     private readonly db: Database,
@@ -58,6 +70,7 @@ export class Spatial {
     if (!deg)
       throw new Error('postal.sqlite has no grid cells (built by an older builder): rebuild it with `almanac data build --only postal`')
     this.grid = new Grid(Number(deg.value))
+    this.meter = WorkMeter.of(db)
   }
 
   /** A statement per SQL text and scope kind, prepared once. */
@@ -73,13 +86,10 @@ export class Spatial {
   }
 
   private boxes(scope: CountryScope, box: Box): BoxRow[] {
-    return this.stmt(`SELECT r.id, r.min_lat, r.max_lat, r.min_lng, r.max_lng FROM places_rtree r WHERE ${BOX} AND $SCOPE`, scope).values(
-      box.minLat,
-      box.maxLat,
-      box.minLng,
-      box.maxLng,
-      ...Spatial.scopeArgs(scope),
-    ) as BoxRow[]
+    return this.stmt(
+      `SELECT r.id, r.min_lat, r.max_lat, r.min_lng, r.max_lng FROM places_rtree r WHERE ${BOX} AND $SCOPE AND work_unit()`,
+      scope,
+    ).values(box.minLat, box.maxLat, box.minLng, box.maxLng, ...Spatial.scopeArgs(scope)) as BoxRow[]
   }
 
   /** Exact coordinates, as [id, latitude, longitude], of the points with these ids. */
@@ -89,7 +99,7 @@ export class Spatial {
     if (!s)
       this.statements.set(
         'exact',
-        (s = this.db.query('SELECT id, latitude, longitude FROM places WHERE id IN (SELECT value FROM json_each(?))')),
+        (s = this.db.query('SELECT id, latitude, longitude FROM places WHERE id IN (SELECT value FROM json_each(?)) AND work_unit()')),
       )
     return s.values(JSON.stringify(ids)) as ExactRow[]
   }
@@ -98,7 +108,7 @@ export class Spatial {
   private cellCount(scope: CountryScope, runs: Run[]): number {
     const ranges = JSON.stringify(runs.map((r) => [this.grid.key(r.row, r.from), this.grid.key(r.row, r.to)]))
     const sum = this.stmt(
-      'SELECT TOTAL(c.n) AS n FROM json_each(?) j JOIN cells c ON c.country = ? AND c.cell BETWEEN j.value ->> 0 AND j.value ->> 1',
+      'SELECT TOTAL(c.n) AS n FROM json_each(?) j JOIN cells c ON c.country = ? AND c.cell BETWEEN j.value ->> 0 AND j.value ->> 1 WHERE work_unit()',
       scope,
     ).get(ranges, scope.alpha2) as { n: number }
     return sum.n
@@ -131,6 +141,7 @@ export class Spatial {
     }
     if (!cover.edge.length) return total
     const cellBoxes = edgeBoxes(cover.edge, this.tuning.edgeRows)
+    this.meter.spend(cellBoxes.length * SEARCH_UNITS)
     const edgeOf = new Map<number, Run[]>()
     for (const run of cover.edge) {
       const list = edgeOf.get(run.row)
@@ -139,7 +150,7 @@ export class Spatial {
     }
     const rows = this.stmt(
       `SELECT j.key, r.id, r.min_lat, r.max_lat, r.min_lng, r.max_lng FROM json_each(?) j CROSS JOIN places_rtree r
-       ON r.max_lat >= j.value ->> 0 AND r.min_lat <= j.value ->> 1 AND r.max_lng >= j.value ->> 2 AND r.min_lng <= j.value ->> 3 WHERE $SCOPE`,
+       ON r.max_lat >= j.value ->> 0 AND r.min_lat <= j.value ->> 1 AND r.max_lng >= j.value ->> 2 AND r.min_lng <= j.value ->> 3 WHERE $SCOPE AND work_unit()`,
       scope,
     ).values(JSON.stringify(cellBoxes.map((b) => searchBox(grid, b))), ...Spatial.scopeArgs(scope)) as [number, ...BoxRow][]
     for (const [index, id, minLat, maxLat, minLng, maxLng] of rows) {
@@ -246,9 +257,11 @@ export class Spatial {
     const ids: number[] = []
     const seen = polygons.length > 1 ? new Set<number>() : null
     for (const polygon of polygons) {
-      const prepared = new PreparedPolygon(polygon)
+      this.meter.spend(SEARCH_UNITS)
+      const prepared = new PreparedPolygon(polygon, (units) => this.meter.spend(units))
       for (const [id, minLat, maxLat, minLng, maxLng] of this.boxes(scope, prepared.box)) {
         if (seen?.has(id)) continue
+        this.meter.spend(prepared.edgesNear((minLat + maxLat) / 2) / EDGES_PER_UNIT)
         const verdict = prepared.test((minLng + maxLng) / 2, (minLat + maxLat) / 2, maxLat - minLat + (maxLng - minLng) + 1e-9)
         const inside =
           verdict === UNSURE
@@ -352,7 +365,8 @@ export class PreparedPolygon {
   private readonly bands: number
   private readonly parity: Uint8Array
 
-  constructor(polygon: Polygon) {
+  /** `spend` is told the work of listing the edges per band (in units) before it is done. */
+  constructor(polygon: Polygon, spend: (units: number) => void = () => {}) {
     let edges = 0
     for (const ring of polygon) edges += ring.length - 1
     this.x1 = new Float64Array(edges)
@@ -390,16 +404,24 @@ export class PreparedPolygon {
     this.bands = Math.max(1, Math.min(1024, Math.ceil(edges / 8)))
     const height = (maxLat - minLat) / this.bands || 1
     const bandOf = (y: number) => Math.min(this.bands - 1, Math.max(0, Math.floor((y - minLat) / height)))
-    const counts = new Uint32Array(this.bands + 1)
     const span = (i: number): [number, number] => [
       bandOf(Math.min(this.y1[i]!, this.y2[i]!) - MAX_SLACK_DEG),
       bandOf(Math.max(this.y1[i]!, this.y2[i]!) + MAX_SLACK_DEG),
     ]
+    // Edges per band from a difference array (O(edges + bands)), so the size of the listing (up to
+    // edges x bands: 10 million for a 10,000-position comb) is known and paid for before it is made.
+    const delta = new Int32Array(this.bands + 1)
     for (let i = 0; i < edges; i++) {
       const [a, b] = span(i)
-      for (let band = a; band <= b; band++) counts[band + 1]!++
+      delta[a]!++
+      delta[b + 1]!--
     }
-    for (let band = 0; band < this.bands; band++) counts[band + 1]! += counts[band]!
+    const counts = new Uint32Array(this.bands + 1)
+    for (let band = 0, open = 0; band < this.bands; band++) {
+      open += delta[band]!
+      counts[band + 1] = counts[band]! + open
+    }
+    spend(counts[this.bands]! / EDGES_PER_UNIT)
     this.bandStart = counts
     this.bandEdges = new Uint32Array(counts[this.bands]!)
     const fill = counts.slice(0, this.bands)
@@ -411,6 +433,12 @@ export class PreparedPolygon {
   }
 
   private readonly bandOf: (y: number) => number
+
+  /** How many edges a test at latitude `y` visits: the work of testing a point there. */
+  edgesNear(y: number): number {
+    const band = this.bandOf(y)
+    return this.bandStart[band + 1]! - this.bandStart[band]!
+  }
 
   /**
    * IN or OUT for the point (x, y) = (lng, lat) when no edge passes within `slack` degrees of it (so
