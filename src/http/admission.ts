@@ -122,22 +122,26 @@ function hasBody(request: Request, declared: string | null): boolean {
 }
 
 /**
- * The checks on a body made before reading it: 413 when its declared length is over the limit, 415 when
- * a JSON route is sent anything but JSON (a form, text, or a body with no Content-Type at all).
+ * The checks on a body made before reading it: 415 when a JSON route is sent anything but JSON (a form,
+ * text, or a body with no Content-Type at all), 413 when its declared length is over the limit.
  */
 export function checkBodyHeaders(request: Request, admission: Admission | null, ceiling: number): void {
   const limit = admission?.bodyLimit ?? ceiling
   const declared = request.headers.get('content-length')
+  // The type first: a text body is wrong at any size, and the caller should learn that, not a size.
+  if (admission?.json && hasBody(request, declared)) {
+    const type = mediaType(request.headers.get('content-type'))
+    if (type === null || !JSON_TYPE.test(type)) throw unsupported(type)
+  }
   if (declared !== null && !(Number(declared) <= limit)) throw overLimit(limit, admission)
-  if (!admission?.json || request.method === 'GET' || !hasBody(request, declared)) return
-  const type = mediaType(request.headers.get('content-type'))
-  if (type !== null && JSON_TYPE.test(type)) return
-  throw new AlmanacError(
+}
+
+const unsupported = (type: string | null) =>
+  new AlmanacError(
     'unsupported_type',
     `This route takes a JSON body: send it with Content-Type: application/json (the request's Content-Type is ${type === null ? 'missing' : JSON.stringify(type)}).`,
     { extra: { accepted: ['application/json'], received: type } },
   )
-}
 
 /** The 413 of a body over its route's limit (declared, or counted while reading a chunked one). */
 export const overLimit = (limit: number, admission?: Admission | null) =>
