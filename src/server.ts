@@ -1,11 +1,13 @@
 /**
  * createApp(config, deps) -> the Elysia app. The request flow of docs/architecture.md, in hook order:
- * auth (onRequest, before any body is read) -> quota (onTransform: after parse, before the schema) ->
- * schema -> handler (service + presenter) -> reply (form + fields) -> response headers. Every failure on
- * the way becomes one problem in the caller's form (onError).
+ * admission (onRequest, before any body is read: auth, the route's content type and body limit, the first
+ * quota credit) -> body (read up to the route's limit, parsed) -> the rest of a per-item cost (onTransform,
+ * before the schema) -> schema -> handler (service + presenter) -> reply (form + fields) -> response
+ * headers. Every failure on the way becomes one problem in the caller's form (onError), which also gives
+ * back the credits of a 503 (http/credits.ts).
  */
 import { Elysia, type AnyElysia } from 'elysia'
-import type { Config, Plan } from './config.ts'
+import type { Config } from './config.ts'
 import { ageSeconds, freshness } from './data/freshness.ts'
 import { type ArtifactSizes, contentMismatch, sizeMismatch } from './data/integrity.ts'
 import type { DataDir } from './data/types.ts'
@@ -17,8 +19,10 @@ import { requestContext } from './http/context.ts'
 import { exchangeOf, existingExchange } from './http/exchange.ts'
 import { API_PREFIX, isApi, pathOf, pathStart } from './http/paths.ts'
 import { routeMatcher } from './http/route-match.ts'
-import { bodyReader, checkRequest } from './http/request-guards.ts'
-import { COST_KEY, costOf, type PerItemCost } from './http/cost.ts'
+import { bodyReader, checkRequest, pathIsWellFormed } from './http/request-guards.ts'
+import { admissions, checkBodyHeaders } from './http/admission.ts'
+import { costOf } from './http/cost.ts'
+import { createCredits, givesBack, quotaHeaders } from './http/credits.ts'
 import { CACHE_CONTROL, CACHE_KEY, type CacheKind, contentTag, etagOf, noneMatch } from './http/cache.ts'
 import { docsRoutes } from './http/docs.ts'
 import { metaRoutes } from './http/meta.ts'
@@ -27,10 +31,9 @@ import { createObservability, labels, type Observability } from './http/observab
 import { openApiRoutes } from './http/openapi.ts'
 import { toProblem } from './http/problem.ts'
 import { bodyJson, formOf, problemBody, Reply } from './http/reply.ts'
-import { quotaState, windowStart, type QuotaState, type QuotaStore } from './stores/quota.ts'
+import type { QuotaStore } from './stores/quota.ts'
 
-/** Retry-After of the 503 sent while the quota store is unreachable. */
-const STORE_RETRY_SECONDS = 2
+export { quotaHeaders }
 
 /** Every JSON answer's body depends on the caller's X-Response-Form, so shared caches must key on it. */
 const JSON_HEADERS = { 'content-type': 'application/json', vary: 'X-Response-Form' }
@@ -153,23 +156,9 @@ export async function verifyDatasets(
   }
 }
 
-export function quotaHeaders(state: QuotaState, now: number): Record<string, string> {
-  const resetIn = Math.max(0, state.reset - Math.floor(now / 1000))
-  return {
-    'x-quota-limit': String(state.limit),
-    'x-quota-remaining': String(state.remaining),
-    'x-quota-reset': String(state.reset),
-    // The policy is named after the plan (plan names are [A-Za-z0-9_.-], safe in a quoted string).
-    'ratelimit-policy': `"${state.policy}";q=${state.limit};w=${state.windowSeconds}`,
-    ratelimit: `"${state.policy}";r=${state.remaining};t=${resetIn}`,
-  }
-}
-
 export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[]): AnyElysia {
   const { authenticator, quota } = deps
   const clock = deps.clock ?? Date.now
-  /** Per-item costs by route pattern, then method. */
-  const costs = new Map<string, Map<string, PerItemCost>>()
   /** Cacheable routes by route pattern, then method: their Cache-Control and the domain whose content tag they use. */
   const caching = new Map<string, Map<string, { control: string; domain: string }>>()
   /** Each open domain's content tag (cache.ts); replaced when the datasets are. */
@@ -196,66 +185,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     .flatMap((m) => m.domain.prefixes.map((prefix) => ({ mounted: m, base: API_PREFIX + prefix })))
   const definitionsOf = (path: string) => definitions.find((d) => path.startsWith(d.prefix) || path === d.base)?.headers
 
-  /**
-   * Quota headers when the store could not be asked. Failing open counts nothing, so the whole plan is
-   * reported until the window ends; a 503 says "nothing can be spent now, retry in a moment" rather than
-   * pointing clients at the window's end, which could stall them for a day over a short outage.
-   */
-  const storeDownHeaders = (plan: Plan) => {
-    const now = clock()
-    return quotaHeaders(
-      config.quotaFailOpen
-        ? quotaState(plan, windowStart(plan, now), 0, true)
-        : {
-            allowed: false,
-            policy: plan.name,
-            limit: plan.credits,
-            remaining: 0,
-            reset: Math.floor(now / 1000) + STORE_RETRY_SECONDS,
-            windowSeconds: plan.windowSeconds,
-          },
-      now,
-    )
-  }
-
-  const quotaFailure = (e: unknown): AlmanacError | null => {
-    if (config.quotaFailOpen) return null
-    return new AlmanacError(
-      'unavailable',
-      `The quota store is unreachable, so requests cannot be counted: ${(e as Error).message}. Try again shortly.`,
-      {
-        headers: { 'Retry-After': String(STORE_RETRY_SECONDS) },
-      },
-    )
-  }
-
-  /**
-   * Quota headers for a response that spent nothing (404, 405, malformed JSON …). Without a caller (401,
-   * 403) there is no subject to count: the default plan's limit is shown with nothing remaining and a
-   * reset of now, i.e. "no credits until you authenticate", with nothing to wait for.
-   */
-  const peekHeaders = async (request: Request): Promise<Record<string, string>> => {
-    const principal = existingExchange(request)?.principal
-    const plan = principal?.plan ?? config.plans.get(config.defaultPlan)!
-    const now = clock()
-    if (!principal)
-      return quotaHeaders(
-        {
-          allowed: false,
-          policy: plan.name,
-          limit: plan.credits,
-          remaining: 0,
-          reset: Math.floor(now / 1000),
-          windowSeconds: plan.windowSeconds,
-        },
-        now,
-      )
-    try {
-      return quotaHeaders(await quota.peek(principal.subject, plan, now), now)
-    } catch {
-      return storeDownHeaders(plan)
-    }
-  }
+  const credits = createCredits(config, quota, clock, addHeaders)
 
   const errorResponse = async (code: string | number, error: unknown, request: Request, setHeaders: Record<string, unknown>) => {
     const path = pathOf(request.url)
@@ -267,6 +197,8 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
         })
     }
     const { problem, headers } = toProblem(code, error, path)
+    // A request the server declined to serve (503 …) gets back the credits it was admitted with.
+    if (givesBack(problem.status, code)) await credits.giveBack(request)
     // The id the access log has for this request, so a caller's report can be matched to its line.
     const id = existingExchange(request)?.id
     if (id) problem.request_id = id
@@ -279,7 +211,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     // Failures before routing (401, 400, 413) never passed the transform hook that adds it.
     const dated = definitionsOf(path)
     if (dated && !out.has('x-definitions-updated')) out.set('x-definitions-updated', dated['x-definitions-updated']!)
-    if (isApi(path) && !out.has('x-quota-limit')) for (const [k, v] of Object.entries(await peekHeaders(request))) out.set(k, v)
+    if (isApi(path) && !out.has('x-quota-limit')) for (const [k, v] of Object.entries(await credits.peekHeaders(request))) out.set(k, v)
     return new Response(JSON.stringify(problemBody(problem, formOf(request, config.responseForm))), {
       status: problem.status,
       headers: out,
@@ -290,27 +222,21 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const matching = routeMatcher(() => app.routes)
   const allowedMethods = (path: string): string[] => [...new Set(matching(path).map((r) => r.method))].filter((m) => m !== 'ALL').sort()
 
-  /** After the store answered: the quota headers, and a 429 when the request does not fit. */
-  const spend = (request: Request, principal: Principal, cost: number, state: QuotaState, now: number) => {
-    addHeaders(request, quotaHeaders(state, now))
-    if (state.allowed) return
-    const retryAfter = String(Math.max(1, state.reset - Math.floor(now / 1000)))
-    const credits = `${cost} credit${cost > 1 ? 's' : ''}`
-    const detail =
-      cost > state.limit
-        ? `This request costs ${credits}, more than the ${state.limit} that plan ${principal.plan.name} allows per window; send at most ${state.limit} items.`
-        : `This request costs ${credits} and ${state.remaining} remain in the window of plan ${principal.plan.name}; it resets at ${new Date(state.reset * 1000).toISOString()}.`
-    throw new AlmanacError('quota', detail, {
-      headers: { 'Retry-After': retryAfter },
-      extra: { cost, remaining: state.remaining, reset: state.reset },
-    })
-  }
+  /** Each route's admission (body limit, JSON or not, per-item cost) from the request line alone. */
+  const admitting = admissions(() => app.routes, config.bodyLimit)
 
-  /** The store could not be asked: a 503, or (fail-open) the request goes through uncounted. */
-  const storeDown = (request: Request, plan: Plan, e: unknown) => {
-    addHeaders(request, storeDownHeaders(plan))
-    const failure = quotaFailure(e)
-    if (failure) throw failure
+  /**
+   * Admission of an authenticated /api/v1 request, before a byte of its body is read: its path (400), its
+   * body's declared size and type against its route (413, 415), then its first credit (429, or 503 when
+   * the store is down). A path no route answers spends nothing (its 404 or 405 comes later).
+   */
+  const admit = (request: Request, path: string, principal: Principal) => {
+    const exchange = exchangeOf(request)
+    exchange.principal = principal
+    if (!pathIsWellFormed(path)) throw badRequest('The path holds an invalid percent-encoding (such as %ZZ or a lone %).')
+    const admission = (exchange.admission = admitting.forPath(request.method, path))
+    checkBodyHeaders(request, admission, config.bodyLimit)
+    if (admission) return credits.take(request, principal, 1, 1)
   }
 
   const observability = deps.observability ?? createObservability(config)
@@ -330,7 +256,8 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       // does to this function's text (Elysia reads hook source to decide what else to provide).
       const { request, set } = context
       context.form = formOf(request, config.responseForm)
-      // Who is calling, before any body is read; then the request's own shape (400, 413).
+      // Who is calling, before any body is read; then the request's own shape (400, 413, 415) and its
+      // first credit (429): a refused caller costs nothing but its headers.
       const refused = (e: unknown) => errorResponse('AUTH', e, request, set.headers as Record<string, unknown>)
       if (pathStart(request.url) < 0)
         throw badRequest('The request has no valid Host header (RFC 9112 section 3.2): send the host name the server is reached by.')
@@ -342,14 +269,8 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       } catch (e) {
         return refused(e)
       }
-      if (!(answer instanceof Promise)) {
-        exchangeOf(request).principal = answer
-        return checkRequest(request, path, config.bodyLimit)
-      }
-      return answer.then((principal) => {
-        exchangeOf(request).principal = principal
-        checkRequest(request, path, config.bodyLimit)
-      }, refused)
+      if (!(answer instanceof Promise)) return admit(request, path, answer)
+      return answer.then((principal) => admit(request, path, principal), refused)
     })
     .use(bodyReader(config.bodyLimit))
     .use(observability.plugin)
@@ -370,19 +291,14 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
           throw unavailable(m.problem, { domain: m.domain.name, datasets: m.domain.datasets })
       const dated = definitionsOf(route)
       if (dated) addHeaders(request, dated)
+      // The credits admission did not take: the rest of a per-item cost (all of it for a route admission
+      // could not name); when they do not fit, what was taken is given back with the 429.
       const principal = exchange.principal
-      if (!principal) return
-      const cost = costOf(costs.get(route)?.get(request.method), body)
-      const now = clock()
-      const spent = (state: QuotaState) => spend(request, principal, cost, state, now)
-      const failed = (e: unknown) => storeDown(request, principal.plan, e)
-      let answer: QuotaState | Promise<QuotaState>
-      try {
-        answer = quota.consume(principal.subject, principal.plan, cost, now)
-      } catch (e) {
-        return failed(e)
-      }
-      return answer instanceof Promise ? answer.then(spent, failed) : spent(answer)
+      if (!principal || exchange.uncounted) return
+      const admission = exchange.admission ?? admitting.forRoute(request.method, route)
+      const cost = costOf(admission?.cost, body)
+      const rest = cost - (exchange.credits ?? 0)
+      if (rest > 0) return credits.take(request, principal, rest, cost)
     })
     .onAfterHandle({ as: 'global' }, ({ response, request, query, set, form }) => {
       const exchange = existingExchange(request)
@@ -454,10 +370,6 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       if (!caching.has(route.path)) caching.set(route.path, new Map())
       caching.get(route.path)!.set(route.method, { control: CACHE_CONTROL[kind], domain: owner.domain.name })
     }
-    const cost = (route.hooks as any)?.detail?.[COST_KEY] as PerItemCost | undefined
-    if (!cost) continue
-    if (!costs.has(route.path)) costs.set(route.path, new Map())
-    costs.get(route.path)!.set(route.method, cost)
   }
   // Outermost: metrics and the access log see every response, whichever layer produced it. Elysia's own
   // handle answers synchronously or with a promise despite its type; the wrapper keeps whichever it got.

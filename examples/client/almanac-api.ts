@@ -15,6 +15,8 @@ export interface paths {
          * @description Client, OS, device and bot of one User-Agent, with optional Client Hints (SPEC rules 1-4). Bots answer with `bot` and null client, os and device; headless browsers are bots that keep their client.
          *
          *     **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 64 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1Ua"];
         delete?: never;
@@ -37,6 +39,8 @@ export interface paths {
          * @description Each result carries its input `ua`. Each item costs one quota credit.
          *
          *     **Quota cost:** 1 credit per item of `ua_list` (at most 100 per request). A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.
+         *
+         *     **Body limit:** 1024 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1UaBulk"];
         delete?: never;
@@ -59,6 +63,8 @@ export interface paths {
          * @description An object keyed by each input string; each entry is a WURFL-style capability map whose sources docs/ua.md describes.
          *
          *     **Quota cost:** 1 credit per item of `the body` (at most 100 per request). A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.
+         *
+         *     **Body limit:** 1024 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1UaCompatDeviceCatalog"];
         delete?: never;
@@ -81,6 +87,8 @@ export interface paths {
          * @description The md5 digest of the UTF-8 bytes of `input`, as 32 lowercase hexadecimal characters. Deterministic: equal inputs give equal digests.
          *
          *     **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 528 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1HashMd5"];
         delete?: never;
@@ -103,6 +111,8 @@ export interface paths {
          * @description The sha1 digest of the UTF-8 bytes of `input`, as 40 lowercase hexadecimal characters. Deterministic: equal inputs give equal digests.
          *
          *     **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 528 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1HashSha1"];
         delete?: never;
@@ -125,6 +135,8 @@ export interface paths {
          * @description The sha256 digest of the UTF-8 bytes of `input`, as 64 lowercase hexadecimal characters. Deterministic: equal inputs give equal digests.
          *
          *     **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 528 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1HashSha256"];
         delete?: never;
@@ -147,6 +159,8 @@ export interface paths {
          * @description The sha512 digest of the UTF-8 bytes of `input`, as 128 lowercase hexadecimal characters. Deterministic: equal inputs give equal digests.
          *
          *     **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 528 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1HashSha512"];
         delete?: never;
@@ -169,6 +183,8 @@ export interface paths {
          * @description A bcrypt hash in Modular Crypt Format, `$2b$<rounds>$<salt><hash>` (bcrypt's own base64 alphabet), with a fresh random salt on every call. Inputs over 72 bytes are reduced to their raw SHA-512 digest before bcrypt instead of being silently truncated (Bun.password behaviour). The result is a Hash result: `algorithm` and `hash`; Form A (enveloped) KDF results add `params`, the parameters actually used. A full worker queue, or a caller who already has hash.jobsPerCaller jobs running or waiting, answers 503 with Retry-After; a value over one of this server's ceilings (memory, work, rounds, lanes) answers 422 naming the field and the ceiling (`ceilings[]`). An empty `input` is a 422.
          *
          *     **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 528 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1HashBcrypt"];
         delete?: never;
@@ -191,6 +207,8 @@ export interface paths {
          * @description An scrypt (RFC 7914) hash `$scrypt$ln=<log2 n>,r=<r>,p=<p>$<salt>$<hash>`: a fresh 16-byte random salt and a 32-byte key, both in standard base64 (RFC 4648 alphabet `A-Z a-z 0-9 + /`) without `=` padding. Parameters may be sent as n/r/p or as Form A's cost_factor/block_size/parallelism. The result is a Hash result: `algorithm` and `hash`; Form A (enveloped) KDF results add `params`, the parameters actually used. A full worker queue, or a caller who already has hash.jobsPerCaller jobs running or waiting, answers 503 with Retry-After; a value over one of this server's ceilings (memory, work, rounds, lanes) answers 422 naming the field and the ceiling (`ceilings[]`). An empty `input` is a 422.
          *
          *     **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 528 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1HashScrypt"];
         delete?: never;
@@ -213,6 +231,8 @@ export interface paths {
          * @description An argon2id (RFC 9106, version 0x13) hash in PHC string format `$argon2id$v=19$m=<memory_cost>,t=<time_cost>,p=<parallelism>$<salt>$<hash>`: a fresh 16-byte random salt and a 32-byte tag, standard base64 without padding. The result is a Hash result: `algorithm` and `hash`; Form A (enveloped) KDF results add `params`, the parameters actually used. A full worker queue, or a caller who already has hash.jobsPerCaller jobs running or waiting, answers 503 with Retry-After; a value over one of this server's ceilings (memory, work, rounds, lanes) answers 422 naming the field and the ceiling (`ceilings[]`). An empty `input` is a 422.
          *
          *     **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 528 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1HashArgon2id"];
         delete?: never;
@@ -339,6 +359,8 @@ export interface paths {
          * @description Unknown codes give `valid: false, name: null`.
          *
          *     **Quota cost:** 1 credit per item of `codes` (at most 100 per request). A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.
+         *
+         *     **Body limit:** 64 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1CountriesValidate"];
         delete?: never;
@@ -405,6 +427,8 @@ export interface paths {
          * @description Unknown codes give `valid: false, name: null`.
          *
          *     **Quota cost:** 1 credit per item of `codes` (at most 100 per request). A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.
+         *
+         *     **Body limit:** 64 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1SubdivisionsValidate"];
         delete?: never;
@@ -467,6 +491,8 @@ export interface paths {
         /**
          * Check the format and existence of several postal codes
          * @description **Quota cost:** 1 credit per item of `codes` (at most 100 per request). A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.
+         *
+         *     **Body limit:** 64 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1PostalValidate"];
         delete?: never;
@@ -547,6 +573,8 @@ export interface paths {
         /**
          * Postal codes within a radius, nearest first (haversine distance_km)
          * @description **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 16 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1PostalByCountryCodeNearby"];
         delete?: never;
@@ -567,6 +595,8 @@ export interface paths {
         /**
          * Postal codes inside a polygon, in dataset order
          * @description **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 1024 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1PostalByCountryCodeWithin"];
         delete?: never;
@@ -651,6 +681,8 @@ export interface paths {
          * @description Private, loopback, link-local, CGNAT, documentation and multicast addresses answer with is_reserved true and no location.
          *
          *     **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 16 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1Ip"];
         delete?: never;
@@ -673,6 +705,8 @@ export interface paths {
          * @description Each address costs one quota credit.
          *
          *     **Quota cost:** 1 credit per item of `ips` (at most 100 per request). A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.
+         *
+         *     **Body limit:** 16 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1IpBulk"];
         delete?: never;
@@ -921,6 +955,8 @@ export interface paths {
          * @description Syntax, MX (DNS), domain age (RDAP), disposable, free-provider and abuse lists. `fields` accepts dotted paths such as `checks.disposable`. A check that cannot be performed is reported in `unknown_checks` and adds no points; the answer comes within the DNS and RDAP timeouts.
          *
          *     **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 16 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1EmailRisk"];
         delete?: never;
@@ -943,6 +979,8 @@ export interface paths {
          * @description Form A: `{status, total, data}`; Form B: `{results}`. Each address costs one quota credit.
          *
          *     **Quota cost:** 1 credit per item of `emails` (at most 10 per request). A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.
+         *
+         *     **Body limit:** 64 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1EmailRiskBulk"];
         delete?: never;
@@ -965,6 +1003,8 @@ export interface paths {
          * @description Encodes `text` verbatim as UTF-8 (numeric and alphanumeric runs in their denser modes). png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
          *
          *     **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 64 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1QrText"];
         delete?: never;
@@ -987,6 +1027,8 @@ export interface paths {
          * @description Encodes `url` verbatim: an absolute URL with a scheme (https:, http:, or any other such as otpauth:), no spaces or control characters. png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
          *
          *     **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 64 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1QrUrl"];
         delete?: never;
@@ -1009,6 +1051,8 @@ export interface paths {
          * @description Encodes `WIFI:T:<WPA|WEP|nopass>;S:<ssid>;P:<password>;H:<true|false>;;`, with `\ ; , : "` in the SSID and password escaped by a backslash; `P:` is left out for nopass. png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
          *
          *     **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 64 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1QrWifi"];
         delete?: never;
@@ -1031,6 +1075,8 @@ export interface paths {
          * @description Encodes a vCard 3.0: `BEGIN:VCARD`, `VERSION:3.0`, `N` (the name split at its last space: family name last), `FN`, then `ORG`, `TEL`, `EMAIL`, `ADR` (the address as its street component), `URL` when given, `END:VCARD`. Lines end in CRLF; `\ , ;` and newlines in text values are escaped (RFC 6350); lines are folded at 75 octets. png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
          *
          *     **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 64 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1QrVcard"];
         delete?: never;
@@ -1053,6 +1099,8 @@ export interface paths {
          * @description Encodes a `mailto:` URI (RFC 6068): `mailto:<to>?subject=...&body=...`, the subject and body percent-encoded as UTF-8 (space as %20, line breaks as %0D%0A). png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
          *
          *     **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 64 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1QrEmail"];
         delete?: never;
@@ -1075,6 +1123,8 @@ export interface paths {
          * @description Encodes `SMSTO:<phone>:<message>`. The format has no escaping: the message is verbatim (colons included). png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
          *
          *     **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 64 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1QrSms"];
         delete?: never;
@@ -1097,6 +1147,8 @@ export interface paths {
          * @description Encodes a `geo:<latitude>,<longitude>` URI (RFC 5870, WGS-84) in plain decimal, at most 7 decimals. png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
          *
          *     **Quota cost:** 1 credit.
+         *
+         *     **Body limit:** 64 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
         post: operations["postApiV1QrGeo"];
         delete?: never;
@@ -2663,8 +2715,22 @@ export interface components {
                 "application/json": components["schemas"]["Problem"] | components["schemas"]["ProblemEnvelope"];
             };
         };
-        /** @description 413: The request body (or a batch, or an input) is over its limit. */
+        /** @description 413: The request body (or a batch, or an input) is over its limit: the route's `x-body-limit` (or ALMANAC_BODY_LIMIT, if lower), checked on Content-Length before the body is read. Costs nothing when refused before reading. */
         PayloadTooLarge: {
+            headers: {
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Problem"] | components["schemas"]["ProblemEnvelope"];
+            };
+        };
+        /** @description 415: The body is not sent as `application/json` (a form, text, or no Content-Type at all); `accepted` and `received` name the types. Refused before the body is read; costs nothing. */
+        UnsupportedMediaType: {
             headers: {
                 "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
                 "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
@@ -2959,6 +3025,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -3165,6 +3232,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -3268,6 +3336,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -3319,6 +3388,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -3370,6 +3440,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -3421,6 +3492,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -3472,6 +3544,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -3528,6 +3601,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -3591,6 +3665,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -3657,6 +3732,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -4000,6 +4076,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -4184,6 +4261,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -4368,6 +4446,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -4637,6 +4716,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -4707,6 +4787,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -4925,6 +5006,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -4978,6 +5060,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -6128,6 +6211,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -6281,6 +6365,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -6441,6 +6526,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -6601,6 +6687,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -6777,6 +6864,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -6953,6 +7041,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -7117,6 +7206,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -7279,6 +7369,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
@@ -7444,6 +7535,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];

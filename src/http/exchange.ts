@@ -3,6 +3,7 @@
  * the Request itself under a private symbol. It dies with the request; a WeakMap entry per request and
  * layer cost ~0.15 µs each plus collector work, a property next to nothing.
  */
+import type { Admission } from './admission.ts'
 import type { Principal } from './auth.ts'
 
 export interface Exchange {
@@ -12,6 +13,13 @@ export interface Exchange {
   route?: string
   /** Headers the response must carry: quota, definitions date. */
   headers?: Record<string, string>
+  /** Its route's admission (body limit, JSON, cost), found from the request line before the body is read. */
+  admission?: Admission | null
+  /** Quota credits this request holds (taken, not given back), and the time they count in (credits.ts). */
+  credits?: number
+  creditsAt?: number
+  /** The quota store could not be asked and fail-open let the request through: nothing is counted. */
+  uncounted?: boolean
   /** This request's id (the caller's X-Request-Id when acceptable, else one made here); echoed, logged, in problems. */
   id?: string
 }

@@ -12,6 +12,7 @@ import { Elysia, type AnyElysia, type TSchema } from 'elysia'
 import { APP_VERSION } from '../cli/version.ts'
 import { CACHE_KEY } from './cache.ts'
 import { COST_KEY, type PerItemCost } from './cost.ts'
+import { BODY_LIMIT_KEY, DEFAULT_BODY_LIMIT } from './admission.ts'
 import { API_PREFIX } from './paths.ts'
 import { FieldErrorSchema, ProblemEnvelopeSchema, ProblemSchema } from './schemas.ts'
 
@@ -101,7 +102,16 @@ const PROBLEM_STATUSES: Record<string, { name: string; description: string; extr
     description: 'The path exists but not with this method; `Allow` lists the methods that do answer.',
     extraHeaders: ['Allow'],
   },
-  '413': { name: 'PayloadTooLarge', description: 'The request body (or a batch, or an input) is over its limit.' },
+  '413': {
+    name: 'PayloadTooLarge',
+    description:
+      "The request body (or a batch, or an input) is over its limit: the route's `x-body-limit` (or ALMANAC_BODY_LIMIT, if lower), checked on Content-Length before the body is read. Costs nothing when refused before reading.",
+  },
+  '415': {
+    name: 'UnsupportedMediaType',
+    description:
+      'The body is not sent as `application/json` (a form, text, or no Content-Type at all); `accepted` and `received` name the types. Refused before the body is read; costs nothing.',
+  },
   '422': {
     name: 'UnprocessableContent',
     description:
@@ -335,6 +345,9 @@ function costText(cost: PerItemCost | undefined): string {
   return `**Quota cost:** 1 credit per item of \`${cost.field === '' ? 'the body' : cost.field}\` (at most ${cost.max} per request). A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.`
 }
 
+const bodyLimitText = (bytes: number) =>
+  `**Body limit:** ${bytes % 1024 ? `${bytes} bytes` : `${bytes / 1024} KiB`} of \`application/json\` (\`x-body-limit\`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.`
+
 /** `getApiV1Timezones-diff` -> `getApiV1TimezonesDiff`, `ByTz_name` -> `ByTzName`: letters and digits only. */
 const identifier = (id: string) => id.replace(/[^A-Za-z0-9]+([A-Za-z0-9]?)/g, (_, next: string) => next.toUpperCase())
 
@@ -373,7 +386,8 @@ function completeOperation(op: Json, path: string, hasDefinitions: (path: string
   }
   const responses: Json = { '200': successResponse(op, hasDefinitions(path), components) }
   for (const [status, r] of Object.entries(op.responses ?? {})) if (status !== '200') responses[status] = r
-  for (const status of [...OPERATION_PROBLEMS, ...(op.requestBody ? ['413'] : [])].sort())
+  if (op.requestBody) op[BODY_LIMIT_KEY] ??= DEFAULT_BODY_LIMIT
+  for (const status of [...OPERATION_PROBLEMS, ...(op.requestBody ? ['413', '415'] : [])].sort())
     responses[status] ??= ref('responses', PROBLEM_STATUSES[status]!.name)
   if (op[CACHE_KEY]) {
     // Cacheable reference data: validators on the 200, and the 304 an If-None-Match that matches gets.
@@ -390,7 +404,8 @@ function completeOperation(op: Json, path: string, hasDefinitions: (path: string
   }
   op.responses = responses
   const cost = op[COST_KEY] as PerItemCost | undefined
-  op.description = [op.description, costText(cost)].filter(Boolean).join('\n\n')
+  const limit = op[BODY_LIMIT_KEY] as number | undefined
+  op.description = [op.description, costText(cost), limit ? bodyLimitText(limit) : ''].filter(Boolean).join('\n\n')
 }
 
 const cleanSchemaOfParameter = (p: Json) => ({ ...p, schema: cleanSchema(p.schema) })

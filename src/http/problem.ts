@@ -21,6 +21,7 @@ const KINDS: Record<ErrorKind, { status: number; title: string }> = {
   not_found: { status: 404, title: 'Not found' },
   ambiguous: { status: 400, title: 'Ambiguous input' },
   too_large: { status: 413, title: 'Payload too large' },
+  unsupported_type: { status: 415, title: 'Unsupported media type' },
   unauthorized: { status: 401, title: 'Unauthorized' },
   forbidden: { status: 403, title: 'Forbidden' },
   quota: { status: 429, title: 'Quota exceeded' },

@@ -1,7 +1,8 @@
 /**
  * Checks on the request itself, before any route sees it: a path with a broken percent-escape (`%ZZ`) is a
- * 400 (Elysia would otherwise hand routes a null path parameter), and the body limit (`config.bodyLimit`)
- * is a 413 problem in the caller's form. JSON bodies are limited in depth and size before they are parsed.
+ * 400 (Elysia would otherwise hand routes a null path parameter), and the body limit is a 413 problem in
+ * the caller's form: the route's own limit under /api/v1 (admission.ts), `config.bodyLimit` elsewhere.
+ * JSON bodies are limited in depth and size before they are parsed.
  *
  * A declared `Content-Length` over the limit is refused before a byte of the body is read. A body without
  * one (chunked) is read here with a running count and refused as soon as it passes the limit, so a client
@@ -10,13 +11,13 @@
  * so it must only ever see requests that lie about their size by a wide margin.
  */
 import { Elysia, ParseError } from 'elysia'
-import { badRequest, invalid, tooLarge } from '../lib/errors.ts'
+import { badRequest, invalid } from '../lib/errors.ts'
+import { overLimit } from './admission.ts'
+import { existingExchange } from './exchange.ts'
 import { checkJsonShape, checkMemberNames } from './json-shape.ts'
 
 /** The transport-level ceiling handed to Bun.serve: generous, so our JSON 413 answers in all honest cases. */
 export const serverBodyCeiling = (bodyLimit: number) => Math.max(bodyLimit * 16, 64 * 1024 * 1024)
-
-const overLimit = (limit: number) => tooLarge(`The request body is over the limit of ${limit} bytes.`)
 
 async function readCapped(request: Request, limit: number): Promise<string> {
   const reader = request.body!.getReader()
@@ -28,14 +29,14 @@ async function readCapped(request: Request, limit: number): Promise<string> {
     size += value.byteLength
     if (size > limit) {
       reader.cancel().catch(() => {})
-      throw overLimit(limit)
+      throw overLimit(limit, existingExchange(request)?.admission)
     }
     chunks.push(value)
   }
   return new TextDecoder().decode(Buffer.concat(chunks))
 }
 
-function pathIsWellFormed(path: string): boolean {
+export function pathIsWellFormed(path: string): boolean {
   if (!path.includes('%')) return true
   try {
     decodeURIComponent(path)
@@ -60,11 +61,13 @@ export function checkRequest(request: Request, path: string, limit: number): voi
 export const bodyReader = (limit: number) =>
   new Elysia({ name: 'almanac:body-reader', seed: limit }).onParse({ as: 'global' }, async ({ request, contentType }) => {
     if (!request.body) return
+    // The route's own limit when admission found it (its Content-Length was checked against it there).
+    const cap = existingExchange(request)?.admission?.bodyLimit ?? limit
     const type = (contentType ?? '').toLowerCase()
     const json = type.includes('json')
     const declared = request.headers.has('content-length')
     if (declared && !json) return
-    const text = declared ? await request.text() : await readCapped(request, limit)
+    const text = declared ? await request.text() : await readCapped(request, cap)
     if (json) {
       checkJsonShape(text)
       let parsed: unknown

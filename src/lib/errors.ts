@@ -8,6 +8,7 @@ export type ErrorKind =
   | 'not_found' // the resource does not exist
   | 'ambiguous' // the input names several resources (e.g. an abbreviation shared by several zones)
   | 'too_large' // a body, batch or input over a limit
+  | 'unsupported_type' // a body of a media type the route does not take
   | 'unauthorized' // missing or bad credentials
   | 'forbidden' // credentials are good but not allowed here
   | 'quota' // plan credits used up

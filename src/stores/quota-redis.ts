@@ -1,6 +1,7 @@
 /**
  * Quota counters in Redis, shared by every instance that points at the same server. A consume is one
- * Lua script (Redis runs a script alone, so read-decide-increment is atomic across all clients); one key
+ * Lua script (Redis runs a script alone, so read-decide-increment is atomic across all clients), and so is
+a refund; one key
  * per subject and window, expiring shortly after the window ends.
  *
  * Redis may go away and come back: commands fail fast while it is unreachable (no offline queue, a
@@ -21,6 +22,14 @@ if used == cost then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
 return {1, used}
 `
 
+/** KEYS[1] counter; ARGV credits to give back. Returns the count after (never below zero). */
+const REFUND = `
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local give = math.min(used, tonumber(ARGV[1]))
+if give > 0 then used = redis.call('DECRBY', KEYS[1], give) end
+return used
+`
+
 export interface RedisQuotaOptions extends RedisOptions {
   keyPrefix?: string
 }
@@ -29,6 +38,7 @@ export function redisQuotaStore(url: string, options: RedisQuotaOptions = {}): Q
   const { keyPrefix = 'almanac:quota:', ...connection } = options
   const redis = redisConnection(url, { role: 'quota store', ...connection })
   const consume = redis.script(CONSUME)
+  const refund = redis.script(REFUND)
 
   const keyOf = (subject: string, plan: Plan, window: number) => `${keyPrefix}${plan.name}:${plan.windowSeconds}:${window}:${subject}`
 
@@ -40,6 +50,12 @@ export function redisQuotaStore(url: string, options: RedisQuotaOptions = {}): Q
       const ttl = String(Math.max(1, window + plan.windowSeconds - Math.floor(now / 1000)) + 60)
       const reply: [number, number] = await consume([key], [String(cost), String(plan.credits), ttl])
       return quotaState(plan, window, Number(reply[1]), reply[0] === 1)
+    },
+    async refund(subject, plan, credits, now = Date.now()) {
+      // The key names the window the credits were taken in, so a refund never reaches a later one.
+      const window = windowStart(plan, now)
+      const used: number = await refund([keyOf(subject, plan, window)], [String(credits)])
+      return quotaState(plan, window, Number(used), true)
     },
     async peek(subject, plan, now = Date.now()) {
       const window = windowStart(plan, now)

@@ -2,7 +2,7 @@
  * Quota counters in `<stateDir>/quota.sqlite`: they survive a restart, and processes sharing the file
  * (`--workers`, several servers on one host) share the counters. Each consume is one IMMEDIATE
  * transaction (read, decide, write under SQLite's write lock), so concurrent consumers from any process
- * are serialised and a request takes all its credits or none.
+ * are serialised and a request takes all its credits or none. A refund is one UPDATE (atomic by itself).
  */
 import type { Plan } from '../config.ts'
 import { openStateDatabase } from './sqlite.ts'
@@ -29,6 +29,11 @@ export function sqliteQuotaStore(stateDir: string): QuotaStore {
     `INSERT INTO quota_counters (plan, window_seconds, subject, window_start, used) VALUES (?1, ?2, ?3, ?4, ?5)
      ON CONFLICT (plan, window_seconds, subject) DO UPDATE SET window_start = excluded.window_start, used = excluded.used`,
   )
+  // One statement, so atomic on its own: only the window the credits were taken in, never below zero.
+  const giveBack = db.query<{ used: number }, [string, number, string, number, number]>(
+    `UPDATE quota_counters SET used = max(0, used - ?4)
+     WHERE plan = ?1 AND window_seconds = ?2 AND subject = ?3 AND window_start = ?5 RETURNING used`,
+  )
   // Rows of windows long gone: removed now and then so the table holds only active subjects.
   const sweep = db.query('DELETE FROM quota_counters WHERE window_start + window_seconds < ?')
   let lastSweep = 0
@@ -54,6 +59,11 @@ export function sqliteQuotaStore(stateDir: string): QuotaStore {
         sweep.run(Math.floor(now / 1000))
       }
       return consume.immediate(subject, plan, cost, window)
+    },
+    refund(subject, plan, credits, now = Date.now()) {
+      const window = windowStart(plan, now)
+      const row = giveBack.get(plan.name, plan.windowSeconds, subject, credits, window)
+      return quotaState(plan, window, row?.used ?? 0, true)
     },
     peek(subject, plan, now = Date.now()) {
       const window = windowStart(plan, now)

@@ -96,7 +96,7 @@ describe('document', () => {
     ])
       expect(doc.components.headers[h]).toBeDefined()
     const statuses = Object.values(doc.components.responses).map((r: any) => Number(r.description.slice(0, 3)))
-    expect(statuses.sort()).toEqual([400, 401, 403, 404, 405, 413, 422, 429, 500, 503])
+    expect(statuses.sort()).toEqual([400, 401, 403, 404, 405, 413, 415, 422, 429, 500, 503])
     // Cacheable reference data declares its validators and the 304; a POST does not.
     const country = doc.paths['/api/v1/countries/{code}'].get.responses
     expect([country['304']?.headers?.ETag, country['200'].headers['Cache-Control']].every(Boolean)).toBe(true)

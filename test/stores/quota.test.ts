@@ -67,6 +67,34 @@ describe.each(stores)('%s quota store', (_, make) => {
     await store.close()
   })
 
+  test('a refund gives credits back to the window they were taken in, never below zero, never to a later window', async () => {
+    const store = make()
+    expect((await store.consume('gina', plan, 5, T0)).remaining).toBe(15)
+    const back = await store.refund('gina', plan, 2, T0 + 1000)
+    expect(back).toEqual({ allowed: true, policy: 'tiny', limit: 20, remaining: 17, reset: WINDOW_END, windowSeconds: 60 })
+    // More than was taken: back to the whole plan, not beyond it.
+    expect((await store.refund('gina', plan, 50, T0)).remaining).toBe(20)
+    expect((await store.peek('gina', plan, T0)).remaining).toBe(20)
+    // Credits taken in one window and given back after the next began: the new window is untouched.
+    await store.consume('gina', plan, 3, T0)
+    expect((await store.consume('gina', plan, 4, WINDOW_END * 1000)).remaining).toBe(16)
+    expect((await store.refund('gina', plan, 3, T0)).reset).toBe(WINDOW_END)
+    expect((await store.peek('gina', plan, WINDOW_END * 1000)).remaining).toBe(16)
+    // A subject that never spent anything gets nothing.
+    expect((await store.refund('hugo', plan, 1, T0)).remaining).toBe(20)
+    expect((await store.consume('hugo', plan, 20, T0)).allowed).toBe(true)
+    await store.close()
+  })
+
+  test('concurrent refunds and consumes stay exact: 20 taken, 10 given back, 10 more fit and no more', async () => {
+    const store = make()
+    await Promise.all(Array.from({ length: 20 }, () => store.consume('ivan', plan, 1, T0)))
+    await Promise.all(Array.from({ length: 10 }, () => store.refund('ivan', plan, 1, T0)))
+    const again = await Promise.all(Array.from({ length: 15 }, () => store.consume('ivan', plan, 1, T0)))
+    expect(again.filter((s) => s.allowed).length).toBe(10)
+    await store.close()
+  })
+
   test('subjects and plans are counted apart', async () => {
     const store = make()
     const other: Plan = { name: 'other', credits: 20, windowSeconds: 60 }

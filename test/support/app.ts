@@ -43,6 +43,8 @@ export interface TestApp {
     path: string,
     init?: Parameters<TestApp['request']>[2],
   ): Promise<{ status: number; body: T; headers: Headers }>
+  /** The app's own handler, for requests a test builds itself (streamed bodies, raw headers). */
+  handle(request: Request): Promise<Response>
   close(): Promise<void>
 }
 
@@ -79,6 +81,7 @@ export async function testApp(
   return {
     config,
     request,
+    handle: (r) => app.handle(r),
     async json(method, path, init) {
       const res = await request(method, path, init)
       const text = await res.text()

@@ -4,6 +4,7 @@ import type { DomainContext } from '../types.ts'
 import { requestContext } from '../../http/context.ts'
 import { costPerItem } from '../../http/cost.ts'
 import { callerOf } from '../../http/exchange.ts'
+import { bodyLimit } from '../../http/admission.ts'
 import { documents } from '../../http/openapi.ts'
 import { fieldsQuery } from '../../http/paging.ts'
 import { list, one } from '../../http/reply.ts'
@@ -69,6 +70,8 @@ export const emailRoutes = ({ service: state, config }: DomainContext<EmailDomai
           description: 'Form A: `{status, total, data}`; Form B: `{results}`. Each address costs one quota credit.',
           tags: ['Email risk'],
           ...costPerItem('emails', BULK_MAX),
+          // 10 addresses of 1,024 characters, 3 bytes each at most: 30.8 KB.
+          ...bodyLimit(64 * 1024),
           ...documents({
             enveloped: EnvelopedItemSchema,
             bare: BareItemSchema,

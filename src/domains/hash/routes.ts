@@ -5,6 +5,7 @@
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../config.ts'
 import { requestContext } from '../../http/context.ts'
+import { bodyLimit } from '../../http/admission.ts'
 import { fieldsQuery, namedInteger } from '../../http/paging.ts'
 import { callerOf } from '../../http/exchange.ts'
 import { documents } from '../../http/openapi.ts'
@@ -24,6 +25,9 @@ const RESULT_NOTE =
   "A job waits for a free worker and for room in this server's hashing memory budget (hash.memoryBudgetBytes, of which one caller may hold half). " +
   "A full queue, or a caller who already has hash.jobsPerCaller jobs running or waiting, answers 503 with Retry-After; a value over one of this server's ceilings (memory, work, rounds, lanes) answers 422 naming the field and the ceiling (`ceilings[]`). An empty `input` is a 422."
 
+/** The input's 256 KB of UTF-8 even if every byte were escaped as two in JSON (quotes, backslashes, newlines), and the options. */
+const HASH_BODY = bodyLimit(2 * MAX_INPUT_BYTES + 16 * 1024)
+
 export function hashRoutes(service: HashService, config: Config) {
   const c = config.hash
   const memory = service.ceilings
@@ -35,6 +39,7 @@ export function hashRoutes(service: HashService, config: Config) {
       query: t.Object(fieldsQuery),
       detail: {
         tags: ['hash'],
+        ...HASH_BODY,
         summary: `${algorithm.toUpperCase()} digest`,
         description: `The ${algorithm} digest of the UTF-8 bytes of \`input\`, as ${DIGEST_LENGTH[algorithm]} lowercase hexadecimal characters. Deterministic: equal inputs give equal digests.`,
         ...documents({
@@ -65,6 +70,7 @@ export function hashRoutes(service: HashService, config: Config) {
       query: t.Object(fieldsQuery),
       detail: {
         tags: ['hash'],
+        ...HASH_BODY,
         summary: 'bcrypt password hash',
         description:
           "A bcrypt hash in Modular Crypt Format, `$2b$<rounds>$<salt><hash>` (bcrypt's own base64 alphabet), with a fresh random salt on every call. " +
@@ -111,6 +117,7 @@ export function hashRoutes(service: HashService, config: Config) {
       query: t.Object(fieldsQuery),
       detail: {
         tags: ['hash'],
+        ...HASH_BODY,
         summary: 'scrypt password hash',
         description:
           'An scrypt (RFC 7914) hash `$scrypt$ln=<log2 n>,r=<r>,p=<p>$<salt>$<hash>`: a fresh 16-byte random salt and a 32-byte key, both in standard base64 ' +
@@ -156,6 +163,7 @@ export function hashRoutes(service: HashService, config: Config) {
       query: t.Object(fieldsQuery),
       detail: {
         tags: ['hash'],
+        ...HASH_BODY,
         summary: 'argon2id password hash',
         description:
           'An argon2id (RFC 9106, version 0x13) hash in PHC string format `$argon2id$v=19$m=<memory_cost>,t=<time_cost>,p=<parallelism>$<salt>$<hash>`: a fresh 16-byte random salt and a 32-byte tag, standard base64 without padding. ' +

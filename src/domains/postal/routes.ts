@@ -3,6 +3,7 @@ import { Elysia, t } from 'elysia'
 import type { Config } from '../../config.ts'
 import { requestContext } from '../../http/context.ts'
 import { costPerItem } from '../../http/cost.ts'
+import { bodyLimit } from '../../http/admission.ts'
 import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
 import { documents } from '../../http/openapi.ts'
 import { list, one } from '../../http/reply.ts'
@@ -120,6 +121,8 @@ export const postalRoutes = (service: PostalService, config: Config) =>
         tags: ['postal'],
         summary: 'Check the format and existence of several postal codes',
         ...costPerItem('codes', BATCH_MAX),
+        // 100 pairs of 16 + 64 characters, 3 bytes each at most: 27.7 KB.
+        ...bodyLimit(64 * 1024),
         ...documents({ name: 'PostalCheck', ...PostalCheckSchemas, list: true, total: false }),
       },
     })
@@ -261,6 +264,8 @@ export const postalRoutes = (service: PostalService, config: Config) =>
         detail: {
           tags: ['postal'],
           summary: 'Postal codes inside a polygon, in dataset order',
+          // 10,000 positions at full double precision: 400 KB compact, 800 KB pretty-printed with two spaces.
+          ...bodyLimit(1024 * 1024),
           ...documents({ name: 'PostalRecord', ...PostalRecordSchemas, list: true, ...spatialSiblings }),
         },
       },

@@ -6,6 +6,7 @@
 import { Elysia, t, type TSchema } from 'elysia'
 import { requestContext } from '../../http/context.ts'
 import { callerOf } from '../../http/exchange.ts'
+import { bodyLimit } from '../../http/admission.ts'
 import { documents } from '../../http/openapi.ts'
 import { fieldsQuery } from '../../http/paging.ts'
 import { one } from '../../http/reply.ts'
@@ -198,6 +199,8 @@ export function qrRoutes({ service: state, config }: DomainContext<QrDomainState
         detail: {
           tags: ['QR codes'],
           summary: route.summary,
+          // The largest payload (text: 4,296 characters) at 3 bytes each is 13 KB; 6 each as \u escapes, 26 KB.
+          ...bodyLimit(64 * 1024),
           description: `${route.description} ${COMMON_NOTE}`,
           ...documents({ enveloped: QrResultSchema, bare: QrResultSchema }),
         },

@@ -2,6 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { requestContext } from '../../http/context.ts'
 import { costPerItem } from '../../http/cost.ts'
+import { bodyLimit } from '../../http/admission.ts'
 import { documents } from '../../http/openapi.ts'
 import { fieldsQuery } from '../../http/paging.ts'
 import { list, one } from '../../http/reply.ts'
@@ -56,6 +57,8 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
       query: t.Object(fieldsQuery),
       detail: {
         summary: 'Parse a user agent',
+        // One user agent (2,048 characters) and nine hints of 1,024, each character up to 3 bytes of UTF-8: 34 KB.
+        ...bodyLimit(64 * 1024),
         description:
           'Client, OS, device and bot of one User-Agent, with optional Client Hints (SPEC rules 1-4). Bots answer with `bot` and null client, os and device; headless browsers are bots that keep their client.',
         ...documents({ enveloped: EnvelopedSchema, bare: BareSchema }),
@@ -91,6 +94,8 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
           summary: `Parse up to ${BULK_MAX} user agents`,
           description: 'Each result carries its input `ua`. Each item costs one quota credit.',
           ...costPerItem('ua_list', BULK_MAX),
+          // 100 items of the single route's body: past the 1 MiB ceiling only with hints no browser sends.
+          ...bodyLimit(1024 * 1024),
           ...documents({ enveloped: BulkEnvelopedItem, bare: BulkBareItem, list: true, total: false }),
         },
       },
@@ -117,6 +122,8 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
           description:
             'An object keyed by each input string; each entry is a WURFL-style capability map whose sources docs/ua.md describes.',
           ...costPerItem('', BULK_MAX),
+          // 100 user agents of 2,048 characters: 205 KB in ASCII, 615 KB if every character took 3 bytes.
+          ...bodyLimit(1024 * 1024),
           ...documents({ enveloped: CatalogSchema, bare: CatalogSchema }),
         },
       },
