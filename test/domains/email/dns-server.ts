@@ -2,7 +2,8 @@
  * A small authoritative DNS server over UDP on 127.0.0.1, for the email domain's tests and benchmark:
  * real DNS messages (RFC 1035 wire format) from a zone table, so the resolver under test speaks to a
  * real server. Names it does not know are NXDOMAIN; a `slow` name is never answered (the client must
- * time out); every query is counted per name and type, so tests can see what the cache saved.
+ * time out); every query is counted per name and type, so tests can see what the cache saved. With
+ * `delayMs` every UDP answer is held that long (a slow resolver, for bench/fairness.ts).
  */
 import { createSocket, type Socket } from 'node:dgram'
 import { createServer, type Server } from 'node:net'
@@ -74,10 +75,11 @@ export interface DnsServer {
   close(): Promise<void>
 }
 
-export async function startDnsServer(zones: Record<string, Zone>): Promise<DnsServer> {
+export async function startDnsServer(zones: Record<string, Zone>, { delayMs = 0 } = {}): Promise<DnsServer> {
   const table = new Map(Object.entries(zones).map(([k, v]) => [k.toLowerCase(), v]))
   const queries = new Map<string, number>()
   const socket: Socket = createSocket('udp4')
+  let closed = false
   /** The answer to a query, or null for none; `tcp` answers in full what UDP truncates. */
   const answer = (msg: Buffer, tcp: boolean): Buffer | null => {
     if (msg.length < 12) return null
@@ -138,7 +140,9 @@ export async function startDnsServer(zones: Record<string, Zone>): Promise<DnsSe
   }
   socket.on('message', (msg, peer) => {
     const reply = answer(msg, false)
-    if (reply) socket.send(reply, peer.port, peer.address)
+    if (!reply) return
+    if (delayMs > 0) setTimeout(() => closed || socket.send(reply, peer.port, peer.address), delayMs).unref()
+    else socket.send(reply, peer.port, peer.address)
   })
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve))
   // Tests end by themselves: the sockets do not keep the process alive.
@@ -167,6 +171,7 @@ export async function startDnsServer(zones: Record<string, Zone>): Promise<DnsSe
     queries,
     zones: table,
     close: async () => {
+      closed = true
       await new Promise<void>((resolve) => socket.close(() => resolve()))
       await new Promise<void>((resolve) => tcp.close(() => resolve()))
     },
