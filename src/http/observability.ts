@@ -1,7 +1,7 @@
 /**
  * What an operator watches: Prometheus metrics at `GET /metrics` (requests by route pattern and status, a
  * latency histogram, quota refusals, in-flight requests, process figures) and one JSON access-log line per
- * request (`config.accessLog`).
+ * request (`config.accessLog`). How long the event loop was held comes from `event-loop.ts`.
  *
  * Both are taken around the whole app (`wrap(app.handle)`), not in Elysia hooks: hooks do not see every
  * response (an early return from `onRequest`, a 404, the status an error handler finally chose), the wrapper
@@ -11,6 +11,7 @@
 import { Elysia, type AnyElysia } from 'elysia'
 import { APP_VERSION } from '../cli/version.ts'
 import type { Config } from '../config.ts'
+import { eventLoopMonitor } from './event-loop.ts'
 import { exchangeOf, existingExchange } from './exchange.ts'
 import { pathOf } from './paths.ts'
 import { routeMatcher, type RouteMatch } from './route-match.ts'
@@ -148,6 +149,7 @@ function accessLine(
 
 export function createObservability(config: Config, options: ObservabilityOptions = {}): Observability {
   const startedAt = Date.now() / 1000
+  const eventLoop = eventLoopMonitor()
   /** One entry per series; a route pattern's label drops trailing slashes. */
   const stats: RouteStats[] = []
   let inFlight = 0
@@ -277,6 +279,7 @@ export function createObservability(config: Config, options: ObservabilityOption
       '# TYPE process_start_time_seconds gauge',
       `process_start_time_seconds ${startedAt}`,
     )
+    out.push(eventLoop.render())
     for (const collect of collectors) {
       const extra = collect()
       if (extra) out.push(extra.trimEnd())

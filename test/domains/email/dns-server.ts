@@ -4,6 +4,7 @@
  * real server. Names it does not know are NXDOMAIN; a `slow` name is never answered (the client must
  * time out); a `held` name is answered when the test calls `release()` (a slow resolver the test controls,
  * with no clock in it); every query is counted per name and type, so tests can see what the cache saved.
+ * With `delayMs` every answer not held is held that long (a slow resolver, for bench/fairness.ts).
  */
 import { createSocket, type Socket } from 'node:dgram'
 import { createServer, type Server } from 'node:net'
@@ -83,10 +84,11 @@ export interface DnsServer {
   close(): Promise<void>
 }
 
-export async function startDnsServer(zones: Record<string, Zone>): Promise<DnsServer> {
+export async function startDnsServer(zones: Record<string, Zone>, { delayMs = 0 } = {}): Promise<DnsServer> {
   const table = new Map(Object.entries(zones).map(([k, v]) => [k.toLowerCase(), v]))
   const queries = new Map<string, number>()
   const socket: Socket = createSocket('udp4')
+  let closed = false
   /** The answer to a query, or null for none; `tcp` answers in full what UDP truncates. */
   const answer = (msg: Buffer, tcp: boolean): Buffer | null => {
     if (msg.length < 12) return null
@@ -150,13 +152,15 @@ export async function startDnsServer(zones: Record<string, Zone>): Promise<DnsSe
   socket.on('message', (msg, peer) => {
     const reply = answer(msg, false)
     if (!reply) return
-    const send = () => socket.send(reply, peer.port, peer.address)
-    if (!table.get(readName(msg, 12).name)?.held) return send()
-    held.push(send)
-    for (const w of heldWaiters.filter((w) => held.length >= w.n)) {
-      heldWaiters.splice(heldWaiters.indexOf(w), 1)
-      w.resolve()
-    }
+    const send = () => closed || socket.send(reply, peer.port, peer.address)
+    if (table.get(readName(msg, 12).name)?.held) {
+      held.push(send)
+      for (const w of heldWaiters.filter((w) => held.length >= w.n)) {
+        heldWaiters.splice(heldWaiters.indexOf(w), 1)
+        w.resolve()
+      }
+    } else if (delayMs > 0) setTimeout(send, delayMs).unref()
+    else send()
   })
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve))
   // Tests end by themselves: the sockets do not keep the process alive.
@@ -192,6 +196,7 @@ export async function startDnsServer(zones: Record<string, Zone>): Promise<DnsSe
       for (const send of held.splice(0)) send()
     },
     close: async () => {
+      closed = true
       await new Promise<void>((resolve) => socket.close(() => resolve()))
       await new Promise<void>((resolve) => tcp.close(() => resolve()))
     },

@@ -1,0 +1,109 @@
+/**
+ * The hostile clients of bench/fairness.ts, in their own process so their work is not the server's nor
+ * the victim's: one client per key, each keeping `concurrency` requests of one hostile class in flight
+ * until SIGTERM, then printing how the server answered them (one JSON line). Prints `ready` once every
+ * client has sent its first request.
+ * Run by bench/fairness.ts: `bun bench/fairness-attacker.ts '{"url":…,"hostile":…,"keys":[…],"concurrency":n}'`.
+ */
+
+export const HOSTILE = ['content-type', 'bible', 'scrypt', 'email', 'qr-store', 'over-quota'] as const
+export type Hostile = (typeof HOSTILE)[number]
+
+interface Plan {
+  url: string
+  hostile: Hostile
+  keys: string[]
+  concurrency: number
+}
+
+interface Shot {
+  path: string
+  method?: string
+  contentType?: string
+  body?: string
+}
+
+/** 1 MB that is not JSON, sent as text/plain to JSON routes (finding 1). */
+const MEGABYTE_TEXT = 'a'.repeat(1_000_000)
+const TEXT_ROUTES = ['/api/v1/postal/DE/within', '/api/v1/qr/text', '/api/v1/hash/scrypt']
+
+/** Sixteen prefix terms over every translation (finding 2), and the most common word. */
+const SIXTEEN_PREFIXES = Array(16).fill('the*').join(' ')
+
+/**
+ * The largest scrypt the default ceilings allow (finding 4): memory 128·r·(n+2+p) <= 1 GiB and work
+ * n·r·p <= 2^23, so n = 2^19, r = 15 (960 MiB, 7.9·10^6). Override with FAIRNESS_SCRYPT='{"n":…,"r":…}'.
+ */
+const SCRYPT = process.env.FAIRNESS_SCRYPT ?? JSON.stringify({ n: 2 ** 19, r: 15, p: 1 })
+
+/** A maximal QR payload: 2,900 random bytes-mode characters at level L fill version 40, ~115 KB of SVG. */
+const QR_ALPHABET = 'abcdefghijklmnopqrstuvwxyz!#$%&()*+,-./:;<=>?@[]^_{|}~'
+const randomText = (n: number) => {
+  let s = ''
+  for (let i = 0; i < n; i++) s += QR_ALPHABET[(Math.random() * QR_ALPHABET.length) | 0]
+  return s
+}
+
+/** ~0.9 MB of JSON the over-quota keys send (finding 5): 28,000 addresses, under the 50,000-value shape limit. */
+const OVER_QUOTA_BODY = JSON.stringify({ emails: Array.from({ length: 28_000 }, (_, i) => `user${i}@example${i % 977}.org`) })
+
+/** The n-th request of client `c` for a class. */
+function shot(hostile: Hostile, c: number, n: number): Shot {
+  switch (hostile) {
+    case 'content-type':
+      return { path: TEXT_ROUTES[(c + n) % TEXT_ROUTES.length]!, method: 'POST', contentType: 'text/plain', body: MEGABYTE_TEXT }
+    case 'bible': {
+      const q = n % 2 === 0 ? SIXTEEN_PREFIXES : 'the'
+      return { path: `/api/v1/bible/search?q=${encodeURIComponent(q)}&offset=${n % 50}` }
+    }
+    case 'scrypt':
+      return { path: '/api/v1/hash/scrypt', method: 'POST', body: JSON.stringify({ input: `x${n}`, ...JSON.parse(SCRYPT) }) }
+    case 'email': {
+      // Ten domains never asked before: each holds one of the MX checker's in-flight slots for the resolver's delay.
+      const emails = Array.from({ length: 10 }, (_, i) => `u@h${c}-${n}-${i}.fair.example`)
+      return { path: '/api/v1/email/risk/bulk', method: 'POST', body: JSON.stringify({ emails }) }
+    }
+    case 'qr-store':
+      return {
+        path: '/api/v1/qr/text',
+        method: 'POST',
+        body: JSON.stringify({ text: randomText(2900), format: 'svg', error_correction: 'L', ttl: 2_592_000 }),
+      }
+    case 'over-quota':
+      return { path: '/api/v1/email/risk/bulk', method: 'POST', body: OVER_QUOTA_BODY }
+  }
+}
+
+if (import.meta.main) {
+  const plan = JSON.parse(process.argv[2]!) as Plan
+  const statuses = new Map<string, number>()
+  const tally = (k: string) => statuses.set(k, (statuses.get(k) ?? 0) + 1)
+  const stop = new AbortController()
+  let started = 0
+  const lanes = plan.keys.length * plan.concurrency
+
+  const client = async (key: string, c: number, lane: number) => {
+    for (let n = lane; !stop.signal.aborted; n += plan.concurrency) {
+      const s = shot(plan.hostile, c, n)
+      const headers: Record<string, string> = { 'x-api-key': key }
+      if (s.body !== undefined) headers['content-type'] = s.contentType ?? 'application/json'
+      const answer = fetch(plan.url + s.path, { method: s.method ?? 'GET', headers, body: s.body, signal: stop.signal })
+      if (++started === lanes) console.log('ready')
+      try {
+        const res = await answer
+        await res.arrayBuffer()
+        tally(String(res.status))
+      } catch {
+        if (!stop.signal.aborted) tally('network error')
+      }
+    }
+  }
+
+  const running = plan.keys.flatMap((key, c) => Array.from({ length: plan.concurrency }, (_, lane) => client(key, c, lane)))
+  process.on('SIGTERM', async () => {
+    stop.abort()
+    await Promise.allSettled(running)
+    console.log(JSON.stringify(Object.fromEntries([...statuses].sort())))
+    process.exit(0)
+  })
+}
