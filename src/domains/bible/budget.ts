@@ -17,8 +17,8 @@ import type { Term } from './query.ts'
 
 /** The estimated milliseconds one search may take; measured worst admitted searches stay well under 50 ms. */
 export const SEARCH_BUDGET_MS = 25
-/** Most index terms one `prefix*` may expand to (`con*` is 3,992 over the 34 translations). */
-export const MAX_PREFIX_WORDS = 5000
+/** Most index terms one `prefix*` may expand to: 3-letter prefixes reach 4,151 (`meg*`) over 28 languages, `lov*` 235. */
+export const MAX_PREFIX_WORDS = 2500
 
 /** Microseconds per unit of work (in process, 2 shared cores). */
 const US = {
@@ -39,6 +39,9 @@ const US = {
   hit: 8,
 }
 
+/** Entries of a common word read per row of the rarest term when FTS5 seeks it there (calibrated, see statementMs). */
+const US_SEEK = 16
+
 interface WordCost {
   label: string
   docs: number
@@ -56,14 +59,6 @@ interface PrefixCost {
 interface TermCost {
   words: WordCost[]
   prefix: PrefixCost | undefined
-}
-
-/** What the searched translations are, for pricing and for the advice in a refusal. */
-export interface Scope {
-  /** The query parameter that chose them, and how many. */
-  field: 'translation' | 'translations'
-  count: number
-  sort: 'relevance' | 'canonical'
 }
 
 /** Term statistics lookups, prepared once per database. */
@@ -137,13 +132,16 @@ export class SearchPrice {
    * One statement over one translation (`idx`) or all. Only a query of one lone word stops reading at
    * the end of its rowid range: FTS5 looks for the next row of an AND or a phrase past the range's end
    * before the cursor sees it (measured: sixteen common words cost 2.7 ms over Hebrew, which has none of
-   * them, as over the KJV), and merges a prefix's expansion over all translations. So every other query
-   * is priced at its terms' verses in all translations, per statement.
+   * them, as over the KJV), and merges a prefix's expansion over all translations. So the words of any
+   * other query are priced over all translations, each at most `SEEK` entries per verse of the rarest
+   * term (the others are advanced to its rows through the doclist index: `"in the beginning"` reads
+   * 0.5 ms, `"the the"` 9 ms), and every prefix at its whole expansion.
    */
   statementMs(idx?: number): number {
     const lone = this.terms.length === 1 && this.words.length === 1 && !this.prefixes.length
+    const rarest = lone ? Infinity : this.matchBound() * US_SEEK
     let us = US.statement
-    for (const w of this.words) us += this.wordDocs(w, lone ? idx : undefined) * US.read
+    for (const w of this.words) us += Math.min(this.wordDocs(w, lone ? idx : undefined), rarest) * US.read
     for (const p of this.prefixes) us += p.docs * US.merge
     return us / 1000
   }
@@ -168,8 +166,12 @@ export class SearchPrice {
     return ((skip + take) * US.row + take * US.hit) / 1000
   }
 
-  /** Adds a phase's price to the search; over the budget, a 422 saying what to narrow, before it runs. */
-  spend(ms: number, scope: Scope, phase: 'counting' | 'ranking'): void {
+  /**
+   * Adds a phase's price to the search; over the budget, a 422 saying what to narrow, before it runs.
+   * `advice` is what the phase adds to the terms' own (fewer or rarer words, longer prefixes). Fewer
+   * translations is not advised: only a lone word's reading is confined to its translations' rowids.
+   */
+  spend(ms: number, advice: string[] = []): void {
     if (this.spentMs + ms <= this.budgetMs) {
       this.spentMs += ms
       return
@@ -185,11 +187,11 @@ export class SearchPrice {
       })),
     ]
       .sort((a, b) => b.docs - a.docs)
+      .filter((c, i, all) => all.findIndex((d) => d.label === c.label) === i)
       .slice(0, 3)
     if (this.terms.length > 1 || this.words.length + this.prefixes.length > 1) narrow.push('fewer or rarer words')
     if (this.prefixes.length) narrow.push('longer prefixes')
-    if (scope.count > 1) narrow.push(`one translation (translation=…)`)
-    if (phase === 'ranking' && scope.sort === 'relevance') narrow.push('sort=canonical (Bible order needs no ranking)')
+    narrow.push(...advice)
     if (!narrow.length) narrow.push('a rarer word')
     const detail = `q: this search is estimated at ${estimate} ms of database work, over the ${this.budgetMs} ms one search may take (costliest: ${costly.map((c) => c.text).join(', ')}); narrow it: ${narrow.join(', ')}`
     throw new AlmanacError('invalid', detail, {

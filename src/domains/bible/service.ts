@@ -9,7 +9,7 @@ import { invalid, notFound } from '../../lib/errors.ts'
 import type { Page, Paged } from '../../lib/page.ts'
 import { bookById, findBook, type BookInfo, type Testament } from './books.ts'
 import { ID_SHIFT } from './build.ts'
-import { SEARCH_BUDGET_MS, SearchCosts, type Scope, type SearchPrice } from './budget.ts'
+import { SEARCH_BUDGET_MS, SearchCosts, type SearchPrice } from './budget.ts'
 import { parseQuery, type Term } from './query.ts'
 import { snippet } from './snippet.ts'
 
@@ -286,12 +286,7 @@ export class BibleService {
     const parsed = parseQuery(q)
     const chosen = translationIds ? dedupe(translationIds.map((id) => this.translation(id, field))) : this.translations
     const price = this.costs.price(parsed.terms, this.searchBudgetMs)
-    const scope: Scope = {
-      field: field === 'translation' ? 'translation' : 'translations',
-      count: chosen.length,
-      sort,
-    }
-    const counts = this.countMatches(parsed.fts, chosen, scope, price)
+    const counts = this.countMatches(parsed.fts, chosen, price)
     const groups: SearchGroup[] = chosen
       .map((t) => ({ translation: t.id, name: t.name, count: counts.get(t.idx) ?? 0 }))
       .filter((g) => g.count > 0)
@@ -300,7 +295,9 @@ export class BibleService {
     const reads: { t: Translation; skip: number; take: number }[] = []
     let skip = page.offset
     let want = page.limit
-    let pageMs = 0
+    let rankMs = 0
+    let rowsMs = 0
+    let statementsMs = 0
     for (const g of groups) {
       if (want <= 0) break
       if (skip >= g.count) {
@@ -310,11 +307,17 @@ export class BibleService {
       const t = this.byId.get(g.translation)!
       const take = Math.min(want, g.count - skip)
       reads.push({ t, skip, take })
-      pageMs += price.statementMs(t.idx) + price.pageMs(skip, take) + (sort === 'relevance' ? price.rankMs(g.count) : 0)
+      statementsMs += price.statementMs(t.idx)
+      rowsMs += price.pageMs(skip, take)
+      if (sort === 'relevance') rankMs += price.rankMs(g.count)
       want -= take
       skip = 0
     }
-    price.spend(pageMs, scope, 'ranking')
+    const pageMs = statementsMs + rankMs + rowsMs
+    const advice: string[] = []
+    if (rankMs > pageMs / 4) advice.push('sort=canonical (Bible order needs no ranking)')
+    if (rowsMs > pageMs / 4) advice.push('a smaller limit or offset')
+    price.spend(pageMs, advice)
     const hits: SearchHit[] = []
     for (const { t, skip, take } of reads) {
       const rows = this.searchStmts[sort].all(parsed.fts, t.firstId, t.lastId, take, skip) as VerseRow[]
@@ -328,11 +331,11 @@ export class BibleService {
    * translation (a rowid range), whichever is priced lower: a lone word is read only in each range, but
    * a prefix is merged and a phrase read once per statement, and the grouped one sorts its matches.
    */
-  private countMatches(fts: string, chosen: Translation[], scope: Scope, price: SearchPrice): Map<number, number> {
+  private countMatches(fts: string, chosen: Translation[], price: SearchPrice): Map<number, number> {
     const counts = new Map<number, number>()
     const groupedMs = price.groupedCountMs()
     const eachMs = chosen.reduce((s, t) => s + price.statementMs(t.idx), 0)
-    price.spend(Math.min(groupedMs, eachMs), scope, 'counting')
+    price.spend(Math.min(groupedMs, eachMs))
     if (groupedMs <= eachMs) {
       const wanted = new Set(chosen.map((t) => t.idx))
       for (const r of this.countAllStmt.all(fts) as { t: number; n: number }[]) if (wanted.has(r.t)) counts.set(r.t, r.n)
