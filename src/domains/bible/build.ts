@@ -23,6 +23,11 @@ export const BIBLE_ARTIFACT = 'bible.sqlite'
 export const VERSIFICATION_SOURCE = 'bible-versification'
 export const BOOK_NAMES_SOURCE = 'bible-book-names'
 export const ID_SHIFT = 16
+/**
+ * A term in at least this many verses (of all translations) has its verse count per translation in
+ * `search_term_translations`; a rarer one costs little wherever it is searched (budget.ts).
+ */
+export const COMMON_TERM_DOCS = 1000
 
 const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -43,7 +48,28 @@ CREATE TABLE chapters (
 ) WITHOUT ROWID;
 CREATE TABLE verses (id INTEGER PRIMARY KEY, book INTEGER NOT NULL, chapter INTEGER NOT NULL, verse INTEGER NOT NULL, text TEXT NOT NULL);
 CREATE VIRTUAL TABLE verses_fts USING fts5(text, content='', tokenize='unicode61 remove_diacritics 0');
+CREATE TABLE search_terms (term TEXT PRIMARY KEY, docs INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE search_term_translations (
+  term TEXT NOT NULL, translation INTEGER NOT NULL, docs INTEGER NOT NULL, PRIMARY KEY (term, translation)
+) WITHOUT ROWID;
 `
+
+/**
+ * The statistics the search budget reads (budget.ts): every indexed term with the number of verses
+ * holding it, and for the common terms that number per translation. fts5vocab could tell the first at
+ * run time, but it counts by reading the term's whole doclist (3 ms for `the`), and it cannot be created
+ * on the read-only connection; the table answers a prefix's expansion with one index range scan.
+ */
+function writeTermStatistics(db: Database) {
+  db.exec(`CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, verses_fts, row);
+    INSERT INTO search_terms SELECT term, doc FROM temp.vocab;`)
+  const common = db.query('SELECT term FROM search_terms WHERE docs >= ?').all(COMMON_TERM_DOCS) as { term: string }[]
+  const insert = db.prepare(
+    `INSERT INTO search_term_translations SELECT ?1, rowid >> ${ID_SHIFT}, count(*) FROM verses_fts WHERE verses_fts MATCH ?2 GROUP BY 2`,
+  )
+  for (const { term } of common) insert.run(term, `"${term.replace(/"/g, '""')}"`)
+  db.exec('DROP TABLE temp.vocab')
+}
 
 interface Verse {
   book: number
@@ -236,6 +262,11 @@ export async function buildBibleDatabase(o: BibleBuildOptions): Promise<BuildRes
       log(`${label} in ${((performance.now() - t) / 1000).toFixed(1)} s`)
     }
     step('index merge', "INSERT INTO verses_fts (verses_fts) VALUES ('optimize')")
+    const started = performance.now()
+    db.run('BEGIN')
+    writeTermStatistics(db)
+    db.run('COMMIT')
+    log(`term statistics in ${((performance.now() - started) / 1000).toFixed(1)} s`)
     for (const n of notes) log(n)
     step('compaction', `VACUUM INTO '${o.out.replace(/'/g, "''")}'`)
     // One version for the dataset (its 36 sources each keep theirs in the manifest): the translation
@@ -255,7 +286,7 @@ export const bibleBuilder: DatasetBuilder = {
   id: 'bible',
   sources: [...TRANSLATIONS.map((t) => `bible-${t.id}`), VERSIFICATION_SOURCE, BOOK_NAMES_SOURCE],
   artifacts: [BIBLE_ARTIFACT],
-  revision: 6,
+  revision: 7,
   async build(ctx: BuildContext) {
     const paths = new Map<string, string>()
     for (const t of TRANSLATIONS) paths.set(t.file, (await ctx.source(`bible-${t.id}`)).path)

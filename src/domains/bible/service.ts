@@ -9,6 +9,7 @@ import { invalid, notFound } from '../../lib/errors.ts'
 import type { Page, Paged } from '../../lib/page.ts'
 import { bookById, findBook, type BookInfo, type Testament } from './books.ts'
 import { ID_SHIFT } from './build.ts'
+import { SEARCH_BUDGET_MS, SearchCosts, type SearchPrice } from './budget.ts'
 import { parseQuery, type Term } from './query.ts'
 import { snippet } from './snippet.ts'
 
@@ -99,12 +100,17 @@ export class BibleService {
   private readonly partStmt: Statement
   /** One page of a translation's hits with their verses, by sort order (FTS5 rank, or rowid: Bible order). */
   private readonly searchStmts: Record<SearchSort, Statement>
+  private readonly countAllStmt: Statement
+  private readonly countOneStmt: Statement
+  private readonly costs: SearchCosts
   private languageList: ReturnType<BibleService['listLanguages']> | undefined
 
   constructor(
-    private readonly db: Database,
+    db: Database,
     /** The clock of the daily verse; tests pass a fixed one. */
     private readonly now: () => Date = () => new Date(),
+    /** The estimated milliseconds one search may take (budget.ts); benchmarks pass Infinity to price everything. */
+    private readonly searchBudgetMs = SEARCH_BUDGET_MS,
   ) {
     const rows = db.query('SELECT * FROM translations ORDER BY idx').all() as any[]
     this.translations = rows.map((r) => ({
@@ -147,6 +153,9 @@ export class BibleService {
         `SELECT v.id, v.book, v.chapter, v.verse, v.text FROM verses_fts f JOIN verses v ON v.id = f.rowid WHERE verses_fts MATCH ? AND f.rowid BETWEEN ? AND ? ORDER BY ${order} LIMIT ? OFFSET ?`,
       )
     this.searchStmts = { relevance: page('f.rank'), canonical: page('f.rowid') }
+    this.countAllStmt = db.query(`SELECT rowid >> ${ID_SHIFT} AS t, count(*) AS n FROM verses_fts WHERE verses_fts MATCH ? GROUP BY t`)
+    this.countOneStmt = db.query('SELECT count(*) AS n FROM verses_fts WHERE verses_fts MATCH ? AND rowid BETWEEN ? AND ?')
+    this.costs = new SearchCosts(db)
   }
 
   /** Languages with their translation counts (made once: the data never changes while open). */
@@ -270,18 +279,25 @@ export class BibleService {
   /**
    * Search: hits grouped by translation (catalogue order, or the order of `translations=`), each group
    * in BM25 order (`relevance`) or Bible order (`canonical`); `page` applies to the grouped sequence.
+   * Each phase is priced before it runs (budget.ts): counting, then the page's statements, whose
+   * ranking cost is known exactly from the counts. Over the budget: a 422 saying what to narrow.
    */
   search(q: string, translationIds: string[] | undefined, sort: SearchSort, page: Page, field = 'translations') {
     const parsed = parseQuery(q)
     const chosen = translationIds ? dedupe(translationIds.map((id) => this.translation(id, field))) : this.translations
-    const counts = this.countMatches(parsed.fts, chosen, !translationIds)
+    const price = this.costs.price(parsed.terms, this.searchBudgetMs)
+    const counts = this.countMatches(parsed.fts, chosen, price)
     const groups: SearchGroup[] = chosen
       .map((t) => ({ translation: t.id, name: t.name, count: counts.get(t.idx) ?? 0 }))
       .filter((g) => g.count > 0)
     const total = groups.reduce((s, g) => s + g.count, 0)
-    const hits: SearchHit[] = []
+    // The page: which groups it reads, how many rows each skips and keeps; priced as a whole first.
+    const reads: { t: Translation; skip: number; take: number }[] = []
     let skip = page.offset
     let want = page.limit
+    let rankMs = 0
+    let rowsMs = 0
+    let statementsMs = 0
     for (const g of groups) {
       if (want <= 0) break
       if (skip >= g.count) {
@@ -290,25 +306,42 @@ export class BibleService {
       }
       const t = this.byId.get(g.translation)!
       const take = Math.min(want, g.count - skip)
-      const rows = this.searchStmts[sort].all(parsed.fts, t.firstId, t.lastId, take, skip) as VerseRow[]
-      for (const v of rows) hits.push(this.hit(t, v, parsed.terms))
-      want -= rows.length
+      reads.push({ t, skip, take })
+      statementsMs += price.statementMs(t.idx)
+      rowsMs += price.pageMs(skip, take)
+      if (sort === 'relevance') rankMs += price.rankMs(g.count)
+      want -= take
       skip = 0
     }
-    return { total, groups, hits }
+    const pageMs = statementsMs + rankMs + rowsMs
+    const advice: string[] = []
+    if (rankMs > pageMs / 4) advice.push('sort=canonical (Bible order needs no ranking)')
+    if (rowsMs > pageMs / 4) advice.push('a smaller limit or offset')
+    price.spend(pageMs, advice)
+    const hits: SearchHit[] = []
+    for (const { t, skip, take } of reads) {
+      const rows = this.searchStmts[sort].all(parsed.fts, t.firstId, t.lastId, take, skip) as VerseRow[]
+      for (const v of rows) hits.push(this.hit(t, v, parsed.terms))
+    }
+    return { total, groups, hits, estimatedMs: price.spentMs }
   }
 
-  private countMatches(fts: string, chosen: Translation[], all: boolean): Map<number, number> {
+  /**
+   * Matches per translation index: one grouped statement over all translations, or one per chosen
+   * translation (a rowid range), whichever is priced lower: a lone word is read only in each range, but
+   * a prefix is merged and a phrase read once per statement, and the grouped one sorts its matches.
+   */
+  private countMatches(fts: string, chosen: Translation[], price: SearchPrice): Map<number, number> {
     const counts = new Map<number, number>()
-    if (all) {
-      for (const r of this.db
-        .query(`SELECT rowid >> ${ID_SHIFT} AS t, count(*) AS n FROM verses_fts WHERE verses_fts MATCH ? GROUP BY t`)
-        .all(fts) as { t: number; n: number }[])
-        counts.set(r.t, r.n)
+    const groupedMs = price.groupedCountMs()
+    const eachMs = chosen.reduce((s, t) => s + price.statementMs(t.idx), 0)
+    price.spend(Math.min(groupedMs, eachMs))
+    if (groupedMs <= eachMs) {
+      const wanted = new Set(chosen.map((t) => t.idx))
+      for (const r of this.countAllStmt.all(fts) as { t: number; n: number }[]) if (wanted.has(r.t)) counts.set(r.t, r.n)
       return counts
     }
-    const count = this.db.query('SELECT count(*) AS n FROM verses_fts WHERE verses_fts MATCH ? AND rowid BETWEEN ? AND ?')
-    for (const t of chosen) counts.set(t.idx, (count.get(fts, t.firstId, t.lastId) as { n: number }).n)
+    for (const t of chosen) counts.set(t.idx, (this.countOneStmt.get(fts, t.firstId, t.lastId) as { n: number }).n)
     return counts
   }
 
