@@ -180,7 +180,7 @@ export interface paths {
         put?: never;
         /**
          * bcrypt password hash
-         * @description A bcrypt hash in Modular Crypt Format, `$2b$<rounds>$<salt><hash>` (bcrypt's own base64 alphabet), with a fresh random salt on every call. Inputs over 72 bytes are reduced to their raw SHA-512 digest before bcrypt instead of being silently truncated (Bun.password behaviour). The result is a Hash result: `algorithm` and `hash`; Form A (enveloped) KDF results add `params`, the parameters actually used. A full worker queue, or a caller who already has hash.jobsPerCaller jobs running or waiting, answers 503 with Retry-After; a value over one of this server's ceilings (memory, work, rounds, lanes) answers 422 naming the field and the ceiling (`ceilings[]`). An empty `input` is a 422.
+         * @description A bcrypt hash in Modular Crypt Format, `$2b$<rounds>$<salt><hash>` (bcrypt's own base64 alphabet), with a fresh random salt on every call. Inputs over 72 bytes are reduced to their raw SHA-512 digest before bcrypt instead of being silently truncated (Bun.password behaviour). The result is a Hash result: `algorithm` and `hash`; Form A (enveloped) KDF results add `params`, the parameters actually used. A job waits for a free worker and for room in this server's hashing memory budget (hash.memoryBudgetBytes, of which one caller may hold half). A full queue, or a caller who already has hash.jobsPerCaller jobs running or waiting, answers 503 with Retry-After; a value over one of this server's ceilings (memory, work, rounds, lanes) answers 422 naming the field and the ceiling (`ceilings[]`). An empty `input` is a 422.
          *
          *     **Quota cost:** 1 credit.
          *
@@ -204,7 +204,7 @@ export interface paths {
         put?: never;
         /**
          * scrypt password hash
-         * @description An scrypt (RFC 7914) hash `$scrypt$ln=<log2 n>,r=<r>,p=<p>$<salt>$<hash>`: a fresh 16-byte random salt and a 32-byte key, both in standard base64 (RFC 4648 alphabet `A-Z a-z 0-9 + /`) without `=` padding. Parameters may be sent as n/r/p or as Form A's cost_factor/block_size/parallelism. The result is a Hash result: `algorithm` and `hash`; Form A (enveloped) KDF results add `params`, the parameters actually used. A full worker queue, or a caller who already has hash.jobsPerCaller jobs running or waiting, answers 503 with Retry-After; a value over one of this server's ceilings (memory, work, rounds, lanes) answers 422 naming the field and the ceiling (`ceilings[]`). An empty `input` is a 422.
+         * @description An scrypt (RFC 7914) hash `$scrypt$ln=<log2 n>,r=<r>,p=<p>$<salt>$<hash>`: a fresh 16-byte random salt and a 32-byte key, both in standard base64 (RFC 4648 alphabet `A-Z a-z 0-9 + /`) without `=` padding. Parameters may be sent as n/r/p or as Form A's cost_factor/block_size/parallelism. The result is a Hash result: `algorithm` and `hash`; Form A (enveloped) KDF results add `params`, the parameters actually used. A job waits for a free worker and for room in this server's hashing memory budget (hash.memoryBudgetBytes, of which one caller may hold half). A full queue, or a caller who already has hash.jobsPerCaller jobs running or waiting, answers 503 with Retry-After; a value over one of this server's ceilings (memory, work, rounds, lanes) answers 422 naming the field and the ceiling (`ceilings[]`). An empty `input` is a 422.
          *
          *     **Quota cost:** 1 credit.
          *
@@ -228,7 +228,7 @@ export interface paths {
         put?: never;
         /**
          * argon2id password hash
-         * @description An argon2id (RFC 9106, version 0x13) hash in PHC string format `$argon2id$v=19$m=<memory_cost>,t=<time_cost>,p=<parallelism>$<salt>$<hash>`: a fresh 16-byte random salt and a 32-byte tag, standard base64 without padding. The result is a Hash result: `algorithm` and `hash`; Form A (enveloped) KDF results add `params`, the parameters actually used. A full worker queue, or a caller who already has hash.jobsPerCaller jobs running or waiting, answers 503 with Retry-After; a value over one of this server's ceilings (memory, work, rounds, lanes) answers 422 naming the field and the ceiling (`ceilings[]`). An empty `input` is a 422.
+         * @description An argon2id (RFC 9106, version 0x13) hash in PHC string format `$argon2id$v=19$m=<memory_cost>,t=<time_cost>,p=<parallelism>$<salt>$<hash>`: a fresh 16-byte random salt and a 32-byte tag, standard base64 without padding. The result is a Hash result: `algorithm` and `hash`; Form A (enveloped) KDF results add `params`, the parameters actually used. A job waits for a free worker and for room in this server's hashing memory budget (hash.memoryBudgetBytes, of which one caller may hold half). A full queue, or a caller who already has hash.jobsPerCaller jobs running or waiting, answers 503 with Retry-After; a value over one of this server's ceilings (memory, work, rounds, lanes) answers 422 naming the field and the ceiling (`ceilings[]`). An empty `input` is a 422.
          *
          *     **Quota cost:** 1 credit.
          *
@@ -654,7 +654,7 @@ export interface paths {
         };
         /**
          * The caller's IP record
-         * @description Geolocates the connecting address. X-Forwarded-For and Forwarded are believed only from ALMANAC_TRUSTED_PROXIES, walked from the right.
+         * @description Geolocates the connecting address. Behind a proxy in ALMANAC_TRUSTED_PROXIES, the one forwarding header ALMANAC_TRUSTED_PROXY_HEADER names (X-Forwarded-For or Forwarded) is believed, walked from the right; the other is ignored.
          *
          *     **Quota cost:** 1 credit.
          */
@@ -1000,7 +1000,7 @@ export interface paths {
         put?: never;
         /**
          * QR code of plain text
-         * @description Encodes `text` verbatim as UTF-8 (numeric and alphanumeric runs in their denser modes). png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
+         * @description Encodes `text` verbatim as UTF-8 (numeric and alphanumeric runs in their denser modes). png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member). Each stored image counts against the caller's share of the image store until its link expires: over it, a 429 with Retry-After saying when the caller's own links free room; a full or unwritable image store is a 503.
          *
          *     **Quota cost:** 1 credit.
          *
@@ -1024,7 +1024,7 @@ export interface paths {
         put?: never;
         /**
          * QR code of a URL
-         * @description Encodes `url` verbatim: an absolute URL with a scheme (https:, http:, or any other such as otpauth:), no spaces or control characters. png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
+         * @description Encodes `url` verbatim: an absolute URL with a scheme (https:, http:, or any other such as otpauth:), no spaces or control characters. png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member). Each stored image counts against the caller's share of the image store until its link expires: over it, a 429 with Retry-After saying when the caller's own links free room; a full or unwritable image store is a 503.
          *
          *     **Quota cost:** 1 credit.
          *
@@ -1048,7 +1048,7 @@ export interface paths {
         put?: never;
         /**
          * QR code that joins a WiFi network
-         * @description Encodes `WIFI:T:<WPA|WEP|nopass>;S:<ssid>;P:<password>;H:<true|false>;;`, with `\ ; , : "` in the SSID and password escaped by a backslash; `P:` is left out for nopass. png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
+         * @description Encodes `WIFI:T:<WPA|WEP|nopass>;S:<ssid>;P:<password>;H:<true|false>;;`, with `\ ; , : "` in the SSID and password escaped by a backslash; `P:` is left out for nopass. png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member). Each stored image counts against the caller's share of the image store until its link expires: over it, a 429 with Retry-After saying when the caller's own links free room; a full or unwritable image store is a 503.
          *
          *     **Quota cost:** 1 credit.
          *
@@ -1072,7 +1072,7 @@ export interface paths {
         put?: never;
         /**
          * QR code of a contact (vCard 3.0)
-         * @description Encodes a vCard 3.0: `BEGIN:VCARD`, `VERSION:3.0`, `N` (the name split at its last space: family name last), `FN`, then `ORG`, `TEL`, `EMAIL`, `ADR` (the address as its street component), `URL` when given, `END:VCARD`. Lines end in CRLF; `\ , ;` and newlines in text values are escaped (RFC 6350); lines are folded at 75 octets. png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
+         * @description Encodes a vCard 3.0: `BEGIN:VCARD`, `VERSION:3.0`, `N` (the name split at its last space: family name last), `FN`, then `ORG`, `TEL`, `EMAIL`, `ADR` (the address as its street component), `URL` when given, `END:VCARD`. Lines end in CRLF; `\ , ;` and newlines in text values are escaped (RFC 6350); lines are folded at 75 octets. png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member). Each stored image counts against the caller's share of the image store until its link expires: over it, a 429 with Retry-After saying when the caller's own links free room; a full or unwritable image store is a 503.
          *
          *     **Quota cost:** 1 credit.
          *
@@ -1096,7 +1096,7 @@ export interface paths {
         put?: never;
         /**
          * QR code that starts an email
-         * @description Encodes a `mailto:` URI (RFC 6068): `mailto:<to>?subject=...&body=...`, the subject and body percent-encoded as UTF-8 (space as %20, line breaks as %0D%0A). png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
+         * @description Encodes a `mailto:` URI (RFC 6068): `mailto:<to>?subject=...&body=...`, the subject and body percent-encoded as UTF-8 (space as %20, line breaks as %0D%0A). png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member). Each stored image counts against the caller's share of the image store until its link expires: over it, a 429 with Retry-After saying when the caller's own links free room; a full or unwritable image store is a 503.
          *
          *     **Quota cost:** 1 credit.
          *
@@ -1120,7 +1120,7 @@ export interface paths {
         put?: never;
         /**
          * QR code that starts a text message
-         * @description Encodes `SMSTO:<phone>:<message>`. The format has no escaping: the message is verbatim (colons included). png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
+         * @description Encodes `SMSTO:<phone>:<message>`. The format has no escaping: the message is verbatim (colons included). png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member). Each stored image counts against the caller's share of the image store until its link expires: over it, a 429 with Retry-After saying when the caller's own links free room; a full or unwritable image store is a 503.
          *
          *     **Quota cost:** 1 credit.
          *
@@ -1144,7 +1144,7 @@ export interface paths {
         put?: never;
         /**
          * QR code of a location
-         * @description Encodes a `geo:<latitude>,<longitude>` URI (RFC 5870, WGS-84) in plain decimal, at most 7 decimals. png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member); a full or unwritable image store is a 503.
+         * @description Encodes a `geo:<latitude>,<longitude>` URI (RFC 5870, WGS-84) in plain decimal, at most 7 decimals. png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member). Each stored image counts against the caller's share of the image store until its link expires: over it, a 429 with Retry-After saying when the caller's own links free room; a full or unwritable image store is a 503.
          *
          *     **Quota cost:** 1 credit.
          *
@@ -3625,7 +3625,7 @@ export interface operations {
                 "application/json": {
                     /** @description The text to hash, encoded as UTF-8 (a lone surrogate becomes U+FFFD). At most 262144 bytes (256 KB) of UTF-8; longer input is refused with 413. */
                     input: string;
-                    /** @description CPU/memory cost N: a power of two greater than 1 (default 16384). Form A name: cost_factor. 128·r·(n + 2 + p) bytes must not exceed this server's ceiling of 1073741824 bytes (hash.scryptMaxMemoryBytes), nor n·r·p its work ceiling of 8388608 (hash.scryptMaxWork). */
+                    /** @description CPU/memory cost N: a power of two greater than 1 (default 16384). Form A name: cost_factor. 128·r·(n + 2 + p) bytes must not exceed this server's ceiling of 1073741824 bytes (the smaller of hash.scryptMaxMemoryBytes and half of hash.memoryBudgetBytes), nor n·r·p its work ceiling of 8388608 (hash.scryptMaxWork). */
                     n?: number;
                     /** @description Block size r (default 8). Form A name: block_size. */
                     r?: number;
@@ -3695,7 +3695,7 @@ export interface operations {
                      */
                     time_cost?: number;
                     /**
-                     * @description Memory in KiB, default 65536; at least 8 × parallelism. This server's ceiling: 262144 KiB (hash.argon2MaxMemoryKiB).
+                     * @description Memory in KiB, default 65536; at least 8 × parallelism. This server's ceiling: 262144 KiB (the smaller of hash.argon2MaxMemoryKiB and half of hash.memoryBudgetBytes).
                      * @default 65536
                      */
                     memory_cost?: number;
@@ -6145,7 +6145,7 @@ export interface operations {
                                     accepts_mail: boolean | null;
                                     /** @description false when the DNS answers NXDOMAIN. */
                                     domain_exists: boolean | null;
-                                    /** @description nxdomain, null_mx, no_mx_no_address, or why it is unknown (offline, dns_timeout, dns_servfail, …). */
+                                    /** @description nxdomain, null_mx, no_mx_no_address, or why it is unknown (offline, dns_timeout, dns_servfail, dns_busy, …). */
                                     reason: string | null;
                                 };
                                 disposable: {
@@ -6164,7 +6164,7 @@ export interface operations {
                                     registered: string | null;
                                     /** @description `rdap` when RDAP answered. */
                                     source: string | null;
-                                    /** @description not_registered, no_registration_event, or why it is unknown (offline, rdap_timeout, no_rdap_server, …). */
+                                    /** @description not_registered, no_registration_event, or why it is unknown (offline, rdap_timeout, rdap_busy, rdap_redirect_refused, no_rdap_server, …). */
                                     reason: string | null;
                                 };
                                 free_provider: {
@@ -6181,7 +6181,7 @@ export interface operations {
                                 factor: string;
                                 points: number;
                             }[];
-                            /** @description Checks that could not be performed (DNS or RDAP unreachable, timed out, offline mode); they add no points. */
+                            /** @description Checks that could not be performed (DNS or RDAP unreachable, timed out, busy with this caller's share of lookups, a refused RDAP redirect, offline mode); they add no points. */
                             unknown_checks: ("mx_record" | "domain_age")[];
                         };
                         error: null;
@@ -6201,7 +6201,7 @@ export interface operations {
                         /** @description Form A checks.domain_age.age_days. */
                         domain_age_days: number | null;
                         abuse_listed: boolean;
-                        /** @description Checks that could not be performed (DNS or RDAP unreachable, timed out, offline mode); they add no points. */
+                        /** @description Checks that could not be performed (DNS or RDAP unreachable, timed out, busy with this caller's share of lookups, a refused RDAP redirect, offline mode); they add no points. */
                         unknown_checks: ("mx_record" | "domain_age")[];
                     };
                 };
@@ -6278,7 +6278,7 @@ export interface operations {
                                     accepts_mail: boolean | null;
                                     /** @description false when the DNS answers NXDOMAIN. */
                                     domain_exists: boolean | null;
-                                    /** @description nxdomain, null_mx, no_mx_no_address, or why it is unknown (offline, dns_timeout, dns_servfail, …). */
+                                    /** @description nxdomain, null_mx, no_mx_no_address, or why it is unknown (offline, dns_timeout, dns_servfail, dns_busy, …). */
                                     reason: string | null;
                                 };
                                 disposable: {
@@ -6297,7 +6297,7 @@ export interface operations {
                                     registered: string | null;
                                     /** @description `rdap` when RDAP answered. */
                                     source: string | null;
-                                    /** @description not_registered, no_registration_event, or why it is unknown (offline, rdap_timeout, no_rdap_server, …). */
+                                    /** @description not_registered, no_registration_event, or why it is unknown (offline, rdap_timeout, rdap_busy, rdap_redirect_refused, no_rdap_server, …). */
                                     reason: string | null;
                                 };
                                 free_provider: {
@@ -6314,7 +6314,7 @@ export interface operations {
                                 factor: string;
                                 points: number;
                             }[];
-                            /** @description Checks that could not be performed (DNS or RDAP unreachable, timed out, offline mode); they add no points. */
+                            /** @description Checks that could not be performed (DNS or RDAP unreachable, timed out, busy with this caller's share of lookups, a refused RDAP redirect, offline mode); they add no points. */
                             unknown_checks: ("mx_record" | "domain_age")[];
                         } | {
                             /** @description The item as sent. */
@@ -6345,7 +6345,7 @@ export interface operations {
                             /** @description Form A checks.domain_age.age_days. */
                             domain_age_days: number | null;
                             abuse_listed: boolean;
-                            /** @description Checks that could not be performed (DNS or RDAP unreachable, timed out, offline mode); they add no points. */
+                            /** @description Checks that could not be performed (DNS or RDAP unreachable, timed out, busy with this caller's share of lookups, a refused RDAP redirect, offline mode); they add no points. */
                             unknown_checks: ("mx_record" | "domain_age")[];
                         } | {
                             /** @description The item as sent. */
