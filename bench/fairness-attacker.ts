@@ -44,8 +44,16 @@ const randomText = (n: number) => {
   return s
 }
 
-/** ~0.9 MB of JSON the over-quota keys send (finding 5): 28,000 addresses, under the 50,000-value shape limit. */
-const OVER_QUOTA_BODY = JSON.stringify({ emails: Array.from({ length: 28_000 }, (_, i) => `user${i}@example${i % 977}.org`) })
+/**
+ * ~0.9 MB of JSON the over-quota keys send (finding 5) to postal `within`, whose body limit (1 MiB) admits
+ * it, so what refuses it is the quota, before the body is read: a polygon ring of 31,000 positions.
+ */
+const OVER_QUOTA_RING = Array.from({ length: 31_000 }, (_, i) => [
+  +(6 + (i % 500) / 100 + 0.0000012345).toFixed(10),
+  +(48 + Math.floor(i / 500) / 100 + 0.0000012345).toFixed(10),
+])
+const OVER_QUOTA_BODY = JSON.stringify({ geometry: { type: 'Polygon', coordinates: [[...OVER_QUOTA_RING, OVER_QUOTA_RING[0]]] } })
+const OVER_QUOTA_PATH = '/api/v1/postal/DE/within'
 
 /** The n-th request of client `c` for a class. */
 function shot(hostile: Hostile, c: number, n: number): Shot {
@@ -70,7 +78,7 @@ function shot(hostile: Hostile, c: number, n: number): Shot {
         body: JSON.stringify({ text: randomText(2900), format: 'svg', error_correction: 'L', ttl: 2_592_000 }),
       }
     case 'over-quota':
-      return { path: '/api/v1/email/risk/bulk', method: 'POST', body: OVER_QUOTA_BODY }
+      return { path: OVER_QUOTA_PATH, method: 'POST', body: OVER_QUOTA_BODY }
   }
 }
 

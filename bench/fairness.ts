@@ -9,7 +9,7 @@
  * - scrypt: the largest scrypt the default ceilings allow (~960 MiB each)
  * - email: bulks of ten never-seen domains against a loopback resolver that holds every answer 1.5 s
  * - qr-store: maximal SVGs with 30-day links into a store capped at 32 MiB (fills in seconds)
- * - over-quota: keys with no credits left sending ~0.9 MB JSON bodies
+ * - over-quota: keys with no credits left sending ~0.9 MB JSON polygons to postal within (under its body limit)
  *
  * Per class, the victim runs alone first (the idle figure, same run, right before) and then under attack.
  * Printed: the victim's p50/p99 both ways and the p99 ratio (target <= 3x), its errors, the longest
