@@ -64,6 +64,11 @@ export interface Config {
   accessLog: boolean
   /** Seconds in-flight requests get to finish after SIGTERM. */
   shutdownGraceSeconds: number
+  /**
+   * Seconds between SIGTERM and closing the listener: /readyz answers 503 at once while new connections are
+   * still accepted and answered, so a load balancer stops sending before the port goes away.
+   */
+  shutdownDelaySeconds: number
   /** Origins browsers may call the API from (`*` for any); empty: no CORS headers at all. */
   corsOrigins: string[]
   hash: {
@@ -366,6 +371,7 @@ const SETTINGS: Setting[] = [
   S('bodyLimit', integer(1024, 64 * 1024 * 1024), 'ALMANAC_BODY_LIMIT'),
   S('accessLog', boolean, 'ALMANAC_ACCESS_LOG', '--access-log'),
   S('shutdownGraceSeconds', integer(0, 3600), 'ALMANAC_SHUTDOWN_GRACE'),
+  S('shutdownDelaySeconds', integer(0, 3600), 'ALMANAC_SHUTDOWN_DELAY'),
   S('corsOrigins', origins, 'ALMANAC_CORS_ORIGINS', '--cors-origins'),
   S('hash.workers', integer(0, 256), 'ALMANAC_HASH_WORKERS'),
   S('hash.queueSize', integer(1, 100000), 'ALMANAC_HASH_QUEUE'),
@@ -441,6 +447,7 @@ export const DEFAULTS: Config = {
   bodyLimit: 1024 * 1024,
   accessLog: true,
   shutdownGraceSeconds: 10,
+  shutdownDelaySeconds: 5,
   corsOrigins: [],
   hash: {
     workers: 0,
