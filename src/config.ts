@@ -126,6 +126,11 @@ export interface Config {
     /** Seconds between sweeps of expired local objects. */
     sweepSeconds: number
     s3Endpoint?: string
+    /**
+     * Where clients reach the S3 store, when that is not S3_ENDPOINT (a compose network's `http://s3:9000`):
+     * links are presigned for this origin; uploads still go to S3_ENDPOINT.
+     */
+    s3PublicEndpoint?: string
     s3Region?: string
     s3AccessKeyId?: string
     s3SecretAccessKey?: string
@@ -401,6 +406,7 @@ const SETTINGS: Setting[] = [
   S('qr.storeMaxBytesPerKey', integer(1024, 2 ** 50), 'ALMANAC_QR_STORE_MAX_BYTES_PER_KEY'),
   S('qr.sweepSeconds', integer(1, 86400), 'ALMANAC_QR_SWEEP_INTERVAL'),
   S('qr.s3Endpoint', origin, 'S3_ENDPOINT'),
+  S('qr.s3PublicEndpoint', origin, 'ALMANAC_QR_S3_PUBLIC_ENDPOINT'),
   S('qr.s3Region', text, 'S3_REGION'),
   S('qr.s3AccessKeyId', text, 'S3_ACCESS_KEY_ID'),
   S('qr.s3SecretAccessKey', text, 'S3_SECRET_ACCESS_KEY'),
