@@ -95,8 +95,10 @@ function assembleContext(exe: string, dir: string) {
 }
 
 describe.skipIf(missing.length > 0)('the container image (buildah build of deploy/Dockerfile, run by podman)', () => {
-  const storage = mkdtempSync(join(tmpdir(), 'almanac-container-'))
-  const { run, ok } = tools(storage)
+  // Made in beforeAll: a skipped describe still runs this body, and would leave the folder behind.
+  let storage = ''
+  let run: ReturnType<typeof tools>['run'] = () => ({ code: 0, stdout: '', stderr: '' })
+  let ok: ReturnType<typeof tools>['ok'] = () => ''
   const name = `almanac-test-${process.pid}`
   const volume = `${name}-state`
   const port = freePort()
@@ -110,6 +112,8 @@ describe.skipIf(missing.length > 0)('the container image (buildah build of deplo
   }
 
   beforeAll(async () => {
+    storage = mkdtempSync(join(tmpdir(), 'almanac-container-'))
+    ;({ run, ok } = tools(storage))
     const { outfile } = await timed('compile (shared with the executable test)', () => compiledExecutable())
     await timed('build', () => {
       const base = join(storage, 'base')
@@ -169,6 +173,7 @@ describe.skipIf(missing.length > 0)('the container image (buildah build of deplo
   afterAll(() => {
     run('podman', ['rm', '--force', '--time', '0', name])
     run('podman', ['volume', 'rm', '--force', volume])
+    if (!storage) return
     run('podman', ['system', 'reset', '--force'])
     rmSync(storage, { recursive: true, force: true })
     // Figures for the CI time budget (test/build/container.test.ts), not assertions.
