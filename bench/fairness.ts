@@ -59,6 +59,7 @@ const server = await start(
     ALMANAC_PLANS: 'big:1000000000/1d,tiny:1/1d',
     ALMANAC_DEFAULT_PLAN: 'big',
     ALMANAC_ACCESS_LOG: 'false',
+    ALMANAC_SHUTDOWN_DELAY: '0',
     ALMANAC_STATE_DIR: stateDir,
     ALMANAC_EMAIL_DNS_SERVERS: dns.address,
     ALMANAC_EMAIL_RDAP_URL: rdap.base,

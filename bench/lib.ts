@@ -73,6 +73,7 @@ export const startAlmanac = (env: Record<string, string> = {}, args: string[] = 
       ALMANAC_PLANS: 'bench:2000000000/1d',
       ALMANAC_DEFAULT_PLAN: 'bench',
       ALMANAC_ACCESS_LOG: 'false',
+      ALMANAC_SHUTDOWN_DELAY: '0',
       ...env,
     },
     '/healthz',

@@ -57,6 +57,7 @@ export function sandboxEnv(box: Sandbox, extra: Record<string, string> = {}): Re
     ALMANAC_PLANS: 'smoke:1000000000/1d',
     ALMANAC_DEFAULT_PLAN: 'smoke',
     ALMANAC_ACCESS_LOG: 'false',
+    ALMANAC_SHUTDOWN_DELAY: '0',
     ...extra,
   }
 }

@@ -64,6 +64,11 @@ export interface Config {
   accessLog: boolean
   /** Seconds in-flight requests get to finish after SIGTERM. */
   shutdownGraceSeconds: number
+  /**
+   * Seconds between SIGTERM and closing the listener: /readyz answers 503 at once while new connections are
+   * still accepted and answered, so a load balancer stops sending before the port goes away.
+   */
+  shutdownDelaySeconds: number
   /** Origins browsers may call the API from (`*` for any); empty: no CORS headers at all. */
   corsOrigins: string[]
   hash: {
@@ -121,6 +126,11 @@ export interface Config {
     /** Seconds between sweeps of expired local objects. */
     sweepSeconds: number
     s3Endpoint?: string
+    /**
+     * Where clients reach the S3 store, when that is not S3_ENDPOINT (a compose network's `http://s3:9000`):
+     * links are presigned for this origin; uploads still go to S3_ENDPOINT.
+     */
+    s3PublicEndpoint?: string
     s3Region?: string
     s3AccessKeyId?: string
     s3SecretAccessKey?: string
@@ -366,6 +376,7 @@ const SETTINGS: Setting[] = [
   S('bodyLimit', integer(1024, 64 * 1024 * 1024), 'ALMANAC_BODY_LIMIT'),
   S('accessLog', boolean, 'ALMANAC_ACCESS_LOG', '--access-log'),
   S('shutdownGraceSeconds', integer(0, 3600), 'ALMANAC_SHUTDOWN_GRACE'),
+  S('shutdownDelaySeconds', integer(0, 3600), 'ALMANAC_SHUTDOWN_DELAY'),
   S('corsOrigins', origins, 'ALMANAC_CORS_ORIGINS', '--cors-origins'),
   S('hash.workers', integer(0, 256), 'ALMANAC_HASH_WORKERS'),
   S('hash.queueSize', integer(1, 100000), 'ALMANAC_HASH_QUEUE'),
@@ -395,6 +406,7 @@ const SETTINGS: Setting[] = [
   S('qr.storeMaxBytesPerKey', integer(1024, 2 ** 50), 'ALMANAC_QR_STORE_MAX_BYTES_PER_KEY'),
   S('qr.sweepSeconds', integer(1, 86400), 'ALMANAC_QR_SWEEP_INTERVAL'),
   S('qr.s3Endpoint', origin, 'S3_ENDPOINT'),
+  S('qr.s3PublicEndpoint', origin, 'ALMANAC_QR_S3_PUBLIC_ENDPOINT'),
   S('qr.s3Region', text, 'S3_REGION'),
   S('qr.s3AccessKeyId', text, 'S3_ACCESS_KEY_ID'),
   S('qr.s3SecretAccessKey', text, 'S3_SECRET_ACCESS_KEY'),
@@ -441,6 +453,7 @@ export const DEFAULTS: Config = {
   bodyLimit: 1024 * 1024,
   accessLog: true,
   shutdownGraceSeconds: 10,
+  shutdownDelaySeconds: 5,
   corsOrigins: [],
   hash: {
     workers: 0,

@@ -59,8 +59,16 @@ async function serveCommand(argv: string[], build: boolean) {
     // A second signal while draining means "now".
     if (stopping) process.exit(1)
     stopping = true
-    log(JSON.stringify({ level: 'info', msg: 'stopping', signal, grace_seconds: config.shutdownGraceSeconds }))
-    await running.stop()
+    log(
+      JSON.stringify({
+        level: 'info',
+        msg: 'stopping',
+        signal,
+        delay_seconds: config.shutdownDelaySeconds,
+        grace_seconds: config.shutdownGraceSeconds,
+      }),
+    )
+    await running.stop(config.shutdownDelaySeconds)
     log(JSON.stringify({ level: 'info', msg: 'stopped' }))
     process.exit(0)
   }

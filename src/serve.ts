@@ -19,7 +19,13 @@ import { StateError } from './stores/sqlite.ts'
 export interface Running {
   server: Server<unknown>
   url: string
-  stop(): Promise<void>
+  /**
+   * /readyz turns 503 at once; the listener keeps accepting and answering for `delaySeconds` (orchestrators
+   * take a moment to stop routing here, and connections already queued by the kernel must not be refused),
+   * then closes, and in-flight requests get up to the grace period. `almanac serve` passes the configured
+   * delay on SIGTERM; in-process callers stop at once.
+   */
+  stop(delaySeconds?: number): Promise<void>
 }
 
 export interface ServeOptions {
@@ -57,9 +63,17 @@ export async function serve(config: Config, log: (line: string) => void = stderr
       }),
     )
   const observability = createObservability(config)
+  let stopping = false
   const live = liveApp(
     config,
-    { domains: allDomains, authenticator: createAuthenticator(config, { keys, log }), quota, log, observability },
+    {
+      domains: allDomains,
+      authenticator: createAuthenticator(config, { keys, log }),
+      quota,
+      log,
+      observability,
+      stopping: () => stopping,
+    },
     data,
     mounted,
   )
@@ -104,8 +118,10 @@ export async function serve(config: Config, log: (line: string) => void = stderr
   return {
     server,
     url,
-    async stop() {
+    async stop(delaySeconds = 0) {
+      stopping = true
       process.off('SIGHUP', reload)
+      if (delaySeconds > 0) await Bun.sleep(delaySeconds * 1000)
       // Stop accepting; let in-flight requests finish for up to the grace period, then cut them off.
       const drained = server.stop(false).then(() => true)
       const grace = Bun.sleep(config.shutdownGraceSeconds * 1000).then(() => false)

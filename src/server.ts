@@ -50,6 +50,8 @@ export interface AppDeps {
   clock?: () => number
   /** Register the dataset metrics collector (default true); a LiveApp registers one for all its generations. */
   datasetMetrics?: boolean
+  /** True once the server is shutting down: /readyz answers 503 while requests are still served (serve.ts). */
+  stopping?: () => boolean
 }
 
 /**
@@ -330,6 +332,9 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
           .map((m) => ({ domain: m.domain.name, problem: m.problem! }))
         // Without fail-open, an unreachable quota store answers every /api/v1 request 503: not ready.
         const store = config.quotaFailOpen || !quota.check ? null : await quota.check()
+        // Told first, so a load balancer stops sending here while the listener still accepts (serve.ts stop()).
+        if (deps.stopping?.())
+          down.unshift({ component: 'server', problem: 'The server is shutting down: it still answers, but send new requests elsewhere.' })
         // The store's address stays in the log: /readyz answers anyone.
         if (store)
           down.push({

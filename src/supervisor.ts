@@ -6,8 +6,8 @@
  * to unpack the same files. Each worker is `almanac serve` again with `--workers 1` and the resolved port
  * appended (flags are read left to right, so these win over the operator's). A worker that dies while the
  * parent is running is restarted after a pause that grows while it keeps dying. SIGTERM to the parent is
- * passed on to every worker; each finishes its in-flight requests (`shutdownGraceSeconds`) and the parent
- * exits when all have. SIGHUP (reload lists, activate a new data directory) is passed on to every worker.
+ * passed on to every worker; each answers /readyz 503 and keeps accepting for `shutdownDelaySeconds`, then
+ * finishes its in-flight requests (`shutdownGraceSeconds`), and the parent exits when all have. SIGHUP (reload lists, activate a new data directory) is passed on to every worker.
  */
 import { spawn, type Subprocess } from 'bun'
 import type { Config } from './config.ts'
@@ -41,8 +41,11 @@ export interface Supervisor {
   port: number
   /** Process ids of the live workers. */
   pids(): number[]
-  /** Stops every worker (SIGTERM, then SIGKILL after the grace period) and resolves when all are gone. */
-  stop(): Promise<void>
+  /**
+   * Stops every worker (SIGTERM, then SIGKILL after the delay and grace period) and resolves when all are
+   * gone. Each worker applies the shutdown delay itself, so the argument is not used here.
+   */
+  stop(delaySeconds?: number): Promise<void>
 }
 
 async function freePort(host: string): Promise<number> {
@@ -106,7 +109,7 @@ export async function superviseWorkers(
         () => {
           for (const w of live) if (w.exitCode === null) w.kill('SIGKILL')
         },
-        (config.shutdownGraceSeconds + 5) * 1000,
+        (config.shutdownDelaySeconds + config.shutdownGraceSeconds + 5) * 1000,
       )
       await Promise.all(live.map((w) => w.exited))
       clearTimeout(killer)

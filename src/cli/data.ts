@@ -136,7 +136,8 @@ export async function dataCommand(args: string[], log: (line: string) => void = 
 /** Where a server started with these settings answers, on this machine. */
 function serverUrl(): string {
   const { host, port } = loadConfig({ env: process.env })
-  return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`
+  // A wildcard address is reached on loopback (the healthcheck runs beside the server).
+  return `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host}:${port}`
 }
 
 /** `data activate`: the checks a server would refuse the directory for, then the record and the signal. */

@@ -4,19 +4,17 @@
  * ALMANAC_MIRROR), and get correct answers from /readyz, the meta route and every landed domain.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { compile, type CompileResult } from '../../build/compile.ts'
+import type { CompileResult } from '../../build/compile.ts'
 import { run, sandbox, sandboxEnv, SMOKE_KEY, start, type Running, type Sandbox } from '../../build/smoke.ts'
 import { readManifest, SOURCE_OUT_DIR } from '../../src/data/open.ts'
 import { domains } from '../../src/domains/index.ts'
 import pkg from '../../package.json' with { type: 'json' }
+import { COMPILE_SECONDS, compiledExecutable } from './compiled.ts'
 import { PROBES } from './probes.ts'
 import { REQUEST_CHECKS, sendCheck } from './request-checks.ts'
 
-const COMPILE_SECONDS = 600
-const outDir = mkdtempSync(join(tmpdir(), 'almanac-compile-'))
 const manifest = readManifest(SOURCE_OUT_DIR)
 const landed = domains.filter((d) => d.prefixes.length > 0)
 
@@ -25,7 +23,7 @@ let box: Sandbox
 let server: Running
 
 beforeAll(async () => {
-  compiled = await compile({ outfile: join(outDir, 'almanac'), log: () => {} })
+  compiled = await compiledExecutable()
   box = sandbox(compiled.outfile)
   server = await start(box.exe, box.dir, sandboxEnv(box))
 }, COMPILE_SECONDS * 1000)
@@ -33,7 +31,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop()
   box?.remove()
-  rmSync(outDir, { recursive: true, force: true })
 })
 
 const api = async (method: string, path: string, body?: unknown) => {

@@ -168,6 +168,7 @@ test('end to end: almanac serve, then almanac data activate DIR (SIGHUP); a brok
     ALMANAC_PLANS: 'test:1000000/1d',
     ALMANAC_DEFAULT_PLAN: 'test',
     ALMANAC_ACCESS_LOG: 'false',
+    ALMANAC_SHUTDOWN_DELAY: '0',
     ALMANAC_EMAIL_OFFLINE: 'true',
     ALMANAC_HOST: '127.0.0.1',
     ALMANAC_PORT: String(port),

@@ -1,6 +1,7 @@
 /**
- * Operations of the real `almanac serve` process: SIGTERM lets an in-flight request finish (a POST whose
- * body is still arriving when the signal lands) while new connections are refused; the grace period ends a
+ * Operations of the real `almanac serve` process: SIGTERM turns /readyz 503 at once while the listener keeps
+ * answering for ALMANAC_SHUTDOWN_DELAY, then lets an in-flight request finish (a POST whose body is still
+ * arriving when the signal lands) while new connections are refused; the grace period ends a
  * request that never finishes; `--workers 2` runs two processes on one port that both answer, restarts one
  * that dies, and stops together.
  */
@@ -29,7 +30,15 @@ async function start(
   const child = spawn({
     cmd: ['bun', 'src/main.ts', 'serve', ...args],
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), ALMANAC_HOST: '127.0.0.1', ALMANAC_API_KEYS: KEY, ALMANAC_ACCESS_LOG: 'false', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      ALMANAC_HOST: '127.0.0.1',
+      ALMANAC_API_KEYS: KEY,
+      ALMANAC_ACCESS_LOG: 'false',
+      ALMANAC_SHUTDOWN_DELAY: '0',
+      ...env,
+    },
     stdout: 'ignore',
     stderr,
   })
@@ -92,6 +101,57 @@ async function untilInFlight(url: string, n: number) {
 }
 
 describe('graceful shutdown', () => {
+  const readyz = async (url: string) => {
+    const res = await fetch(url + '/readyz', { headers: { connection: 'close' } })
+    return { status: res.status, body: (await res.json()) as { status: string; problems?: { component?: string }[] } }
+  }
+
+  test('SIGTERM with a shutdown delay: /readyz turns 503 while new connections are still accepted and answered', async () => {
+    // A delay far longer than the test: every check below happens inside it, however slow the machine.
+    const { child, url } = await start([], { ALMANAC_SHUTDOWN_DELAY: '600', ALMANAC_SHUTDOWN_GRACE: '30' })
+    expect((await readyz(url)).status).toBe(200)
+    child.kill('SIGTERM')
+    let ready = await readyz(url)
+    for (let i = 0; i < 100 && ready.status === 200; i++) {
+      await Bun.sleep(20)
+      ready = await readyz(url)
+    }
+    expect(ready.status).toBe(503)
+    expect(ready.body.status).toBe('not_ready')
+    expect(ready.body.problems?.map((p) => p.component)).toContain('server')
+    // New connections (connection: close: each request dials again) are accepted and answered in full.
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(url + '/api/v1/countries/FR', {
+        headers: { 'x-api-key': KEY, 'x-response-form': 'bare', connection: 'close' },
+      })
+      expect(res.status).toBe(200)
+      expect(((await res.json()) as { alpha3: string }).alpha3).toBe('FRA')
+    }
+    expect((await fetch(url + '/healthz', { headers: { connection: 'close' } })).status).toBe(200)
+    expect(child.exitCode).toBeNull()
+    // A second signal means "now" (the operator's way out of a long delay).
+    child.kill('SIGTERM')
+    expect(await child.exited).toBe(1)
+  }, 60_000)
+
+  test('after the delay the listener closes, the in-flight request finishes, and the process exits 0', async () => {
+    const { child, url } = await start([], { ALMANAC_SHUTDOWN_DELAY: '1', ALMANAC_SHUTDOWN_GRACE: '60' })
+    const post = slowPost(url)
+    await post.started
+    await untilInFlight(url, 1)
+    child.kill('SIGTERM')
+    let gone = false
+    for (let i = 0; i < 300 && !gone; i++) {
+      gone = await refused(url)
+      if (!gone) await Bun.sleep(50)
+    }
+    expect(gone).toBe(true)
+    expect(child.exitCode).toBeNull() // the POST is still in flight
+    post.finish()
+    expect((await post.response).status).toBe(200)
+    expect(await child.exited).toBe(0)
+  }, 60_000)
+
   test('SIGTERM: the in-flight request finishes, new connections are refused, exit 0', async () => {
     const { child, url } = await start([], { ALMANAC_SHUTDOWN_GRACE: '30' })
     const post = slowPost(url)
@@ -175,7 +235,7 @@ describe('--workers 2', () => {
   }, 90_000)
 
   test('SIGHUP to the supervisor reaches every worker (a data refresh or list reload), and all stay up', async () => {
-    const { child } = await start(['--workers', '2'], { ALMANAC_ACCESS_LOG: 'false' }, 'pipe')
+    const { child } = await start(['--workers', '2'], { ALMANAC_ACCESS_LOG: 'false', ALMANAC_SHUTDOWN_DELAY: '0' }, 'pipe')
     const reader = (child.stderr as ReadableStream<Uint8Array>).getReader()
     let text = ''
     const count = (needle: string) => text.split(needle).length - 1

@@ -79,6 +79,7 @@ beforeAll(async () => {
   env = {
     ALMANAC_HOST: '127.0.0.1',
     ALMANAC_ACCESS_LOG: 'false',
+    ALMANAC_SHUTDOWN_DELAY: '0',
     // The key store is left unset: it follows the quota store's Redis.
     ALMANAC_QUOTA_STORE: redis.url,
     ALMANAC_PLANS: 'tiny:20/1d,big:100000/1d',
@@ -205,6 +206,7 @@ describe('two instances on a shared local QR directory and signing key', () => {
     const own = (): Record<string, string> => ({
       ALMANAC_HOST: '127.0.0.1',
       ALMANAC_ACCESS_LOG: 'false',
+      ALMANAC_SHUTDOWN_DELAY: '0',
       ALMANAC_API_KEYS: 'scale-out-key-0123',
       ALMANAC_STATE_DIR: tempDir(),
       ALMANAC_QR_STORE: `local:${shared}`,

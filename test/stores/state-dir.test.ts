@@ -20,6 +20,7 @@ test('a full disk at start: one line naming ALMANAC_STATE_DIR, exit 1, no stack 
       ALMANAC_STATE_DIR: dir,
       ALMANAC_API_KEYS: 'state-key-0123456789',
       ALMANAC_ACCESS_LOG: 'false',
+      ALMANAC_SHUTDOWN_DELAY: '0',
     },
     stdout: 'pipe',
     stderr: 'pipe',
@@ -37,7 +38,13 @@ test('a state dir that cannot be made (under a file), with the memory quota stor
   await Bun.write(file, 'x')
   const child = Bun.spawn(['bun', 'src/main.ts', 'serve', '--port', '0', '--host', '127.0.0.1'], {
     cwd: ROOT,
-    env: { ...process.env, ALMANAC_STATE_DIR: `${file}/state`, ALMANAC_API_KEYS: 'state-key-0123456789', ALMANAC_ACCESS_LOG: 'false' },
+    env: {
+      ...process.env,
+      ALMANAC_STATE_DIR: `${file}/state`,
+      ALMANAC_API_KEYS: 'state-key-0123456789',
+      ALMANAC_ACCESS_LOG: 'false',
+      ALMANAC_SHUTDOWN_DELAY: '0',
+    },
     stdout: 'pipe',
     stderr: 'pipe',
   })
@@ -58,7 +65,13 @@ test('keys left in keys.sqlite when ALMANAC_KEY_STORE follows a Redis quota stor
   // Redis is dialled on the first request that needs it, so an address nobody answers at is enough here.
   const child = Bun.spawn(['bun', 'src/main.ts', 'serve', '--port', '0', '--host', '127.0.0.1'], {
     cwd: ROOT,
-    env: { ...process.env, ALMANAC_STATE_DIR: dir, ALMANAC_QUOTA_STORE: 'redis://127.0.0.1:9', ALMANAC_ACCESS_LOG: 'false' },
+    env: {
+      ...process.env,
+      ALMANAC_STATE_DIR: dir,
+      ALMANAC_QUOTA_STORE: 'redis://127.0.0.1:9',
+      ALMANAC_ACCESS_LOG: 'false',
+      ALMANAC_SHUTDOWN_DELAY: '0',
+    },
     stdout: 'ignore',
     stderr: 'pipe',
   })

@@ -19,6 +19,7 @@ export function startFromSource(tempDir: () => string, env: Record<string, strin
     ALMANAC_PLANS: 'smoke:1000000000/1d',
     ALMANAC_DEFAULT_PLAN: 'smoke',
     ALMANAC_ACCESS_LOG: 'false',
+    ALMANAC_SHUTDOWN_DELAY: '0',
   }
   return start(process.execPath, ROOT, { ...base, ...env }, 120, ['src/main.ts', command])
 }

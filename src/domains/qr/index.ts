@@ -50,6 +50,7 @@ export function openQr(config: Config, now: () => number = Date.now): QrDomainSt
     const store = createS3Store({
       url: q.store,
       endpoint: q.s3Endpoint,
+      publicEndpoint: q.s3PublicEndpoint,
       region: q.s3Region,
       accessKeyId: q.s3AccessKeyId,
       secretAccessKey: q.s3SecretAccessKey,

@@ -3,6 +3,10 @@
  * Signature V4; AWS, MinIO, R2, Ceph ...). Objects are named by content hash under the prefix, and links
  * are presigned GET URLs. SigV4 presigned URLs live at most 7 days, so a longer `ttl` is cut to 7 days
  * and the answer says so. Objects do not expire by themselves: give the bucket a lifecycle rule.
+ *
+ * A SigV4 signature covers the host a link names, so a link presigned for an address only the server can
+ * reach (a compose network's `http://s3:9000`) cannot be fixed by rewriting it afterwards: with a public
+ * endpoint, links are presigned for that origin by a second client, and uploads keep the internal one.
  */
 import { S3Client } from 'bun'
 import { AlmanacError } from '../../lib/errors.ts'
@@ -17,6 +21,8 @@ export interface S3StoreOptions {
   /** `s3://bucket/prefix` */
   url: string
   endpoint?: string
+  /** The origin clients download from, when it is not `endpoint`; used only to presign links. */
+  publicEndpoint?: string
   region?: string
   accessKeyId?: string
   secretAccessKey?: string
@@ -45,14 +51,18 @@ export function endpointFor(endpoint: string | undefined, bucket: string, virtua
 
 export function createS3Store(options: S3StoreOptions): ObjectStore {
   const { bucket, prefix } = parseS3Url(options.url)
-  const client = new S3Client({
-    bucket,
-    endpoint: endpointFor(options.endpoint, bucket, options.virtualHostedStyle),
-    region: options.region,
-    accessKeyId: options.accessKeyId,
-    secretAccessKey: options.secretAccessKey,
-    virtualHostedStyle: options.virtualHostedStyle,
-  })
+  const clientFor = (endpoint: string | undefined) =>
+    new S3Client({
+      bucket,
+      endpoint: endpointFor(endpoint, bucket, options.virtualHostedStyle),
+      region: options.region,
+      accessKeyId: options.accessKeyId,
+      secretAccessKey: options.secretAccessKey,
+      virtualHostedStyle: options.virtualHostedStyle,
+    })
+  const client = clientFor(options.endpoint)
+  // Presigning is local computation: this client never sends a request.
+  const signer = options.publicEndpoint ? clientFor(options.publicEndpoint) : client
   const keyOf = (name: string) => (prefix ? `${prefix}/${name}` : name)
 
   return {
@@ -74,7 +84,7 @@ export function createS3Store(options: S3StoreOptions): ObjectStore {
     },
     link(name, expires) {
       const expiresIn = Math.max(1, Math.min(S3_MAX_TTL, expires - Math.floor(Date.now() / 1000)))
-      return client.presign(keyOf(name), { method: 'GET', expiresIn })
+      return signer.presign(keyOf(name), { method: 'GET', expiresIn })
     },
     close() {},
   }
