@@ -163,7 +163,7 @@ export interface Config {
     denyListFiles: string[]
   }
   ua: {
-    /** A newer node-device-detector package folder (or its `regexes/` folder) served instead of the built data. */
+    /** A newer Matomo device-detector checkout (or its `regexes/` folder of YAML) served instead of the built data. */
     regexesDir?: string
     /** Parse results kept per cache generation (two generations); 0 turns the cache off. */
     cacheEntries: number

@@ -46,6 +46,13 @@ test('mmdb-lib is only a test oracle and benchmark baseline: a devDependency, ne
   expect((await bundledPackages()).map((p) => p.name)).not.toContain('mmdb-lib')
 })
 
+test('node-device-detector is only a test oracle and benchmark baseline: a devDependency, never bundled', async () => {
+  const pkg = JSON.parse(readFileSync(`${import.meta.dir}/../../package.json`, 'utf8'))
+  expect(pkg.dependencies['node-device-detector']).toBeUndefined()
+  expect(pkg.devDependencies['node-device-detector']).toBeString()
+  expect((await bundledPackages()).map((p) => p.name)).not.toContain('node-device-detector')
+})
+
 test('code copied into the tree is credited with its licence (the vendored node-device-detector engine)', () => {
   const notice = readFileSync(NOTICE_PATH, 'utf8')
   expect(notice).toContain('### Vendored in `src/domains/ua/engine`')

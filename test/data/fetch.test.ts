@@ -18,7 +18,7 @@ import { domains } from '../../src/domains/index.ts'
 import { buildDatasets } from '../../src/data/build.ts'
 import { fetchSources } from '../../src/data/fetch.ts'
 import { openDataDir } from '../../src/data/open.ts'
-import { upstreamUrl } from '../../src/data/upstream.ts'
+import { UPSTREAM_BASE_ENV, upstreamUrl } from '../../src/data/upstream.ts'
 import { loadConfig } from '../../src/config.ts'
 import ip from '../../src/domains/ip/index.ts'
 import { ipBuilders } from '../../src/domains/ip/build.ts'
@@ -176,6 +176,29 @@ describe('data fetch', () => {
         .filter(Boolean).length,
     )
   })
+})
+
+test("ua is built from Matomo device-detector's regexes/*.yml downloaded at their raw GitHub URLs, as from the mirror", async () => {
+  // No mirror: every file comes from the loopback upstream at its real path (the commit's `regexes/` layout).
+  const ua = domains.filter((d) => d.name === 'ua')
+  const before = hits
+  process.env[UPSTREAM_BASE_ENV] = base
+  let fromUpstream: Awaited<ReturnType<typeof buildDatasets>>
+  try {
+    fromUpstream = await buildDatasets(ua, { outDir: tempDir(), mirror: tempDir(), offline: false, log: quiet })
+  } finally {
+    delete process.env[UPSTREAM_BASE_ENV]
+  }
+  const fromMirror = await buildDatasets(ua, { outDir: tempDir(), mirror: MIRROR, offline: true, log: quiet })
+  const a = fromMirror.datasets.ua!
+  const b = fromUpstream.datasets.ua!
+  expect(b.sources.map((s) => s.via)).toEqual(b.sources.map(() => 'url'))
+  const raw =
+    /^https:\/\/raw\.githubusercontent\.com\/matomo-org\/device-detector\/3856a28692d45317d3f15f6f81ca31a06067182a\/regexes\/.+\.yml$/
+  expect(b.sources.filter((s) => !raw.test(s.url ?? '')).map((s) => s.url)).toEqual([])
+  expect(hits - before).toBe(b.sources.length)
+  expect(b.artifacts).toEqual(a.artifacts)
+  expect(b.counts).toEqual(a.counts)
 })
 
 test('without mirror or internet the anonymity lists build empty, each marked unavailable, and the ip domain opens', async () => {

@@ -1,8 +1,8 @@
 /** Upstream -> artifact of the ua domain: `ua-detection.json` (see definitions.ts). */
 import { writeFileSync } from 'node:fs'
 import type { DatasetBuilder } from '../../data/types.ts'
-import { readDefinitions } from './definitions.ts'
-import { UA_PACKAGE_VERSION, uaSources } from './sources.ts'
+import { type Collection, readDefinitions } from './definitions.ts'
+import { UA_COLLECTION_SOURCES, UA_DATA_DATE, UA_DATA_VERSION } from './sources.ts'
 
 export const UA_ARTIFACT = 'ua-detection.json'
 
@@ -10,19 +10,21 @@ const countOf = (v: unknown) => (Array.isArray(v) ? v.length : v && typeof v ===
 
 export const uaBuilder: DatasetBuilder = {
   id: 'ua',
-  sources: ['node-device-detector-regexes'],
+  sources: UA_COLLECTION_SOURCES.map(([, id]) => id),
   artifacts: [UA_ARTIFACT],
-  revision: 3,
+  revision: 4,
   async build(ctx) {
-    const src = await ctx.source('node-device-detector-regexes')
-    const defs = readDefinitions(src.path, { package: 'node-device-detector', version: UA_PACKAGE_VERSION, date: uaSources[0]!.date })
+    // Each of Matomo's `regexes/*.yml` files is its own pinned source (mirror path or raw GitHub URL).
+    const files = {} as Record<Collection, string>
+    for (const [collection, id] of UA_COLLECTION_SOURCES) files[collection as Collection] = (await ctx.source(id)).path
+    const defs = readDefinitions(files, { package: 'matomo/device-detector', version: UA_DATA_VERSION, date: UA_DATA_DATE })
     writeFileSync(ctx.out(UA_ARTIFACT), JSON.stringify(defs))
     const c = defs.collections
     const brands = c['device/mobiles'] as Record<string, { models?: unknown[] }>
     const always = Object.values(defs.literals).filter((l) => l === null).length
     ctx.log(`${Object.keys(defs.literals).length} distinct patterns compiled; ${always} without a required literal (always run)`)
     return {
-      version: UA_PACKAGE_VERSION,
+      version: UA_DATA_VERSION,
       counts: {
         bots: countOf(c.bots),
         browsers: countOf(c['client/browsers']),

@@ -1,16 +1,18 @@
 /**
- * The detection data: node-device-detector's `regexes/` folder (Matomo's YAML converted to CommonJS
- * modules of JSON) turned into one `ua-detection.json` artifact, with the required literals of every
- * pattern computed ahead (the prefilter) and every regex proven to compile. The same reader serves the
- * builder and an operator's newer folder at start (ALMANAC_UA_REGEXES), without running its code: each
- * module is read as `module.exports = <JSON>`.
+ * The detection data: Matomo device-detector's `regexes/` folder (YAML) turned into one
+ * `ua-detection.json` artifact, with the required literals of every pattern computed ahead (the
+ * prefilter) and every regex proven to compile. The same reader serves the builder (each file a pinned
+ * source) and an operator's newer folder at start (ALMANAC_UA_REGEXES): Matomo's layout, or the older
+ * node-device-detector package layout (its `regexes/*.js` modules, read as `module.exports = <JSON>`
+ * without running their code).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { load as loadYaml } from 'js-yaml'
 import { requiredLiterals } from './literals.ts'
 import { normalizePattern } from './prefilter.ts'
 
-/** The collections the engine reads (engine/data.js), as paths under `regexes/` without `.js`. */
+/** The collections the engine reads (engine/data.js), as paths under `regexes/` without extension. */
 export const COLLECTIONS = [
   'bots',
   'oss',
@@ -24,7 +26,6 @@ export const COLLECTIONS = [
   'client/libraries',
   'client/hints/apps',
   'client/hints/browsers',
-  'device/alias-device',
   'device/cameras',
   'device/car_browsers',
   'device/consoles',
@@ -35,17 +36,29 @@ export const COLLECTIONS = [
   'device/televisions',
 ] as const
 
+export type Collection = (typeof COLLECTIONS)[number]
+
 export interface Definitions {
-  /** What the data is: the package and version it came from, and its date (`X-Definitions-Updated`). */
+  /** What the data is: where it came from, its version, and its date (`X-Definitions-Updated`). */
   source: { package: string; version: string; date: string }
   collections: Record<string, unknown>
   /** Required literals by normalized pattern (null: the pattern always runs). */
   literals: Record<string, string[] | null>
 }
 
-/** One `regexes/*.js` module, read as data. */
-function readModule(path: string): unknown {
+/**
+ * One collection file, read as data: Matomo's YAML (`.yml`; js-yaml, because Bun's parser refuses the
+ * `'value'# comment` spelling Matomo's files use and Symfony accepts), or a node-device-detector module.
+ */
+function readCollection(path: string): unknown {
   const text = readFileSync(path, 'utf8')
+  if (path.endsWith('.yml')) {
+    try {
+      return loadYaml(text, { filename: path })
+    } catch (e) {
+      throw new Error(`${path}: not YAML (${(e as Error).message.split('\n')[0]})`)
+    }
+  }
   const m = /^\s*module\.exports\s*=\s*/.exec(text)
   if (!m) throw new Error(`${path}: not a \`module.exports = …\` data module`)
   try {
@@ -66,20 +79,28 @@ function patternsOf(value: unknown, out: string[]) {
   }
 }
 
-/** The `regexes/` folder of a node-device-detector package folder, or the folder itself. */
+/** The `regexes/` folder of a device-detector checkout or package folder, or the folder itself. */
 export function regexesFolder(dir: string): string {
-  return existsSync(join(dir, 'regexes', 'bots.js')) ? join(dir, 'regexes') : dir
+  const inner = join(dir, 'regexes')
+  return existsSync(join(inner, 'bots.yml')) || existsSync(join(inner, 'bots.js')) ? inner : dir
 }
 
-/** Reads the collections of a `regexes/` folder and computes the literals of every pattern. */
-export function readDefinitions(dir: string, source: Definitions['source']): Definitions {
+/** The file of each collection in a folder: Matomo's `.yml`, else node-device-detector's `.js`. */
+export function folderFiles(dir: string): Record<Collection, string> {
   const folder = regexesFolder(dir)
-  const collections: Record<string, unknown> = {}
+  const files = {} as Record<Collection, string>
   for (const name of COLLECTIONS) {
-    const path = join(folder, `${name}.js`)
-    if (!existsSync(path)) throw new Error(`${folder} has no ${name}.js: not a node-device-detector regexes folder`)
-    collections[name] = readModule(path)
+    const path = [join(folder, `${name}.yml`), join(folder, `${name}.js`)].find((p) => existsSync(p))
+    if (!path) throw new Error(`${folder} has no ${name}.yml: not a device-detector regexes folder`)
+    files[name] = path
   }
+  return files
+}
+
+/** Reads the collections of a `regexes/` layout and computes the literals of every pattern. */
+export function readDefinitions(files: Record<Collection, string>, source: Definitions['source']): Definitions {
+  const collections: Record<string, unknown> = {}
+  for (const name of COLLECTIONS) collections[name] = readCollection(files[name])
   const patterns: string[] = []
   for (const name of COLLECTIONS) patternsOf(collections[name], patterns)
   // Vendor fragments are plain strings the engine suffixes (engine/parser/vendor-fragment-abstract-parser.js).
@@ -92,16 +113,18 @@ export function readDefinitions(dir: string, source: Definitions['source']): Def
     try {
       new RegExp(normalized, 'i')
     } catch (e) {
-      throw new Error(`${folder}: the pattern ${JSON.stringify(pattern.slice(0, 120))} does not compile: ${(e as Error).message}`)
+      throw new Error(`the pattern ${JSON.stringify(pattern.slice(0, 120))} does not compile: ${(e as Error).message}`)
     }
     literals[normalized] = requiredLiterals(normalized)
   }
   return { source, collections, literals }
 }
 
-/** Package version and date of an operator's folder: package.json's version, the newest file's day. */
+/** What an operator's folder is: its package's version when it says one, and the newest file's day. */
 export function describeFolder(dir: string): Definitions['source'] {
+  const files = folderFiles(dir)
   const folder = regexesFolder(dir)
+  const matomo = files.bots.endsWith('.yml')
   let version = 'unknown'
   for (const pkg of [join(dir, 'package.json'), join(folder, '..', 'package.json')]) {
     if (!existsSync(pkg)) continue
@@ -110,12 +133,12 @@ export function describeFolder(dir: string): Definitions['source'] {
       break
     } catch {}
   }
-  let newest = 0
-  for (const name of COLLECTIONS) {
-    const path = join(folder, `${name}.js`)
-    if (existsSync(path)) newest = Math.max(newest, statSync(path).mtimeMs)
+  const newest = Math.max(...Object.values(files).map((path) => statSync(path).mtimeMs))
+  return {
+    package: matomo ? 'matomo/device-detector' : 'node-device-detector',
+    version,
+    date: new Date(newest).toISOString().slice(0, 10),
   }
-  return { package: 'node-device-detector', version, date: new Date(newest).toISOString().slice(0, 10) }
 }
 
 export function loadDefinitions(path: string): Definitions {

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs'
 import { defineDomain } from '../types.ts'
 import { UA_ARTIFACT, uaBuilder } from './build.ts'
-import { describeFolder, loadDefinitions, readDefinitions } from './definitions.ts'
+import { describeFolder, folderFiles, loadDefinitions, readDefinitions } from './definitions.ts'
 import { uaRoutes } from './routes.ts'
 import { openUaService, type UaService } from './service.ts'
 import { uaSources } from './sources.ts'
@@ -24,7 +24,7 @@ export default defineDomain<UaService>({
     // the folder ALMANAC_UA_REGEXES names, else a `ua-regexes` folder dropped into the data directory.
     const dropped = data.path(DROP_IN)
     const dir = config.ua.regexesDir ?? (existsSync(dropped) ? dropped : undefined)
-    const defs = dir ? readDefinitions(dir, describeFolder(dir)) : loadDefinitions(data.path(UA_ARTIFACT))
+    const defs = dir ? readDefinitions(folderFiles(dir), describeFolder(dir)) : loadDefinitions(data.path(UA_ARTIFACT))
     if (dir) log({ level: 'info', msg: `serving detection data from ${dir}`, ...defs.source })
     return openUaService(defs, { cacheEntries: config.ua.cacheEntries, cacheBytes: config.ua.cacheBytes })
   },

@@ -4,7 +4,7 @@
  * (real browser UAs weighted by traffic). Distinct, non-empty, at most 2,048 characters, in file order.
  */
 import { existsSync, readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 
 const UAP_CORE = '/usr/share/uap-core/tests'
 const USER_AGENTS = resolve(import.meta.dir, '../../../node_modules/user-agents/dist/user-agents.json')
@@ -32,5 +32,15 @@ export function realUserAgents(): string[] {
 /** Every `step`-th entry: a spread sample that stays the same from run to run. */
 export const every = <T>(items: T[], step: number) => items.filter((_, i) => i % step === 0)
 
-/** The Matomo fixture sample of the acceptance data (read in place from ../shared, never copied). */
-export const FIXTURES = resolve(import.meta.dir, '../../../../shared/acceptance-data/ua-fixtures.json')
+/**
+ * The Matomo fixture sample of the acceptance data, read in place (never copied): ALMANAC_ACCEPTANCE_DATA,
+ * or `shared/acceptance-data` beside the checkout or beside any folder above it (a git worktree sits deeper).
+ */
+export const FIXTURES = (() => {
+  if (process.env.ALMANAC_ACCEPTANCE_DATA) return resolve(process.env.ALMANAC_ACCEPTANCE_DATA, 'ua-fixtures.json')
+  const checkout = resolve(import.meta.dir, '../../..')
+  for (let dir = resolve(checkout, '..'); ; dir = dirname(dir)) {
+    const path = join(dir, 'shared/acceptance-data/ua-fixtures.json')
+    if (existsSync(path) || dir === dirname(dir)) return path
+  }
+})()

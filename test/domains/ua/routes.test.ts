@@ -35,8 +35,8 @@ describe('real user agents', () => {
     expect(d.bot).toBeNull()
     expect(d.ua_only).toBeNull()
     expect(d.tampered).toBe(false)
-    // The npm publication date of node-device-detector 2.2.7, the detection data served.
-    expect(headers.get('x-definitions-updated')).toBe('2026-08-07')
+    // The date of the Matomo device-detector commit the detection data is built from (3856a286).
+    expect(headers.get('x-definitions-updated')).toBe('2026-08-19')
     for (const h of ['x-quota-limit', 'x-quota-remaining', 'x-quota-reset']) expect(headers.get(h)).toMatch(/^\d+$/)
   })
 
@@ -317,12 +317,12 @@ describe('POST /ua/compat/device-catalog', () => {
   })
 })
 
-test('the datasets endpoint credits Matomo and node-device-detector', async () => {
+test('the datasets endpoint credits Matomo device-detector, at the commit the data comes from', async () => {
   const { body } = await app.json('GET', '/api/v1/meta/datasets', { form: 'bare' })
   const text = JSON.stringify(body)
   expect(text).toContain('Matomo device-detector')
   expect(text).toContain('LGPL-3.0')
-  expect(text).toContain('node-device-detector')
+  expect(text).toContain('commit 3856a286 of 2026-08-19')
 })
 
 test('the OpenAPI document has request and response schemas for the three routes', async () => {

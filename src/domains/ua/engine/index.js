@@ -92,8 +92,8 @@ class DeviceDetector {
 
 
   init() {
-    aliasDevice = new AliasDevice();
-    aliasDevice.setReplaceBrand(false);
+    // Almanac: no alias-device parser: its table is node-device-detector's own, not in Matomo's data, and
+    // it only serves the `deviceAliasCode`/`deviceIndexes`/`deviceInfo`/`deviceTrusted` options, all off.
     this.addParseOs(OS_PARSER, new OsParser());
 
     this.addParseClient(CLIENT_PARSER_LIST.FEED_READER, new FeedReaderParser());
@@ -733,6 +733,7 @@ class DeviceDetector {
    * @returns {ResultDeviceCode}
    */
   parseDeviceCode(userAgent) {
+    if (!aliasDevice) throw new Error('device alias codes are not available: Matomo\'s data has no alias-device table');
     return aliasDevice.parse(userAgent);
   }
 
@@ -796,6 +797,7 @@ class DeviceDetector {
     if (result && result.brand === '') {
       for (let name in this.deviceParserList) {
         let parser = this.deviceParserList[name];
+        if (parser.preMatch && !parser.preMatchOverall(userAgent)) continue; // Almanac: as Matomo
         let resultMerge = parser.parse(ua, brandIndexes);
         if (resultMerge) {
           result = Object.assign({}, result, resultMerge);

@@ -134,6 +134,21 @@ class DeviceParserAbstract extends ParserAbstract {
   }
 
   /**
+   * Almanac: Matomo's preMatchOverall (Console, CarBrowser, Camera, PortableMediaPlayer): whether any
+   * brand regex of the list matches the user agent as sent, before a Client Hints model is written into
+   * it. Matomo runs these parsers only then, so a Windows UA hinting the model `Xbox` is not a console.
+   * @param {string} userAgent - the user agent as sent
+   * @return {boolean}
+   */
+  preMatchOverall(userAgent) {
+    userAgent = this.prepareUserAgent(userAgent);
+    for (const cursor of prefilter.candidateKeys(this.collection, userAgent)) {
+      if (this.getBaseRegExp(this.collection[cursor].regex).exec(userAgent)) return true;
+    }
+    return false;
+  }
+
+  /**
    * Result brand and model
    * @param {string} userAgent    - useragent string
    * @param {array} brandIndexes  - check the devices in this list

@@ -19,7 +19,8 @@ function restoreUserAgentFromClientHints(userAgent, clientHints) {
   if (hasUserAgentClientHintsFragment(newUserAgent)) {
     const osHints = attr(clientHints, 'os', {});
     const osVersion = attr(osHints, 'version', '');
-    newUserAgent = newUserAgent.replace(/(Android (?:10[.\d]*; K|1[1-9]))/,
+    // Almanac: Android 11-17 as Matomo at 3856a286 (AbstractParser::restoreUserAgentFromClientHints)
+    newUserAgent = newUserAgent.replace(/(Android (?:10[.\d]*; K|1[1-7]))/,
       `Android ${osVersion !== '' ? osVersion : '10'}; ${deviceModel}`
     );
   }
@@ -297,7 +298,8 @@ function hasTVClient(name) {
  * @return {boolean}
  */
 function hasUserAgentClientHintsFragment(userAgent) {
-  if (/Android (?:1[0-6][.\d]*; K(?: Build\/|[;)])|1[0-6]\)) AppleWebKit/i.test(userAgent)) {
+  // Almanac: Android 10-17 as Matomo at 3856a286 (AbstractParser::hasUserAgentClientHintsFragment)
+  if (/Android (?:1[0-7][.\d]*; K(?: Build\/|[;)])|1[0-7]\)) AppleWebKit/i.test(userAgent)) {
     return /Telegram-Android\//i.test(userAgent) === false;
   }
   return false;

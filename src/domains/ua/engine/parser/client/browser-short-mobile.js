@@ -26,5 +26,6 @@ module.exports = [
   '7I', 'X5', '3P', '2E', 'T5', '2N', 'SJ', 'X6', 'SM',
   'AY', 'BQ', 'BC', 'NQ', 'VQ', 'KA', 'YS', 'D4', 'PZ',
   'V7', 'D5', 'M0', 'Q8',
+  'T6', '37', '38', 'FI', // Almanac: as Matomo at 3856a286
   
 ];

@@ -30,6 +30,12 @@ module.exports = {
   '2B': '2345 Browser',
   '3B': '360 Secure Browser',
   '36': '360 Phone Browser',
+// Almanac: added from Matomo device-detector at 3856a286 (its Parser/*.php tables), for the newer data
+  '37': '360 Speed Browser',
+  '38': 'Stadium',
+  '4M': 'Mullvad Browser',
+  'T6': 'Startpage',
+  'T7': 'Teak Browser',
   '7B': '7654 Browser',
   'AA': 'Avant Browser',
   'AB': 'ABrowse',

@@ -1844,6 +1844,9 @@ module.exports = {
   'TJ': 'Trifone',
   'Q5': 'Trident',
   'TRB': 'Trimble',
+  // Almanac: Sun King and Telstra added from Matomo device-detector at 3856a286
+  'SNK': 'Sun King',
+  'TRA': 'Telstra',
   '4T': 'Tronsmart',
   '11': 'True',
   'JT': 'True Slim',

@@ -4,6 +4,7 @@ class Camera extends DeviceAbstractParser {
   constructor() {
     super();
     this.collection = require('../../data').collection('device/cameras');
+    this.preMatch = true; // Almanac: Matomo pre-matches this list on the UA as sent (preMatchOverall)
   }
 }
 

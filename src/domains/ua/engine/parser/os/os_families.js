@@ -4,6 +4,7 @@ module.exports = {
   'AND', 'CYN', 'FIR', 'REM', 'RZD', 'MLD', 'MCD', 'YNS', 'GRI', 'HAR',
   'ADR', 'CLR', 'BOS', 'REV', 'LEN', 'SIR', 'RRS', 'WER', 'PIC', 'ARM',
   'HEL', 'BYI', 'RIS', 'PUF', 'LEA', 'MET', 'SMA', 'AGO',
+  'HYP', 'MYO', // Almanac: as Matomo at 3856a286
   ],
   'AmigaOS': ['AMG', 'MOR', 'ARO'],
   'BlackBerry': ['BLB', 'QNX'],
@@ -26,7 +27,8 @@ module.exports = {
   'UOS', 'PIO', 'FRI', 'LIR', 'WEB', 'SER', 'ASP', 'AOS', 'LOO', 'EUL',
   'SCI', 'ALP', 'CLO', 'ROC', 'OVZ', 'PVE', 'RST', 'EZX', 'GNS', 'JOL',
   'TUR', 'QTP', 'WPO', 'PAN', 'VIZ', 'AZU', 'COL', 'OSS', 'ELM', 'LPU',
-  'KOB',
+  'KOB', 'FRT', // Almanac: FRT as Matomo at 3856a286
+ 
   ],
   'Mac': ['MAC'],
   'Mobile Gaming Console': ['PSP', 'NDS', 'XBX'],

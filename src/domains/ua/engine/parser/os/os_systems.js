@@ -48,6 +48,10 @@ module.exports = {
   'FEN': 'Fenix',
   'FOS': 'Firefox OS',
   'FIR': 'Fire OS',
+  // Almanac: FortiOS, HyperOS, MyOS added from Matomo device-detector at 3856a286
+  'FRT': 'FortiOS',
+  'HYP': 'HyperOS',
+  'MYO': 'MyOS',
   'FOR': 'Foresight Linux',
   'FRE': 'Freebox',
   'BSD': 'FreeBSD',
