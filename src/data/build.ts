@@ -88,7 +88,9 @@ function verifiedFiles(source: Source, folder: string, via: ResolvedSource['via'
   for (const f of upstreamFiles(source)) {
     const path = join(folder, basename(f.rel))
     if (!existsSync(path))
-      throw new SourceMissingError(`Source ${source.id} (${source.version}): ${folder} lacks ${basename(f.rel)} (from ${f.url}); fetch it again.`)
+      throw new SourceMissingError(
+        `Source ${source.id} (${source.version}): ${folder} lacks ${basename(f.rel)} (from ${f.url}); fetch it again.`,
+      )
     verified(source, path, via, hashes, f.pin)
   }
   return { ...source, path: folder, via }

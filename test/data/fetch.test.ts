@@ -213,11 +213,11 @@ describe('data fetch', () => {
     // Every upstream file of every source was served at its URL, with no exception but the 404.
     const wanted = sources.flatMap((s) => upstreamFiles(s).map((f) => f.rel))
     expect(report.fetched.map((f) => f.path).sort()).toEqual(wanted.filter((rel) => !rel.startsWith('upstream/geonames-postal/')).sort())
-    expect(withTestDebs(sources).filter((s, i) => s !== sources[i]).map((s) => s.id)).toEqual([
-      'bible-web',
-      'bible-versification',
-      'bible-book-names',
-    ])
+    expect(
+      withTestDebs(sources)
+        .filter((s, i) => s !== sources[i])
+        .map((s) => s.id),
+    ).toEqual(['bible-web', 'bible-versification', 'bible-book-names'])
     expect(report.failed[0]!.error).toContain('HTTP 404')
     // Files the URL serves as the mirror has them go to their mirror paths, pinned hashes and all.
     for (const id of ['x4bnet-vpn-ipv4', 'x4bnet-datacenter-ipv6', 'iso-codes-3166-1']) {
@@ -321,7 +321,11 @@ describe('data fetch', () => {
       JOIN verses v ON v.id BETWEEN t.first_id AND t.last_id
       JOIN today.verses o ON o.id = v.id - t.first_id + ot.first_id AND o.book = v.book AND o.chapter = v.chapter AND o.verse = v.verse
       GROUP BY t.id`)
-    const todayCounts = db.query('SELECT id, books, verses FROM today.translations').all() as { id: string; books: number; verses: number }[]
+    const todayCounts = db.query('SELECT id, books, verses FROM today.translations').all() as {
+      id: string
+      books: number
+      verses: number
+    }[]
     db.close()
     expect(books.map((r) => r.id).sort()).toEqual([...only].sort())
     for (const r of [...books, ...verses]) expect({ id: r.id, same: r.same }).toEqual({ id: r.id, same: r.n })

@@ -14,7 +14,9 @@ export type NameList = Map<string, string>
 /** SWORD's English book names -> OSIS ids, from every canon*.h table (the locales are keyed by the former). */
 export function osisByEnglishName(versificationDir: string): Map<string, string> {
   const out = new Map<string, string>()
-  for (const file of readdirSync(versificationDir).filter((f) => /^canon.*\.h$/.test(f)).sort()) {
+  for (const file of readdirSync(versificationDir)
+    .filter((f) => /^canon.*\.h$/.test(f))
+    .sort()) {
     for (const m of readFileSync(join(versificationDir, file), 'utf8').matchAll(/\{"([^"]+)", "([^"]+)", "[^"]*", \d+\}/g))
       if (!out.has(m[1]!)) out.set(m[1]!, m[2]!)
   }
@@ -28,7 +30,9 @@ const languageOfLocale = (file: string) => file.replace(/-utf8\.conf$/, '').repl
 export function readSwordLocales(localesDir: string, versificationDir: string): Map<string, NameList> {
   const osis = osisByEnglishName(versificationDir)
   const out = new Map<string, NameList>()
-  for (const file of readdirSync(localesDir).filter((f) => f.endsWith('-utf8.conf')).sort()) {
+  for (const file of readdirSync(localesDir)
+    .filter((f) => f.endsWith('-utf8.conf'))
+    .sort()) {
     const names: NameList = new Map()
     let section = ''
     for (const line of readFileSync(join(localesDir, file), 'utf8').split(/\r?\n/)) {
@@ -36,7 +40,7 @@ export function readSwordLocales(localesDir: string, versificationDir: string): 
       if (head) section = head[1]!
       const kv = section === 'Text' ? /^([^#=][^=]*)=(.*)$/.exec(line) : null
       const id = kv && osis.get(kv[1]!.trim())
-      const name = kv?.[2]!.trim()
+      const name = kv?.[2]?.trim()
       if (id && name && !names.has(id)) names.set(id, name)
     }
     out.set(languageOfLocale(file), names)
@@ -60,5 +64,5 @@ export function usfmTitle(text: string): string | undefined {
 /** Title in a SWORD module's book heading slot: `<title type="main">Genesisy</title>`. */
 export function swordBookTitle(raw: string): string | undefined {
   const m = /<title\b[^>]*\btype="main"[^>]*>([^<]*)<\/title>/.exec(raw)
-  return m?.[1]!.trim() || undefined
+  return m?.[1]?.trim() || undefined
 }

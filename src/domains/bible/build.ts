@@ -280,7 +280,15 @@ async function buildDatabase(o: BibleBuildOptions, locales: Map<string, NameList
           insertChapter.run(idx, book, chapter, k - chapterStart, base + chapterStart, base + k - 1)
           bookChapters++
         }
-        insertBook.run(idx, book, localName(locales, titles, t, bookById(book)!), bookChapters, k - bookStart, base + bookStart, base + k - 1)
+        insertBook.run(
+          idx,
+          book,
+          localName(locales, titles, t, bookById(book)!),
+          bookChapters,
+          k - bookStart,
+          base + bookStart,
+          base + k - 1,
+        )
         chapters += bookChapters
         books++
       }

@@ -123,8 +123,7 @@ export const bibleSources: Source[] = [
     url: DEBIAN_PACKAGES.libswordCommon.url,
     urlSha256: DEBIAN_PACKAGES.libswordCommon.sha256,
     license: 'GPL-2.0-only',
-    attribution:
-      'Book names from the SWORD Project locales (CrossWire Bible Society, GPL-2.0) and the titles inside the Bible files',
+    attribution: 'Book names from the SWORD Project locales (CrossWire Bible Society, GPL-2.0) and the titles inside the Bible files',
     homepage: 'https://crosswire.org/sword/',
   },
 ]

@@ -17,7 +17,10 @@ export function mergeBlocklists(texts: string[]): string {
       const name = line.trim().toLowerCase()
       if (name && !name.startsWith('#')) names.add(name)
     }
-  return [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((n) => `${n}\n`).join('')
+  return [...names]
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .map((n) => `${n}\n`)
+    .join('')
 }
 
 /**

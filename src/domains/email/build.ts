@@ -65,7 +65,12 @@ async function build(ctx: BuildContext) {
     const src = await ctx.source(list.source)
     // A list published in parts (the abuse lists) is a folder of them, merged here.
     const text = src.files
-      ? mergeBlocklists(readBlocklists(src.path, src.files.map((f) => f.sha256)))
+      ? mergeBlocklists(
+          readBlocklists(
+            src.path,
+            src.files.map((f) => f.sha256),
+          ),
+        )
       : readFileSync(src.path, 'utf8')
     const entries = READERS[list.source]!(text, list.source)
     let kept = 0
