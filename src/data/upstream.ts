@@ -28,9 +28,23 @@ export const urlServesMirrorFile = (source: Source): boolean => !!source.mirror 
  * the archive a mirror folder was unpacked from), which the build also looks for.
  */
 export function mirrorPathOfUrl(source: Source): string | undefined {
+  if (source.files?.length) return `upstream/${source.id}`
   if (!source.url) return undefined
   if (urlServesMirrorFile(source)) return source.mirror
-  return `upstream/${source.id}/${basename(new URL(source.url).pathname) || 'download'}`
+  return `upstream/${source.id}/${fileNameOfUrl(source.url)}`
+}
+
+/** The file name an upstream URL is saved under (decoded: STEPBible's file names have spaces). */
+export const fileNameOfUrl = (url: string): string => decodeURIComponent(basename(new URL(url).pathname)) || 'download'
+
+/**
+ * Every file a source downloads, each with its pin and its path relative to a mirror folder: the one
+ * URL, or each of its `files` into `upstream/<id>/`. Empty when the source has no URL.
+ */
+export function upstreamFiles(source: Source): { url: string; pin: string | undefined; rel: string }[] {
+  if (source.files?.length)
+    return source.files.map((f) => ({ url: f.url, pin: f.sha256, rel: `upstream/${source.id}/${fileNameOfUrl(f.url)}` }))
+  return source.url ? [{ url: source.url, pin: urlPin(source), rel: mirrorPathOfUrl(source)! }] : []
 }
 
 /** The sha256 the file at `url` must have, or undefined when none is pinned. */

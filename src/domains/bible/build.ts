@@ -8,14 +8,16 @@
  * (`content=''`): the verses table is its content, matched by rowid, and the text is stored once.
  */
 import { Database } from 'bun:sqlite'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { extractDeb } from '../../data/deb.ts'
 import type { BuildContext, BuildResult, DatasetBuilder } from '../../data/types.ts'
 import { bookByCode, bookById, bookByOsis, type BookInfo } from './books.ts'
 import { foldText } from './fold.ts'
 import { stripGbf, stripOsis } from './markup.ts'
-import { readStepBible, readUsfmFolder, readUsfx, type SourceVerse } from './readers.ts'
+import { type NameList, readSwordLocales, swordBookTitle, usfxTitles } from './book-names.ts'
+import { readStepBible, readUsfmBooks, readUsfxText, type SourceVerse, usfxText } from './readers.ts'
 import { readSwordModule } from './sword.ts'
 import { TRANSLATIONS, type TranslationInfo } from './translations.ts'
 
@@ -79,9 +81,12 @@ interface Verse {
 }
 
 export interface BibleBuildOptions {
+  /** Path of a translation's source (its mirror file name -> where it was found, in either form). */
   mirror: (file: string) => string
+  /** SWORD's canon*.h headers: a folder of them or libsword-dev's Debian package. */
   versification: string
-  bookNames: string
+  /** SWORD's locales: a folder of `<lang>-utf8.conf` files or libsword-common's Debian package. */
+  locales: string
   out: string
   log?: (line: string) => void
   /** Only these translation ids (tests, benchmarks); default all. */
@@ -97,24 +102,54 @@ export const yearOf = (text: string) => {
 /** `Chinese (Traditional)` -> `Chinese`: a language, not its script. */
 export const languageNameOf = (t: TranslationInfo) => t.languageName.replace(/ \((Traditional|Simplified)\)$/, '')
 
-function unpack(archive: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'almanac-bible-'))
-  const r = Bun.spawnSync(['tar', '-xzf', archive, '-C', dir])
-  if (r.exitCode !== 0) throw new Error(`${archive}: tar failed: ${r.stderr.toString()}`)
-  return dir
+/** A scratch folder for the upstream forms that must be unpacked (tarballs, Debian packages). */
+function scratch(): string {
+  return mkdtempSync(join(tmpdir(), 'almanac-bible-'))
 }
 
-/** Reads one translation's verses from its upstream file, in source order. */
+function unpackTar(archive: string, into: string): string {
+  const r = Bun.spawnSync(['tar', '-xzf', archive, '-C', into])
+  if (r.exitCode !== 0) throw new Error(`${archive}: tar failed: ${r.stderr.toString()}`)
+  return into
+}
+
+/** Paths inside Debian packages that hold what the build reads. */
+export const DEB_PATHS = {
+  usfm: './usr/share/bibledit/demo/*.usfm',
+  versification: './usr/include/sword/canon*.h',
+  locales: './usr/share/sword/locales.d/*-utf8.conf',
+}
+
+/**
+ * A source that is a folder of files, in whichever form it was found: the folder itself (the mirror's
+ * versification and locales), a Debian package (upstream) or a tarball (the mirror's USFM and STEPBible
+ * files). Returns the folder that holds the files; `into` is a scratch folder the caller removes.
+ */
+export function folderOf(path: string, into: string, debPattern?: string): string {
+  if (statSync(path).isDirectory()) return path
+  if (path.endsWith('.deb')) {
+    if (!debPattern) throw new Error(`${path}: a Debian package where this source has none`)
+    extractDeb(path, into, [debPattern])
+    return join(into, dirname(debPattern))
+  }
+  return unpackTar(path, into)
+}
+
+/** Reads one translation's verses and its own book titles (book id -> title) from its upstream file, in source order. */
 export async function readTranslation(
   t: TranslationInfo,
   path: string,
   versification: string,
-): Promise<{ verses: Verse[]; unknownBooks: Set<string> }> {
+): Promise<{ verses: Verse[]; unknownBooks: Set<string>; titles: Map<number, string> }> {
   const unknownBooks = new Set<string>()
   const verses: Verse[] = []
+  const titles = new Map<number, string>()
   const add = (book: number | undefined, name: string, chapter: number, verse: number, text: string) => {
     if (!book) unknownBooks.add(name)
     else verses.push({ book, chapter, verse, text })
+  }
+  const title = (book: number | undefined, text: string | undefined) => {
+    if (book && text && !titles.has(book)) titles.set(book, text)
   }
   if (t.format === 'sword-ztext-zip') {
     const m = await readSwordModule(path, versification)
@@ -124,42 +159,52 @@ export async function readTranslation(
       // ("many authorities insert v. 21") is, with empty text, as the upstream counts it.
       if (v.raw.replace(/<[^>]*>/g, '').trim()) add(bookByOsis(v.osis)?.id, v.osis, v.chapter, v.verse, strip(v.raw))
     }
+    for (const [osis, raw] of m.headings) title(bookByOsis(osis)?.id, swordBookTitle(raw))
   } else {
     let read: SourceVerse[]
-    if (t.format === 'usfx') read = readUsfx(path)
-    else {
-      const dir = unpack(path)
+    if (t.format === 'usfx') {
+      const xml = usfxText(path)
+      read = readUsfxText(xml)
+      for (const [code, text] of usfxTitles(xml)) title(bookByCode(code)?.id, text)
+    } else {
+      const into = scratch()
       try {
-        read = t.format === 'usfm' ? readUsfmFolder(dir) : readStepBible(dir)
+        const dir = folderOf(path, into, t.format === 'usfm' ? DEB_PATHS.usfm : undefined)
+        if (t.format === 'usfm') {
+          read = []
+          for (const book of readUsfmBooks(dir)) {
+            read.push(...book.verses)
+            title(book.code ? bookByCode(book.code)?.id : undefined, book.title)
+          }
+        } else read = readStepBible(dir)
       } finally {
-        rmSync(dir, { recursive: true, force: true })
+        rmSync(into, { recursive: true, force: true })
       }
     }
     for (const v of read) add(bookByCode(v.code)?.id, v.code, v.chapter, v.verse, v.text)
   }
-  return { verses, unknownBooks }
+  return { verses, unknownBooks, titles }
 }
 
-type BookNames = Map<string, Map<string, string>>
-
-function loadBookNames(path: string): BookNames {
-  const json = JSON.parse(readFileSync(path, 'utf8')) as { languages: Record<string, { books: Record<string, string> }> }
-  return new Map(Object.entries(json.languages).map(([k, v]) => [k, new Map(Object.entries(v.books))]))
-}
-
-/** Names lists for a translation, best first: its own file's titles, then its language's SWORD locale. */
-const NAME_KEYS = new Map([
-  ['cuv', ['zh-Hant@cuv-usfx', 'zh-Hant']],
-  ['cuvs', ['zh-Hans@cuv-usfx', 'zh-Hans']],
-  ['web', ['en@web-usfm']],
-  ['mg1865', ['mg@Mg1865']],
-  ['gluck8', ['lv@LvGluck8', 'lv']],
+/**
+ * Where a translation's book names come from, best first: its own file's titles (the translations below),
+ * then these SWORD locales (default: the translation's language), then the English catalogue name.
+ */
+const OWN_TITLES = new Set(['cuv', 'cuvs', 'web', 'mg1865', 'gluck8'])
+const LOCALES = new Map([
+  ['cuv', ['zh-Hant']],
+  ['cuvs', ['zh-Hans']],
+  ['web', []],
+  ['mg1865', []],
+  ['gluck8', ['lv']],
   ['blivre', ['pt-BR', 'pt']],
 ])
 
-function localName(names: BookNames, t: TranslationInfo, book: BookInfo): string {
-  for (const key of NAME_KEYS.get(t.id) ?? [t.language]) {
-    const list = names.get(key)
+function localName(locales: Map<string, NameList>, titles: Map<number, string>, t: TranslationInfo, book: BookInfo): string {
+  const own = OWN_TITLES.has(t.id) ? titles.get(book.id) : undefined
+  if (own) return own
+  for (const key of LOCALES.get(t.id) ?? [t.language]) {
+    const list = locales.get(key)
     if (!list) continue
     for (const o of book.osis) {
       const n = list.get(o)
@@ -171,7 +216,17 @@ function localName(names: BookNames, t: TranslationInfo, book: BookInfo): string
 
 export async function buildBibleDatabase(o: BibleBuildOptions): Promise<BuildResult> {
   const log = o.log ?? (() => {})
-  const names = loadBookNames(o.bookNames)
+  const into = scratch()
+  try {
+    const versification = folderOf(o.versification, join(into, 'versification'), DEB_PATHS.versification)
+    const locales = readSwordLocales(folderOf(o.locales, join(into, 'locales'), DEB_PATHS.locales), versification)
+    return await buildDatabase({ ...o, versification }, locales, log)
+  } finally {
+    rmSync(into, { recursive: true, force: true })
+  }
+}
+
+async function buildDatabase(o: BibleBuildOptions, locales: Map<string, NameList>, log: (line: string) => void): Promise<BuildResult> {
   const work = `${o.out}.work`
   for (const p of [o.out, work]) rmSync(p, { force: true })
   const db = new Database(work, { create: true })
@@ -194,7 +249,7 @@ export async function buildBibleDatabase(o: BibleBuildOptions): Promise<BuildRes
     for (const [i, t] of list.entries()) {
       const started = performance.now()
       const idx = TRANSLATIONS.indexOf(t) + 1
-      const { verses, unknownBooks } = await readTranslation(t, o.mirror(t.file), o.versification)
+      const { verses, unknownBooks, titles } = await readTranslation(t, o.mirror(t.file), o.versification)
       if (unknownBooks.size) throw new Error(`${t.id}: books not in the catalogue: ${[...unknownBooks].join(', ')}`)
       // Canonical order: book id, chapter, verse (a stable sort keeps source order among equals).
       verses.sort((a, b) => a.book - b.book || a.chapter - b.chapter || a.verse - b.verse)
@@ -225,7 +280,15 @@ export async function buildBibleDatabase(o: BibleBuildOptions): Promise<BuildRes
           insertChapter.run(idx, book, chapter, k - chapterStart, base + chapterStart, base + k - 1)
           bookChapters++
         }
-        insertBook.run(idx, book, localName(names, t, bookById(book)!), bookChapters, k - bookStart, base + bookStart, base + k - 1)
+        insertBook.run(
+          idx,
+          book,
+          localName(locales, titles, t, bookById(book)!),
+          bookChapters,
+          k - bookStart,
+          base + bookStart,
+          base + k - 1,
+        )
         chapters += bookChapters
         books++
       }
@@ -282,16 +345,22 @@ export async function buildBibleDatabase(o: BibleBuildOptions): Promise<BuildRes
   }
 }
 
-export const bibleBuilder: DatasetBuilder = {
-  id: 'bible',
-  sources: [...TRANSLATIONS.map((t) => `bible-${t.id}`), VERSIFICATION_SOURCE, BOOK_NAMES_SOURCE],
-  artifacts: [BIBLE_ARTIFACT],
-  revision: 7,
-  async build(ctx: BuildContext) {
-    const paths = new Map<string, string>()
-    for (const t of TRANSLATIONS) paths.set(t.file, (await ctx.source(`bible-${t.id}`)).path)
-    const versification = (await ctx.source(VERSIFICATION_SOURCE)).path
-    const bookNames = (await ctx.source(BOOK_NAMES_SOURCE)).path
-    return buildBibleDatabase({ mirror: (f) => paths.get(f)!, versification, bookNames, out: ctx.out(BIBLE_ARTIFACT), log: ctx.log })
-  },
+/** The Bible dataset's builder; `only` (tests) builds just those translations. */
+export function bibleBuilderOf(only?: string[]): DatasetBuilder {
+  const list = TRANSLATIONS.filter((t) => !only || only.includes(t.id))
+  return {
+    id: 'bible',
+    sources: [...list.map((t) => `bible-${t.id}`), VERSIFICATION_SOURCE, BOOK_NAMES_SOURCE],
+    artifacts: [BIBLE_ARTIFACT],
+    revision: 7,
+    async build(ctx: BuildContext) {
+      const paths = new Map<string, string>()
+      for (const t of list) paths.set(t.file, (await ctx.source(`bible-${t.id}`)).path)
+      const versification = (await ctx.source(VERSIFICATION_SOURCE)).path
+      const locales = (await ctx.source(BOOK_NAMES_SOURCE)).path
+      return buildBibleDatabase({ mirror: (f) => paths.get(f)!, versification, locales, out: ctx.out(BIBLE_ARTIFACT), log: ctx.log, only })
+    },
+  }
 }
+
+export const bibleBuilder = bibleBuilderOf()

@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
+import { usfmTitle } from './book-names.ts'
 import { stripUsfm, stripUsfx } from './markup.ts'
 
 export interface SourceVerse {
@@ -16,9 +17,16 @@ export interface SourceVerse {
   text: string
 }
 
+/** A USFX file's text, as published or gzipped (the mirror's form). */
+export function usfxText(path: string): string {
+  const bytes = readFileSync(path)
+  return (bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes).toString('utf8')
+}
+
+export const readUsfx = (path: string): SourceVerse[] => readUsfxText(usfxText(path))
+
 /** `<book id="GEN">… <c id="1"/> <v id="1"/>text<ve/>`. */
-export function readUsfx(path: string): SourceVerse[] {
-  const xml = gunzipSync(readFileSync(path)).toString('utf8')
+export function readUsfxText(xml: string): SourceVerse[] {
   const out: SourceVerse[] = []
   for (const book of xml.matchAll(/<book id="([0-9A-Z]{3})"[^>]*>([\s\S]*?)<\/book>/g)) {
     const code = book[1]!
@@ -73,12 +81,21 @@ export function readUsfmBook(text: string): SourceVerse[] {
   return out
 }
 
-export function readUsfmFolder(dir: string): SourceVerse[] {
-  const files = readdirSync(dir, { recursive: true, withFileTypes: true })
+const usfmFiles = (dir: string) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile() && /\.(usfm|sfm)$/i.test(e.name))
     .map((e) => join(e.parentPath, e.name))
     .sort()
-  return files.flatMap((f) => readUsfmBook(readFileSync(f, 'utf8')))
+
+export const readUsfmFolder = (dir: string): SourceVerse[] => readUsfmBooks(dir).flatMap((b) => b.verses)
+
+/** Each USFM file of a folder: its book code, its title (usfmTitle) and its verses. */
+export function readUsfmBooks(dir: string): { code: string | undefined; title: string | undefined; verses: SourceVerse[] }[] {
+  return usfmFiles(dir).map((f) => {
+    const text = readFileSync(f, 'utf8')
+    const book = text.slice(Math.max(0, text.indexOf('\\id ')))
+    return { code: /^\\id ([0-9A-Z]{3})/.exec(book)?.[1], title: usfmTitle(book), verses: readUsfmBook(text) }
+  })
 }
 
 /**

@@ -13,6 +13,8 @@ export interface SwordModule {
   conf: Map<string, string>
   /** Raw verse markup (OSIS or GBF) of every slot with text, in slot order per testament (OT, then NT). */
   verses: (Slot & { raw: string })[]
+  /** Raw markup of each book's heading slot that has any (OSIS id -> markup): where a module titles its books. */
+  headings: Map<string, string>
 }
 
 async function readEntry(zip: string, entry: ReturnType<typeof zipEntries>[number]): Promise<Buffer> {
@@ -69,6 +71,7 @@ export async function readSwordModule(zip: string, versificationDir: string): Pr
     return e ? readEntry(zip, e) : undefined
   }
   const verses: SwordModule['verses'] = []
+  const headings = new Map<string, string>()
   for (const [t, books] of [
     ['ot', v11n.ot],
     ['nt', v11n.nt],
@@ -78,19 +81,29 @@ export async function readSwordModule(zip: string, versificationDir: string): Pr
     const slots = slotsOf(books)
     const block = testamentReader(bzs, bzz)
     const count = Math.min(slots.length, Math.floor(bzv.length / 10))
-    for (let i = 0; i < count; i++) {
-      const slot = slots[i]
-      if (!slot) continue
+    const entry = (i: number): string | undefined => {
       const at = i * 10
-      const size = bzv.readUInt16LE(at + 8)
-      if (!size) continue
+      const size = i < count ? bzv.readUInt16LE(at + 8) : 0
+      if (!size) return undefined
       const data = block(bzv.readUInt32LE(at))
       const start = bzv.readUInt32LE(at + 4)
       const bytes = data.subarray(start, start + size)
       // libsword trims trailing white space from an entry; so do we.
-      const raw = (latin1 ? bytes.toString('latin1') : bytes.toString('utf8')).trimEnd()
-      verses.push({ ...slot, raw })
+      return (latin1 ? bytes.toString('latin1') : bytes.toString('utf8')).trimEnd()
+    }
+    // A book's heading slot is the one before its first chapter's heading (slotsOf's layout).
+    let at = 2
+    for (const b of books) {
+      const raw = entry(at)
+      if (raw) headings.set(b.osis, raw)
+      at += 1 + b.chapters.reduce((n, verses) => n + verses + 1, 0)
+    }
+    for (let i = 0; i < count; i++) {
+      const slot = slots[i]
+      if (!slot) continue
+      const raw = entry(i)
+      if (raw !== undefined) verses.push({ ...slot, raw })
     }
   }
-  return { name, conf, verses }
+  return { name, conf, verses, headings }
 }

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import { domainToASCII } from 'node:url'
 import type { BuildContext, DatasetBuilder } from '../../data/types.ts'
 import { writeContainer } from '../ip/container.ts'
+import { mergeBlocklists, readBlocklists } from './abuse-list.ts'
 import { BUILTIN_ALLOW } from './allowlist.ts'
 import { buildDomainTable } from './domain-table.ts'
 import { getDomain } from 'tldts'
@@ -62,7 +63,16 @@ async function build(ctx: BuildContext) {
   const counts: Record<string, number> = {}
   for (const list of BUILTIN_LISTS) {
     const src = await ctx.source(list.source)
-    const entries = READERS[list.source]!(readFileSync(src.path, 'utf8'), list.source)
+    // A list published in parts (the abuse lists) is a folder of them, merged here.
+    const text = src.files
+      ? mergeBlocklists(
+          readBlocklists(
+            src.path,
+            src.files.map((f) => f.sha256),
+          ),
+        )
+      : readFileSync(src.path, 'utf8')
+    const entries = READERS[list.source]!(text, list.source)
     let kept = 0
     let skipped = 0
     for (const raw of entries) {

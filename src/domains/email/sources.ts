@@ -1,10 +1,12 @@
 /**
  * Upstream sources of the email domain: three disposable-address lists and a free-provider list from
- * npm, and The Block List Project's phishing and scam domains from the local mirror. The RDAP bootstrap
+ * npm, and The Block List Project's phishing and scam lists from GitHub at a pinned commit. The RDAP bootstrap
  * (which registry answers for which TLD) is a small dated file shipped in this folder: see
  * `rdap-bootstrap.ts`.
  */
 import type { Source } from '../../data/types.ts'
+
+const BLOCKLISTPROJECT = 'https://raw.githubusercontent.com/blocklistproject/Lists/ee3bdbaddf49c756cf3340bb2e6a9dee5282d1c6/alt-version/'
 
 export const emailSources: Source[] = [
   {
@@ -68,10 +70,19 @@ export const emailSources: Source[] = [
     id: 'blocklistproject-abuse',
     version: 'ee3bdbad',
     date: '2026-07-20',
-    mirror: 'email/abuse-domains-blocklistproject-2026-07-20.txt',
-    mirrorOnly: 'merged by the mirror from the phishing-nl and scam-nl lists of blocklistproject/Lists at commit ee3bdbad',
+    // Two upstream lists, merged by the builder (abuse-list.ts). The mirror keeps them gzipped under email/upstream/.
+    mirror: 'email/upstream',
+    files: [
+      {
+        url: `${BLOCKLISTPROJECT}phishing-nl.txt`,
+        sha256: 'fe48504cad11b592353e4f4412826967e109e28a4de1266202543481e4c7e967',
+      },
+      {
+        url: `${BLOCKLISTPROJECT}scam-nl.txt`,
+        sha256: '3afe134239341c6fd68d62f8656f744f6a02e9f35c935a1cec9bc46c4690fade',
+      },
+    ],
     homepage: 'https://github.com/blocklistproject/Lists',
-    sha256: '79e9b4e9d42e57227697dd5b220ab229c3abb46fb57fb09bbfc1ecb953e36fc0',
     license: 'Unlicense (The Block List Project)',
     attribution:
       'Abuse domains: The Block List Project (https://github.com/blocklistproject/Lists), phishing and scam lists of 2026-07-20, Unlicense.',

@@ -1,0 +1,83 @@
+/**
+ * STEPBible's Arabic Van Dyck (TTAraSVD 4.0.1) as published: one tab-separated file per book in
+ * `Tagged-Bibles/Arabic Bibles/Translation Tags Individual Books/` of STEPBible/STEPBible-Data at commit
+ * b86d26cd, each pinned by its sha256 (the same bytes the mirror keeps in its tarball).
+ */
+const COMMIT = 'b86d26cdb1f51729e73b5b4eb7f7ccadc5dfba39'
+const FOLDER = 'Tagged-Bibles/Arabic%20Bibles/Translation%20Tags%20Individual%20Books/'
+const SUFFIX = '_TTAraSVD%20-%20Translation%20Tags%20for%20Arabic%20SVD%20-%20STEPBible.org%20CC%20BY-SA_4_0_1.txt'
+
+/** File name prefix (testament, number, STEPBible book code) and sha256 of each book file. */
+const BOOKS: [string, string][] = [
+  ['NT_01_Mat', '810f87db0cff3bc25b97aa53ab2313873189ac5e632b339d11dd6b4ec3312586'],
+  ['NT_02_Mrk', '662e237b6f2f48e4054e85de20812106ab09d3d66eb2f697c01ba2f6471f9c07'],
+  ['NT_03_Luk', 'b4c1a4f1823c88346af9df5372e29c37fb0ab3a2935e3c1cb749c593787e4d66'],
+  ['NT_04_Jhn', '57ca9d4018e3a2a614d9173e4d42e343195c655c61fca3dc4b09e241f032e7cc'],
+  ['NT_05_Act', '70b7b99cb8d7b0a478ac8e14e6c87a81e55ecdb275172d5fb77332bfc75f7931'],
+  ['NT_06_Rom', 'f4f853648e3aaf964f00d635c6f31b709a4c10bac8e37ce53e95db57b3e0efe6'],
+  ['NT_07_1Co', 'f8cab37845294505a4cc75118f0a9f6d86a0e240af1c7b7c757d43d74760b335'],
+  ['NT_08_2Co', 'c393f36f27f0e62ccba604a24c321ab6e35c24273a3ff983240732515335ee03'],
+  ['NT_09_Gal', '79127913b916c9b269780cfb85f9942aa4b4d1df134b98f672fa273dfc1ec035'],
+  ['NT_10_Eph', '6ac6567b2ef74bcc690867284da93df8d7ca49dfceb0aa68420a288af9acf585'],
+  ['NT_11_Php', '5d572054a5e51f451ab7e9fd0f79f64c0b763d9bf7097f3847051e0dce1ea0eb'],
+  ['NT_12_Col', 'ae692da41f44bce70c56337267c3f329902c397e858b27adf12c9c24b0275178'],
+  ['NT_13_1Th', '97e52c64fbde8e7aec152d025bd944cb1b8cc84835533a75eb6cf907c4591d5c'],
+  ['NT_14_2Th', '5271033366381fa3a865385392b9b22a131e4d45688a17c04955e902d1896d90'],
+  ['NT_15_1Ti', '60c00ec1c327df2f644d6459be0aa50fe2e82c388463ed82e13dcc5818ae1fa4'],
+  ['NT_16_2Ti', '0dadb906dd1592bb38af79851839fe407cb76436804029a99391f6dd72149225'],
+  ['NT_17_Tit', '6d99302c7220500182471e02d77aac5357d05da2efb1998693b4eec69985e512'],
+  ['NT_18_Phm', 'acdacaf44c2f152292c275c4f00952cfe8e729c78b9842547aefb50a10bdab39'],
+  ['NT_19_Heb', 'efa344419fa7d04aa285cb215673c2e9fb9b3da3eebc0426145aebf5700febb0'],
+  ['NT_20_Jas', '88814d54612cfe3b50ee4476d8e16f315bb14398d0ddd043e9df4b958d94e462'],
+  ['NT_21_1Pe', 'fc6d59ba117ed77dc0ad6689fd829310e5704da0078e1aee4a696f1abf1a6474'],
+  ['NT_22_2Pe', '2234877bf6707804912902b57bfa1a1599a1f32540a965826b237b16ad2ec1ad'],
+  ['NT_23_1Jn', '04b24f9bd87356e100cdd978ec1791eb2fb32dafb581ca9163f1c43711ebe8ac'],
+  ['NT_24_2Jn', '49d073c54b1d97be44c49ccc410e313e465e65a7d491ac97478bc54ff30b29aa'],
+  ['NT_25_3Jn', '9ffd218601f018b7ca1f5da086fec053b823fde626fd2fd28e8e4af04c2c85aa'],
+  ['NT_26_Jud', 'bdfafb5a6bc6be773d87c0aca86c04c2298afb9bf3d2edbd0a4c4e1449e14672'],
+  ['NT_27_Rev', '798291510ca4d7ccb35770d884695190fd6fd45b7769d8d201723d802a7fbb9b'],
+  ['OT_01_Gen', 'e28205ad9fa8dfb2cfa2c89a9685968f0886258c802fa4b3909f4b8bfe0dc0e2'],
+  ['OT_02_Exo', 'ad8465252b6b7e480fab2e4d495166c0bd9f006ae44067e9bab620f8d0935854'],
+  ['OT_03_Lev', '867a1402055db4b67993f2c693296da6a565926e7d51e96341520e7169062f54'],
+  ['OT_04_Num', 'd5ecbd75575429a6e86339653fc97f53b49b7f3abd818d5a8d0dcacb7e6df5a0'],
+  ['OT_05_Deu', 'aad0325f5a58bdd02b567742000f7af87fb10821daac39a9b1c5a0741ab339b6'],
+  ['OT_06_Jos', '40815b211fd1da75e21f66a1a23af8122d998aadbb97d5e53dc059c3b5d4af7f'],
+  ['OT_07_Jdg', '42aaa79ffb651d2fe59b69bd878c47fadd2184cef0be30bacd3ff83ead3fade6'],
+  ['OT_08_Rut', '8a505b1a44bd6b4eadd7bf291eac1359a6ad179bd32f1c0df51dece21f30d515'],
+  ['OT_09_1Sa', 'e6d10a99aba43a5402c9e12ac8fd35528c70ed18680014c719135955bc01ed87'],
+  ['OT_10_2Sa', '5e87c2bd2fa28b771f230fc5be51f928ce800b1a824e7ed0ba58fdd637794ab7'],
+  ['OT_11_1Ki', '745181c9ab7c52db8d4b19129a0cab47084e5a09f9eb360b7d549a6ce6a0a1d6'],
+  ['OT_12_2Ki', '0d1b5dabaeb0fed201dbe83be682bab1c23de124a161d98ead73e95cb3fc7987'],
+  ['OT_13_1Ch', '59f36ef23179dbd4167efab9c8624f98981f4cf20063f8b362c2444df741ff42'],
+  ['OT_14_2Ch', '3a82de46b871d208a0d6ddf03037820ea69923d886a3fd82c854eccf8e7d2733'],
+  ['OT_15_Ezr', '84ae5a152a73718ff1f086d85e71611faba7b895d2f6ff7b3ae422dcfafa885b'],
+  ['OT_16_Neh', '830a7ed4372248f4cf646b59dfa1c6cb5445c62c00c8ebfeef9965690c30e5af'],
+  ['OT_17_Est', 'c11fd8e400ab9497e6a7d7cce6bab4bf0fd9d8d1672cd95c3b2ef1593292a425'],
+  ['OT_18_Job', '127cbcd7e996a5b8d80d809406fae6137842f8a8b5638aad9dc20c4083a03f9b'],
+  ['OT_19_Psa', '78a161110bf3b95c694efbe2e86a2e73b2aa2162108731b2eb0f235455feef2c'],
+  ['OT_20_Pro', 'a9c9dfe723ef2fc58ea71817ef6958ef35f04749449f5dff81a983f3802f4766'],
+  ['OT_21_Ecc', '7044db05d5fe02fb33fa20dfef0733641bb1dd6165d5966ed5f8f5d6093437a4'],
+  ['OT_22_Sng', 'aff7ea7e7d3a3542c663cab710a6bc3c06bf8f105c1e55f666a307ef5e5150ee'],
+  ['OT_23_Isa', '7891f3fee6e828d3189a60809361c23cb016f8266d96e13f6d66313abb1050cf'],
+  ['OT_24_Jer', '0f7efca99d0dfcc76d3f024aebf430343a6331ec5a5c5956dfbb759924af86df'],
+  ['OT_25_Lam', '240f556b447c1e4ced981ca0315f6e4c59f1d5a81efc1de0a24cd64744c1a7cc'],
+  ['OT_26_Ezk', '1922e646cce6caa0c36cfbd53914a27f28da4b9e1b8b2800399838876e48abc7'],
+  ['OT_27_Dan', '32208293db79386b35a9ed5cb480c8810aa707375cbe0a3bda20bdbf15cf4e69'],
+  ['OT_28_Hos', '6f415374cffceaa8c21f4f1576847812f223b3c799b471b3de6b17955d9f915d'],
+  ['OT_29_Jol', '15dd33c11d5dcc37c14f7ec878c94361ea419266b11dd17f3fee82ce363b2b97'],
+  ['OT_30_Amo', '851f8e19c53779cfbcb328fb5c80da644ace0b00d3d5aec2613373e44b60eb8e'],
+  ['OT_31_Oba', '08fddec5c1ee544591b526fa9264790218bd05c4afd0f245606fb12103ed0d47'],
+  ['OT_32_Jon', '25a2fb6bf0da1f5a10c01443df7a54c0db78d550b39477c834f0fcc31fe0389c'],
+  ['OT_33_Mic', '52511d168b426d90a917e0554435d4e5b3248278e33d5c6d7c9609714f7cd660'],
+  ['OT_34_Nam', 'b38a8a58f36c71af6ea5086b132bf6eee0676ed28e164a1a7ad74708731be6d4'],
+  ['OT_35_Hab', '539ceebf945678ee00283a54b5789b4f7ae41c65b6dcd1d45a742fbf8e53cc90'],
+  ['OT_36_Zep', 'f1a42ff29fe51a47e402f1f511ea0182c4e4959057b62af28a11b16887410517'],
+  ['OT_37_Hag', '62d17ff72f06c6212c151cc59006864baf63e4f866dece3abc0f5fc93ac00f63'],
+  ['OT_38_Zec', '7b7eea9e1f922b63a41dac6b58e32a4398b4cde0954397acf9fc61503b75bfee'],
+  ['OT_39_Mal', 'a99c7e6f32a3d44905c6b7269c8baa7bb8a252816b94622d344aac748a19e6f9'],
+]
+
+export const STEPBIBLE_SVD_FILES = BOOKS.map(([book, sha256]) => ({
+  url: `https://raw.githubusercontent.com/STEPBible/STEPBible-Data/${COMMIT}/${FOLDER}${book}${SUFFIX}`,
+  sha256,
+}))
