@@ -33,6 +33,8 @@ export interface BuildOptions {
   mirror?: string
   /** Never download (default: `ALMANAC_OFFLINE` is set). */
   offline?: boolean
+  /** Where downloads go instead of the upstream hosts (default `ALMANAC_UPSTREAM_BASE`; see upstream.ts). */
+  upstreamBase?: string
   log?: (line: string) => void
   /** Looks up a source by id (default: `datasets/sources.ts`). Tests pass their own. */
   sources?: (id: string) => Source
@@ -55,6 +57,7 @@ interface ResolveOptions {
   downloadDir: string
   hashes: HashCache
   log: (line: string) => void
+  upstreamBase?: string
 }
 
 /** The installed npm package folder, whether or not its `exports` expose package.json. */
@@ -113,7 +116,7 @@ export async function resolveSource(source: Source, options: ResolveOptions): Pr
     if (options.offline) tried.push(`ALMANAC_OFFLINE is set, so ${source.url} was not downloaded`)
     else {
       try {
-        await download(source, path, options.log)
+        await download(source, path, options.log, options.upstreamBase === undefined ? {} : { base: options.upstreamBase })
         return verified(source, path, 'url', hashes, urlPin(source))
       } catch (e) {
         if (e instanceof SourceMissingError) throw e
@@ -228,6 +231,7 @@ export async function buildDatasets(domains: Domain[], options: BuildOptions = {
     downloadDir: join(outDir, '.downloads'),
     hashes,
     log,
+    ...(options.upstreamBase === undefined ? {} : { upstreamBase: options.upstreamBase }),
   }
 
   const unknown = (options.only ?? []).filter((name) => !domains.some((d) => d.name === name))
