@@ -136,7 +136,7 @@ export interface Config {
     dnsTimeoutMs: number
     /** One RDAP base URL for every domain (`GET {base}domain/{name}`); unset uses the bootstrap. */
     rdapUrl?: string
-    /** An IANA RDAP bootstrap file (dns.json) to use instead of the shipped one. */
+    /** An IANA RDAP bootstrap file (dns.json) to use instead of the built one (the email-rdap dataset). */
     rdapBootstrap?: string
     /** Deadline for one RDAP lookup, in milliseconds. */
     rdapTimeoutMs: number
