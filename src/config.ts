@@ -525,6 +525,9 @@ export const RUNTIME_ENV: readonly string[] = [
   'ALMANAC_MIRROR', // data build: the mirror folder
   'ALMANAC_OFFLINE', // data build: never download
   'ALMANAC_UPSTREAM_BASE', // data build and fetch: where upstream URLs are fetched from
+  'ALMANAC_DOWNLOAD_CONNECT_TIMEOUT_MS', // data build and fetch: until a server answers, and any silence in a body
+  'ALMANAC_DOWNLOAD_TIMEOUT_MS', // data build and fetch: one whole file
+  'ALMANAC_DOWNLOAD_TRIES', // data build and fetch: tries per file
   'ALMANAC_WORKER_INDEX', // set by the --workers supervisor
   'ALMANAC_SUPERVISOR_PID', // set by the --workers supervisor
   'ALMANAC_CHROMIUM', // tests: the browser the docs page test drives

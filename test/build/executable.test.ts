@@ -23,9 +23,10 @@ const landed = domains.filter((d) => d.prefixes.length > 0)
 let compiled: CompileResult
 let box: Sandbox
 let server: Running
+const compileLog: string[] = []
 
 beforeAll(async () => {
-  compiled = await compile({ outfile: join(outDir, 'almanac'), log: () => {} })
+  compiled = await compile({ outfile: join(outDir, 'almanac'), log: (l) => compileLog.push(l) })
   box = sandbox(compiled.outfile)
   server = await start(box.exe, box.dir, sandboxEnv(box))
 }, COMPILE_SECONDS * 1000)
@@ -34,6 +35,18 @@ afterAll(async () => {
   await server?.stop()
   box?.remove()
   rmSync(outDir, { recursive: true, force: true })
+})
+
+test("compile's timings say what happened: each phase, and a total that holds them all", () => {
+  const { check, compress, bundle, total } = compiled.timings
+  for (const t of [check, compress, bundle]) expect(t).toBeGreaterThanOrEqual(0)
+  expect(total).toBeGreaterThanOrEqual(check + compress + bundle)
+  const last = compileLog.at(-1)!
+  expect(last).toContain(
+    ` in ${total.toFixed(1)} s (checking ${check.toFixed(1)} s, compressing ${compress.toFixed(1)} s, bundling ${bundle.toFixed(1)} s`,
+  )
+  expect(compileLog.some((l) => l.includes('artifacts checked against manifest.json'))).toBe(true)
+  expect(compileLog.some((l) => l.startsWith('compile: bundling the code'))).toBe(true)
 })
 
 const api = async (method: string, path: string, body?: unknown) => {

@@ -2,7 +2,7 @@
  * First run without our mirror. A loopback server plays the upstream hosts (ALMANAC_UPSTREAM_BASE:
  * `https://host/path` is fetched from `<base>/host/path`), serving the mirror's files at the URLs its
  * MANIFEST.json records as their origins, the Tor list as the CSV tor-nodes publishes, and a 404 for
- * GeoNames' allCountries.zip and full-code files. Then:
+ * GeoNames' allCountries.zip and full-code files and IANA's RDAP dns.json. Then:
  * - `data fetch --to DIR` lays them out like the mirror, checks the pins, records sha256 and dates, reports
  *   the failure, and downloads nothing twice;
  * - `ip-lists` built from DIR is byte for byte the one built from the real mirror (the CSV and the
@@ -117,6 +117,7 @@ describe('data fetch', () => {
       'geonames-postal-gb-full',
       'geonames-postal-ca-full',
       'geonames-postal-nl-full',
+      'iana-rdap-dns',
     ])
     expect(report.failed[0]!.error).toContain('HTTP 404')
     // Files the URL serves as the mirror has them go to their mirror paths, pinned hashes and all.
@@ -147,7 +148,7 @@ describe('data fetch', () => {
     const report = await fetchSources(sources, fetched, { base, log: quiet })
     expect(report.fetched).toEqual([])
     expect(report.kept.length).toBe(JSON.parse(readFileSync(join(fetched, 'MANIFEST.json'), 'utf8')).files.length)
-    expect(hits - before).toBe(4) // allCountries.zip and the three _full files, still 404
+    expect(hits - before).toBe(5) // allCountries.zip, the three _full files and IANA's dns.json, still 404
   })
 
   test('a pinned file that changed upstream is refused and not kept', async () => {
