@@ -20,7 +20,7 @@ export interface DownloadOptions {
   base?: string
   /** The whole file (default ALMANAC_DOWNLOAD_TIMEOUT_MS, else 15 minutes). */
   timeoutMs?: number
-  /** Until the server answers, and any silence while the body arrives (default ALMANAC_DOWNLOAD_CONNECT_TIMEOUT_MS, else 20 s). */
+  /** Until the server answers, and any silence while the body arrives (default ALMANAC_DOWNLOAD_CONNECT_TIMEOUT_MS, else 10 s). */
   connectTimeoutMs?: number
   /** Tries in all (default ALMANAC_DOWNLOAD_TRIES, else 3). */
   tries?: number
@@ -85,7 +85,7 @@ async function downloadOnce(
   attemptText: string,
 ): Promise<string> {
   const timeoutMs = options.timeoutMs ?? envNumber('ALMANAC_DOWNLOAD_TIMEOUT_MS') ?? 15 * 60_000
-  const connectTimeoutMs = options.connectTimeoutMs ?? envNumber('ALMANAC_DOWNLOAD_CONNECT_TIMEOUT_MS') ?? 20_000
+  const connectTimeoutMs = options.connectTimeoutMs ?? envNumber('ALMANAC_DOWNLOAD_CONNECT_TIMEOUT_MS') ?? 10_000
   const controller = new AbortController()
   let why = ''
   const abort = (reason: string) => {
