@@ -41,7 +41,16 @@ export interface CompileOptions {
   log?: (line: string) => void
 }
 
+/** Seconds each phase took, and the whole compile (what the last log line reports). */
+export interface CompileTimings {
+  check: number
+  compress: number
+  bundle: number
+  total: number
+}
+
 export interface CompileResult {
+  timings: CompileTimings
   outfile: string
   bytes: number
   key: string
@@ -56,7 +65,12 @@ export function workerEntryPoints(): string[] {
 
 const ts = (s: string) => JSON.stringify(s)
 
+const since = (t: number) => (performance.now() - t) / 1000
+const sec = (s: number) => `${s.toFixed(1)} s`
+
 export async function compile(options: CompileOptions = {}): Promise<CompileResult> {
+  const compileStarted = performance.now()
+  const timings: CompileTimings = { check: 0, compress: 0, bundle: 0, total: 0 }
   const log = options.log ?? ((l: string) => console.error(l))
   const outfile = resolve(options.outfile ?? join(ROOT, 'dist/almanac'))
   const dataDir = resolve(options.dataDir ?? join(ROOT, 'datasets/out'))
@@ -78,14 +92,21 @@ export async function compile(options: CompileOptions = {}): Promise<CompileResu
         throw new Error(
           `compile: ${a.name} of dataset ${entry.id} is in manifest.json but not in ${dataDir}; rebuild with \`bun run data\``,
         )
+      const checking = performance.now()
       if (hashes.of(path) !== a.sha256)
         throw new Error(
           `compile: ${a.name} of dataset ${entry.id} does not match its sha256 in manifest.json; rebuild with \`bun run data --force\``,
         )
-      files.push({ name: a.name, bytes: a.bytes, sha256: a.sha256, ...embeddable(path, a.bytes, a.sha256, embedDir), path: '' })
+      timings.check += since(checking)
+      const packing = performance.now()
+      files.push({ name: a.name, bytes: a.bytes, sha256: a.sha256, ...embeddable(path, a.bytes, a.sha256, embedDir, log), path: '' })
+      timings.compress += since(packing)
     }
   }
   hashes.save()
+  log(
+    `compile: ${files.length} artifacts checked against manifest.json in ${sec(timings.check)}, prepared for embedding (zstd where it pays, cached in dist/.embed) in ${sec(timings.compress)}`,
+  )
 
   const manifestBytes = readFileSync(existsSync(manifestPath) ? manifestPath : writeEmpty(join(embedDir, 'manifest.json')))
   const key = createHash('sha256')
@@ -140,6 +161,9 @@ export async function compile(options: CompileOptions = {}): Promise<CompileResu
   mkdirSync(dirname(outfile), { recursive: true })
   const tmpOut = `${outfile}.${process.pid}.tmp`
   const started = performance.now()
+  log(
+    `compile: bundling the code, ${workers.length} worker${workers.length === 1 ? '' : 's'} and ${files.length} artifacts into one executable (bun build)…`,
+  )
   const result = await Bun.build({
     entrypoints: [entry, ...workers.map((w) => join(ROOT, w))],
     root: ROOT,
@@ -160,10 +184,13 @@ export async function compile(options: CompileOptions = {}): Promise<CompileResu
   renameSync(tmpOut, outfile)
   rmSync(`${tmpOut}.map`, { force: true }) // the executable carries its own copy of the source map
   const bytes = statSync(outfile).size
+  timings.bundle = since(started)
+  timings.total = since(compileStarted)
   log(
-    `compile: ${relative(ROOT, outfile)} ${(bytes / 2 ** 20).toFixed(1)} MiB in ${((performance.now() - started) / 1000).toFixed(1)} s; ${files.length} artifacts (key ${key}); workers: ${workers.join(', ') || 'none'}`,
+    `compile: ${relative(ROOT, outfile)} ${(bytes / 2 ** 20).toFixed(1)} MiB in ${sec(timings.total)} (checking ${sec(timings.check)}, compressing ${sec(timings.compress)}, bundling ${sec(timings.bundle)}, the rest ${sec(Math.max(0, timings.total - timings.check - timings.compress - timings.bundle))}); ${files.length} artifacts (key ${key}); workers: ${workers.join(', ') || 'none'}`,
   )
   return {
+    timings,
     outfile,
     bytes,
     key,
@@ -197,13 +224,19 @@ function embeddable(
   bytes: number,
   sha256: string,
   embedDir: string,
+  log: (line: string) => void,
 ): { source: string; encoding: EmbeddedFile['encoding']; embeddedBytes: number } {
   if (bytes < COMPRESS_FROM_BYTES) return { source: path, encoding: 'raw', embeddedBytes: bytes }
   const zst = join(embedDir, `${sha256}.zst`)
   const raw = join(embedDir, `${sha256}.raw`)
   if (existsSync(raw)) return { source: path, encoding: 'raw', embeddedBytes: bytes }
   if (!existsSync(zst)) {
+    // Seconds to a minute for the large artifacts, once per content: said before and after, so a quiet terminal is explained.
+    const name = relative(ROOT, path)
+    log(`compile: compressing ${name} (${(bytes / 2 ** 20).toFixed(1)} MiB, zstd level ${ZSTD_LEVEL})…`)
+    const t = performance.now()
     const packed = Bun.zstdCompressSync(readFileSync(path), { level: ZSTD_LEVEL })
+    log(`compile: compressed ${name} to ${(packed.length / 2 ** 20).toFixed(1)} MiB in ${sec(since(t))}`)
     if (packed.length > bytes * COMPRESS_WORTH) {
       writeFileSync(raw, '') // remembered: this one does not compress
       return { source: path, encoding: 'raw', embeddedBytes: bytes }

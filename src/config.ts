@@ -146,7 +146,7 @@ export interface Config {
     dnsTimeoutMs: number
     /** One RDAP base URL for every domain (`GET {base}domain/{name}`); unset uses the bootstrap. */
     rdapUrl?: string
-    /** An IANA RDAP bootstrap file (dns.json) to use instead of the shipped one. */
+    /** An IANA RDAP bootstrap file (dns.json) to use instead of the built one (the email-rdap dataset). */
     rdapBootstrap?: string
     /** Deadline for one RDAP lookup, in milliseconds. */
     rdapTimeoutMs: number
@@ -538,6 +538,9 @@ export const RUNTIME_ENV: readonly string[] = [
   'ALMANAC_MIRROR', // data build: the mirror folder
   'ALMANAC_OFFLINE', // data build: never download
   'ALMANAC_UPSTREAM_BASE', // data build and fetch: where upstream URLs are fetched from
+  'ALMANAC_DOWNLOAD_CONNECT_TIMEOUT_MS', // data build and fetch: until a server answers, and any silence in a body
+  'ALMANAC_DOWNLOAD_TIMEOUT_MS', // data build and fetch: one whole file
+  'ALMANAC_DOWNLOAD_TRIES', // data build and fetch: tries per file
   'ALMANAC_WORKER_INDEX', // set by the --workers supervisor
   'ALMANAC_SUPERVISOR_PID', // set by the --workers supervisor
   'ALMANAC_CHROMIUM', // tests: the browser the docs page test drives

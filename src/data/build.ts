@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto'
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
+import { byHand, download, type DownloadOptions, PinMismatchError } from './download.ts'
 import { sourceById } from '../../datasets/sources.ts'
 import type { Domain } from '../domains/types.ts'
 import { progress } from '../lib/progress.ts'
@@ -21,7 +22,7 @@ import { readManifest, SOURCE_OUT_DIR } from './open.ts'
 import type { BuildContext, DatasetBuilder, Manifest, ManifestEntry, ResolvedSource, Source } from './types.ts'
 import { provenance } from './provenance.ts'
 import { processAlive, sweepOrphans } from '../lib/orphans.ts'
-import { fileNameOfUrl, mirrorPathOfUrl, upstreamFiles, upstreamUrl, urlPin, urlServesMirrorFile } from './upstream.ts'
+import { fileNameOfUrl, mirrorPathOfUrl, upstreamFiles, urlPin, urlServesMirrorFile } from './upstream.ts'
 
 export interface BuildOptions {
   outDir?: string
@@ -33,6 +34,10 @@ export interface BuildOptions {
   mirror?: string
   /** Never download (default: `ALMANAC_OFFLINE` is set). */
   offline?: boolean
+  /** Where downloads go instead of the upstream hosts (default `ALMANAC_UPSTREAM_BASE`; see upstream.ts). */
+  upstreamBase?: string
+  /** Download deadlines, tries and progress (defaults: download.ts, from ALMANAC_DOWNLOAD_*). */
+  downloads?: Omit<DownloadOptions, 'base'>
   log?: (line: string) => void
   /** Looks up a source by id (default: `datasets/sources.ts`). Tests pass their own. */
   sources?: (id: string) => Source
@@ -55,6 +60,7 @@ interface ResolveOptions {
   downloadDir: string
   hashes: HashCache
   log: (line: string) => void
+  downloads: DownloadOptions
 }
 
 /** The installed npm package folder, whether or not its `exports` expose package.json. */
@@ -140,7 +146,7 @@ export async function resolveSource(source: Source, options: ResolveOptions): Pr
     if (options.offline) tried.push(`ALMANAC_OFFLINE is set, so its ${absent.length} files (${absent[0]!.url} …) were not downloaded`)
     else {
       try {
-        for (const f of absent) await download(fileSource(source, f), join(folder, basename(f.rel)), options.log)
+        for (const f of absent) await download(fileSource(source, f), join(folder, basename(f.rel)), options.log, options.downloads)
         return verifiedFiles(source, folder, 'url', hashes)
       } catch (e) {
         if (e instanceof SourceMissingError) throw e
@@ -154,46 +160,15 @@ export async function resolveSource(source: Source, options: ResolveOptions): Pr
     if (options.offline) tried.push(`ALMANAC_OFFLINE is set, so ${source.url} was not downloaded`)
     else {
       try {
-        await download(source, path, options.log)
+        await download(source, path, options.log, options.downloads)
         return verified(source, path, 'url', hashes, urlPin(source))
       } catch (e) {
-        if (e instanceof SourceMissingError) throw e
-        tried.push(`downloading ${source.url} failed (${(e as Error).message})`)
+        if (e instanceof PinMismatchError) throw new SourceMissingError(e.message)
+        tried.push(`downloading ${source.url} failed (${(e as Error).message.replace(/\. To supply .*$/, '')})`)
       }
     }
   }
   throw missing(source, tried)
-}
-
-/**
- * Downloads a source's URL (through ALMANAC_UPSTREAM_BASE when set) into `path`, checking its pin;
- * written beside and renamed, so an interrupted download leaves nothing. Returns the sha256.
- */
-export async function download(
-  source: Source,
-  path: string,
-  log: (line: string) => void,
-  options: { timeoutMs?: number; base?: string } = {},
-): Promise<string> {
-  const url = 'base' in options ? upstreamUrl(source.url!, options.base) : upstreamUrl(source.url!)
-  const timeoutMs = options.timeoutMs ?? 15 * 60_000
-  log(`${source.id}: downloading ${url}`)
-  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) })
-  if (!res.ok) throw new Error(`HTTP ${res.status}`)
-  const bytes = new Uint8Array(await res.arrayBuffer())
-  const sha = createHash('sha256').update(bytes).digest('hex')
-  const pin = urlPin(source)
-  if (pin && sha !== pin.toLowerCase()) {
-    throw new SourceMissingError(
-      `Source ${source.id}: ${url} served a file with sha256 ${sha}, but its domain's sources.ts pins ${pin}; the upstream changed. Update the source's version, date and sha256 after checking the new release.`,
-    )
-  }
-  if (!pin) log(`${source.id}: warning: no sha256 pinned in its domain's sources.ts for ${source.url}; the download has sha256 ${sha}`)
-  mkdirSync(dirname(path), { recursive: true })
-  const tmp = `${path}.${process.pid}.part`
-  writeFileSync(tmp, bytes)
-  renameSync(tmp, path)
-  return sha
 }
 
 function missing(source: Source, tried: string[]) {
@@ -203,8 +178,7 @@ function missing(source: Source, tried: string[]) {
     source.system && `install the system file ${source.system}`,
     source.files?.length &&
       `let this machine download its ${source.files.length} files (${source.files[0]!.url} …), or fetch them elsewhere with \`almanac data fetch --to DIR\` and set ALMANAC_MIRROR=DIR`,
-    source.url &&
-      `let this machine download ${source.url}${urlPin(source) ? ` (sha256 ${urlPin(source)})` : ''}, or fetch it elsewhere with \`almanac data fetch --to DIR\` and set ALMANAC_MIRROR=DIR`,
+    source.url && `let this machine download ${source.url}${urlPin(source) ? ` (sha256 ${urlPin(source)})` : ''}; or ${byHand(source)}`,
   ].filter(Boolean)
   return new SourceMissingError(
     `Source ${source.id} (${source.version}, ${source.date}) is missing: ${tried.join('; ') || 'it declares no way to get it'}. To supply it: ${ways.join('; or ') || 'declare a mirror path, npm package, system path or URL for it in src/domains/<name>/sources.ts'}.`,
@@ -271,6 +245,7 @@ export async function buildDatasets(domains: Domain[], options: BuildOptions = {
     downloadDir: join(outDir, '.downloads'),
     hashes,
     log,
+    downloads: { ...options.downloads, ...(options.upstreamBase === undefined ? {} : { base: options.upstreamBase }) },
   }
 
   const unknown = (options.only ?? []).filter((name) => !domains.some((d) => d.name === name))

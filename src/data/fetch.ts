@@ -10,7 +10,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { download, fileSource } from './build.ts'
+import { fileSource } from './build.ts'
+import { type DownloadOptions, download } from './download.ts'
 import { HashCache } from './hashes.ts'
 import type { Source } from './types.ts'
 import { upstreamFiles, upstreamUrl } from './upstream.ts'
@@ -49,7 +50,7 @@ const otherWay = (s: Source) =>
 export async function fetchSources(
   sources: readonly Source[],
   to: string,
-  options: { log?: (line: string) => void; base?: string; timeoutMs?: number } = {},
+  options: { log?: (line: string) => void } & DownloadOptions = {},
 ): Promise<FetchReport> {
   const log = options.log ?? ((l: string) => console.error(l))
   const dir = resolve(to)

@@ -11,8 +11,10 @@ import { compile, ROOT, type CompileResult } from '../../build/compile.ts'
 export const COMPILE_SECONDS = 600
 
 let compiled: Promise<CompileResult> | undefined
+/** What the compile logged, for the test of its timings. */
+export const compileLog: string[] = []
 
 export function compiledExecutable(): Promise<CompileResult> {
-  compiled ??= compile({ outfile: join(ROOT, 'dist/test/almanac'), log: () => {} })
+  compiled ??= compile({ outfile: join(ROOT, 'dist/test/almanac'), log: (line) => compileLog.push(line) })
   return compiled
 }

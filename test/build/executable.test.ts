@@ -11,7 +11,7 @@ import { run, sandbox, sandboxEnv, SMOKE_KEY, start, type Running, type Sandbox 
 import { readManifest, SOURCE_OUT_DIR } from '../../src/data/open.ts'
 import { domains } from '../../src/domains/index.ts'
 import pkg from '../../package.json' with { type: 'json' }
-import { COMPILE_SECONDS, compiledExecutable } from './compiled.ts'
+import { COMPILE_SECONDS, compiledExecutable, compileLog } from './compiled.ts'
 import { PROBES } from './probes.ts'
 import { REQUEST_CHECKS, sendCheck } from './request-checks.ts'
 
@@ -31,6 +31,18 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop()
   box?.remove()
+})
+
+test("compile's timings say what happened: each phase, and a total that holds them all", () => {
+  const { check, compress, bundle, total } = compiled.timings
+  for (const t of [check, compress, bundle]) expect(t).toBeGreaterThanOrEqual(0)
+  expect(total).toBeGreaterThanOrEqual(check + compress + bundle)
+  const last = compileLog.at(-1)!
+  expect(last).toContain(
+    ` in ${total.toFixed(1)} s (checking ${check.toFixed(1)} s, compressing ${compress.toFixed(1)} s, bundling ${bundle.toFixed(1)} s`,
+  )
+  expect(compileLog.some((l) => l.includes('artifacts checked against manifest.json'))).toBe(true)
+  expect(compileLog.some((l) => l.startsWith('compile: bundling the code'))).toBe(true)
 })
 
 const api = async (method: string, path: string, body?: unknown) => {

@@ -4,7 +4,8 @@
  * the form its upstream publishes it, made from the mirror's files and its MANIFEST.json record of their
  * origins: the files as they are, the Tor list as the CSV tor-nodes publishes, the gzipped USFX and block
  * lists un-gzipped, STEPBible's books as separate files, Debian's packages as .deb files (rebuilt here,
- * see debsFromMirror), and a 404 for GeoNames' allCountries.zip. Then:
+ * see debsFromMirror), and a 404 for GeoNames' allCountries.zip and full-code files and IANA's RDAP
+ * dns.json. Then:
  * - `data fetch --to DIR` lays them out like the mirror, checks the pins, records sha256 and dates, reports
  *   the failure, and downloads nothing twice;
  * - `ip-lists` built from DIR is byte for byte the one built from the real mirror (the CSV and the
@@ -209,10 +210,11 @@ describe('data fetch', () => {
   test('downloads into a mirror layout with sha256, sizes and dates, reports what failed, keeps going', async () => {
     fetched = tempDir()
     const report = await fetchSources(withTestDebs(sources), fetched, { base, log: quiet })
-    expect(report.failed.map((f) => f.source)).toEqual(['geonames-postal'])
-    // Every upstream file of every source was served at its URL, with no exception but the 404.
-    const wanted = sources.flatMap((s) => upstreamFiles(s).map((f) => f.rel))
-    expect(report.fetched.map((f) => f.path).sort()).toEqual(wanted.filter((rel) => !rel.startsWith('upstream/geonames-postal/')).sort())
+    const notServed = ['geonames-postal', 'geonames-postal-gb-full', 'geonames-postal-ca-full', 'geonames-postal-nl-full', 'iana-rdap-dns']
+    expect(report.failed.map((f) => f.source)).toEqual(notServed)
+    // Every upstream file of every source was served at its URL, with no exception but the 404s.
+    const wanted = sources.filter((s) => !notServed.includes(s.id)).flatMap((s) => upstreamFiles(s).map((f) => f.rel))
+    expect(report.fetched.map((f) => f.path).sort()).toEqual(wanted.sort())
     expect(
       withTestDebs(sources)
         .filter((s, i) => s !== sources[i])
@@ -247,7 +249,7 @@ describe('data fetch', () => {
     const report = await fetchSources(withTestDebs(sources), fetched, { base, log: quiet })
     expect(report.fetched).toEqual([])
     expect(report.kept.length).toBe(JSON.parse(readFileSync(join(fetched, 'MANIFEST.json'), 'utf8')).files.length)
-    expect(hits - before).toBe(1) // allCountries.zip, still 404
+    expect(hits - before).toBe(5) // allCountries.zip, the three _full files and IANA's dns.json, still 404
   })
 
   test('a pinned file that changed upstream is refused and not kept', async () => {

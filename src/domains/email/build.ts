@@ -12,6 +12,7 @@ import { mergeBlocklists, readBlocklists } from './abuse-list.ts'
 import { BUILTIN_ALLOW } from './allowlist.ts'
 import { buildDomainTable } from './domain-table.ts'
 import { getDomain } from 'tldts'
+import { rdapBuilder } from './rdap-build.ts'
 import { ABUSE_BITS, BUILTIN_LISTS, DISPOSABLE_BITS, FREE_BIT, LISTED_BELOW, PSL_OPTIONS } from './lists.ts'
 
 export const LISTS_ARTIFACT = 'email-lists.tables'
@@ -150,4 +151,5 @@ export const emailBuilders: DatasetBuilder[] = [
     revision: 5,
     build,
   },
+  rdapBuilder,
 ]

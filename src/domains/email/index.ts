@@ -16,7 +16,7 @@ export const emailDomain = (options: Pick<EmailServiceOptions, 'now'> = {}) =>
   defineDomain<EmailDomainState>({
     name: 'email',
     prefixes: ['/email'],
-    datasets: ['email-lists'],
+    datasets: ['email-lists', 'email-rdap'],
     open({ config, data }) {
       const service = openEmailService(config, data, { ...options, log: (msg) => log({ level: 'warn', msg }) })
       const stopReloading = reloadOnHangup('operator email lists', () => service.reload(), log)

@@ -1,16 +1,15 @@
 /**
- * Which RDAP server answers for a TLD (RFC 9224 bootstrap, IANA's `dns.json` format). The shipped file
- * (`rdap-bootstrap.json`, dated by its `publication`) is a hand-compiled subset for common TLDs: the
- * IANA file cannot be downloaded on the build machines, and no npm package ships it. Operators point
- * ALMANAC_EMAIL_RDAP_BOOTSTRAP at the current IANA file; ALMANAC_EMAIL_RDAP_URL replaces it altogether.
+ * Which RDAP server answers for a TLD (RFC 9224 bootstrap, IANA's `dns.json` format). The dataset
+ * `email-rdap` (rdap-build.ts) holds one for every TLD that has an RDAP server, built from IANA's file
+ * or the npm package whoisserver-world. Operators may point ALMANAC_EMAIL_RDAP_BOOTSTRAP at a newer
+ * copy of IANA's file; ALMANAC_EMAIL_RDAP_URL replaces the bootstrap altogether.
  */
 import { readFileSync } from 'node:fs'
-import shipped from './rdap-bootstrap.json' with { type: 'json' }
 
 export interface RdapBootstrap {
   /** `publication` of the file (ISO date-time), or null. */
   publication: string | null
-  /** The file it came from: `shipped` or the operator's path. */
+  /** The file it came from: the built artifact or the operator's path. */
   origin: string
   /** TLD (A-label, lower case) -> base URL ending in `/`. */
   servers: Map<string, string>
@@ -33,13 +32,15 @@ export function parseBootstrap(doc: unknown, origin: string): RdapBootstrap {
   return { publication: typeof publication === 'string' ? publication : null, origin, servers }
 }
 
-export function loadBootstrap(path: string | undefined): RdapBootstrap {
-  if (!path) return parseBootstrap(shipped, 'shipped')
+/** The operator's file (ALMANAC_EMAIL_RDAP_BOOTSTRAP) when set, else the built artifact. */
+export function loadBootstrap(operator: string | undefined, built: string): RdapBootstrap {
+  const path = operator || built
   let doc: unknown
   try {
     doc = JSON.parse(readFileSync(path, 'utf8'))
   } catch (e) {
-    throw new Error(`ALMANAC_EMAIL_RDAP_BOOTSTRAP: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
+    const what = operator ? 'ALMANAC_EMAIL_RDAP_BOOTSTRAP' : 'the email-rdap dataset'
+    throw new Error(`${what}: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
   }
   return parseBootstrap(doc, path)
 }

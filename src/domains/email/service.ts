@@ -14,6 +14,7 @@ import { parseServer, systemServers, type DnsServer } from './dns.ts'
 import { ABUSE_SOURCE, CLEAN, loadOperatorLists, openEmailLists, PSL_OPTIONS, type ListVerdict } from './lists.ts'
 import { mxChecker, unknownMx, type MxChecker, type MxResult } from './mx.ts'
 import { loadBootstrap, type RdapBootstrap } from './rdap-bootstrap.ts'
+import { RDAP_ARTIFACT } from './rdap-build.ts'
 import { rdapClient, type RdapClient, type RdapReason, type RdapResult } from './rdap.ts'
 import { redisRdapStore, sqliteRdapStore, type RdapStore } from './rdap-store.ts'
 import { score, type RiskFactor, type RiskTier } from './score.ts'
@@ -109,7 +110,7 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
   } catch (e) {
     throw new Error(`ALMANAC_EMAIL_DNS_SERVERS: ${(e as Error).message}`)
   }
-  const bootstrap = loadBootstrap(email.rdapBootstrap)
+  const bootstrap = loadBootstrap(email.rdapBootstrap, data.path(RDAP_ARTIFACT))
   const mx: MxChecker = mxChecker({
     servers,
     timeoutMs: email.dnsTimeoutMs,

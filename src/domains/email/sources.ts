@@ -1,8 +1,8 @@
 /**
  * Upstream sources of the email domain: three disposable-address lists and a free-provider list from
  * npm, and The Block List Project's phishing and scam lists from GitHub at a pinned commit. The RDAP bootstrap
- * (which registry answers for which TLD) is a small dated file shipped in this folder: see
- * `rdap-bootstrap.ts`.
+ * (which registry answers for which TLD) is built from IANA's dns.json when found, else from the npm
+ * package whoisserver-world: see `rdap-build.ts`.
  */
 import type { Source } from '../../data/types.ts'
 
@@ -55,8 +55,33 @@ export const emailSources: Source[] = [
       "The package's postinstall script re-downloads its list from outside sources; Almanac blocks lifecycle scripts (package.json trustedDependencies: []) so the pinned, published domains.json is what is built.",
   },
   {
-    // Not built: shipped in the source tree (rdap-bootstrap.json) and bundled with the code. Declared here
-    // so NOTICE.md credits it and says what it is.
+    // The RDAP bootstrap the build prefers: IANA republishes it as registries change (dated, not pinned).
+    id: 'iana-rdap-dns',
+    version: 'iana-rdap-dns',
+    date: '2026-11-23',
+    mirror: 'rdap/dns.json',
+    url: 'https://data.iana.org/rdap/dns.json',
+    homepage: 'https://www.iana.org/assignments/rdap-dns/',
+    license: 'IANA registry data (facts: which RDAP server answers for a TLD)',
+    attribution: 'RDAP servers per TLD: the IANA RDAP bootstrap registry for DNS (RFC 9224), https://data.iana.org/rdap/dns.json.',
+  },
+  {
+    // Without IANA's file: the same registry per TLD, as this package records it (its code is not used).
+    id: 'whoisserver-world',
+    version: '1.0.31',
+    date: '2025-10-03',
+    npm: { package: 'whoisserver-world', path: 'whoisservers.json' },
+    homepage: 'https://github.com/7c/whoisserver-world',
+    sha256: 'abfc2439f564811c2aefc0c997cd78a0beab3fd7c5a3b78f078c82f8e4435685',
+    license: 'ISC',
+    attribution:
+      'RDAP servers per TLD: whoisserver-world (https://github.com/7c/whoisserver-world), ISC licence, from the IANA root zone database and RDAP bootstrap registry.',
+    duties:
+      "Only its data file is read. Its dependency mybase (database and vault clients, one fetched from a git URL) is replaced by an empty package (package.json overrides), since none of the package's code runs.",
+  },
+  {
+    // Not built: shipped in the source tree (rdap-bootstrap.json), read by the email-rdap build only for the
+    // TLDs whoisserver-world has no server for. Declared here so NOTICE.md credits it and says what it is.
     id: 'iana-rdap-bootstrap-subset',
     version: '2026-11-23',
     date: '2026-11-23',
@@ -64,7 +89,7 @@ export const emailSources: Source[] = [
     license: 'IANA registry data (facts: which RDAP server answers for a TLD); the subset was compiled by hand for Almanac',
     attribution:
       'RDAP servers per TLD: a hand-compiled subset of the IANA RDAP bootstrap registry for DNS (RFC 9224), https://data.iana.org/rdap/dns.json.',
-    duties: 'Covers 12 TLDs only; operators should point ALMANAC_EMAIL_RDAP_BOOTSTRAP at a current copy of the IANA file.',
+    duties: "12 TLDs; used only where IANA's file is not found and whoisserver-world has no server for the TLD.",
   },
   {
     id: 'blocklistproject-abuse',

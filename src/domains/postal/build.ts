@@ -15,6 +15,7 @@ import { parseCountryInfo } from './countryinfo.ts'
 import { foldName } from './fold.ts'
 import { CELL_DEG, Grid } from './grid.ts'
 import { bestRanks, discoverInputs, lineBatches, openInput, type PostalInput } from './inputs.ts'
+import { FULL_CODE_COUNTRIES, fullCodeSource } from './sources.ts'
 
 export const POSTAL_ARTIFACT = 'postal.sqlite'
 export const POSTAL_SOURCE = 'geonames-postal'
@@ -54,8 +55,8 @@ CREATE INDEX admins_code ON admins (country, admin_code1 COLLATE NOCASE);
 `
 
 export interface PostalBuildOptions {
-  /** File or folder of GeoNames postal files. */
-  postal: string
+  /** Files or folders of GeoNames postal files (the most complete file of each country wins). */
+  postal: string | readonly string[]
   countryInfo: string
   out: string
   progress?: BuildContext['progress']
@@ -80,6 +81,7 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
   // One file per country: the best-ranked, the first by name among equals.
   const owner = new Map<string, PostalInput>()
   for (const i of inputs) if (i.country && i.rank === best.get(i.country) && !owner.has(i.country)) owner.set(i.country, i)
+  for (const i of inputs) if (i.rank === 3 && owner.get(i.country!) === i) log(`${i.country}: full postal codes from ${i.path}`)
 
   const work = `${o.out}.work`
   for (const p of [o.out, work]) rmSync(p, { force: true })
@@ -170,7 +172,7 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
       }
     }
     bar?.done()
-    if (!rows) throw new Error(`${o.postal}: no postal code rows were read`)
+    if (!rows) throw new Error(`${[o.postal].flat().join(', ')}: no postal code rows were read`)
 
     const step = (label: string, sql: string | (() => void)) => {
       const t = performance.now()
@@ -249,16 +251,20 @@ function writeCells(db: Database) {
   }
 }
 
+const FULL_SOURCES = FULL_CODE_COUNTRIES.map(fullCodeSource)
+
 export const postalBuilder: DatasetBuilder = {
   id: 'postal',
-  sources: [POSTAL_SOURCE, COUNTRYINFO_SOURCE],
+  sources: [POSTAL_SOURCE, COUNTRYINFO_SOURCE, ...FULL_SOURCES],
   artifacts: [POSTAL_ARTIFACT],
+  optional: FULL_SOURCES,
   revision: 3,
   async build(ctx) {
     const postal = await ctx.source(POSTAL_SOURCE)
     const info = await ctx.source(COUNTRYINFO_SOURCE)
+    const full = await Promise.all(FULL_SOURCES.filter((id) => ctx.has(id)).map((id) => ctx.source(id)))
     return buildPostalDatabase({
-      postal: postal.path,
+      postal: [postal.path, ...full.map((f) => f.path)],
       countryInfo: info.path,
       out: ctx.out(POSTAL_ARTIFACT),
       progress: ctx.progress,

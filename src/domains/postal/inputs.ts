@@ -5,7 +5,7 @@
  * cover a country, the most complete wins (XX_full, then XX, then allCountries), so dropping
  * `GB_full.csv.zip` next to `allCountries.zip` replaces GB's outward codes by the full postcodes.
  */
-import { createReadStream, readdirSync, statSync } from 'node:fs'
+import { createReadStream, readdirSync, realpathSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
@@ -29,17 +29,31 @@ export function classify(path: string): PostalInput | null {
   return { path, country: m[1]!, rank: m[2] ? 3 : 2 }
 }
 
-/** The input files of a source path (file or folder), in a fixed order: allCountries first, then by name. */
-export function discoverInputs(path: string): PostalInput[] {
-  const files = statSync(path).isDirectory()
+const filesOf = (path: string) =>
+  statSync(path).isDirectory()
     ? readdirSync(path)
         .sort()
         .map((n) => join(path, n))
         .filter((p) => statSync(p).isFile())
     : [path]
-  const inputs = files.map(classify).filter((i): i is PostalInput => !!i)
+
+/**
+ * The input files of source paths (files or folders), in a fixed order: allCountries first, then by
+ * name. A file reached twice (a `_full` file found both in the postal folder and as its own source) counts once.
+ */
+export function discoverInputs(paths: string | readonly string[]): PostalInput[] {
+  const list = typeof paths === 'string' ? [paths] : paths
+  const seen = new Set<string>()
+  const inputs: PostalInput[] = []
+  for (const file of list.flatMap(filesOf)) {
+    const input = classify(file)
+    const real = realpathSync(file)
+    if (!input || seen.has(real)) continue
+    seen.add(real)
+    inputs.push(input)
+  }
   if (!inputs.length)
-    throw new Error(`${path} holds no GeoNames postal file (allCountries.zip, XX.zip, XX_full.csv.zip, XX.txt or XX.txt.gz)`)
+    throw new Error(`${list.join(', ')} holds no GeoNames postal file (allCountries.zip, XX.zip, XX_full.csv.zip, XX.txt or XX.txt.gz)`)
   return inputs.sort((a, b) => a.rank - b.rank || a.path.localeCompare(b.path))
 }
 

@@ -8,12 +8,17 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { parseIp, type IpAddress } from '../../../src/lib/ip-address.ts'
 import { isPublicAddress } from '../../../src/lib/ip-reserved.ts'
+import { openDataDir } from '../../../src/data/open.ts'
 import { loadBootstrap, parseBootstrap, rdapBaseFor } from '../../../src/domains/email/rdap-bootstrap.ts'
+import { RDAP_ARTIFACT } from '../../../src/domains/email/rdap-build.ts'
 import { FOUND_TTL_MS, NOT_FOUND_TTL_MS, rdapClient, registrationDate } from '../../../src/domains/email/rdap.ts'
 import { redisRdapStore, sqliteRdapStore, type RdapStore } from '../../../src/domains/email/rdap-store.ts'
 import { startRedis } from '../../support/redis.ts'
 import { tempDirs } from '../../support/temp.ts'
 import { startRdapServer, type RdapFixture } from './rdap-server.ts'
+
+/** The bootstrap `data build` made (the email-rdap dataset). */
+const BUILT = openDataDir().path(RDAP_ARTIFACT)
 
 /** Whose share of the lookup slots the checks take. */
 const CALLER = 'key:test'
@@ -69,7 +74,7 @@ const clock = () => {
   return { now: () => t, advance: (ms: number) => (t += ms) }
 }
 const client = (store: RdapStore, now = () => NOW, timeoutMs = 1000) =>
-  rdapClient({ baseUrl: rdap.base, bootstrap: loadBootstrap(undefined), timeoutMs, store, now, log: () => {} })
+  rdapClient({ baseUrl: rdap.base, bootstrap: loadBootstrap(undefined, BUILT), timeoutMs, store, now, log: () => {} })
 
 test('registration dates of young, month-old and old domains', async () => {
   const c = client(sqliteRdapStore(tempDir(), () => {}))
@@ -106,7 +111,7 @@ test('an endless or non-JSON body is a bad answer, read no further than 512 KiB'
 test('too many lookups at once: the rest are unknown (rdap_busy)', async () => {
   const c = rdapClient({
     baseUrl: rdap.base,
-    bootstrap: loadBootstrap(undefined),
+    bootstrap: loadBootstrap(undefined, BUILT),
     timeoutMs: 300,
     store: sqliteRdapStore(tempDir(), () => {}),
     now: () => NOW,
@@ -121,7 +126,7 @@ test('too many lookups at once: the rest are unknown (rdap_busy)', async () => {
 test('an unreachable server is unknown', async () => {
   const c = rdapClient({
     baseUrl: 'http://127.0.0.1:1/',
-    bootstrap: loadBootstrap(undefined),
+    bootstrap: loadBootstrap(undefined, BUILT),
     timeoutMs: 500,
     store: sqliteRdapStore(tempDir(), () => {}),
     now: () => NOW,
@@ -243,11 +248,11 @@ test('registration event parsing (RFC 9083 events)', () => {
   expect(registrationDate({ events: [null, 1, { eventAction: 'registration' }] })).toBeNull()
 })
 
-test('bootstrap: the shipped file, https preferred, TLD lookup', () => {
-  const shipped = loadBootstrap(undefined)
-  expect(shipped.publication).toMatch(/^\d{4}-\d\d-\d\d/)
-  expect(rdapBaseFor(shipped, 'example.com')).toBe('https://rdap.verisign.com/com/v1/')
-  expect(rdapBaseFor(shipped, 'example.invalid')).toBeNull()
+test('bootstrap: the built file, https preferred, TLD lookup', () => {
+  const built = loadBootstrap(undefined, BUILT)
+  expect(built.publication).toMatch(/^\d{4}-\d\d-\d\d/)
+  expect(rdapBaseFor(built, 'example.com')).toBe('https://rdap.verisign.com/com/v1/')
+  expect(rdapBaseFor(built, 'example.invalid')).toBeNull()
   const b = parseBootstrap(
     {
       services: [
@@ -299,7 +304,7 @@ describe('redirects', () => {
     const logs: string[] = []
     const c = rdapClient({
       baseUrl: rdap.base,
-      bootstrap: loadBootstrap(undefined),
+      bootstrap: loadBootstrap(undefined, BUILT),
       timeoutMs: 2000,
       store: sqliteRdapStore(dir, () => {}),
       now: () => NOW,
@@ -346,7 +351,7 @@ describe('redirects', () => {
 test("lookup slots: one caller's lookups take its share only; another caller's still run", async () => {
   const c = rdapClient({
     baseUrl: rdap.base,
-    bootstrap: loadBootstrap(undefined),
+    bootstrap: loadBootstrap(undefined, BUILT),
     timeoutMs: 20_000, // a bound only: the test releases the held requests
     store: sqliteRdapStore(tempDir(), () => {}),
     now: () => NOW,
