@@ -50,6 +50,9 @@ export function capacityOf(level: EcLevel): Capacity {
   }
 }
 
+/** Bits of data (segments, headers included) a version holds at a level. */
+export const dataBits = (version: number, level: EcLevel): number => getCapacity(version, LEVEL.get(level), Mode.MIXED)
+
 const TOO_BIG = 'The amount of data is too big to be stored in a QR Code'
 
 /**
