@@ -54,7 +54,7 @@ export function makeImage(payload: string, field: string, o: ImageOptions): Made
  * 1.2-1.8 ms at 33-40; below 20 a request holds the loop well under a millisecond.
  */
 export const WORKER_VERSION = 20
-/** PNGs (and base64) this many pixels wide or more are made in the worker whatever the version: deflating ~1 MB of rows at 2000 px takes ~0.7-1.5 ms. */
+/** PNGs (and base64) this many pixels wide or more are made in the worker whatever the version: deflating ~0.5 MB of rows at 2000 px takes ~0.7-1.5 ms. */
 export const WORKER_PIXELS = 1000
 
 /**
