@@ -12,7 +12,7 @@ import { downloadRoutes } from './download.ts'
 import { createLocalStore, type LocalStore } from './local-store.ts'
 import { qrRoutes } from './routes.ts'
 import { createS3Store } from './s3-store.ts'
-import { createQrService, type QrService, type StoreShares } from './service.ts'
+import { createQrService, type QrService, qrMetrics, type StoreShares } from './service.ts'
 import { stateDirLedger } from './shares.ts'
 import { createSigner, type Signer } from './signing.ts'
 import { qrSources } from './sources.ts'
@@ -87,6 +87,7 @@ export const qrDomain = (now: () => number = Date.now) =>
       clearInterval(state.sweeper)
       state.service.close()
     },
+    metrics: (state) => qrMetrics(state.service.stats()),
     sources: qrSources,
     docs: 'docs/qr.md',
   })

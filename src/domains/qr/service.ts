@@ -4,14 +4,12 @@
  * options, the origin links are made for and the caller (whose share of the store a stored image is
  * charged to, `shares.ts`), and presents the result.
  */
-import { createHash } from 'node:crypto'
-import { invalid } from '../../lib/errors.ts'
-import { colorText, colorWarnings, parseColor, type Rgb } from './colors.ts'
-import { encodeMatrix, type EcLevel, type QrMatrix } from './matrix.ts'
+import { colorText, colorWarnings, parseColor } from './colors.ts'
+import { isLarge, type MadeImage, makeImage, smallestImageBytes } from './image.ts'
+import type { EcLevel } from './matrix.ts'
 import type { Preset } from './payloads.ts'
-import { renderPng } from './png.ts'
+import { createRenderPool, type RenderPool, type RenderPoolStats } from './render-pool.ts'
 import { overShare, type StoreLedger } from './shares.ts'
-import { renderSvg } from './svg.ts'
 import { CONTENT_TYPES, type ObjectStore } from './store.ts'
 
 export const FORMATS = ['png', 'svg', 'base64'] as const
@@ -62,24 +60,16 @@ export interface QrResult {
   warnings: string[]
 }
 
-export interface RenderedImage {
-  matrix: QrMatrix
-  bytes: Uint8Array
-  extension: 'png' | 'svg'
-}
+/** The image alone, for one payload and fully resolved options, on the calling thread (the bench uses it). */
+export const renderImage = (payload: string, field: string, o: Required<QrOptions>): MadeImage => makeImage(payload, field, o)
 
-/** The image alone, for one payload and fully resolved options (used by the service and the bench). */
-export const renderImage = (payload: string, field: string, o: Required<QrOptions>): RenderedImage =>
-  renderMatrix(encodeMatrix(payload, o.error_correction, field), o, parseColor(o.fg_color), parseColor(o.bg_color))
-
-/** `fg` and `bg` are `o.fg_color` and `o.bg_color` parsed (by the caller, which needs them too). */
-function renderMatrix(matrix: QrMatrix, o: Required<QrOptions>, fg: Rgb, bg: Rgb): RenderedImage {
-  if (o.format === 'svg') return { matrix, bytes: new TextEncoder().encode(renderSvg(matrix, o.margin)), extension: 'svg' }
-  return {
-    matrix,
-    bytes: renderPng(matrix, { size: o.size, margin: o.margin, fg, bg }),
-    extension: 'png',
-  }
+export interface QrStats {
+  /** Images made on the event loop and in the render workers. */
+  madeOnLoop: number
+  madeInWorker: number
+  /** png/svg requests refused (429) before any image was made: not even the smallest one fitted the key's share. */
+  refusedUnmade: number
+  pool: RenderPoolStats
 }
 
 export interface QrService {
@@ -87,6 +77,7 @@ export interface QrService {
   generate(preset: Preset, payload: string, field: string, options: QrOptions, origin: string, caller: string): Promise<QrResult>
   readonly store: ObjectStore
   readonly ledger: StoreLedger
+  stats(): QrStats
   close(): void
 }
 
@@ -96,8 +87,15 @@ export interface StoreShares {
   perCaller: number
 }
 
-export function createQrService(store: ObjectStore, shares: StoreShares, now: () => number = Date.now): QrService {
+export function createQrService(
+  store: ObjectStore,
+  shares: StoreShares,
+  now: () => number = Date.now,
+  pool: RenderPool = createRenderPool(),
+): QrService {
   const { ledger, perCaller } = shares
+  let madeOnLoop = 0
+  let refusedUnmade = 0
   async function generate(
     preset: Preset,
     payload: string,
@@ -118,13 +116,25 @@ export function createQrService(store: ObjectStore, shares: StoreShares, now: ()
     if (o.format === 'base64' && options.ttl !== undefined)
       warnings.push('ttl is ignored for base64, which is returned inline and not stored')
 
-    const matrix = encodeMatrix(payload, o.error_correction, field)
-    const total = matrix.size + 2 * o.margin
-    if (o.format !== 'svg' && o.size < total) {
-      const message = `is ${o.size} pixels, fewer than the ${total} modules (quiet zone included) of this code (version ${matrix.version}): modules would be lost. Use a size of at least ${total} (${2 * total} or more scans reliably), a smaller margin or a lower error_correction`
-      throw invalid('size', message)
+    const nowSeconds = Math.floor(now() / 1000)
+    // A key with no room left for even the smallest image is refused before its image is made: a key at
+    // its share costs the loop a ledger read, not an image. The charge below still decides for the rest.
+    if (o.format !== 'base64') {
+      const smallest = smallestImageBytes(o)
+      const room = ledger.check(caller, smallest, nowSeconds, perCaller)
+      if (!room.ok) {
+        refusedUnmade++
+        throw overShare(room.held, smallest, perCaller, nowSeconds, room.freesAt, true)
+      }
     }
-    const image = renderMatrix(matrix, o, fg, bg)
+    // Large symbols and large PNGs are made in a worker (`image.ts` says which), the rest right here.
+    let image: MadeImage
+    if (isLarge(payload, o)) image = await pool.make(payload, field, o, caller)
+    else {
+      image = makeImage(payload, field, o)
+      madeOnLoop++
+    }
+    const total = image.modules + 2 * o.margin
     if (o.format !== 'svg' && o.size < 2 * total) {
       warnings.push(
         `small modules: ${total} modules (quiet zone included) in ${o.size} pixels is under 2 pixels a module; use a size of at least ${2 * total} for reliable scanning`,
@@ -136,24 +146,24 @@ export function createQrService(store: ObjectStore, shares: StoreShares, now: ()
       bg_color: o.format === 'svg' ? '#FFFFFF' : colorText(bg),
       error_correction: o.error_correction,
       margin: o.margin,
-      version: matrix.version,
-      modules: matrix.size,
+      version: image.version,
+      modules: image.modules,
       warnings,
     }
     if (o.format === 'base64') {
       return { format: 'base64', preset, data_uri: 'data:image/png;base64,' + Buffer.from(image.bytes).toString('base64'), ...common }
     }
-    const name = `${createHash('sha256').update(image.bytes).digest('hex')}.${image.extension}`
+    const name = image.name
     let ttl = o.ttl
     if (ttl > store.maxTtl) {
       warnings.push(`ttl cut from ${ttl} to ${store.maxTtl} seconds: presigned S3 links live at most 7 days`)
       ttl = store.maxTtl
     }
-    const nowSeconds = Math.floor(now() / 1000)
-    const expires = nowSeconds + ttl
+    const at = Math.floor(now() / 1000) // the image may have waited for a worker
+    const expires = at + ttl
     // The caller's share first (429, its own problem), then the store's global cap (503, everyone's).
-    const charge = ledger.charge(caller, name, image.bytes.length, expires, nowSeconds, perCaller)
-    if (!charge.ok) throw overShare(charge.held, image.bytes.length, perCaller, nowSeconds, charge.freesAt)
+    const charge = ledger.charge(caller, name, image.bytes.length, expires, at, perCaller)
+    if (!charge.ok) throw overShare(charge.held, image.bytes.length, perCaller, at, charge.freesAt)
     try {
       await store.put({ name, bytes: image.bytes, contentType: CONTENT_TYPES.get(image.extension)! }, expires)
     } catch (e) {
@@ -166,9 +176,30 @@ export function createQrService(store: ObjectStore, shares: StoreShares, now: ()
     generate,
     store,
     ledger,
+    stats: () => {
+      const p = pool.stats()
+      return { madeOnLoop, madeInWorker: p.made, refusedUnmade, pool: p }
+    },
     close() {
+      pool.close()
       store.close()
       ledger.close()
     },
   }
 }
+
+/** The service's counters in Prometheus text, for `/metrics`. */
+export const qrMetrics = (s: QrStats) =>
+  [
+    '# HELP almanac_qr_images_made_total QR images made (matrix and png/svg bytes), on the event loop or in the render workers.',
+    '# TYPE almanac_qr_images_made_total counter',
+    `almanac_qr_images_made_total{where="loop"} ${s.madeOnLoop}`,
+    `almanac_qr_images_made_total{where="worker"} ${s.madeInWorker}`,
+    "# HELP almanac_qr_refused_unmade_total png/svg requests refused (429) before an image was made: not even the smallest fitted the key's share.",
+    '# TYPE almanac_qr_refused_unmade_total counter',
+    `almanac_qr_refused_unmade_total ${s.refusedUnmade}`,
+    '# HELP almanac_qr_render_jobs Large QR images being made in a render worker or waiting for one.',
+    '# TYPE almanac_qr_render_jobs gauge',
+    `almanac_qr_render_jobs{state="running"} ${s.pool.busy}`,
+    `almanac_qr_render_jobs{state="queued"} ${s.pool.queued}`,
+  ].join('\n') + '\n'

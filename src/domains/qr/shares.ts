@@ -31,6 +31,11 @@ export type ChargeResult =
 export interface StoreLedger {
   /** Charges `caller` for `bytes` of image `name` until `expires` unless that takes its live bytes over `share`. Times in Unix seconds. */
   charge(caller: string, name: string, bytes: number, expires: number, now: number, share: number): ChargeResult
+  /**
+   * Whether `bytes` more would fit in the caller's share now, read without the write lock and without
+   * charging: what a request is checked against before its image is made. `charge` still decides.
+   */
+  check(caller: string, bytes: number, now: number, share: number): { ok: boolean; held: number; freesAt?: number }
   /** The caller's live bytes at `now`. */
   held(caller: string, now: number): number
   /** Forgets every charge expired at `now` (the sweeper's timer), so callers who never return leave no rows. */
@@ -72,8 +77,8 @@ export function sqliteLedger(db: Database): StoreLedger {
   const insert = db.query('INSERT INTO qr_charges (caller, name, bytes, expires) VALUES (?, ?, ?, ?)')
   const remove = db.query('DELETE FROM qr_charges WHERE caller = ? AND name = ?')
   const extend = db.query('UPDATE qr_charges SET expires = ? WHERE caller = ? AND name = ?')
-  const oldestFirst = db.query<{ bytes: number; expires: number }, [string]>(
-    `SELECT bytes, expires FROM qr_charges WHERE caller = ? ORDER BY expires LIMIT ${ROOM_WALK}`,
+  const oldestFirst = db.query<{ bytes: number; expires: number }, [string, number]>(
+    `SELECT bytes, expires FROM qr_charges WHERE caller = ? AND expires > ? ORDER BY expires LIMIT ${ROOM_WALK}`,
   )
 
   /** The caller's running total after its expired charges are dropped. */
@@ -91,11 +96,11 @@ export function sqliteLedger(db: Database): StoreLedger {
    * read, so a refusal costs the same however many images the caller holds; past them, the last one's
    * expiry is the answer (nothing frees enough sooner, and the caller asks again then).
    */
-  const roomAt = (caller: string, held: number, bytes: number, share: number): number | undefined => {
+  const roomAt = (caller: string, held: number, bytes: number, share: number, now: number): number | undefined => {
     if (bytes > share) return undefined
     let left = held
     let last: number | undefined
-    for (const row of oldestFirst.iterate(caller)) {
+    for (const row of oldestFirst.iterate(caller, now)) {
       left -= row.bytes
       last = row.expires
       if (left + bytes <= share) break
@@ -120,7 +125,7 @@ export function sqliteLedger(db: Database): StoreLedger {
         extend.run(expires, caller, name)
         return { ok: true, held, undo: undoOf(caller, name, expires, () => extend.run(before.expires, caller, name)) }
       }
-      if (held + bytes > share) return { ok: false, held, freesAt: roomAt(caller, held, bytes, share) }
+      if (held + bytes > share) return { ok: false, held, freesAt: roomAt(caller, held, bytes, share, now) }
       insert.run(caller, name, bytes, expires)
       add.run(caller, bytes)
       const undo = undoOf(caller, name, expires, () => {
@@ -145,9 +150,14 @@ export function sqliteLedger(db: Database): StoreLedger {
     return rows.length
   })
 
+  const heldAt = (caller: string, now: number) => (total.get(caller)?.bytes ?? 0) - expiredOf.get(caller, now)!.bytes
   return {
     charge: (caller, name, bytes, expires, now, share) => charge.immediate(caller, name, bytes, expires, now, share),
-    held: (caller, now) => (total.get(caller)?.bytes ?? 0) - expiredOf.get(caller, now)!.bytes,
+    check(caller, bytes, now, share) {
+      const held = heldAt(caller, now)
+      return held + bytes <= share ? { ok: true, held } : { ok: false, held, freesAt: roomAt(caller, held, bytes, share, now) }
+    },
+    held: heldAt,
     async prune(now) {
       while (pruneBatch.immediate(now) === PRUNE_BATCH) await new Promise((resolve) => setImmediate(resolve))
     },
@@ -171,16 +181,31 @@ export function stateDirLedger(stateDir: string): StoreLedger {
   }
   return {
     charge: (...args) => open().charge(...args),
+    check: (...args) => open().check(...args),
     held: (caller, now) => open().held(caller, now),
     prune: async (now) => ledger?.prune(now),
     close: () => ledger?.close(),
   }
 }
 
-/** The 429 a caller over its share gets: what it holds, and when its own links free enough room. */
-export function overShare(held: number, bytes: number, share: number, now: number, freesAt: number | undefined): AlmanacError {
+/**
+ * The 429 a caller over its share gets: what it holds, and when its own links free enough room. `early`:
+ * refused before the image was made, because not even the smallest image of these options (`bytes`) fits
+ * (the share is at least 1 KiB, more than that, so `freesAt` is then always known).
+ */
+export function overShare(
+  held: number,
+  bytes: number,
+  share: number,
+  now: number,
+  freesAt: number | undefined,
+  early = false,
+): AlmanacError {
   const extra = { share_bytes: share, held_bytes: held, image_bytes: bytes, frees_at: freesAt ?? null }
   const where = `Your key holds ${held} bytes of images in the QR store and its share is ${share} (ALMANAC_QR_STORE_MAX_BYTES_PER_KEY)`
+  const needs = early
+    ? `not even the smallest image (${bytes} bytes) fits in what is left, so none was made`
+    : `this image needs ${bytes} more`
   if (freesAt === undefined)
     return new AlmanacError(
       'quota',
@@ -189,7 +214,7 @@ export function overShare(held: number, bytes: number, share: number, now: numbe
     )
   return new AlmanacError(
     'quota',
-    `${where}; this image needs ${bytes} more. Enough of your links expire at ${new Date(freesAt * 1000).toISOString()} to make room. Shorter ttl values free your share sooner, and format base64 stores nothing.`,
+    `${where}; ${needs}. Enough of your links expire at ${new Date(freesAt * 1000).toISOString()} to make room. Shorter ttl values free your share sooner, and format base64 stores nothing.`,
     { headers: { 'Retry-After': String(Math.max(1, freesAt - now)) }, extra },
   )
 }

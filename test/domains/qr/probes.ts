@@ -1,11 +1,13 @@
 /**
  * Probes of the qr domain for the executable test (test/build/probes.ts): a png whose signed link is
  * fetched from the executable's own download route (outside /api/v1, no key) and decoded by zbar, an svg
- * link, and an inline base64 image.
+ * link, an inline base64 image, and a large one made by the render worker (found inside the executable).
  */
 import { expect } from 'bun:test'
 import type { Probe } from '../../build/probes.ts'
 import { fromDataUri, rasterise, zbar } from './decode.ts'
+
+const LARGE = 'Almanac render worker '.repeat(40) // 880 bytes: version 24 at M, over image.ts's WORKER_VERSION
 
 const WIFI = 'WIFI:T:WPA;S:Caf\\;é;P:pa\\:ss\\,word;H:false;;'
 
@@ -41,6 +43,15 @@ export const probes: Probe[] = [
     body: { text: 'Almanac ✓', format: 'base64' },
     check: (b) => {
       expect(zbar(fromDataUri(b.data_uri))).toBe('Almanac ✓')
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/qr/text',
+    body: { text: LARGE, format: 'base64', size: 800 },
+    check: (b) => {
+      expect(b.version).toBeGreaterThanOrEqual(20)
+      expect(zbar(fromDataUri(b.data_uri))).toBe(LARGE)
     },
   },
 ]

@@ -1,0 +1,39 @@
+/**
+ * The render worker inside a compiled executable: a minimal program (fixtures/compile-probe.ts) that uses
+ * the pool as the server does, built as build/compile.ts builds (root = the repository, every *worker.ts
+ * an extra entry point) and run from another directory, finds the worker module and gets the image the
+ * loop would make (the same content-addressed name).
+ */
+import { afterAll, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { makeImage } from '../../../src/domains/qr/image.ts'
+
+const ROOT = resolve(import.meta.dir, '../../..')
+const dir = mkdtempSync(join(tmpdir(), 'almanac-qr-compile-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+test('the pool finds render-worker among the compiled entry points, and makes the loop’s image', async () => {
+  const outfile = join(dir, 'probe')
+  const built = await Bun.build({
+    entrypoints: [join(import.meta.dir, 'fixtures/compile-probe.ts'), join(ROOT, 'src/domains/qr/render-worker.ts')],
+    root: ROOT,
+    target: 'bun',
+    compile: { outfile },
+    throw: false,
+  })
+  expect(built.logs.map(String)).toEqual([])
+  expect(built.success).toBe(true)
+  const run = Bun.spawnSync([outfile], { cwd: dir })
+  expect(run.stderr.toString()).toBe('')
+  const loop = makeImage('compiled '.repeat(200), 'text', {
+    format: 'svg',
+    size: 400,
+    fg_color: '#000000',
+    bg_color: '#FFFFFF',
+    error_correction: 'M',
+    margin: 4,
+  })
+  expect(JSON.parse(run.stdout.toString())).toEqual({ version: loop.version, name: loop.name, bytes: loop.bytes.length, made: 1 })
+}, 60_000)
