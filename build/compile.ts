@@ -10,7 +10,19 @@
  *
  *   bun build/compile.ts [--out dist/almanac] [--data datasets/out] [--bytecode]
  */
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { createHash } from 'node:crypto'
 import { parseFlags } from '../src/config.ts'
@@ -101,7 +113,7 @@ export async function compile(options: CompileOptions = {}): Promise<CompileResu
   const imports = files.map((f, i) => `import f${i} from ${ts(relPath(genDir, f.source))} with { type: 'file' }`)
   // Where each large blob sits in the executable file, patched in after the build (see locateBlobs).
   const marker = `ALMANAC-BLOB-INDEX-${key}-${process.pid}-${Date.now()}`
-  const indexCopy = join(embedDir, `blob-index-${key}.json`)
+  const indexCopy = join(embedDir, `blob-index-${key}.txt`)
   writeFileSync(indexCopy, marker.padEnd(BLOB_INDEX_BYTES, ' '))
   writeFileSync(
     join(genDir, 'embedded.generated.ts'),
@@ -199,7 +211,8 @@ function locateBlobs(exe: string, marker: string, files: { name: string; source:
     const blob = readFileSync(f.source)
     // The first 4 KiB find a candidate, the whole blob confirms it.
     let offset = image.indexOf(blob.subarray(0, 4096))
-    while (offset >= 0 && !image.subarray(offset, offset + blob.length).equals(blob)) offset = image.indexOf(blob.subarray(0, 4096), offset + 1)
+    while (offset >= 0 && !image.subarray(offset, offset + blob.length).equals(blob))
+      offset = image.indexOf(blob.subarray(0, 4096), offset + 1)
     if (offset >= 0) index[f.name] = [offset, blob.length]
   }
   const text = JSON.stringify(index)
