@@ -57,6 +57,8 @@ export interface CompileResult {
   outfile: string
   bytes: number
   key: string
+  /** Artifacts whose blob was located in the executable file (read through a descriptor on first start). */
+  located: number
   files: { name: string; bytes: number; embeddedBytes: number; encoding: EmbeddedFile['encoding'] }[]
   workers: string[]
 }
@@ -186,6 +188,7 @@ export async function compile(options: CompileOptions = {}): Promise<CompileResu
     outfile,
     bytes,
     key,
+    located,
     files: files.map((f) => ({ name: f.name, bytes: f.bytes, embeddedBytes: f.embeddedBytes, encoding: f.encoding })),
     workers,
   }

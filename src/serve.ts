@@ -151,6 +151,8 @@ async function openWhileExtracting(
       return m
     }),
   )
+  // The folder is finished (manifest written) before the start is said to be complete.
+  await extraction.done.catch(() => {})
   log(JSON.stringify({ level: 'info', msg: 'every domain has opened', seconds_since_start: seconds() }))
   return all
 }
