@@ -160,8 +160,12 @@ export function startExtraction(data: EmbeddedData, root: string, log: (line: st
   const done = Promise.allSettled(pending.values()).then((results) => {
     const failed = results.find((r) => r.status === 'rejected')
     if (failed) {
-      for (const path of placed) rmSync(path, { force: true })
-      removeEmptyFolders(target)
+      try {
+        for (const path of placed) rmSync(path, { force: true })
+        removeEmptyFolders(target)
+      } catch {
+        // Another process of the same build is writing there too: its files stay, the failure below is what counts.
+      }
       throw failed.reason
     }
     try {
