@@ -10,7 +10,19 @@
  *
  *   bun build/compile.ts [--out dist/almanac] [--data datasets/out] [--bytecode]
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { createHash } from 'node:crypto'
 import { parseFlags } from '../src/config.ts'
@@ -54,6 +66,8 @@ export interface CompileResult {
   outfile: string
   bytes: number
   key: string
+  /** Artifacts whose blob was located in the executable file (read through a descriptor on first start). */
+  located: number
   files: { name: string; bytes: number; embeddedBytes: number; encoding: EmbeddedFile['encoding'] }[]
   workers: string[]
 }
@@ -120,6 +134,10 @@ export async function compile(options: CompileOptions = {}): Promise<CompileResu
   const manifestCopy = join(embedDir, `manifest-${key}.json`)
   writeFileSync(manifestCopy, manifestBytes)
   const imports = files.map((f, i) => `import f${i} from ${ts(relPath(genDir, f.source))} with { type: 'file' }`)
+  // Where each large blob sits in the executable file, patched in after the build (see locateBlobs).
+  const marker = `ALMANAC-BLOB-INDEX-${key}-${process.pid}-${Date.now()}`
+  const indexCopy = join(embedDir, `blob-index-${key}.txt`)
+  writeFileSync(indexCopy, marker.padEnd(BLOB_INDEX_BYTES, ' '))
   writeFileSync(
     join(genDir, 'embedded.generated.ts'),
     [
@@ -127,11 +145,13 @@ export async function compile(options: CompileOptions = {}): Promise<CompileResu
       '// @ts-nocheck: data-file imports have no TypeScript types',
       "import type { EmbeddedData } from '../src/data/embedded.ts'",
       `import manifest from ${ts(relPath(genDir, manifestCopy))} with { type: 'file' }`,
+      `import blobIndex from ${ts(relPath(genDir, indexCopy))} with { type: 'file' }`,
       ...imports,
       '',
       'export const embedded: EmbeddedData = {',
       `  key: ${ts(key)},`,
       '  manifest,',
+      '  blobIndex,',
       '  files: [',
       ...files.map(
         (f, i) => `    { name: ${ts(f.name)}, path: f${i}, bytes: ${f.bytes}, sha256: ${ts(f.sha256)}, encoding: ${ts(f.encoding)} },`,
@@ -155,7 +175,7 @@ export async function compile(options: CompileOptions = {}): Promise<CompileResu
     ].join('\n'),
   )
 
-  pruneEmbedCache(embedDir, new Set([manifestCopy, ...files.map((f) => f.source)]))
+  pruneEmbedCache(embedDir, new Set([manifestCopy, indexCopy, ...files.map((f) => f.source)]))
 
   const workers = workerEntryPoints()
   mkdirSync(dirname(outfile), { recursive: true })
@@ -181,22 +201,59 @@ export async function compile(options: CompileOptions = {}): Promise<CompileResu
     rmSync(tmpOut, { force: true })
     throw new Error(`compile: bun build failed:\n${result.logs.map((l) => String(l)).join('\n')}`)
   }
+  const located = locateBlobs(tmpOut, marker, files)
   renameSync(tmpOut, outfile)
   rmSync(`${tmpOut}.map`, { force: true }) // the executable carries its own copy of the source map
   const bytes = statSync(outfile).size
   timings.bundle = since(started)
   timings.total = since(compileStarted)
   log(
-    `compile: ${relative(ROOT, outfile)} ${(bytes / 2 ** 20).toFixed(1)} MiB in ${sec(timings.total)} (checking ${sec(timings.check)}, compressing ${sec(timings.compress)}, bundling ${sec(timings.bundle)}, the rest ${sec(Math.max(0, timings.total - timings.check - timings.compress - timings.bundle))}); ${files.length} artifacts (key ${key}); workers: ${workers.join(', ') || 'none'}`,
+    `compile: ${relative(ROOT, outfile)} ${(bytes / 2 ** 20).toFixed(1)} MiB in ${sec(timings.total)} (checking ${sec(timings.check)}, compressing ${sec(timings.compress)}, bundling ${sec(timings.bundle)}, the rest ${sec(Math.max(0, timings.total - timings.check - timings.compress - timings.bundle))}); ${files.length} artifacts (key ${key}, ${located} read from the file at start); workers: ${workers.join(', ') || 'none'}`,
   )
   return {
     timings,
     outfile,
     bytes,
     key,
+    located,
     files: files.map((f) => ({ name: f.name, bytes: f.bytes, embeddedBytes: f.embeddedBytes, encoding: f.encoding })),
     workers,
   }
+}
+
+/** Room for the blob index: about 80 bytes per artifact. */
+const BLOB_INDEX_BYTES = 8192
+
+/**
+ * Writes, into the embedded blob-index file's own bytes (same length, so nothing in the executable moves),
+ * the file offset of every artifact blob of at least COMPRESS_FROM_BYTES. Extraction then reads those
+ * blobs from the executable through a file descriptor: reading them through Bun's embedded-file path
+ * touches the executable's mapped pages, which stay in the process's RSS (about 200 MiB of it on the
+ * first start). A blob not found is left out and read the slow way. Returns how many were located.
+ */
+function locateBlobs(exe: string, marker: string, files: { name: string; source: string; embeddedBytes: number }[]): number {
+  const image = readFileSync(exe)
+  const at = image.indexOf(marker)
+  if (at < 0 || image.indexOf(marker, at + 1) >= 0) throw new Error(`compile: the blob index marker is not in ${exe} exactly once`)
+  const index: Record<string, [number, number]> = {}
+  for (const f of files) {
+    if (f.embeddedBytes < COMPRESS_FROM_BYTES) continue
+    const blob = readFileSync(f.source)
+    // The first 4 KiB find a candidate, the whole blob confirms it.
+    let offset = image.indexOf(blob.subarray(0, 4096))
+    while (offset >= 0 && !image.subarray(offset, offset + blob.length).equals(blob))
+      offset = image.indexOf(blob.subarray(0, 4096), offset + 1)
+    if (offset >= 0) index[f.name] = [offset, blob.length]
+  }
+  const text = JSON.stringify(index)
+  if (text.length > BLOB_INDEX_BYTES) throw new Error(`compile: the blob index needs ${text.length} bytes, more than ${BLOB_INDEX_BYTES}`)
+  const fd = openSync(exe, 'r+')
+  try {
+    writeSync(fd, Buffer.from(text.padEnd(BLOB_INDEX_BYTES, ' '), 'latin1'), 0, BLOB_INDEX_BYTES, at)
+  } finally {
+    closeSync(fd)
+  }
+  return Object.keys(index).length
 }
 
 const relPath = (from: string, to: string) => {

@@ -70,7 +70,8 @@ export async function run(exe: string, args: string[], cwd: string, env: Record<
 }
 
 /**
- * Starts `almanac serve` and resolves once it logs the address it listens on. `args` lets the same
+ * Starts `almanac serve` and resolves once it logs the address it listens on (and, on a first start that
+ * extracts, once it logs that every domain has opened). `args` lets the same
  * harness start the source tree (`start(process.execPath, root, env, 120, ['src/main.ts', 'serve'])`).
  */
 export async function start(
@@ -99,14 +100,16 @@ export async function start(
     if (rest) lines.push(rest)
   })()
   const until = Date.now() + seconds * 1000
-  while (!url) {
+  // A first start listens while it extracts, its domains opening one by one: wait for the line saying all have.
+  const opened = () => !lines.some((l) => l.includes('datasets: extracting')) || lines.some((l) => l.includes('every domain has opened'))
+  while (!url || !opened()) {
     if (child.exitCode !== null) {
       await reading
       throw new Error(`almanac exited with ${child.exitCode} before listening:\n${lines.join('\n')}`)
     }
     if (Date.now() > until) {
       child.kill()
-      throw new Error(`almanac did not listen within ${seconds}s:\n${lines.join('\n')}`)
+      throw new Error(`almanac did not listen and open its domains within ${seconds}s:\n${lines.join('\n')}`)
     }
     await Bun.sleep(10)
   }

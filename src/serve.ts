@@ -4,14 +4,17 @@
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Server } from 'bun'
-import { resolveDataDir } from './data/open.ts'
+import type { Extraction } from './data/extract.ts'
+import { artifactsOf, openServedData } from './data/open.ts'
+import type { DataDir } from './data/types.ts'
+import type { Domain } from './domains/types.ts'
 import { domains as allDomains } from './domains/index.ts'
 import { createAuthenticator } from './http/auth.ts'
 import { serverBodyCeiling } from './http/request-guards.ts'
 import { createObservability } from './http/observability.ts'
 import { keyStoreOf, type Config } from './config.ts'
-import { activatedDir, liveApp } from './data/refresh.ts'
-import { openDomains, verifyDatasets } from './server.ts'
+import { activatedDir, type LiveApp, liveApp } from './data/refresh.ts'
+import { type MountedDomain, openDomain, openDomains, verifyDatasets } from './server.ts'
 import { createKeyStore, createQuotaStore } from './stores/index.ts'
 import { openKeyStore, type KeyStore, type StoredKey } from './stores/keys.ts'
 import { StateError } from './stores/sqlite.ts'
@@ -53,8 +56,12 @@ export async function serve(config: Config, log: (line: string) => void = stderr
   // A directory chosen by `almanac data activate` outlives restarts.
   const activated = activatedDir(config.stateDir)
   if (activated) log(`datasets: ${activated} was activated with \`almanac data activate\``)
-  const data = await resolveDataDir({ dataDir: activated ?? config.dataDir }, log)
-  const mounted = await openDomains(config, data, allDomains, log)
+  const { data, extraction } = await openServedData({ dataDir: activated ?? config.dataDir }, log)
+  // First start of the executable: listen at once, every domain "opening" (503 with Retry-After) until its
+  // own artifacts are extracted and it has opened; otherwise every domain opens before the server listens.
+  const mounted: MountedDomain[] = extraction
+    ? allDomains.map((domain) => ({ domain, opening: true }))
+    : await openDomains(config, data, allDomains, log)
   if (options.reusePort && config.quotaStore === 'memory')
     log(
       JSON.stringify({
@@ -100,10 +107,12 @@ export async function serve(config: Config, log: (line: string) => void = stderr
       pid: process.pid,
     }),
   )
-  // Sizes, and the hashes of small artifacts, were checked before opening; the large ones are hashed while serving.
-  verifyDatasets(config, data, mounted, log).catch((e) =>
-    log(JSON.stringify({ level: 'error', msg: 'dataset integrity check failed to run', error: String(e) })),
-  )
+  const opened = extraction ? openWhileExtracting(config, data, extraction, live, log) : Promise.resolve(mounted)
+  // Sizes, and the hashes of small artifacts, were checked before opening; the large ones are hashed while
+  // serving, except those the extraction has just hashed as it wrote them.
+  opened
+    .then((all) => verifyDatasets(config, data, all, log, extraction?.verified))
+    .catch((e) => log(JSON.stringify({ level: 'error', msg: 'dataset integrity check failed to run', error: String(e) })))
   // SIGHUP (systemctl reload, `almanac data activate`): serve the activated directory, else the configured
   // one, else the current one read again (the operator replaced its files). A refusal is logged.
   const reload = () => {
@@ -135,6 +144,33 @@ export async function serve(config: Config, log: (line: string) => void = stderr
       keys.close()
     },
   }
+}
+
+/**
+ * First start: each domain opens as soon as its own artifacts are extracted and is swapped into the app
+ * at once (the others keep answering 503 "opening"). Logs when each became ready, from the start.
+ */
+async function openWhileExtracting(
+  config: Config,
+  data: DataDir,
+  extraction: Extraction,
+  live: LiveApp,
+  log: (line: string) => void,
+): Promise<MountedDomain[]> {
+  const ready = (domain: Domain) => Promise.all(artifactsOf(data, domain.datasets).map((name) => extraction.artifact(name))).then(() => {})
+  const seconds = () => Number((performance.now() / 1000).toFixed(2))
+  const all = await Promise.all(
+    allDomains.map(async (domain) => {
+      const m = await openDomain(config, data, domain, log, { verified: extraction.verified, ready })
+      live.remount(m)
+      if (!m.problem) log(JSON.stringify({ level: 'info', msg: `The ${domain.name} domain is open`, seconds_since_start: seconds() }))
+      return m
+    }),
+  )
+  // The folder is finished (manifest written) before the start is said to be complete.
+  await extraction.done.catch(() => {})
+  log(JSON.stringify({ level: 'info', msg: 'every domain has opened', seconds_since_start: seconds() }))
+  return all
 }
 
 /**

@@ -10,6 +10,7 @@ import { Elysia, type AnyElysia } from 'elysia'
 import type { Config } from './config.ts'
 import { ageSeconds, freshness } from './data/freshness.ts'
 import { type ArtifactSizes, contentMismatch, sizeMismatch } from './data/integrity.ts'
+import { OPENING_RETRY_SECONDS, openingProblem } from './data/opening.ts'
 import type { DataDir } from './data/types.ts'
 import type { Domain } from './domains/types.ts'
 import { AlmanacError, badRequest, unavailable } from './lib/errors.ts'
@@ -58,81 +59,103 @@ export interface AppDeps {
  * A domain as opened at start: its service, or why it is unavailable. `problem` is shown to callers (the
  * 503 of its routes, /readyz, the datasets endpoint), so it names datasets, never file paths; the log
  * has the whole story. It may be set later, when the background integrity check finds a corrupt artifact.
+ * `opening`: its datasets are still being extracted or opened (first start); its routes answer 503 with
+ * Retry-After and /readyz lists it, while the other domains serve.
  */
 export interface MountedDomain {
   domain: Domain
   service?: unknown
   problem?: string
+  opening?: boolean
+}
+
+export interface OpenOptions {
+  /** The caller already hashed every artifact (a data refresh does, before it opens anything). */
+  hashed?: boolean
+  /** Artifacts whose sha256 was checked moments ago (while extracting them): not hashed again. */
+  verified?: ReadonlySet<string>
+  /** Resolves once the domain's artifacts are in place (extraction); a rejection disables the domain with its message. */
+  ready?: (domain: Domain) => Promise<void>
 }
 
 /**
- * Opens each domain's datasets; a domain that cannot open is kept, disabled, with the reason. Sizes and the
- * sha256 of small artifacts are checked first (data/integrity.ts), unless `hashed` says the caller already
- * hashed every artifact (a data refresh does, before it opens anything).
+ * Opens each domain's datasets, all at once; a domain that cannot open is kept, disabled, with the reason.
+ * Sizes and the sha256 of small artifacts are checked first (data/integrity.ts), unless `hashed` says the
+ * caller already hashed every artifact. The result is in the order of `domains`.
  */
 export async function openDomains(
   config: Config,
   data: DataDir,
   domains: Domain[],
   log: (l: string) => void = console.error,
-  { hashed = false }: { hashed?: boolean } = {},
+  options: OpenOptions = {},
 ): Promise<MountedDomain[]> {
-  const out: MountedDomain[] = []
-  const disabled = (domain: Domain, problem: string, logged = problem) => {
+  return Promise.all(domains.map((domain) => openDomain(config, data, domain, log, options)))
+}
+
+/** Opens one domain (see openDomains): its service, or the reason it is disabled. */
+export async function openDomain(
+  config: Config,
+  data: DataDir,
+  domain: Domain,
+  log: (l: string) => void = console.error,
+  { hashed = false, verified, ready }: OpenOptions = {},
+): Promise<MountedDomain> {
+  const disabled = (problem: string, logged = problem): MountedDomain => {
     log(`The ${domain.name} domain is disabled: ${logged}`)
-    out.push({ domain, problem: `The ${domain.name} domain is disabled: ${problem}` })
+    return { domain, problem: `The ${domain.name} domain is disabled: ${problem}` }
   }
-  for (const domain of domains) {
-    const missing = domain.datasets.filter((id) => !data.manifest.datasets[id])
-    if (missing.length) {
-      const fix = Bun.isStandaloneExecutable
-        ? `this executable was compiled without it: run \`bun run data && bun run compile\` in a checkout, or point ALMANAC_DATA_DIR at a datasets/out that has it`
-        : `run \`almanac data build --only ${domain.name}\``
-      disabled(domain, `dataset ${missing.join(', ')} is not built (${fix}).`)
-      continue
-    }
-    const damaged = domain.datasets.map((id) => sizeMismatch(data, id)).find(Boolean)
-    if (damaged) {
-      disabled(domain, `${damaged}; rebuild or re-extract the datasets.`)
-      continue
-    }
-    // A small artifact is hashed before its domain answers anything: wrong bytes of the right size would
-    // otherwise be served until the background check reached them.
-    const corrupt = hashed ? null : await firstMismatch(data, domain.datasets, { small: config.dataHashBeforeServeMaxBytes })
-    if (corrupt) {
-      disabled(
-        domain,
-        `${corrupt}; rebuild or re-extract the datasets.`,
-        `${corrupt} (in ${data.dir}); rebuild or re-extract the datasets.`,
-      )
-      continue
-    }
+  const missing = domain.datasets.filter((id) => !data.manifest.datasets[id])
+  if (missing.length) {
+    const fix = Bun.isStandaloneExecutable
+      ? `this executable was compiled without it: run \`bun run data && bun run compile\` in a checkout, or point ALMANAC_DATA_DIR at a datasets/out that has it`
+      : `run \`almanac data build --only ${domain.name}\``
+    return disabled(`dataset ${missing.join(', ')} is not built (${fix}).`)
+  }
+  if (ready)
     try {
-      out.push({ domain, service: await domain.open({ config, data }) })
-      // Open, but built without an optional source: say which signal it cannot give.
-      for (const id of domain.datasets) {
-        const missing = data.manifest.datasets[id]?.unavailable
-        if (missing?.length)
-          log(
-            JSON.stringify({
-              level: 'warn',
-              msg: `The ${domain.name} domain serves without ${missing.map((u) => u.id).join(', ')}: dataset ${id} was built without them (rebuild with the sources available to add them)`,
-              domain: domain.name,
-              dataset: id,
-            }),
-          )
-      }
+      await ready(domain)
     } catch (e) {
-      disabled(domain, redactPaths((e as Error).message), (e as Error).message)
+      return disabled(redactPaths((e as Error).message), (e as Error).message)
     }
+  const damaged = domain.datasets.map((id) => sizeMismatch(data, id)).find(Boolean)
+  if (damaged) return disabled(`${damaged}; rebuild or re-extract the datasets.`)
+  // A small artifact is hashed before its domain answers anything: wrong bytes of the right size would
+  // otherwise be served until the background check reached them.
+  const corrupt = hashed ? null : await firstMismatch(data, domain.datasets, { small: config.dataHashBeforeServeMaxBytes }, verified)
+  if (corrupt)
+    return disabled(`${corrupt}; rebuild or re-extract the datasets.`, `${corrupt} (in ${data.dir}); rebuild or re-extract the datasets.`)
+  let service: unknown
+  try {
+    service = await domain.open({ config, data })
+  } catch (e) {
+    return disabled(redactPaths((e as Error).message), (e as Error).message)
   }
-  return out
+  // Open, but built without an optional source: say which signal it cannot give.
+  for (const id of domain.datasets) {
+    const missing = data.manifest.datasets[id]?.unavailable
+    if (missing?.length)
+      log(
+        JSON.stringify({
+          level: 'warn',
+          msg: `The ${domain.name} domain serves without ${missing.map((u) => u.id).join(', ')}: dataset ${id} was built without them (rebuild with the sources available to add them)`,
+          domain: domain.name,
+          dataset: id,
+        }),
+      )
+  }
+  return { domain, service }
 }
 
 /** The first content mismatch among `datasets` (the `which` of their artifacts), or null. */
-async function firstMismatch(data: DataDir, datasets: string[], which: ArtifactSizes): Promise<string | null> {
+async function firstMismatch(
+  data: DataDir,
+  datasets: string[],
+  which: ArtifactSizes,
+  verified?: ReadonlySet<string>,
+): Promise<string | null> {
   for (const id of datasets) {
-    const mismatch = await contentMismatch(data, id, which)
+    const mismatch = await contentMismatch(data, id, which, verified)
     if (mismatch) return mismatch
   }
   return null
@@ -141,17 +164,18 @@ async function firstMismatch(data: DataDir, datasets: string[], which: ArtifactS
 /**
  * Hashes the large artifacts of every open domain in the background (the small ones were hashed before the
  * domain opened) and disables a domain whose artifacts do not match the manifest (its routes answer 503
- * from then on, /readyz says not ready). Resolves when done.
+ * from then on, /readyz says not ready). Those in `verified` were hashed while being extracted. Resolves when done.
  */
 export async function verifyDatasets(
   config: Config,
   data: DataDir,
   mounted: MountedDomain[],
   log: (l: string) => void = console.error,
+  verified?: ReadonlySet<string>,
 ): Promise<void> {
   for (const m of mounted) {
-    if (m.problem) continue
-    const mismatch = await firstMismatch(data, m.domain.datasets, { large: config.dataHashBeforeServeMaxBytes })
+    if (m.problem || m.opening) continue
+    const mismatch = await firstMismatch(data, m.domain.datasets, { large: config.dataHashBeforeServeMaxBytes }, verified)
     if (!mismatch) continue
     m.problem = `The ${m.domain.name} domain is disabled: ${mismatch}; rebuild or re-extract the datasets.`
     log(JSON.stringify({ level: 'error', msg: m.problem, dir: data.dir }))
@@ -183,7 +207,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const definitions = definitionsHeaders(deps.data, mounted)
   /** Domains open at start, which the background integrity check may still disable, by their route prefixes. */
   const openAtStart = mounted
-    .filter((m) => !m.problem)
+    .filter((m) => !m.problem && !m.opening)
     .flatMap((m) => m.domain.prefixes.map((prefix) => ({ mounted: m, base: API_PREFIX + prefix })))
   const definitionsOf = (path: string) => definitions.find((d) => path.startsWith(d.prefix) || path === d.base)?.headers
 
@@ -244,8 +268,10 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const observability = deps.observability ?? createObservability(config)
   /** Per domain: its datasets built without an optional source (a signal it cannot give). */
   const degraded = unavailableSignals(deps.data, mounted)
-  if (deps.datasetMetrics !== false) observability.addCollector(() => datasetMetrics(deps.data, mounted, clock()))
-  for (const m of mounted) if (!m.problem && m.domain.metrics) observability.addCollector(() => m.domain.metrics!(m.service))
+  if (deps.datasetMetrics !== false) {
+    observability.addCollector(() => datasetMetrics(deps.data, mounted, clock()))
+    observability.addCollector(() => domainMetrics(mounted))
+  }
   // The shared layers run in one request hook and one transform hook: each Elysia hook costs a fixed
   // ~0.6-1 µs a request whatever it does, more than the work inside these.
   // standardHostname: false makes the router cut the path where paths.ts does (see there).
@@ -279,7 +305,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     .use(
       openApiRoutes(
         () => app,
-        () => mounted.filter((m) => !m.problem && m.domain.definitionsUpdated).flatMap((m) => m.domain.prefixes),
+        () => mounted.filter((m) => !m.problem && !m.opening && m.domain.definitionsUpdated).flatMap((m) => m.domain.prefixes),
       ),
     )
     .use(docsRoutes())
@@ -327,9 +353,13 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     .get(
       '/readyz',
       async ({ set }) => {
-        const down: { domain?: string; component?: string; problem: string }[] = mounted
-          .filter((m) => m.problem)
-          .map((m) => ({ domain: m.domain.name, problem: m.problem! }))
+        const down: { domain?: string; component?: string; problem: string; opening?: true }[] = mounted
+          .filter((m) => m.problem || m.opening)
+          .map((m) =>
+            m.opening
+              ? { domain: m.domain.name, problem: openingProblem(m.domain), opening: true }
+              : { domain: m.domain.name, problem: m.problem! },
+          )
         // Without fail-open, an unreachable quota store answers every /api/v1 request 503: not ready.
         const store = config.quotaFailOpen || !quota.check ? null : await quota.check()
         // Told first, so a load balancer stops sending here while the listener still accepts (serve.ts stop()).
@@ -342,9 +372,14 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
             problem: 'The quota store is unreachable, so /api/v1 requests are answered 503 (ALMANAC_QUOTA_FAIL_OPEN is off).',
           })
         if (down.length) set.status = 503
+        const opening = mounted.filter((m) => m.opening).map((m) => m.domain.name)
+        if (opening.length) set.headers['retry-after'] = String(OPENING_RETRY_SECONDS)
         return {
           status: down.length ? 'not_ready' : 'ready',
+          // Domains whose datasets are still being extracted or opened (first start); the others already answer.
+          ...(opening.length ? { opening } : {}),
           domains: mounted.map((m) => {
+            if (m.opening) return { domain: m.domain.name, ready: false, opening: true }
             const missing = m.problem ? [] : degraded.get(m.domain.name)
             return { domain: m.domain.name, ready: !m.problem, ...(missing?.length ? { signals_unavailable: missing } : {}) }
           }),
@@ -364,7 +399,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   app.use(api)
   // Outside /api/v1, so the request hook neither authenticates nor counts them (isApi is false).
   for (const m of mounted)
-    if (!m.problem && m.domain.publicRoutes) app.use(m.domain.publicRoutes({ service: m.service, config, data: deps.data }))
+    if (!m.problem && !m.opening && m.domain.publicRoutes) app.use(m.domain.publicRoutes({ service: m.service, config, data: deps.data }))
 
   for (const route of app.routes) {
     const kind = (route.hooks as any)?.detail?.[CACHE_KEY] as CacheKind | undefined
@@ -439,16 +474,28 @@ export function datasetMetrics(data: DataDir, mounted: MountedDomain[], now: num
   )
   for (const e of entries) out.push(`almanac_dataset_unavailable_sources${labels({ dataset: e.id })} ${e.unavailable?.length ?? 0}`)
   out.push('# HELP almanac_domain_ready Whether the domain answers (1) or is disabled (0).', '# TYPE almanac_domain_ready gauge')
-  for (const m of mounted) out.push(`almanac_domain_ready${labels({ domain: m.domain.name })} ${m.problem ? 0 : 1}`)
+  for (const m of mounted) out.push(`almanac_domain_ready${labels({ domain: m.domain.name })} ${m.problem || m.opening ? 0 : 1}`)
   return out.join('\n')
 }
 
-/** A domain's routes, or a stand-in that answers 503. */
+/** The metrics of each open domain that has some (one collector for all, so a rebuilt app adds none). */
+export const domainMetrics = (mounted: MountedDomain[]): string =>
+  mounted
+    .filter((m) => !m.problem && !m.opening && m.domain.metrics)
+    .map((m) => m.domain.metrics!(m.service))
+    .join('\n')
+
+/** A domain's routes, or a stand-in that answers 503 (with Retry-After while the domain is opening). */
 function domainRoutes(config: Config, data: DataDir, m: MountedDomain): AnyElysia {
   const { domain } = m
-  if (!m.problem) return domain.routes({ service: m.service, config, data })
+  if (!m.problem && !m.opening) return domain.routes({ service: m.service, config, data })
   const plugin = new Elysia({ name: `almanac:unavailable:${domain.name}` })
   const fail = () => {
+    if (m.opening)
+      throw new AlmanacError('unavailable', openingProblem(domain), {
+        extra: { domain: domain.name, datasets: domain.datasets, opening: true },
+        headers: { 'Retry-After': String(OPENING_RETRY_SECONDS) },
+      })
     throw unavailable(m.problem!, { domain: domain.name, datasets: domain.datasets })
   }
   for (const prefix of domain.prefixes)
@@ -458,8 +505,8 @@ function domainRoutes(config: Config, data: DataDir, m: MountedDomain): AnyElysi
 
 /** The definitions-date header of each open domain that has one, by the path prefixes it answers. */
 function definitionsHeaders(data: DataDir, mounted: MountedDomain[]) {
-  return mounted.flatMap(({ domain, service, problem }) => {
-    const date = problem ? undefined : domain.definitionsUpdated?.({ data, service })
+  return mounted.flatMap(({ domain, service, problem, opening }) => {
+    const date = problem || opening ? undefined : domain.definitionsUpdated?.({ data, service })
     if (!date) return []
     const headers = { 'x-definitions-updated': date }
     // `/countries` covers `/api/v1/countries` and `/api/v1/countries/...`, not `/api/v1/countriesx`.

@@ -20,6 +20,11 @@ export interface EmbeddedData {
   key: string
   /** Path of the embedded manifest.json. */
   manifest: string
+  /**
+   * Path of the embedded blob index: JSON `{ name: [file offset, bytes] }` of the large blobs inside the
+   * executable file, written there by build/compile.ts after the build (absent or blank: none known).
+   */
+  blobIndex?: string
   files: EmbeddedFile[]
 }
 

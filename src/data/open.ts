@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { embeddedData } from './embedded.ts'
-import { cacheRoot, DataDirError, extractEmbedded } from './extract.ts'
+import { cacheRoot, DataDirError, type Extraction, extractEmbedded, startExtraction } from './extract.ts'
 import type { DataDir, Manifest } from './types.ts'
 
 export const SOURCE_OUT_DIR = resolve(import.meta.dir, '../../datasets/out')
@@ -55,6 +55,44 @@ export async function resolveDataDir(
   log(`datasets: serving the embedded datasets from ${dir}`)
   return openDataDir(dir)
 }
+
+/** The data a server starts on: the directory, and the extraction still writing it (first start of the executable). */
+export interface ServedData {
+  data: DataDir
+  /** Present while the embedded datasets are being extracted: each domain waits for its own artifacts. */
+  extraction?: Extraction
+}
+
+/**
+ * Like resolveDataDir, but an extraction is started and not waited for: the server listens at once and
+ * each domain opens as soon as its artifacts are in place (`artifactsOf` names them).
+ */
+export async function openServedData(
+  options: { dataDir?: string; env?: Record<string, string | undefined> } = {},
+  log: (line: string) => void = (l) => console.error(l),
+): Promise<ServedData> {
+  const embedded = embeddedData()
+  const env = options.env ?? process.env
+  if (!embedded || (options.dataDir && existsSync(join(resolve(options.dataDir), 'manifest.json'))))
+    return { data: await resolveDataDir(options, log) }
+  const extraction = startExtraction(embedded, cacheRoot(env, options.dataDir), log)
+  log(`datasets: serving the embedded datasets from ${extraction.dir}`)
+  if (!extraction.writing) return { data: openDataDir(extraction.dir) }
+  // The folder's manifest.json is written last: until then the embedded one describes it.
+  const dir = extraction.dir
+  const data: DataDir = {
+    dir,
+    manifest: JSON.parse(readFileSync(embedded.manifest, 'utf8')),
+    path: (name) => join(dir, name),
+    has: (name) => existsSync(join(dir, name)),
+  }
+  extraction.done.catch((e) => log(JSON.stringify({ level: 'error', msg: 'extracting the datasets failed', error: String(e) })))
+  return { data, extraction }
+}
+
+/** The artifact names of `datasets` in `data`'s manifest. */
+export const artifactsOf = (data: DataDir, datasets: string[]): string[] =>
+  datasets.flatMap((id) => data.manifest.datasets[id]?.artifacts.map((a) => a.name) ?? [])
 
 /** The manifest without extracting anything (for `almanac version`). */
 export function currentManifest(options: { dataDir?: string } = {}): { manifest: Manifest; from: string } {

@@ -13,7 +13,7 @@ import type { AnyElysia } from 'elysia'
 import type { Config } from '../config.ts'
 import type { Domain } from '../domains/types.ts'
 import type { Observability } from '../http/observability.ts'
-import { type AppDeps, createApp, datasetMetrics, type MountedDomain, openDomains } from '../server.ts'
+import { type AppDeps, createApp, datasetMetrics, domainMetrics, type MountedDomain, openDomains } from '../server.ts'
 import { contentMismatch, sizeMismatch } from './integrity.ts'
 import { openDataDir } from './open.ts'
 import type { DataDir } from './types.ts'
@@ -36,6 +36,11 @@ export interface LiveApp {
   readonly current: Generation
   /** Opens, checks and swaps in the data directory `dir`; one activation at a time. */
   activate(dir: string): Promise<Activation>
+  /**
+   * Serves the same data with one domain's state replaced (a domain that finished opening, or failed to):
+   * a new app on the same generation's data, swapped in like an activation; nothing is closed.
+   */
+  remount(next: MountedDomain): void
   /** Elysia's `server` (for the TCP peer address) on every generation's app, now and later. */
   attach(server: unknown): void
   /** Closes the current generation's domains (at shutdown). */
@@ -94,6 +99,7 @@ export function liveApp(
   let current = build(data, mounted)
   // One collector for every generation: the metrics describe the data being served now.
   deps.observability.addCollector(() => datasetMetrics(current.data, current.mounted, clock()))
+  deps.observability.addCollector(() => domainMetrics(current.mounted))
   let busy = false
 
   const finished = (g: Generation) => {
@@ -148,6 +154,7 @@ export function liveApp(
     async activate(dir) {
       dir = resolve(dir)
       if (busy) return refuse(dir, 'another data directory is being activated')
+      if (current.mounted.some((m) => m.opening)) return refuse(dir, 'the datasets of the first start are still opening')
       busy = true
       try {
         if (!existsSync(join(dir, 'manifest.json'))) return refuse(dir, `${dir} holds no manifest.json`)
@@ -163,7 +170,7 @@ export function liveApp(
           log(JSON.stringify({ level: 'info', msg: 'datasets unchanged, nothing to activate', dir }))
           return { ok: true, dir, retired: Promise.resolve(), unchanged: true }
         }
-        const open = new Set(current.mounted.filter((m) => !m.problem).map((m) => m.domain.name))
+        const open = new Set(current.mounted.filter((m) => !m.problem && !m.opening).map((m) => m.domain.name))
         const why = await refusal(next, deps.domains, open)
         if (why) return refuse(dir, why)
         // refusal() hashed every artifact, small and large, before anything of the new generation opens.
@@ -188,6 +195,11 @@ export function liveApp(
       } finally {
         busy = false
       }
+    },
+    remount(next) {
+      const mounted = current.mounted.map((m) => (m.domain === next.domain ? next : m))
+      // Requests running on the previous app finish there; the services are the same objects.
+      current = build(current.data, mounted)
     },
     attach(s) {
       server = s

@@ -7,6 +7,7 @@ import { Elysia, t } from 'elysia'
 import { APP_VERSION } from '../cli/version.ts'
 import type { Config } from '../config.ts'
 import { dayOf, type Freshness, freshness } from '../data/freshness.ts'
+import { openingProblem } from '../data/opening.ts'
 import { provenance } from '../data/provenance.ts'
 import type { DataDir, ManifestEntry } from '../data/types.ts'
 import { notFound } from '../lib/errors.ts'
@@ -74,7 +75,8 @@ function info(id: string, entry: ManifestEntry | undefined, mounted: MountedDoma
     ...(url ? { url } : {}),
     ...(homepage ? { homepage } : {}),
   }))
-  const status = !entry ? 'missing' : mounted?.problem ? 'unavailable' : 'open'
+  const problem = mounted?.problem ?? (mounted?.opening ? openingProblem(mounted.domain) : undefined)
+  const status = !entry ? 'missing' : problem ? 'unavailable' : 'open'
   const declared = provenance(sources)
   return {
     id,
@@ -91,7 +93,7 @@ function info(id: string, entry: ManifestEntry | undefined, mounted: MountedDoma
     ...(entry?.unavailable?.length
       ? { unavailable_sources: entry.unavailable.map((u) => ({ id: u.id, reason: redactPaths(u.reason) })) }
       : {}),
-    ...(status !== 'open' && mounted?.problem ? { problem: mounted.problem } : {}),
+    ...(status !== 'open' && problem ? { problem } : {}),
   }
 }
 

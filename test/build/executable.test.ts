@@ -71,6 +71,10 @@ describe('the compiled executable, alone in an empty folder', () => {
     const dir = join(box.cache, compiled.key)
     expect(JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))).toEqual(manifest)
     for (const f of compiled.files) expect(existsSync(join(dir, f.name))).toBe(true)
+    // Every blob of 64 KiB or more is read from the executable file by offset (extraction checked each sha256).
+    expect(compiled.located).toBe(compiled.files.filter((f) => f.embeddedBytes >= 64 * 1024).length)
+    expect(server.lines.some((l) => l.includes('"msg":"every domain has opened"'))).toBe(true)
+    expect(readdirSync(dir, { recursive: true }).filter((name) => String(name).endsWith('.tmp'))).toEqual([])
   })
 
   test('/readyz is 200 with every domain ready', async () => {

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { registerEmbeddedData, type EmbeddedData } from '../../src/data/embedded.ts'
-import { cacheRoot, DataDirError, extractEmbedded, isExtracted } from '../../src/data/extract.ts'
+import { cacheRoot, DataDirError, extractEmbedded, isExtracted, startExtraction } from '../../src/data/extract.ts'
 import { currentManifest, resolveDataDir } from '../../src/data/open.ts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'almanac-extract-'))
@@ -90,6 +90,37 @@ describe('extractEmbedded', () => {
     const error = await extractEmbedded(data, root).catch((e) => e)
     expect(error).toBeInstanceOf(DataDirError)
     expect(error.message).toContain('The embedded artifact tiny.json is damaged')
+    expect(readdirSync(root)).toEqual([])
+  })
+
+  test('each artifact can be waited for alone; the manifest comes last; what was checked while written is listed', async () => {
+    const data = embedding('each')
+    const root = join(tmp, 'root-each')
+    const extraction = startExtraction(data, root)
+    expect(extraction.writing).toBe(true)
+    await extraction.artifact('tiny.json')
+    expect(readFileSync(join(extraction.dir, 'tiny.json'), 'utf8')).toBe('{"ok":true}')
+    expect(extraction.verified.has('tiny.json')).toBe(true)
+    await extraction.done
+    expect(existsSync(join(extraction.dir, 'manifest.json'))).toBe(true)
+    expect([...extraction.verified].sort()).toEqual(['demo/big.db', 'tiny.json'])
+    // No temporary file is left beside the artifacts.
+    expect(readdirSync(extraction.dir, { recursive: true }).sort()).toEqual(['demo', 'demo/big.db', 'manifest.json', 'tiny.json'])
+    const again = startExtraction(data, root)
+    expect(again.writing).toBe(false)
+    expect(again.verified.size).toBe(0)
+  })
+
+  test('a failing artifact takes back the ones extracted beside it: no partial file, no folder that looks finished', async () => {
+    const data = embedding('partial')
+    data.files[0]!.sha256 = '0'.repeat(64) // the large one fails after the tiny one is in place
+    const root = join(tmp, 'root-partial')
+    const extraction = startExtraction(data, root)
+    await extraction.artifact('tiny.json')
+    const error = await extraction.done.catch((e) => e)
+    expect(error).toBeInstanceOf(DataDirError)
+    expect(error.message).toContain('The embedded artifact demo/big.db is damaged')
+    expect(await extraction.artifact('demo/big.db').catch((e) => e)).toBe(error)
     expect(readdirSync(root)).toEqual([])
   })
 
