@@ -60,6 +60,8 @@ interface Slot {
 
 export interface QueryPoolStats {
   size: number
+  /** Worker threads alive now (they start on first use, end at close). */
+  workers: number
   running: number
   queued: number
   queueSize: number
@@ -227,6 +229,7 @@ export function createQueryPool({ url, init, size, queueSize, perCaller, what }:
     },
     stats: () => ({
       size,
+      workers: slots.length,
       running: slots.filter((s) => s.current).length,
       queued: queue.length,
       queueSize,
