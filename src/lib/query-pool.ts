@@ -116,6 +116,7 @@ export function createQueryPool({ url, init, size, queueSize, perCaller, what }:
   let nextId = 1
   let closed = false
   let drained: (() => void) | undefined
+  let closing: Promise<void> | undefined
   const counts = { completed: 0, refused: 0, died: 0 }
 
   const release = (job: Job) => {
@@ -206,7 +207,7 @@ export function createQueryPool({ url, init, size, queueSize, perCaller, what }:
         counts.refused++
         return Promise.reject(
           busy(
-            `You already have ${plural(mine, `${what} running or waiting`, `${what}es running or waiting`)}, the most one caller may (queries.jobsPerCaller); send the next when one finishes.`,
+            `You already have ${plural(mine, `${what} request`, `${what} requests`)} running or waiting, the most one caller may (queries.jobsPerCaller); send the next when one finishes.`,
             RETRY_SECONDS,
           ),
         )
@@ -243,10 +244,11 @@ export function createQueryPool({ url, init, size, queueSize, perCaller, what }:
       }
     },
     close() {
+      if (closing) return closing
       closed = true
-      const done = new Promise<void>((resolve) => (drained = resolve))
+      closing = new Promise<void>((resolve) => (drained = resolve))
       finishClose()
-      return done
+      return closing
     },
   }
 }
