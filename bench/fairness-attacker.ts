@@ -6,7 +6,9 @@
  * Run by bench/fairness.ts: `bun bench/fairness-attacker.ts '{"url":…,"hostile":…,"keys":[…],"concurrency":n}'`.
  */
 
-export const HOSTILE = ['content-type', 'bible', 'scrypt', 'email', 'qr-store', 'over-quota'] as const
+import { requestOf, worstCases } from '../test/domains/postal/worst.ts'
+
+export const HOSTILE = ['content-type', 'bible', 'postal', 'scrypt', 'email', 'qr-store', 'over-quota'] as const
 export type Hostile = (typeof HOSTILE)[number]
 
 interface Plan {
@@ -29,6 +31,21 @@ const TEXT_ROUTES = ['/api/v1/postal/DE/within', '/api/v1/qr/text', '/api/v1/has
 
 /** Sixteen prefix terms over every translation (finding 2), and the most common word. */
 const SIXTEEN_PREFIXES = Array(16).fill('the*').join(' ')
+
+/**
+ * The costliest postal queries the work budget admits (test/domains/postal/worst.ts; 10–20 ms each of
+ * database work): the widest search pages and the 500 km radius over the densest countries.
+ */
+const POSTAL_ADMITTED = [
+  'search SG q=s',
+  'search PT q=c prefix=4',
+  'search PT admin_code=14 offset 34,000',
+  'nearby PT 500 km',
+  'nearby IN 500 km',
+]
+const POSTAL_WORST = worstCases()
+  .filter((c) => POSTAL_ADMITTED.includes(c.name))
+  .map(requestOf)
 
 /**
  * The largest scrypt the default ceilings allow (finding 4): memory 128·r·(n+2+p) <= 1 GiB and work
@@ -63,6 +80,10 @@ function shot(hostile: Hostile, c: number, n: number): Shot {
     case 'bible': {
       const q = n % 2 === 0 ? SIXTEEN_PREFIXES : 'the'
       return { path: `/api/v1/bible/search?q=${encodeURIComponent(q)}&offset=${n % 50}` }
+    }
+    case 'postal': {
+      const r = POSTAL_WORST[(c + n) % POSTAL_WORST.length]!
+      return { path: `/api/v1/postal${r.path}`, method: r.method, body: r.body === undefined ? undefined : JSON.stringify(r.body) }
     }
     case 'scrypt':
       return { path: '/api/v1/hash/scrypt', method: 'POST', body: JSON.stringify({ input: `x${n}`, ...JSON.parse(SCRYPT) }) }

@@ -6,6 +6,7 @@
  *
  * - content-type: 1 MB text/plain bodies to JSON routes (postal within, qr/text, hash/scrypt)
  * - bible: sixteen `the*` prefixes, and `the`, over every translation
+ * - postal: the costliest searches and 500 km radius queries the postal work budget admits
  * - scrypt: the largest scrypt the default ceilings allow (~960 MiB each)
  * - email: bulks of ten never-seen domains against a loopback resolver that holds every answer 1.5 s
  * - qr-store: maximal SVGs with 30-day links into a store capped at 32 MiB (fills in seconds)
@@ -37,7 +38,15 @@ const classes = (args.only?.split(',') ?? [...HOSTILE]) as Hostile[]
 for (const c of classes) if (!HOSTILE.includes(c)) throw new Error(`--only: unknown class ${c} (known: ${HOSTILE.join(', ')})`)
 
 /** Hostile requests each hostile key keeps in flight. */
-const CONCURRENCY: Record<Hostile, number> = { 'content-type': 1, bible: 1, scrypt: 1, email: 16, 'qr-store': 2, 'over-quota': 2 }
+const CONCURRENCY: Record<Hostile, number> = {
+  'content-type': 1,
+  bible: 1,
+  postal: 1,
+  scrypt: 1,
+  email: 16,
+  'qr-store': 2,
+  'over-quota': 2,
+}
 const VICTIM_KEY = 'fair-victim-key-0000'
 const HOSTILE_KEYS = [1, 2, 3, 4].map((i) => `fair-hostile-key-000${i}`)
 const BROKE_KEYS = [1, 2, 3, 4].map((i) => `fair-broke-key-000${i}`)

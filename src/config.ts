@@ -96,6 +96,14 @@ export interface Config {
      */
     memoryBudgetBytes: number
   }
+  queries: {
+    /** Query worker threads of each domain that has them (Bible search, postal search/nearby/within); 0: cores - 1, at least 1. */
+    workers: number
+    /** Heavy queries that may wait for a domain's query workers; 503 beyond. */
+    queueSize: number
+    /** Heavy queries one caller may have running or waiting in one domain; 503 beyond. */
+    jobsPerCaller: number
+  }
   postal: {
     /** Units of work (about one row read each) one postal search, nearby or within may spend; 422 beyond. */
     workBudget: number
@@ -424,6 +432,9 @@ const SETTINGS: Setting[] = [
   S('email.rdapSlotsPerCaller', integer(1, 100000), 'ALMANAC_EMAIL_RDAP_SLOTS_PER_CALLER'),
   S('email.allowListFiles', list, 'ALMANAC_EMAIL_ALLOW_LISTS'),
   S('email.denyListFiles', list, 'ALMANAC_EMAIL_DENY_LISTS'),
+  S('queries.workers', integer(0, 256), 'ALMANAC_QUERY_WORKERS'),
+  S('queries.queueSize', integer(1, 100000), 'ALMANAC_QUERY_QUEUE'),
+  S('queries.jobsPerCaller', integer(1, 100000), 'ALMANAC_QUERY_JOBS_PER_CALLER'),
   S('postal.workBudget', integer(1000, 1_000_000_000), 'ALMANAC_POSTAL_WORK_BUDGET'),
   S('ua.regexesDir', text, 'ALMANAC_UA_REGEXES'),
   S('ua.cacheEntries', integer(0, 10_000_000), 'ALMANAC_UA_CACHE_ENTRIES'),
@@ -471,6 +482,7 @@ export const DEFAULTS: Config = {
     jobsPerCaller: 4,
     memoryBudgetBytes: 0,
   },
+  queries: { workers: 0, queueSize: 64, jobsPerCaller: 4 },
   // ~25 ms of the 2-core build machine at most (src/domains/postal/service.ts, docs/postal.md).
   postal: { workBudget: 50_000 },
   ip: { torListFiles: [], vpnListFiles: [], proxyListFiles: [], hostingListFiles: [] },

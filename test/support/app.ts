@@ -45,6 +45,8 @@ export interface TestApp {
   ): Promise<{ status: number; body: T; headers: Headers }>
   /** The app's own handler, for requests a test builds itself (streamed bodies, raw headers). */
   handle(request: Request): Promise<Response>
+  /** What a domain's `open` returned (its service, pools), by domain name. */
+  opened<S = any>(domain: string): S
   close(): Promise<void>
 }
 
@@ -82,6 +84,7 @@ export async function testApp(
     config,
     request,
     handle: (r) => app.handle(r),
+    opened: (name) => mounted.find((m) => m.domain.name === name)!.service as any,
     async json(method, path, init) {
       const res = await request(method, path, init)
       const text = await res.text()

@@ -12,11 +12,17 @@
  */
 import type { Database, Statement } from 'bun:sqlite'
 import { AlmanacError } from '../../lib/errors.ts'
+import { NotInline } from '../../lib/query-pool.ts'
 import { COMMON_TERM_DOCS } from './build.ts'
 import type { Term } from './query.ts'
 
 /** The estimated milliseconds one search may take; measured worst admitted searches stay well under 50 ms. */
 export const SEARCH_BUDGET_MS = 25
+/**
+ * Searches priced over this many milliseconds run on a query worker, cheaper ones on the event loop
+ * (docs/bible.md, "Where a search runs"): a worker's round trip costs ~0.1 ms, not worth it below.
+ */
+export const SEARCH_INLINE_MS = 1
 /** Most index terms one `prefix*` may expand to: 3-letter prefixes reach 4,151 (`meg*`) over 28 languages, `lov*` 235. */
 export const MAX_PREFIX_WORDS = 2500
 
@@ -75,13 +81,16 @@ export class SearchCosts {
     )
   }
 
-  /** The price list of a query's terms; a prefix over the expansion limit is a 422 naming it. */
-  price(terms: Term[], budgetMs = SEARCH_BUDGET_MS): SearchPrice {
+  /**
+   * The price list of a query's terms; a prefix over the expansion limit is a 422 naming it. A search
+   * whose price passes `inlineMs` (and not the budget) stops with `NotInline`, to run on a query worker.
+   */
+  price(terms: Term[], budgetMs = SEARCH_BUDGET_MS, inlineMs = Infinity): SearchPrice {
     const priced = terms.map((t) => ({
       words: (t.prefix ? t.words.slice(0, -1) : t.words).map((w) => this.word(w)),
       prefix: t.prefix ? this.prefix(t.words.at(-1)!) : undefined,
     }))
-    return new SearchPrice(priced, budgetMs)
+    return new SearchPrice(priced, budgetMs, inlineMs)
   }
 
   private word(w: string): WordCost {
@@ -119,6 +128,8 @@ export class SearchPrice {
   constructor(
     private readonly terms: TermCost[],
     private readonly budgetMs: number,
+    /** Past this estimate a search leaves the event loop for a query worker (`NotInline`). */
+    private readonly inlineMs = Infinity,
   ) {
     this.words = terms.flatMap((t) => t.words)
     this.prefixes = terms.flatMap((t) => (t.prefix ? [t.prefix] : []))
@@ -170,9 +181,11 @@ export class SearchPrice {
    * Adds a phase's price to the search; over the budget, a 422 saying what to narrow, before it runs.
    * `advice` is what the phase adds to the terms' own (fewer or rarer words, longer prefixes). Fewer
    * translations is not advised: only a lone word's reading is confined to its translations' rowids.
+   * Within the budget but past `inlineMs`: `NotInline`, before the phase runs (a query worker starts over).
    */
   spend(ms: number, advice: string[] = []): void {
     if (this.spentMs + ms <= this.budgetMs) {
+      if (this.spentMs + ms > this.inlineMs) throw new NotInline()
       this.spentMs += ms
       return
     }

@@ -2,6 +2,7 @@
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../config.ts'
 import { requestContext } from '../../http/context.ts'
+import { callerOf } from '../../http/exchange.ts'
 import { documents } from '../../http/openapi.ts'
 import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
 import { list, one } from '../../http/reply.ts'
@@ -22,7 +23,7 @@ import {
   TranslationSchema,
 } from './present.ts'
 import { QUERY_MAX_LENGTH } from './query.ts'
-import type { BibleService, SearchSort } from './service.ts'
+import type { BibleService, SearchResult, SearchSort } from './service.ts'
 import { cacheable } from '../../http/cache.ts'
 
 const SEARCH_DEFAULT_LIMIT = 20
@@ -108,6 +109,9 @@ const translationList = (s: string | undefined) => {
   return ids
 }
 
+const searchReply = ({ total, groups, hits }: SearchResult) =>
+  list(hits, { total, enveloped: { groups }, bare: { groups }, fieldNames: SEARCH_HIT_FIELDS })
+
 export const bibleRoutes = (service: BibleService, config: Config) => {
   let bareLanguages: { count: number; languages: unknown[] } | undefined
   const search = (
@@ -115,10 +119,11 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
     ids: string[] | undefined,
     sort: SearchSort | undefined,
     query: { limit?: number; offset?: number },
+    request: Request,
     field = 'translations',
   ) => {
-    const { total, groups, hits } = service.search(q, ids, sort ?? 'relevance', pageOf(query, SEARCH_DEFAULT_LIMIT), field)
-    return list(hits, { total, enveloped: { groups }, bare: { groups }, fieldNames: SEARCH_HIT_FIELDS })
+    const found = service.searchAnywhere(q, ids, sort ?? 'relevance', pageOf(query, SEARCH_DEFAULT_LIMIT), field, callerOf(request))
+    return found instanceof Promise ? found.then(searchReply) : searchReply(found)
   }
   const searchPage = pageQuery(config.maxLimit, SEARCH_DEFAULT_LIMIT)
   return new Elysia({ prefix: '/bible' })
@@ -218,12 +223,13 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
     )
     .get(
       '/search',
-      ({ query }) =>
+      ({ query, request }) =>
         search(
           query.q,
           query.translation !== undefined ? [query.translation] : translationList(query.translations),
           query.sort,
           query,
+          request,
           query.translation !== undefined ? 'translation' : 'translations',
         ),
       {
@@ -249,11 +255,15 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
         },
       },
     )
-    .get('/:translation/search', ({ params, query }) => search(query.q, [params.translation], query.sort, query, 'translation'), {
-      params: t.Object({ translation: translationParam }),
-      query: t.Object({ q: qQuery, sort: sortQuery, ...searchPage, ...fieldsQuery }),
-      detail: { ...cacheable('reference'), summary: 'Full-text search in one translation', ...searchShapes },
-    })
+    .get(
+      '/:translation/search',
+      ({ params, query, request }) => search(query.q, [params.translation], query.sort, query, request, 'translation'),
+      {
+        params: t.Object({ translation: translationParam }),
+        query: t.Object({ q: qQuery, sort: sortQuery, ...searchPage, ...fieldsQuery }),
+        detail: { ...cacheable('reference'), summary: 'Full-text search in one translation', ...searchShapes },
+      },
+    )
     .get(
       '/:translation/books',
       ({ params, query }) => {

@@ -9,6 +9,7 @@ import { invalid, notFound } from '../../lib/errors.ts'
 import type { Page, Paged } from '../../lib/page.ts'
 import { bookById, findBook, type BookInfo, type Testament } from './books.ts'
 import { ID_SHIFT } from './build.ts'
+import { inlineOr, type QueryPool } from '../../lib/query-pool.ts'
 import { SEARCH_BUDGET_MS, SearchCosts, type SearchPrice } from './budget.ts'
 import { parseQuery, type Term } from './query.ts'
 import { snippet } from './snippet.ts'
@@ -70,6 +71,13 @@ export interface SearchGroup {
 }
 
 export type SearchSort = 'relevance' | 'canonical'
+
+export interface SearchResult {
+  total: number
+  groups: SearchGroup[]
+  hits: SearchHit[]
+  estimatedMs: number
+}
 
 interface VerseRow {
   id: number
@@ -282,10 +290,18 @@ export class BibleService {
    * Each phase is priced before it runs (budget.ts): counting, then the page's statements, whose
    * ranking cost is known exactly from the counts. Over the budget: a 422 saying what to narrow.
    */
-  search(q: string, translationIds: string[] | undefined, sort: SearchSort, page: Page, field = 'translations') {
+  search(
+    q: string,
+    translationIds: string[] | undefined,
+    sort: SearchSort,
+    page: Page,
+    field = 'translations',
+    /** Past this estimate, `NotInline` before the costly phase runs (see `searchAnywhere`). */
+    inlineMs = Infinity,
+  ): SearchResult {
     const parsed = parseQuery(q)
     const chosen = translationIds ? dedupe(translationIds.map((id) => this.translation(id, field))) : this.translations
-    const price = this.costs.price(parsed.terms, this.searchBudgetMs)
+    const price = this.costs.price(parsed.terms, this.searchBudgetMs, inlineMs)
     const counts = this.countMatches(parsed.fts, chosen, price)
     const groups: SearchGroup[] = chosen
       .map((t) => ({ translation: t.id, name: t.name, count: counts.get(t.idx) ?? 0 }))
@@ -324,6 +340,31 @@ export class BibleService {
       for (const v of rows) hits.push(this.hit(t, v, parsed.terms))
     }
     return { total, groups, hits, estimatedMs: price.spentMs }
+  }
+
+  /** Where searches too costly for the event loop run (index.ts sets it); unset, every search runs inline. */
+  offload: { pool: QueryPool; inlineMs: number } | undefined
+
+  /**
+   * `search`, inline when its price is under `offload.inlineMs` (most searches: a rare word is a fraction
+   * of a millisecond and pays no message round trip), otherwise on a query worker of `offload.pool` for
+   * `caller`, which prices and runs the same search again under the same budget: the same answer or 422
+   * either way. A 422 known from the price is answered inline, before any worker is asked.
+   */
+  searchAnywhere(
+    q: string,
+    translationIds: string[] | undefined,
+    sort: SearchSort,
+    page: Page,
+    field: string,
+    caller?: string,
+  ): SearchResult | Promise<SearchResult> {
+    const offload = this.offload
+    if (!offload) return this.search(q, translationIds, sort, page, field)
+    return inlineOr(
+      () => this.search(q, translationIds, sort, page, field, offload.inlineMs),
+      () => offload.pool.run<SearchResult>('search', [q, translationIds, sort, page, field], caller),
+    )
   }
 
   /**

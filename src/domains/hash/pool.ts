@@ -4,44 +4,13 @@
  * (503 + Retry-After) instead of letting work pile up.
  * Workers start on first use and are unref'd, so an idle pool costs nothing and never holds the process.
  */
-import { existsSync, readdirSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { AlmanacError, busy, unavailable } from '../../lib/errors.ts'
+import { workerUrl as libWorkerUrl } from '../../lib/threads.ts'
 import { jobMemory } from './budget.ts'
 import type { KdfJob } from './kdf.ts'
 
-const WORKER_FILE = /^kdf-worker\.[jt]s$/
-
-/** Depth-first search for the worker module under `dir` (the compiled executable's embedded tree). */
-function findWorker(dir: string, depth = 8): string | undefined {
-  let entries: string[]
-  try {
-    entries = readdirSync(dir)
-  } catch {
-    return undefined
-  }
-  for (const e of entries) if (WORKER_FILE.test(e)) return join(dir, e)
-  if (depth > 0)
-    for (const e of entries) {
-      const found = findWorker(join(dir, e), depth - 1)
-      if (found) return found
-    }
-  return undefined
-}
-
-/**
- * Where the worker module is. From source it sits next to this file. Inside `bun build --compile` this
- * module is bundled into the main chunk, so `import.meta.url` points at the executable, while the worker
- * entry point keeps its own path (e.g. `/$bunfs/root/src/domains/hash/kdf-worker.js`) under the same root.
- */
-export function workerUrl(): string {
-  const beside = new URL('./kdf-worker.ts', import.meta.url)
-  if (beside.protocol === 'file:' && existsSync(fileURLToPath(beside))) return beside.href
-  const embedded = findWorker(dirname(Bun.main))
-  if (embedded) return embedded
-  throw new Error('the hashing worker module kdf-worker.ts is missing (a compiled build must list it as an entry point)')
-}
+/** Where the KDF worker module is, from source or inside the compiled executable (lib/threads.ts). */
+export const workerUrl = () => libWorkerUrl(new URL('./kdf-worker.ts', import.meta.url), 'hash/kdf-worker')
 
 interface Pending {
   id: number

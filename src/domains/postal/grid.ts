@@ -69,6 +69,12 @@ export interface CircleCover {
   edge: Run[]
 }
 
+/** Grid rows `circleCover` classifies for this circle (its work is a few binary searches per row). */
+export function coverRows(grid: Grid, lat0: number, radiusKm: number): number {
+  const dLatDeg = radiusKm / EARTH_RADIUS_KM / RAD
+  return grid.row(lat0 + dLatDeg + MARGIN_DEG) - grid.row(lat0 - dLatDeg - MARGIN_DEG) + 1
+}
+
 /**
  * Which cells lie wholly inside the circle and which the edge may cross. Per row, cells are classified
  * by rigorous bounds of the haversine term a = sin²(Δφ/2) + cos φ0 · cos φ · sin²(Δλ/2) over the

@@ -19,8 +19,16 @@ import {
   PostalSystemSchemas,
   SPATIAL_SIBLINGS,
 } from './schemas.ts'
-import { NEARBY_MAX_RADIUS_KM, type PostalService } from './service.ts'
+import { NEARBY_MAX_RADIUS_KM, type PostalRecord, type PostalService, type SearchFilters } from './service.ts'
+import { callerOf } from '../../http/exchange.ts'
+import type { Paged } from '../../lib/page.ts'
 import { cacheable } from '../../http/cache.ts'
+
+/** `f` of an answer made inline, or of a promised one made on a query worker. */
+const then = <T, R>(answer: T | Promise<T>, f: (value: T) => R): R | Promise<R> => (answer instanceof Promise ? answer.then(f) : f(answer))
+
+/** The search filters alone (what a query worker is sent). */
+const filters = ({ q, prefix, admin_code }: SearchFilters): SearchFilters => ({ q, prefix, admin_code })
 
 export const SPATIAL_MAX_LIMIT = 1000
 const BATCH_MAX = 100
@@ -155,12 +163,13 @@ export const postalRoutes = (service: PostalService, config: Config) =>
     )
     .get(
       '/:country_code/search',
-      ({ params, query, form }) => {
-        const { total, items } = service.search(params.country_code, query, pageOf(query))
-        return list(
-          items.map((r) => presentRecord(r, form)),
-          { total, fieldNames: RECORD_FIELDS[form] },
-        )
+      ({ params, query, form, request }) => {
+        const reply = ({ total, items }: Paged<PostalRecord>) =>
+          list(
+            items.map((r) => presentRecord(r, form)),
+            { total, fieldNames: RECORD_FIELDS[form] },
+          )
+        return then(service.anywhere('search', [params.country_code, filters(query), pageOf(query)], callerOf(request)), reply)
       },
       {
         params: t.Object({ country_code: countryParam }),
@@ -185,15 +194,17 @@ export const postalRoutes = (service: PostalService, config: Config) =>
     )
     .post(
       '/:country_code/nearby',
-      ({ params, body, form }) => {
+      ({ params, body, form, request }) => {
         const page = pageOf(body)
-        const { total, items } = service.nearby(params.country_code, body, page)
-        return spatialList(
-          items.map((r) => presentRecord(r, form)),
-          total,
-          page,
-          [...RECORD_FIELDS[form], 'distance_km'],
-        )
+        const reply = ({ total, items }: Paged<PostalRecord>) =>
+          spatialList(
+            items.map((r) => presentRecord(r, form)),
+            total,
+            page,
+            [...RECORD_FIELDS[form], 'distance_km'],
+          )
+        const at = { lat: body.lat, lng: body.lng, radius_km: body.radius_km }
+        return then(service.anywhere('nearby', [params.country_code, at, page], callerOf(request)), reply)
       },
       {
         params: t.Object({ country_code: countryParam }),
@@ -219,15 +230,16 @@ export const postalRoutes = (service: PostalService, config: Config) =>
     )
     .post(
       '/:country_code/within',
-      ({ params, body, form }) => {
+      ({ params, body, form, request }) => {
         const page = pageOf(body)
-        const { total, items } = service.within(params.country_code, body.geometry, page)
-        return spatialList(
-          items.map((r) => presentRecord(r, form)),
-          total,
-          page,
-          RECORD_FIELDS[form],
-        )
+        const reply = ({ total, items }: Paged<PostalRecord>) =>
+          spatialList(
+            items.map((r) => presentRecord(r, form)),
+            total,
+            page,
+            RECORD_FIELDS[form],
+          )
+        return then(service.anywhere('within', [params.country_code, body.geometry, page], callerOf(request)), reply)
       },
       {
         params: t.Object({ country_code: countryParam }),

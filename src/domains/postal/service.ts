@@ -6,6 +6,7 @@
 import { wildcardMatch } from '../../lib/wildcard.ts'
 import type { Database, Statement } from 'bun:sqlite'
 import { AlmanacError, invalid, notFound, type FieldError } from '../../lib/errors.ts'
+import { inlineOr, NotInline, type QueryPool } from '../../lib/query-pool.ts'
 import { WorkBudget, WorkMeter } from '../../lib/work-budget.ts'
 import type { Page, Paged } from '../../lib/page.ts'
 import { foldName, prefixEnd } from './fold.ts'
@@ -77,6 +78,14 @@ export const NEARBY_MAX_RADIUS_KM = 500
  * the 50 ms an answer may hold the event loop (docs/postal.md, "Work budget").
  */
 export const DEFAULT_WORK_BUDGET = 50_000
+
+/**
+ * Work a search, nearby or within may do on the event loop before it is run again on a query worker
+ * under the whole budget: ~1 ms (docs/postal.md, "Where a query runs").
+ */
+export const INLINE_WORK = 2_000
+
+type Heavy = 'search' | 'nearby' | 'within'
 
 export class PostalService {
   private readonly spatial: Spatial
@@ -302,16 +311,20 @@ export class PostalService {
   private metered<T>(what: string, narrow: Omit<FieldError, 'message'>[], advice: string, fn: () => T): T {
     const limit = this.workBudget
     const message = `narrow it: ${advice}`
+    // Inline (see `anywhere`), running out of the smaller inline budget means: run it on a worker.
+    const inline = this.inlineWork < limit ? this.inlineWork : undefined
     const over = () =>
-      new AlmanacError(
-        'invalid',
-        `${what} needs more than ${limit.toLocaleString('en')} rows read, the work budget of one request; ${message}.`,
-        {
-          errors: narrow.map((f) => ({ ...f, message })),
-          extra: { reason: 'work_budget_exceeded', work_budget: limit },
-        },
-      )
-    const budget = new WorkBudget(limit, over)
+      inline !== undefined
+        ? new NotInline()
+        : new AlmanacError(
+            'invalid',
+            `${what} needs more than ${limit.toLocaleString('en')} rows read, the work budget of one request; ${message}.`,
+            {
+              errors: narrow.map((f) => ({ ...f, message })),
+              extra: { reason: 'work_budget_exceeded', work_budget: limit },
+            },
+          )
+    const budget = new WorkBudget(inline ?? limit, over)
     try {
       return this.meter.run(budget, fn)
     } finally {
@@ -321,6 +334,39 @@ export class PostalService {
 
   /** Units of work the last search, nearby or within spent (for measurement and tests). */
   lastWork = 0
+
+  /** The work budget of the call `anywhere` is running inline (Infinity otherwise: the whole budget applies). */
+  private inlineWork = Infinity
+
+  /** Where queries too costly for the event loop run (index.ts sets it); unset, everything runs inline. */
+  offload: { pool: QueryPool; inlineWork: number } | undefined
+
+  /**
+   * A search, nearby or within, inline under `offload.inlineWork` units (most queries: a few hundred rows);
+   * when that runs out, the same query runs again on a query worker under the whole budget for `caller`.
+   * The count of work depends only on the input and the data, so the answer, or the 422, is the one a
+   * whole-budget run on the event loop would give.
+   */
+  anywhere<M extends Heavy>(
+    method: M,
+    args: Parameters<PostalService[M]>,
+    caller?: string,
+  ): Paged<PostalRecord> | Promise<Paged<PostalRecord>> {
+    const offload = this.offload
+    const call = () => (this[method] as (...a: Parameters<PostalService[M]>) => Paged<PostalRecord>)(...args)
+    if (!offload) return call()
+    return inlineOr(
+      () => {
+        this.inlineWork = offload.inlineWork
+        try {
+          return call()
+        } finally {
+          this.inlineWork = Infinity
+        }
+      },
+      () => offload.pool.run<Paged<PostalRecord>>(method, args, caller),
+    )
+  }
 
   /** Records by id, in the order of `ids`. */
   private recordsInOrder(ids: number[]): PostalRecord[] {

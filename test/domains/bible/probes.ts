@@ -21,4 +21,14 @@ export const probes: Probe[] = [
       expect(b.results[0].snippet).toContain('<mark>In the beginning</mark>')
     },
   },
+  // `the` over the KJV is priced over the inline threshold: a query worker answers it, so the executable
+  // must find bible-worker.js among its entry points.
+  {
+    method: 'GET',
+    path: '/api/v1/bible/kjv/search?q=the&limit=1',
+    check: (b) => {
+      expect(b.count).toBeGreaterThan(20_000)
+      expect(b.results).toHaveLength(1)
+    },
+  },
 ]

@@ -1,0 +1,23 @@
+/**
+ * A postal query worker (lib/query-pool.ts): opens its own read-only connection to postal.sqlite and runs
+ * the searches, radius and polygon queries whose inline work budget ran out, under the whole budget.
+ * `build/compile.ts` adds every `*worker.ts` as an entry point, so this file also exists inside the
+ * compiled executable.
+ */
+import { openReadonlySqlite } from '../../data/sqlite.ts'
+import { serveQueries } from '../../lib/query-thread.ts'
+import { PostalService } from './service.ts'
+
+export interface PostalWorkerInit {
+  path: string
+  workBudget: number
+}
+
+serveQueries<PostalWorkerInit>(({ path, workBudget }) => {
+  const service = new PostalService(openReadonlySqlite(path), {}, workBudget)
+  return {
+    search: (...args: Parameters<PostalService['search']>) => service.search(...args),
+    nearby: (...args: Parameters<PostalService['nearby']>) => service.nearby(...args),
+    within: (...args: Parameters<PostalService['within']>) => service.within(...args),
+  }
+})
