@@ -10,7 +10,7 @@
  */
 import { availableParallelism } from 'node:os'
 import { AlmanacError, busy } from '../../lib/errors.ts'
-import { locateWorker } from '../../lib/worker-module.ts'
+import { workerUrl } from '../../lib/threads.ts'
 import type { ImageOptions, MadeImage } from './image.ts'
 import type { RenderJob, RenderReply } from './render-worker.ts'
 
@@ -43,7 +43,7 @@ export const defaultWorkers = () => Math.max(1, Math.min(2, availableParallelism
 
 export function createRenderPool(
   size = defaultWorkers(),
-  url = locateWorker(new URL('./render-worker.ts', import.meta.url), 'render-worker'),
+  url = workerUrl(new URL('./render-worker.ts', import.meta.url), 'qr/render-worker'),
 ): RenderPool {
   const slots: { worker: Worker; current?: Pending }[] = []
   /** Waiting jobs by caller; `turns` is the callers with waiting jobs, next first. */

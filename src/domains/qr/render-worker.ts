@@ -4,7 +4,11 @@
  * Error's own members do not survive postMessage.
  */
 import { AlmanacError } from '../../lib/errors.ts'
+import { yieldToEventLoop } from '../../lib/threads.ts'
 import { type ImageOptions, makeImage } from './image.ts'
+
+// Large images wait a little longer when every core is busy, so cheap requests on the loop stay fast.
+yieldToEventLoop()
 
 export interface RenderJob {
   id: number
