@@ -472,13 +472,22 @@ describe('bulk', () => {
       if (form === 'enveloped') expect(body.total).toBe(6)
       expect(items).toHaveLength(6)
       expect(items[0]).toMatchObject({ email: 'a@gmail.com', [form === 'enveloped' ? 'risk_tier' : 'risk_level']: 'low' })
-      expect(items[1]).toEqual({ email: 5, error: { field: 'emails.1', message: 'expected a string holding an email address, got number' } })
-      expect(items[2]).toEqual({ email: null, error: { field: 'emails.2', message: 'expected a string holding an email address, got null' } })
+      expect(items[1]).toEqual({
+        email: 5,
+        error: { field: 'emails.1', message: 'expected a string holding an email address, got number' },
+      })
+      expect(items[2]).toEqual({
+        email: null,
+        error: { field: 'emails.2', message: 'expected a string holding an email address, got null' },
+      })
       expect(items[3]).toEqual({
         email: { email: 'x@old.test' },
         error: { field: 'emails.3', message: 'expected a string holding an email address, got object' },
       })
-      expect(items[4]).toEqual({ email: long.slice(0, 1024), error: { field: 'emails.4', message: 'expected at most 1024 characters, got 1025' } })
+      expect(items[4]).toEqual({
+        email: long.slice(0, 1024),
+        error: { field: 'emails.4', message: 'expected at most 1024 characters, got 1025' },
+      })
       expect(items[5]).toMatchObject({ email: `b@${DISPOSABLE}`, risk_score: form === 'enveloped' ? 35 : 0.35 })
       for (const item of items) expect(Value.Check(form === 'enveloped' ? EnvelopedItemSchema : BareItemSchema, item)).toBe(true)
       const again = await app.request('POST', '/api/v1/email/risk/bulk', { body: { emails }, form })
