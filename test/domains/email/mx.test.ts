@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createSocket } from 'node:dgram'
-import { mxChecker } from '../../../src/domains/email/mx.ts'
+import { mxChecker, type MxResult } from '../../../src/domains/email/mx.ts'
 import { parseServer } from '../../../src/domains/email/dns.ts'
 import { decodeAnswer, DnsError } from '../../../src/domains/email/dns-message.ts'
 import { rng } from '../../support/random.ts'
@@ -62,7 +62,14 @@ test('MX records, by preference', async () => {
 })
 
 test('no MX but an A or AAAA record: deliverable as implicit MX (RFC 5321 §5.1), yet no MX records (SPEC +30)', async () => {
-  const implicit = { valid: false, hosts: [], implicit: true, acceptsMail: true, domainExists: true, reason: 'no_mx_address_only' }
+  const implicit: MxResult = {
+    valid: false,
+    hosts: [],
+    implicit: true,
+    acceptsMail: true,
+    domainExists: true,
+    reason: 'no_mx_address_only',
+  }
   expect(await checker().check('aonly.test', CALLER)).toEqual(implicit)
   expect(await checker().check('v6only.test', CALLER)).toEqual(implicit)
 })
