@@ -614,7 +614,9 @@ export interface paths {
         };
         /**
          * Check a postal code against its country's format
-         * @description **Quota cost:** 1 credit.
+         * @description An unknown country is not an error (SPEC Errors): `valid: false`, as in the batch.
+         *
+         *     **Quota cost:** 1 credit.
          */
         get: operations["getApiV1PostalByCountryCodeValidateByPostalCode"];
         put?: never;
@@ -724,7 +726,7 @@ export interface paths {
         };
         /**
          * Languages with at least one translation
-         * @description Form B: `{count, languages: [...]}` (the SPEC names the array `languages`); Form A: `data` is the array.
+         * @description Form B: `{count, languages: [...]}` (the SPEC names the array `languages`); Form A: `data` is the array. `count` / `total` is the number of languages before paging; `limit` and `offset` page the array.
          *
          *     **Quota cost:** 1 credit.
          */
@@ -1048,7 +1050,7 @@ export interface paths {
         put?: never;
         /**
          * QR code that joins a WiFi network
-         * @description Encodes `WIFI:T:<WPA|WEP|nopass>;S:<ssid>;P:<password>;H:<true|false>;;`, with `\ ; , : "` in the SSID and password escaped by a backslash; `P:` is left out for nopass. png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member). Each stored image counts against the caller's share of the image store until its link expires: over it, a 429 with Retry-After saying when the caller's own links free room; a full or unwritable image store is a 503.
+         * @description Encodes `WIFI:T:<WPA|WEP|nopass>;S:<ssid>;P:<password>;H:<true|false>;;`, with `\ ; , : "` in the SSID and password escaped by a backslash; `P:` is left out for nopass. With neither `encryption` nor `password` the network is encoded as open (`T:nopass`) and a warning says so; `encryption: WPA` without a password is a 422. png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member). Each stored image counts against the caller's share of the image store until its link expires: over it, a 429 with Retry-After saying when the caller's own links free room; a full or unwritable image store is a 503.
          *
          *     **Quota cost:** 1 credit.
          *
@@ -2205,13 +2207,13 @@ export interface components {
         };
         PostalFormatCheck: {
             /**
-             * @description ISO 3166-1 alpha-2 code.
+             * @description ISO 3166-1 alpha-2 code; for an unknown country, the code as sent, upper-cased.
              * @example US
              */
             country_code: string;
             /** @example 90210 */
             postal_code: string;
-            /** @description The code matches the country's format (existence is not checked). */
+            /** @description The code matches the country's format (existence is not checked); false for an unknown country or one without postal codes (SPEC Errors: not an error). */
             valid: boolean;
         };
         /** IpRecord (Form A) */
@@ -4654,7 +4656,11 @@ export interface operations {
     };
     postApiV1PostalByCountryCodeNearby: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                offset?: number;
+                fields?: string;
+            };
             header?: {
                 /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
                 "X-Response-Form"?: "enveloped" | "bare";
@@ -4673,12 +4679,9 @@ export interface operations {
                     lng: number;
                     /** @description Radius in km, greater than 0 and at most 500. */
                     radius_km: number;
-                    /**
-                     * @description Most records to return (1-1000, default 50).
-                     * @default 50
-                     */
+                    /** @description Most records to return (1-1000, default 50); in the body or the query string, not both. */
                     limit?: number;
-                    /** @description Records to skip (default 0). */
+                    /** @description Records to skip (default 0); in the body or the query string, not both. */
                     offset?: number;
                 };
             };
@@ -4725,7 +4728,11 @@ export interface operations {
     };
     postApiV1PostalByCountryCodeWithin: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                offset?: number;
+                fields?: string;
+            };
             header?: {
                 /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
                 "X-Response-Form"?: "enveloped" | "bare";
@@ -4744,12 +4751,9 @@ export interface operations {
                         type: string;
                         coordinates: unknown[];
                     };
-                    /**
-                     * @description Most records to return (1-1000, default 50).
-                     * @default 50
-                     */
+                    /** @description Most records to return (1-1000, default 50); in the body or the query string, not both. */
                     limit?: number;
-                    /** @description Records to skip (default 0). */
+                    /** @description Records to skip (default 0); in the body or the query string, not both. */
                     offset?: number;
                 };
             };
@@ -5070,6 +5074,8 @@ export interface operations {
     getApiV1BibleLanguages: {
         parameters: {
             query?: {
+                limit?: number;
+                offset?: number;
                 fields?: string;
             };
             header?: {
@@ -6135,17 +6141,17 @@ export interface operations {
                                     normalized: string | null;
                                 };
                                 mx_record: {
-                                    /** @description true: mail can be delivered (MX, or an A/AAAA record as implicit MX); false: it cannot; null: unknown. */
+                                    /** @description true: the domain has MX records; false: it has none (SPEC "no MX records", +30), also when an A/AAAA record receives mail as implicit MX (`implicit_mx`, `accepts_mail` say so); null: unknown (`unknown_checks`, no points). */
                                     valid: boolean | null;
-                                    /** @description Exchanges by preference; the domain itself when implicit_mx. */
+                                    /** @description MX exchanges by preference; empty when the domain has no MX record. */
                                     mx_hosts: string[];
-                                    /** @description No MX record; the domain's own address receives mail (RFC 5321 §5.1). */
+                                    /** @description No MX record, but the domain's own address receives mail (RFC 5321 §5.1); `valid` is false all the same. */
                                     implicit_mx: boolean;
-                                    /** @description false for a null MX (RFC 7505) or a domain that does not exist. */
+                                    /** @description Mail can be delivered (MX, or implicit MX); false for a null MX (RFC 7505), a domain that does not exist, or one with neither MX nor address. */
                                     accepts_mail: boolean | null;
                                     /** @description false when the DNS answers NXDOMAIN. */
                                     domain_exists: boolean | null;
-                                    /** @description nxdomain, null_mx, no_mx_no_address, or why it is unknown (offline, dns_timeout, dns_servfail, dns_busy, …). */
+                                    /** @description Why `valid` is false (nxdomain, null_mx, no_mx_no_address, no_mx_address_only) or null (offline, dns_timeout, dns_servfail, dns_busy, …). */
                                     reason: string | null;
                                 };
                                 disposable: {
@@ -6196,7 +6202,7 @@ export interface operations {
                         risk_score: number;
                         /** @description The tier: low, medium, high, critical. */
                         risk_level: "low" | "medium" | "high" | "critical";
-                        /** @description Form A checks.mx_record.valid. */
+                        /** @description Form A checks.mx_record.valid: false without MX records, implicit MX included. */
                         has_mx: boolean | null;
                         /** @description Form A checks.domain_age.age_days. */
                         domain_age_days: number | null;
@@ -6233,8 +6239,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 1 to 10 addresses, assessed concurrently and independently. */
-                    emails: string[];
+                    /** @description 1 to 10 addresses, assessed concurrently and independently; each costs one quota credit, a bad item too. */
+                    emails: unknown[];
                 };
             };
         };
@@ -6268,17 +6274,17 @@ export interface operations {
                                     normalized: string | null;
                                 };
                                 mx_record: {
-                                    /** @description true: mail can be delivered (MX, or an A/AAAA record as implicit MX); false: it cannot; null: unknown. */
+                                    /** @description true: the domain has MX records; false: it has none (SPEC "no MX records", +30), also when an A/AAAA record receives mail as implicit MX (`implicit_mx`, `accepts_mail` say so); null: unknown (`unknown_checks`, no points). */
                                     valid: boolean | null;
-                                    /** @description Exchanges by preference; the domain itself when implicit_mx. */
+                                    /** @description MX exchanges by preference; empty when the domain has no MX record. */
                                     mx_hosts: string[];
-                                    /** @description No MX record; the domain's own address receives mail (RFC 5321 §5.1). */
+                                    /** @description No MX record, but the domain's own address receives mail (RFC 5321 §5.1); `valid` is false all the same. */
                                     implicit_mx: boolean;
-                                    /** @description false for a null MX (RFC 7505) or a domain that does not exist. */
+                                    /** @description Mail can be delivered (MX, or implicit MX); false for a null MX (RFC 7505), a domain that does not exist, or one with neither MX nor address. */
                                     accepts_mail: boolean | null;
                                     /** @description false when the DNS answers NXDOMAIN. */
                                     domain_exists: boolean | null;
-                                    /** @description nxdomain, null_mx, no_mx_no_address, or why it is unknown (offline, dns_timeout, dns_servfail, dns_busy, …). */
+                                    /** @description Why `valid` is false (nxdomain, null_mx, no_mx_no_address, no_mx_address_only) or null (offline, dns_timeout, dns_servfail, dns_busy, …). */
                                     reason: string | null;
                                 };
                                 disposable: {
@@ -6340,7 +6346,7 @@ export interface operations {
                             risk_score: number;
                             /** @description The tier: low, medium, high, critical. */
                             risk_level: "low" | "medium" | "high" | "critical";
-                            /** @description Form A checks.mx_record.valid. */
+                            /** @description Form A checks.mx_record.valid: false without MX records, implicit MX included. */
                             has_mx: boolean | null;
                             /** @description Form A checks.domain_age.age_days. */
                             domain_age_days: number | null;
@@ -6715,15 +6721,11 @@ export interface operations {
                      */
                     ssid: string;
                     /**
-                     * @description Passphrase or key, at most 63 characters: WPA needs 8-63, WEP one, nopass none.
+                     * @description Passphrase or key, at most 63 characters: WPA needs 8-63, WEP one, nopass none. Optional: without it (and without encryption) the network is encoded as open, with a warning.
                      * @example correct horse battery
                      */
                     password?: string;
-                    /**
-                     * @description WPA (WPA/WPA2/WPA3 personal, default), WEP or nopass (open network).
-                     * @default WPA
-                     * @enum {string}
-                     */
+                    /** @description WPA (WPA/WPA2/WPA3 personal, the default when a password is given), WEP or nopass (open network, the default without a password). */
                     encryption?: "WPA" | "WEP" | "nopass";
                     /**
                      * @description The network does not broadcast its SSID.

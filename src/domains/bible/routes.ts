@@ -130,18 +130,25 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
     .use(requestContext(config.responseForm))
     .get(
       '/languages',
-      ({ form }) => {
+      ({ form, query }) => {
         const languages = service.languages()
+        const { limit, offset } = pageOf(query)
+        // The whole list (the default page, 28 languages) is one object served to every caller: its JSON is made once.
+        const whole = offset === 0 && limit >= languages.length
+        const page = whole ? languages : languages.slice(offset, offset + limit)
         return form === 'enveloped'
-          ? list(languages, { total: languages.length, stable: true })
-          : one((bareLanguages ??= { count: languages.length, languages }), { stable: true })
+          ? list(page, { total: languages.length, stable: whole })
+          : one(whole ? (bareLanguages ??= { count: languages.length, languages }) : { count: languages.length, languages: page }, {
+              stable: whole,
+            })
       },
       {
-        query: t.Object(fieldsQuery),
+        query: t.Object({ ...pageQuery(config.maxLimit), ...fieldsQuery }),
         detail: {
           ...cacheable('reference'),
           summary: 'Languages with at least one translation',
-          description: 'Form B: `{count, languages: [...]}` (the SPEC names the array `languages`); Form A: `data` is the array.',
+          description:
+            'Form B: `{count, languages: [...]}` (the SPEC names the array `languages`); Form A: `data` is the array. `count` / `total` is the number of languages before paging; `limit` and `offset` page the array.',
           ...documents({
             enveloped: t.Array(LanguageSchema),
             bare: LanguagesBareSchema,

@@ -1,5 +1,6 @@
 /**
- * The MX check of one domain: MX records, else (RFC 5321 §5.1) an A or AAAA record as the implicit MX;
+ * The MX check of one domain: MX records, else (RFC 5321 §5.1) an A or AAAA record as the implicit MX
+ * (deliverable, `implicit`, but still "no MX records" for the score: `valid` false);
  * a lone `0 .` MX is a null MX (RFC 7505: the domain accepts no mail); NXDOMAIN means the domain does not
  * exist. Anything the DNS could not answer (timeout, SERVFAIL, unreachable server, offline) is `unknown`
  * with a reason, never "no MX". Answers are cached per domain for their TTL (at most an hour), negative
@@ -16,6 +17,7 @@ export type MxReason =
   | 'nxdomain'
   | 'null_mx'
   | 'no_mx_no_address'
+  | 'no_mx_address_only'
   | 'offline'
   | 'dns_timeout'
   | 'dns_unreachable'
@@ -27,13 +29,16 @@ export type MxReason =
   | 'dns_busy'
 
 export interface MxResult {
-  /** true: mail can be delivered (MX, or an address as implicit MX); false: it cannot; null: unknown. */
+  /**
+   * true: the domain has MX records; false: it has none (NXDOMAIN, a null MX, or no MX record at all,
+   * even when an address record receives mail as implicit MX: the SPEC scores "no MX records"); null: unknown.
+   */
   valid: boolean | null
-  /** Exchanges by preference; the domain itself when it is its own implicit MX. */
+  /** MX exchanges by preference; empty when there is no MX record. */
   hosts: string[]
   /** No MX record, but the domain has an address: RFC 5321 §5.1 delivers to the domain itself. */
   implicit: boolean
-  /** false for a null MX or NXDOMAIN; null when unknown. */
+  /** Mail can be delivered (MX, or implicit MX); false for a null MX, NXDOMAIN or neither MX nor address; null when unknown. */
   acceptsMail: boolean | null
   /** false: NXDOMAIN; null: unknown. */
   domainExists: boolean | null
@@ -144,7 +149,11 @@ export function mxChecker(options: {
     const hasAddress = answers.some((a) => a.rcode === RCODE.NOERROR && a.records.some((r) => r.type === RR.A || r.type === RR.AAAA))
     if (hasAddress) {
       const ttlMs = Math.min(MAX_TTL_MS, minTtl(answers, [RR.A, RR.AAAA]) * 1000)
-      return { result: { valid: true, hosts: [domain], implicit: true, acceptsMail: true, domainExists: true, reason: null }, ttlMs }
+      // Deliverable, but without MX records: the SPEC's "no MX records" (+30) with the fallback as detail.
+      return {
+        result: { valid: false, hosts: [], implicit: true, acceptsMail: true, domainExists: true, reason: 'no_mx_address_only' },
+        ttlMs,
+      }
     }
     const failed = settled.find((s) => s.status === 'rejected')
     if (failed) return { result: unknownMx(failureReason((failed as PromiseRejectedResult).reason)), ttlMs: 0 }

@@ -29,15 +29,20 @@ export const EnvelopedSchema = t.Object({
     mx_record: t.Object({
       valid: nullable(
         t.Boolean(),
-        'true: mail can be delivered (MX, or an A/AAAA record as implicit MX); false: it cannot; null: unknown.',
+        'true: the domain has MX records; false: it has none (SPEC "no MX records", +30), also when an A/AAAA record receives mail as implicit MX (`implicit_mx`, `accepts_mail` say so); null: unknown (`unknown_checks`, no points).',
       ),
-      mx_hosts: t.Array(t.String(), { description: 'Exchanges by preference; the domain itself when implicit_mx.' }),
-      implicit_mx: t.Boolean({ description: "No MX record; the domain's own address receives mail (RFC 5321 §5.1)." }),
-      accepts_mail: nullable(t.Boolean(), 'false for a null MX (RFC 7505) or a domain that does not exist.'),
+      mx_hosts: t.Array(t.String(), { description: 'MX exchanges by preference; empty when the domain has no MX record.' }),
+      implicit_mx: t.Boolean({
+        description: "No MX record, but the domain's own address receives mail (RFC 5321 §5.1); `valid` is false all the same.",
+      }),
+      accepts_mail: nullable(
+        t.Boolean(),
+        'Mail can be delivered (MX, or implicit MX); false for a null MX (RFC 7505), a domain that does not exist, or one with neither MX nor address.',
+      ),
       domain_exists: nullable(t.Boolean(), 'false when the DNS answers NXDOMAIN.'),
       reason: nullable(
         t.String(),
-        'nxdomain, null_mx, no_mx_no_address, or why it is unknown (offline, dns_timeout, dns_servfail, dns_busy, …).',
+        'Why `valid` is false (nxdomain, null_mx, no_mx_no_address, no_mx_address_only) or null (offline, dns_timeout, dns_servfail, dns_busy, …).',
       ),
     }),
     disposable: t.Object({
@@ -73,7 +78,7 @@ export const BareSchema = t.Object({
   free_provider: t.Boolean(),
   risk_score: t.Number({ minimum: 0, maximum: 1, description: 'risk_score / 100.' }),
   risk_level: t.Union(TIER.anyOf, { description: 'The tier: low, medium, high, critical.' }),
-  has_mx: nullable(t.Boolean(), 'Form A checks.mx_record.valid.'),
+  has_mx: nullable(t.Boolean(), 'Form A checks.mx_record.valid: false without MX records, implicit MX included.'),
   domain_age_days: nullable(t.Integer({ minimum: 0 }), 'Form A checks.domain_age.age_days.'),
   abuse_listed: t.Boolean(),
   unknown_checks: UNKNOWN,

@@ -12,7 +12,7 @@ export type RiskFactor = keyof typeof POINTS | 'invalid_syntax'
 
 export interface Signals {
   validSyntax: boolean
-  /** false: no MX (nor implicit MX); null: unknown. */
+  /** false: no MX records (an implicit MX, an address record alone, counts as none); null: unknown. */
   mx: boolean | null
   disposable: boolean
   ageDays: number | null

@@ -21,6 +21,16 @@ import { score, type RiskFactor, type RiskTier } from './score.ts'
 import { parseMailbox, type SyntaxReason } from './syntax.ts'
 
 export const DAY_MS = 86400_000
+/** Longest input accepted (characters); a valid mailbox is at most 254 octets, longer is "invalid syntax". */
+export const MAX_INPUT = 1024
+
+/** Why a bulk item cannot be assessed at all (the single route's schema says the same with a 422), or null. */
+function badItem(e: unknown): string | null {
+  if (typeof e !== 'string')
+    return `expected a string holding an email address, got ${e === null ? 'null' : Array.isArray(e) ? 'an array' : typeof e}`
+  if (e.length > MAX_INPUT) return `expected at most ${MAX_INPUT} characters, got ${e.length}`
+  return null
+}
 /** Margin on top of a lookup's own timeout before the service stops waiting for it. */
 const DEADLINE_SLACK_MS = 100
 
@@ -49,7 +59,7 @@ export interface Assessment {
   unknown: ('mx_record' | 'domain_age')[]
 }
 
-/** One bulk item that could not be assessed (never expected; kept so one item cannot fail the rest). */
+/** One bulk item that could not be assessed: not a string, over MAX_INPUT, or a fault that must not fail the rest. */
 export interface ItemError {
   email: unknown
   error: { field: string; message: string }
@@ -58,8 +68,12 @@ export interface ItemError {
 export interface EmailService {
   /** `caller`: the quota subject; its lookups count against its share of the DNS and RDAP slots. */
   assess(email: string, caller: string): Promise<Assessment>
-  /** Each item on its own, concurrently: one failure does not block or fail the others; all count as `caller`'s. */
-  bulk(emails: readonly string[], caller: string, field?: string): Promise<(Assessment | ItemError)[]>
+  /**
+   * Each item on its own, concurrently (SPEC rule 5): an item that is not a string of at most MAX_INPUT
+   * characters, or whose check fails, is an ItemError in its place; the others are answered. All count as
+   * `caller`'s.
+   */
+  bulk(emails: readonly unknown[], caller: string, field?: string): Promise<(Assessment | ItemError)[]>
   /** The in-process list checks of a domain (lower-case A-label). */
   listCheck(domain: string): ListVerdict
   /** Re-reads the operator's allow and deny files (SIGHUP); on failure the previous lists stay. */
@@ -223,12 +237,15 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
     assess,
     async bulk(emails, caller, field = 'emails') {
       return Promise.all(
-        emails.map((e, i) =>
-          assess(e, caller).catch((err): ItemError => {
+        emails.map((e, i) => {
+          const bad = badItem(e)
+          if (bad)
+            return { email: typeof e === 'string' ? e.slice(0, MAX_INPUT) : (e ?? null), error: { field: `${field}.${i}`, message: bad } }
+          return assess(e as string, caller).catch((err): ItemError => {
             log(`email bulk item ${i} failed: ${(err as Error)?.stack ?? err}`)
             return { email: e, error: { field: `${field}.${i}`, message: 'this address could not be assessed' } }
-          }),
-        ),
+          })
+        }),
       )
     },
     listCheck: (domain) => lists.check(domain, getDomain(domain, PSL_OPTIONS)),

@@ -3,7 +3,8 @@
  * extensions (UTF-8 in atext and qtext, U-labels in the domain), and the size limits of §4.5.3.1.
  * Hand-written, one pass per part, no regular expressions: the input is bounded by the route schema and
  * every loop is linear in it. U-labels are turned into A-labels with WHATWG `domainToASCII` (UTS #46),
- * and the limits on labels and the domain are counted on the A-label form, the one DNS sees.
+ * and the limits on labels and the domain are counted on the A-label form, the one DNS sees. One rule
+ * beyond the grammar: the domain must have at least two labels (an internet address; see parseMailbox).
  */
 import { domainToASCII } from 'node:url'
 import { parseIp } from '../../lib/ip-address.ts'
@@ -28,6 +29,7 @@ export type SyntaxReason =
   | 'label_hyphen'
   | 'invalid_idn'
   | 'numeric_tld'
+  | 'single_label_domain'
   | 'address_literal_invalid'
   | 'address_literal_unregistered_tag'
 
@@ -226,6 +228,9 @@ export function parseMailbox(input: string): Mailbox {
   }
   const reason = checkAsciiDomain(domain)
   if (reason) return invalid(!ascii && reason === 'domain_invalid_character' ? 'invalid_idn' : reason)
+  // RFC 5321's grammar allows a dotless domain (`postmaster@localhost`), but it names no internet host:
+  // it resolves only by a local search list, and dotless mail domains are barred for TLDs (ICANN SAC053).
+  if (!domain.includes('.')) return invalid('single_label_domain')
   // 256-octet path including "<" and ">" (RFC 5321 §4.5.3.1.3), counted with the A-label domain.
   if (utf8Length(local) + 1 + domain.length > 254) return invalid('too_long')
   return { valid: true, domain, addressLiteral: false, normalized: `${local}@${domain}` }

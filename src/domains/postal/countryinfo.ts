@@ -2,7 +2,7 @@
  * GeoNames `countryInfo.txt`: ISO alpha-2 / alpha-3 codes, English names, and the postal code format
  * and regex of each country. The postal domain reads its own copy so it needs no other domain.
  */
-import { effectiveRegex, specFormat } from './formats.ts'
+import { postalFormat } from './formats.ts'
 
 export interface CountryPostalInfo {
   alpha2: string
@@ -11,9 +11,11 @@ export interface CountryPostalInfo {
   /** GeoNames pattern (`@# #@@|…`), '' when the country has no postal system. */
   geonamesFormat: string
   geonamesRegex: string
-  /** SPEC notation (`A# #AA / …`), null without a postal system. */
+  /** The pattern codes are laid out in: GeoNames' format, corrected where formats.ts says. */
+  pattern: string
+  /** SPEC notation (`A# #AA / …`), null without a postal system; corrected where formats.ts says. */
   format: string | null
-  /** Full-match regex derived from GeoNames' (see formats.ts), null without a postal system. */
+  /** Full-match regex derived from GeoNames' (see formats.ts, corrections included), null without a postal system. */
   regex: string | null
 }
 
@@ -28,15 +30,13 @@ export function parseCountryInfo(text: string): CountryPostalInfo[] {
       throw new Error(`countryInfo.txt: unexpected line ${JSON.stringify(line.slice(0, 80))}`)
     const geonamesFormat = c[13]!.trim()
     const geonamesRegex = c[14]!.trim()
-    const hasSystem = geonamesFormat !== ''
     out.push({
       alpha2: c[0]!,
       alpha3: c[1]!,
       name: c[4]!.trim(),
       geonamesFormat,
       geonamesRegex,
-      format: hasSystem ? specFormat(geonamesFormat) : null,
-      regex: hasSystem ? effectiveRegex(geonamesRegex || geonamesFormat.replace(/#/g, '\\d').replace(/@/g, '[A-Z]')) : null,
+      ...postalFormat(c[0]!, geonamesFormat, geonamesRegex),
     })
   }
   if (out.length < 200) throw new Error(`countryInfo.txt: only ${out.length} countries found; the file looks truncated`)

@@ -4,6 +4,45 @@
  * the normalisation that lets `sw1a1aa`, `FI-00100` or `1000001` find `SW1A 1AA`, `00100`, `1000-001`.
  */
 
+/**
+ * Where GeoNames' countryInfo contradicts itself or the postal codes GeoNames itself publishes: the
+ * correction, keyed by alpha-2. `pattern` replaces the format (GeoNames notation), `regex` the regex.
+ * Each is checked against real codes (test/domains/postal/formats.test.ts) and listed in docs/postal.md.
+ */
+export const FORMAT_CORRECTIONS: Readonly<Record<string, { pattern?: string; regex?: string }>> = {
+  // Format `##### #####`, regex `^\d{5}-\d{5}$`: a space in one, a dash in the other. The format is what
+  // the API shows and lays codes out in (a dash written where it has a space is still accepted and
+  // normalised to the space), so the regex follows it.
+  AE: { regex: '^\\d{5} \\d{5}$' },
+  // Regex `^(?:AZ)*(\d{4})$`, Azerbaijan's prefix, under the format `AI-####`: the one real code, AI-2640, failed.
+  AI: { regex: '^(?:AI-)?(\\d{4})$' },
+  // Six digits in the regex, five in the format and in every GeoNames HN row.
+  HN: { regex: '^(\\d{5})$' },
+  // The regex requires the +4; the Marshall Islands' ZIP codes (GeoNames' MH rows) are five digits, the +4
+  // optional, as the US, PR and VI regexes have it.
+  MH: { regex: '^969\\d{2}(-\\d{4})?$' },
+  // Format and regex `@####@`, a scheme never brought in; Ecuador's codes since 2008, and every GeoNames EC
+  // row, are six digits.
+  EC: { pattern: '######', regex: '^(\\d{6})$' },
+}
+
+/**
+ * A country's layout pattern (GeoNames notation), SPEC format and full-match regex from its countryInfo
+ * columns, corrected where FORMAT_CORRECTIONS says. The build stores the result and the service derives it
+ * again from the stored upstream columns, so an artifact built before a correction is served corrected.
+ */
+export function postalFormat(
+  alpha2: string,
+  geonamesFormat: string,
+  geonamesRegex: string,
+): { pattern: string; format: string | null; regex: string | null } {
+  const fix = FORMAT_CORRECTIONS[alpha2]
+  const pattern = fix?.pattern ?? geonamesFormat
+  if (!pattern) return { pattern, format: null, regex: null }
+  const regex = fix?.regex ?? (geonamesRegex || pattern.replace(/#/g, '\\d').replace(/@/g, '[A-Z]'))
+  return { pattern, format: specFormat(pattern), regex: effectiveRegex(regex) }
+}
+
 /** GeoNames `AD###|@@ ##` -> SPEC `AD### / AA ##`. Literal letters stay as they are. */
 export const specFormat = (geonames: string): string | null =>
   geonames.trim()

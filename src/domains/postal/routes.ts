@@ -4,7 +4,8 @@ import type { Config } from '../../config.ts'
 import { requestContext } from '../../http/context.ts'
 import { costPerItem } from '../../http/cost.ts'
 import { bodyLimit } from '../../http/admission.ts'
-import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
+import { fieldsQuery, namedInteger, pageOf, pageQuery, type Page } from '../../http/paging.ts'
+import { invalidFields } from '../../lib/errors.ts'
 import { documents } from '../../http/openapi.ts'
 import { list, one } from '../../http/reply.ts'
 import { MAX_VERTICES } from './geo.ts'
@@ -48,16 +49,36 @@ const postalCodeParam = t.String({
 /** Form A of nearby/within: `total_count`, `limit`, `offset` beside `data`; Form B `count`/`results`. */
 const spatialSiblings = { total: false, envelopedSiblings: SPATIAL_SIBLINGS, bareSiblings: { count: SPATIAL_SIBLINGS.total_count } }
 
+/**
+ * `limit`/`offset` of nearby and within, in the body (the SPEC's nearby/within rows) or in the query (its
+ * shared behaviour 2 for every list). No schema default: the handler must see which place gave them.
+ */
 const spatialPage = {
   limit: t.Optional(
-    t.Integer({
-      minimum: 1,
-      maximum: SPATIAL_MAX_LIMIT,
-      default: 50,
-      description: `Most records to return (1-${SPATIAL_MAX_LIMIT}, default 50).`,
-    }),
+    namedInteger(
+      'limit',
+      1,
+      SPATIAL_MAX_LIMIT,
+      `Most records to return (1-${SPATIAL_MAX_LIMIT}, default 50); in the body or the query string, not both.`,
+    ),
   ),
-  offset: t.Optional(t.Integer({ minimum: 0, description: 'Records to skip (default 0).' })),
+  offset: t.Optional(
+    namedInteger('offset', 0, Number.MAX_SAFE_INTEGER, 'Records to skip (default 0); in the body or the query string, not both.'),
+  ),
+}
+
+/** The page of a nearby/within request: each member from the query or the body; given in both, a 422 naming it. */
+function spatialPageOf(query: { limit?: number; offset?: number }, body: { limit?: number; offset?: number }): Page {
+  const both = (['limit', 'offset'] as const).filter((name) => query[name] !== undefined && body[name] !== undefined)
+  if (both.length)
+    throw invalidFields(
+      both.map((name) => ({
+        in: 'query' as const,
+        field: name,
+        message: `given both in the query string (${query[name]}) and in the body (${body[name]}); send it in one place`,
+      })),
+    )
+  return pageOf({ limit: query.limit ?? body.limit, offset: query.offset ?? body.offset })
 }
 
 /** Form A of nearby/within adds `total_count`, `limit`, `offset`; Form B is `count`/`results`. */
@@ -194,8 +215,8 @@ export const postalRoutes = (service: PostalService, config: Config) =>
     )
     .post(
       '/:country_code/nearby',
-      ({ params, body, form, request }) => {
-        const page = pageOf(body)
+      ({ params, query, body, form, request }) => {
+        const page = spatialPageOf(query, body)
         const reply = ({ total, items }: Paged<PostalRecord>) =>
           spatialList(
             items.map((r) => presentRecord(r, form)),
@@ -221,6 +242,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
           },
           { examples: [{ lat: 34.09, lng: -118.41, radius_km: 5, limit: 10 }] },
         ),
+        query: t.Object({ ...spatialPage, ...fieldsQuery }),
         detail: {
           tags: ['postal'],
           summary: 'Postal codes within a radius, nearest first (haversine distance_km)',
@@ -230,8 +252,8 @@ export const postalRoutes = (service: PostalService, config: Config) =>
     )
     .post(
       '/:country_code/within',
-      ({ params, body, form, request }) => {
-        const page = pageOf(body)
+      ({ params, query, body, form, request }) => {
+        const page = spatialPageOf(query, body)
         const reply = ({ total, items }: Paged<PostalRecord>) =>
           spatialList(
             items.map((r) => presentRecord(r, form)),
@@ -273,6 +295,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
             ],
           },
         ),
+        query: t.Object({ ...spatialPage, ...fieldsQuery }),
         detail: {
           tags: ['postal'],
           summary: 'Postal codes inside a polygon, in dataset order',
@@ -288,6 +311,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
         ...cacheable('reference'),
         tags: ['postal'],
         summary: "Check a postal code against its country's format",
+        description: 'An unknown country is not an error (SPEC Errors): `valid: false`, as in the batch.',
         ...documents({ name: 'PostalFormatCheck', enveloped: FormatCheckSchema }),
       },
     })

@@ -87,9 +87,15 @@ export const PostalCheckSchemas = {
 }
 
 export const FormatCheckSchema = t.Object({
-  country_code: countryCode,
+  country_code: t.String({
+    description: 'ISO 3166-1 alpha-2 code; for an unknown country, the code as sent, upper-cased.',
+    examples: ['US'],
+  }),
   postal_code: postalCode,
-  valid: t.Boolean({ description: "The code matches the country's format (existence is not checked)." }),
+  valid: t.Boolean({
+    description:
+      "The code matches the country's format (existence is not checked); false for an unknown country or one without postal codes (SPEC Errors: not an error).",
+  }),
 })
 
 /** Form A siblings of nearby/within lists. */

@@ -10,7 +10,7 @@ import { inlineOr, NotInline, type QueryPool } from '../../lib/query-pool.ts'
 import { WorkBudget, WorkMeter } from '../../lib/work-budget.ts'
 import type { Page, Paged } from '../../lib/page.ts'
 import { foldName, prefixEnd } from './fold.ts'
-import { codeCandidates, districtOf, matchFormat } from './formats.ts'
+import { codeCandidates, districtOf, matchFormat, postalFormat } from './formats.ts'
 import { parsePolygons } from './geo.ts'
 import { Spatial, type CountryScope, type SpatialTuning } from './spatial.ts'
 
@@ -18,7 +18,8 @@ export interface PostalSystem {
   alpha2: string
   alpha3: string
   name: string
-  geonamesFormat: string
+  /** The pattern codes are laid out in (GeoNames notation, corrected: formats.ts). */
+  pattern: string
   /** SPEC notation, null without a postal system. */
   format: string | null
   regex: string | null
@@ -109,16 +110,15 @@ export class PostalService {
     )
     const rows = db
       .query(
-        'SELECT alpha2, alpha3, name, geonames_format, format, regex, total_codes, total_records, first_id, last_id FROM systems ORDER BY alpha2',
+        'SELECT alpha2, alpha3, name, geonames_format, geonames_regex, total_codes, total_records, first_id, last_id FROM systems ORDER BY alpha2',
       )
       .all() as any[]
     this.systems = rows.map((r) => ({
       alpha2: r.alpha2,
       alpha3: r.alpha3,
       name: r.name,
-      geonamesFormat: r.geonames_format,
-      format: r.format,
-      regex: r.regex,
+      // From the upstream columns, with today's corrections (formats.ts), whatever the artifact's build stored.
+      ...postalFormat(r.alpha2, r.geonames_format, r.geonames_regex),
       totalCodes: r.total_codes,
       totalRecords: r.total_records,
       // Contiguous ids: the range holds this country's points and no other's.
@@ -210,7 +210,7 @@ export class PostalService {
    */
   private firstHeld<T>(system: PostalSystem, input: string, fetch: (code: string) => T | null): { code: string; found: T } | null {
     if (!input.trim() || input.length > 64) return null
-    const candidates = codeCandidates(input, system.alpha2, system.geonamesFormat)
+    const candidates = codeCandidates(input, system.alpha2, system.pattern)
     for (const code of candidates) {
       const found = fetch(code)
       if (found !== null) return { code, found }
@@ -406,9 +406,14 @@ export class PostalService {
     })
   }
 
-  /** Format check of one code (GET validate): against the country's regex, in any spelling its format allows. */
+  /**
+   * Format check of one code (GET validate): against the country's regex, in any spelling its format allows;
+   * an unknown country, or one without a postal system, is `valid: false`.
+   */
   validateFormat(country: string, code: string): { country_code: string; postal_code: string; valid: boolean } {
-    const system = this.country(country)
+    // SPEC Errors: an unknown country in a validate request is not an error but `valid: false`.
+    const system = this.find(country)
+    if (!system) return { country_code: country.trim().toUpperCase(), postal_code: code.trim(), valid: false }
     const match = this.formatMatch(system, code)
     return { country_code: system.alpha2, postal_code: match ?? code.trim(), valid: match !== null }
   }
@@ -425,7 +430,7 @@ export class PostalService {
   /** The first spelling of `code` that the country's regex accepts, or null. */
   private formatMatch(system: PostalSystem & { re: RegExp | null }, code: string): string | null {
     if (!system.re || code.length > 64) return null
-    return matchFormat(code, system.alpha2, system.geonamesFormat, system.re)
+    return matchFormat(code, system.alpha2, system.pattern, system.re)
   }
 }
 

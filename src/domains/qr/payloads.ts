@@ -58,9 +58,20 @@ export interface WifiBody {
   hidden?: boolean
 }
 
-export function wifiPayload(body: WifiBody): string {
-  const encryption = body.encryption ?? 'WPA'
+/**
+ * The SPEC makes `password` optional and WPA the default. With neither `encryption` nor a password, the
+ * network asked for is an open one: it is encoded as `T:nopass` (ZXing reads a missing or `nopass` type as
+ * open) and `warn` says so. A WPA network named without a passphrase, or WEP without a key, cannot be
+ * encoded: 422.
+ */
+export function wifiPayload(body: WifiBody, warn: (warning: string) => void = () => {}): string {
   const password = body.password ?? ''
+  let encryption = body.encryption
+  if (encryption === undefined) {
+    encryption = password ? 'WPA' : 'nopass'
+    if (!password)
+      warn('no password and no encryption given: encoded as an open network (T:nopass); send encryption and password for a protected one')
+  }
   const ssidBytes = Buffer.byteLength(body.ssid, 'utf8')
   if (ssidBytes > 32) throw invalid('ssid', `is ${ssidBytes} bytes of UTF-8; an SSID holds at most 32 bytes`)
   if (encryption === 'nopass' && password) throw invalid('password', 'must be absent for an open network (encryption nopass)')

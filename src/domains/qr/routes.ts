@@ -35,7 +35,8 @@ interface PresetRoute {
   summary: string
   description: string
   fields: Record<string, TSchema>
-  build(body: any): string
+  /** The payload text; `warn` adds a warning to the answer (a request read in a documented way). */
+  build(body: any, warn: (warning: string) => void): string
   /** The body member a capacity overflow is reported against. */
   field(body: any): string
 }
@@ -68,28 +69,31 @@ const ROUTES: PresetRoute[] = [
     description:
       'Encodes `url` verbatim: an absolute URL with a scheme (https:, http:, or any other such as otpauth:), no spaces or control characters.',
     fields: { url: str(`Absolute URL, at most ${LIMITS.url} characters.`, LIMITS.url, 1, ['https://example.com/']) },
-    build: urlPayload,
+    build: (body) => urlPayload(body),
     field: () => 'url',
   },
   {
     preset: 'wifi',
     summary: 'QR code that joins a WiFi network',
     description:
-      'Encodes `WIFI:T:<WPA|WEP|nopass>;S:<ssid>;P:<password>;H:<true|false>;;`, with `\\ ; , : "` in the SSID and password escaped by a backslash; `P:` is left out for nopass.',
+      'Encodes `WIFI:T:<WPA|WEP|nopass>;S:<ssid>;P:<password>;H:<true|false>;;`, with `\\ ; , : "` in the SSID and password escaped by a backslash; `P:` is left out for nopass. ' +
+      'With neither `encryption` nor `password` the network is encoded as open (`T:nopass`) and a warning says so; `encryption: WPA` without a password is a 422.',
     fields: {
       ssid: str(`Network name, 1-${LIMITS.ssid} characters and at most 32 bytes of UTF-8.`, LIMITS.ssid, 1, ['Home']),
       password: t.Optional(
         str(
-          `Passphrase or key, at most ${LIMITS.password} characters: WPA needs ${LIMITS.wpaMin}-${LIMITS.password}, WEP one, nopass none.`,
+          `Passphrase or key, at most ${LIMITS.password} characters: WPA needs ${LIMITS.wpaMin}-${LIMITS.password}, WEP one, nopass none. Optional: without it (and without encryption) the network is encoded as open, with a warning.`,
           LIMITS.password,
           0,
           ['correct horse battery'],
         ),
       ),
       encryption: t.Optional(
-        t.UnionEnum(['WPA', 'WEP', 'nopass'], {
-          default: 'WPA',
-          description: 'WPA (WPA/WPA2/WPA3 personal, default), WEP or nopass (open network).',
+        // No default, and no UnionEnum (Elysia fills one in with its first value): the payload must see
+        // whether an encryption was given.
+        t.Union([t.Literal('WPA'), t.Literal('WEP'), t.Literal('nopass')], {
+          description:
+            'WPA (WPA/WPA2/WPA3 personal, the default when a password is given), WEP or nopass (open network, the default without a password).',
           error: 'encryption: expected WPA, WEP or nopass',
         }),
       ),
@@ -186,11 +190,12 @@ export function qrRoutes({ service: state, config }: DomainContext<QrDomainState
       '/' + route.preset,
       async ({ body, request, server }) => {
         const b = body as Record<string, any>
-        const payload = route.build(b)
+        const warnings: string[] = []
+        const payload = route.build(b, (w) => warnings.push(w))
         const options: QrOptions = {}
         for (const name of OPTION_NAMES) if (b[name] !== undefined) (options as any)[name] = b[name]
         const origin = publicOrigin(request, server?.requestIP(request)?.address, trusted, config.qr.publicUrl)
-        const result = await service.generate(route.preset, payload, route.field(b), options, origin, callerOf(request))
+        const result = await service.generate(route.preset, payload, route.field(b), options, origin, callerOf(request), warnings)
         return one(result, { fieldNames: FIELD_NAMES })
       },
       {

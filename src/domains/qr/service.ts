@@ -74,7 +74,16 @@ export interface QrStats {
 
 export interface QrService {
   /** `options` holds only the options given: a member set to undefined would replace its default. */
-  generate(preset: Preset, payload: string, field: string, options: QrOptions, origin: string, caller: string): Promise<QrResult>
+  /** `payloadWarnings`: what the route said about reading the payload (e.g. a WiFi network taken as open), first in `warnings`. */
+  generate(
+    preset: Preset,
+    payload: string,
+    field: string,
+    options: QrOptions,
+    origin: string,
+    caller: string,
+    payloadWarnings?: readonly string[],
+  ): Promise<QrResult>
   readonly store: ObjectStore
   readonly ledger: StoreLedger
   stats(): QrStats
@@ -103,11 +112,12 @@ export function createQrService(
     options: QrOptions,
     origin: string,
     caller: string,
+    payloadWarnings: readonly string[] = [],
   ): Promise<QrResult> {
     const o = { ...DEFAULTS, ...options } as Required<QrOptions>
     const fg = parseColor(o.fg_color)
     const bg = parseColor(o.bg_color)
-    const warnings: string[] = []
+    const warnings: string[] = [...payloadWarnings]
     if (o.format === 'svg') {
       if (options.fg_color !== undefined || options.bg_color !== undefined)
         warnings.push('fg_color and bg_color are ignored for svg, which is always black on white')

@@ -51,6 +51,28 @@ describe('languages and translations', () => {
     for (const h of ['x-quota-limit', 'x-quota-remaining', 'x-quota-reset']) expect(a.headers.get(h)).not.toBeNull()
   })
 
+  for (const form of ['bare', 'enveloped'] as const)
+    test(`${form}: languages honour limit and offset (the count stays the total); bad values are 422s`, async () => {
+      const items = (r: any) => (form === 'bare' ? r.body.languages : r.body.data)
+      const total = (r: any) => (form === 'bare' ? r.body.count : r.body.total)
+      const all = await get('/languages', form)
+      expect(items(all)).toHaveLength(28)
+      const page = await get('/languages?limit=5&offset=3', form)
+      expect(page.status).toBe(200)
+      expect(items(page)).toEqual(items(all).slice(3, 8))
+      expect(total(page)).toBe(28)
+      expect(items(await get('/languages?offset=26', form))).toEqual(items(all).slice(26))
+      expect(items(await get('/languages?offset=28', form))).toEqual([])
+      expect(items(await get('/languages?limit=1', form))).toEqual(items(all).slice(0, 1))
+      // The whole list is still served after a page (the memoized whole is not the page).
+      expect(items(await get('/languages', form))).toEqual(items(all))
+      for (const bad of ['limit=abc', 'limit=0', 'limit=-1', 'offset=-1', 'offset=x', 'limit=1.5']) {
+        const r = await get(`/languages?${bad}`, form)
+        expect(r.status).toBe(422)
+        expect((form === 'bare' ? r.body : r.body.error).errors[0].field).toBe(bad.split('=')[0])
+      }
+    })
+
   test('translations: filter, paging, fields', async () => {
     const all = await get('/translations')
     expect(all.body.count).toBe(34)

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createSocket } from 'node:dgram'
-import { mxChecker } from '../../../src/domains/email/mx.ts'
+import { mxChecker, type MxResult } from '../../../src/domains/email/mx.ts'
 import { parseServer } from '../../../src/domains/email/dns.ts'
 import { decodeAnswer, DnsError } from '../../../src/domains/email/dns-message.ts'
 import { rng } from '../../support/random.ts'
@@ -61,14 +61,17 @@ test('MX records, by preference', async () => {
   })
 })
 
-test('no MX but an A or AAAA record: the domain is its own implicit MX (RFC 5321 §5.1)', async () => {
-  expect(await checker().check('aonly.test', CALLER)).toMatchObject({
-    valid: true,
-    hosts: ['aonly.test'],
+test('no MX but an A or AAAA record: deliverable as implicit MX (RFC 5321 §5.1), yet no MX records (SPEC +30)', async () => {
+  const implicit: MxResult = {
+    valid: false,
+    hosts: [],
     implicit: true,
+    acceptsMail: true,
     domainExists: true,
-  })
-  expect(await checker().check('v6only.test', CALLER)).toMatchObject({ valid: true, hosts: ['v6only.test'], implicit: true })
+    reason: 'no_mx_address_only',
+  }
+  expect(await checker().check('aonly.test', CALLER)).toEqual(implicit)
+  expect(await checker().check('v6only.test', CALLER)).toEqual(implicit)
 })
 
 test('a null MX accepts no mail (RFC 7505)', async () => {
@@ -157,7 +160,7 @@ test('concurrent checks of one domain share one lookup', async () => {
   const mx = checker()
   const before = dns.queries.get('aonly.test MX') ?? 0
   const results = await Promise.all(Array.from({ length: 20 }, () => mx.check('aonly.test', CALLER)))
-  expect(results.every((r) => r.valid === true)).toBe(true)
+  expect(results.every((r) => r.implicit && r.acceptsMail === true)).toBe(true)
   expect(dns.queries.get('aonly.test MX')).toBe(before + 1)
 })
 

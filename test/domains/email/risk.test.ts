@@ -159,10 +159,20 @@ describe('each scoring rule alone', () => {
     expect(d.checks.mx_record).toMatchObject({ valid: false, accepts_mail: false, domain_exists: true, reason: 'null_mx' })
   })
 
-  test('an A record alone is an implicit MX: no points', async () => {
+  test('an A record alone (implicit MX) is still no MX records: +30, the fallback kept as detail, in both forms', async () => {
     const d = await risk('someone@aonly.test')
-    expect(d.risk_score).toBe(0)
-    expect(d.checks.mx_record).toMatchObject({ valid: true, implicit_mx: true, mx_hosts: ['aonly.test'] })
+    expect(d).toMatchObject({ risk_score: POINTS.no_mx, risk_tier: 'medium', risk_factors: [{ factor: 'no_mx', points: 30 }] })
+    expect(d.unknown_checks).toEqual([])
+    expect(d.checks.mx_record).toEqual({
+      valid: false,
+      mx_hosts: [],
+      implicit_mx: true,
+      accepts_mail: true,
+      domain_exists: true,
+      reason: 'no_mx_address_only',
+    })
+    const b = await risk('someone@aonly.test', 'bare')
+    expect(b).toMatchObject({ has_mx: false, domain_exists: true, risk_score: 0.3, risk_level: 'medium', unknown_checks: [] })
   })
 
   test('disposable: +35, naming the provider and its lists', async () => {
@@ -223,6 +233,17 @@ describe('each scoring rule alone', () => {
     expect(d.checks.syntax).toEqual({ valid: false, reason: 'local_part_dot', normalized: null })
     expect(dns.queries.get('neverasked.test MX') ?? 0).toBe(dnsBefore)
     expect(rdap.requests.get('neverasked.test')).toBeUndefined()
+  })
+
+  test('a single-label domain is invalid syntax for an internet address: 100, its own reason, no lookups, in both forms', async () => {
+    for (const email of ['postmaster@localhost', 'a@com', 'user@例子']) {
+      const dnsBefore = [...dns.queries.values()].reduce((n, v) => n + v, 0)
+      const d = await risk(email)
+      expect(d).toMatchObject({ risk_score: 100, risk_tier: 'critical', risk_factors: [{ factor: 'invalid_syntax', points: 100 }] })
+      expect(d.checks.syntax).toEqual({ valid: false, reason: 'single_label_domain', normalized: null })
+      expect([...dns.queries.values()].reduce((n, v) => n + v, 0)).toBe(dnsBefore)
+      expect(await risk(email, 'bare')).toMatchObject({ valid_syntax: false, risk_score: 1, risk_level: 'critical' })
+    }
   })
 
   test('the total is capped at 100', async () => {
@@ -430,7 +451,7 @@ describe('bulk', () => {
       const { body } = await fresh.json('POST', '/api/v1/email/risk/bulk', { body: { emails } })
       expect(held.maxInFlight).toBeGreaterThan(1)
       const scores = body.data.map((d: any) => d.risk_score)
-      expect(scores).toEqual([0, 0, 30, 0, 30, 100, 5, 20, 0, 30])
+      expect(scores).toEqual([0, 0, 30, 0, 30, 100, 5, 20, 30, 30])
       expect(body.data[0].unknown_checks).toEqual(['mx_record'])
       expect(body.data[1].unknown_checks).toEqual(['domain_age'])
       expect(body.data[2].unknown_checks).toEqual([])
@@ -440,8 +461,41 @@ describe('bulk', () => {
     }
   })
 
+  for (const form of ['enveloped', 'bare'] as const)
+    test(`${form}: a bad item gets its own error in its place, the others their answers, one credit each (SPEC rule 5)`, async () => {
+      const long = 'a'.repeat(1025)
+      const emails = ['a@gmail.com', 5, null, { email: 'x@old.test' }, long, `b@${DISPOSABLE}`]
+      const first = await app.request('POST', '/api/v1/email/risk/bulk', { body: { emails }, form })
+      const { status, body } = { status: first.status, body: (await first.json()) as any }
+      expect(status).toBe(200)
+      const items = form === 'enveloped' ? body.data : body.results
+      if (form === 'enveloped') expect(body.total).toBe(6)
+      expect(items).toHaveLength(6)
+      expect(items[0]).toMatchObject({ email: 'a@gmail.com', [form === 'enveloped' ? 'risk_tier' : 'risk_level']: 'low' })
+      expect(items[1]).toEqual({
+        email: 5,
+        error: { field: 'emails.1', message: 'expected a string holding an email address, got number' },
+      })
+      expect(items[2]).toEqual({
+        email: null,
+        error: { field: 'emails.2', message: 'expected a string holding an email address, got null' },
+      })
+      expect(items[3]).toEqual({
+        email: { email: 'x@old.test' },
+        error: { field: 'emails.3', message: 'expected a string holding an email address, got object' },
+      })
+      expect(items[4]).toEqual({
+        email: long.slice(0, 1024),
+        error: { field: 'emails.4', message: 'expected at most 1024 characters, got 1025' },
+      })
+      expect(items[5]).toMatchObject({ email: `b@${DISPOSABLE}`, risk_score: form === 'enveloped' ? 35 : 0.35 })
+      for (const item of items) expect(Value.Check(form === 'enveloped' ? EnvelopedItemSchema : BareItemSchema, item)).toBe(true)
+      const again = await app.request('POST', '/api/v1/email/risk/bulk', { body: { emails }, form })
+      expect(Number(first.headers.get('x-quota-remaining')) - Number(again.headers.get('x-quota-remaining'))).toBe(6)
+    })
+
   test('11 addresses, none, or no array: 422 naming emails', async () => {
-    for (const b of [{ emails: Array(11).fill('a@old.test') }, { emails: [] }, {}, { emails: 'a@old.test' }, { emails: [1] }]) {
+    for (const b of [{ emails: Array(11).fill('a@old.test') }, { emails: [] }, {}, { emails: 'a@old.test' }]) {
       const { status, body } = await app.json('POST', '/api/v1/email/risk/bulk', { body: b })
       expect(status).toBe(422)
       expect(body.error.errors[0].field).toStartWith('emails')

@@ -36,8 +36,7 @@ const VALID: [string, string?][] = [
   ['user@[192.168.2.1]', 'user@[192.168.2.1]'],
   ['user@[IPv6:2001:db8::1]', 'user@[IPv6:2001:db8::1]'],
   ['user@[IPv6:::ffff:192.0.2.1]'],
-  // Domain: dotless is grammatical (RFC 5321 sub-domain), case is folded
-  ['postmaster@localhost', 'postmaster@localhost'],
+  // Domain: case is folded
   ['User@EXAMPLE.COM', 'User@example.com'],
   ['a@b.c'],
   ['a@1example.com'],
@@ -78,6 +77,11 @@ const INVALID: [string, string][] = [
   [`${'l'.repeat(64)}@${l63}.${l63}.${'b'.repeat(58)}.com`, 'too_long'],
   [`a@${l63}.${l63}.${l63}.${l63}.com`, 'domain_too_long'],
   ['john@exa_mple.com', 'domain_invalid_character'],
+  // dotless is grammatical (RFC 5321 sub-domain) but no internet address
+  ['postmaster@localhost', 'single_label_domain'],
+  ['a@LOCALHOST', 'single_label_domain'],
+  ['用户@例子', 'single_label_domain'],
+  ['a@xn--fsqu00a', 'single_label_domain'],
   ['john@exa mple.com', 'domain_invalid_character'],
   ['john@1.2.3.4', 'numeric_tld'],
   ['user@[300.1.1.1]', 'address_literal_invalid'],

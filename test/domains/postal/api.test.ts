@@ -135,7 +135,7 @@ describe('lookup of well-known codes', () => {
     // A real country without data in this dataset (Japan is missing from the mirror), and one without a postal system.
     expect((await get('/JP/100-0001')).body.reason).toBe('country_not_supported')
     expect((await get('/AF/1001')).body.detail).toMatch(/no postal code system/)
-    for (const path of ['/ZZZ', '/XX/codes', '/XX/search?q=a', '/XX/validate/1']) expect((await get(path)).status).toBe(404)
+    for (const path of ['/ZZZ', '/XX/codes', '/XX/search?q=a']) expect((await get(path)).status).toBe(404)
     expect((await post('/QQQ/nearby', { lat: 0, lng: 0, radius_km: 1 })).status).toBe(404)
   })
 
@@ -261,6 +261,36 @@ describe('nearby', () => {
     expect(page.body.results.map((r: any) => r.distance_km)).toEqual(all.body.results.slice(5, 10).map((r: any) => r.distance_km))
   })
 
+  for (const form of ['bare', 'enveloped'] as const)
+    test(`${form}: limit and offset in the query string are honoured; in both places a 422 naming each`, async () => {
+      const rows = (r: any) => (form === 'bare' ? r.body.results : r.body.data)
+      const all = await post('/DE/nearby', { ...berlin, radius_km: 25, limit: 1000 }, form)
+      const viaQuery = await post('/DE/nearby?limit=5&offset=5', { ...berlin, radius_km: 25 }, form)
+      expect(viaQuery.status).toBe(200)
+      expect(rows(viaQuery).map((r: any) => r.postal_code)).toEqual(
+        rows(all)
+          .slice(5, 10)
+          .map((r: any) => r.postal_code),
+      )
+      if (form === 'enveloped') expect(viaQuery.body).toMatchObject({ limit: 5, offset: 5, total_count: all.body.total_count })
+      // One member in each place is fine.
+      const mixed = await post('/DE/nearby?offset=5', { ...berlin, radius_km: 25, limit: 5 }, form)
+      expect(rows(mixed)).toEqual(rows(viaQuery))
+      const both = await post('/DE/nearby?limit=5&offset=1', { ...berlin, radius_km: 25, limit: 5, offset: 1 }, form)
+      expect(both.status).toBe(422)
+      const problem = form === 'bare' ? both.body : both.body.error
+      expect(problem.errors.map((e: any) => [e.in, e.field])).toEqual([
+        ['query', 'limit'],
+        ['query', 'offset'],
+      ])
+      expect(problem.detail).toContain('limit: given both in the query string (5) and in the body (5)')
+      for (const bad of ['limit=0', 'limit=1001', 'limit=abc', 'offset=-1']) {
+        const r = await post(`/DE/nearby?${bad}`, { ...berlin, radius_km: 25 }, form)
+        expect(r.status).toBe(422)
+        expect((form === 'bare' ? r.body : r.body.error).errors[0].field).toBe(bad.split('=')[0])
+      }
+    })
+
   test('radius, coordinates and limit out of range are 422s naming the member', async () => {
     for (const [body, field] of [
       [{ ...berlin, radius_km: 0 }, 'radius_km'],
@@ -319,6 +349,22 @@ describe('within', () => {
     const solid = await post('/FR/within', { geometry: { type: 'Polygon', coordinates: [outer] }, limit: 1 }, 'enveloped')
     expect(solid.body.total_count).toBe(raw.filter((r) => winding(r.lng, r.lat, outer)).length)
   })
+
+  for (const form of ['bare', 'enveloped'] as const)
+    test(`${form}: limit and offset in the query string are honoured; in both places a 422`, async () => {
+      const rows = (r: any) => (form === 'bare' ? r.body.results : r.body.data)
+      const geometry = { type: 'Polygon', coordinates: [outer] }
+      const all = await post('/FR/within', { geometry, limit: 1000 }, form)
+      const viaQuery = await post('/FR/within?limit=3&offset=2', { geometry }, form)
+      expect(viaQuery.status).toBe(200)
+      expect(rows(viaQuery)).toEqual(rows(all).slice(2, 5))
+      if (form === 'enveloped') expect(viaQuery.body).toMatchObject({ limit: 3, offset: 2, total_count: all.body.total_count })
+      const both = await post('/FR/within?limit=3', { geometry, limit: 4 }, form)
+      expect(both.status).toBe(422)
+      expect((form === 'bare' ? both.body : both.body.error).errors).toEqual([
+        { in: 'query', field: 'limit', message: 'given both in the query string (3) and in the body (4); send it in one place' },
+      ])
+    })
 
   test('MultiPolygon: the union of its parts', async () => {
     const lyon = [
@@ -435,6 +481,43 @@ describe('validate', () => {
     expect((await get('/JP/validate/1000001')).body).toEqual({ country_code: 'JP', postal_code: '100-0001', valid: true })
     expect((await get('/DE/validate/1011')).body.valid).toBe(false)
     expect((await get('/AF/validate/1001')).body.valid).toBe(false)
+  })
+
+  test('single: an unknown country is not an error but valid: false (SPEC Errors), in both forms', async () => {
+    for (const cc of ['XX', 'zzz', 'Q1']) {
+      const b = await get(`/${cc}/validate/123`)
+      expect(b.status).toBe(200)
+      expect(b.body).toEqual({ country_code: cc.toUpperCase(), postal_code: '123', valid: false })
+      const a = await get(`/${cc}/validate/123`, 'enveloped')
+      expect(a.status).toBe(200)
+      expect(a.body).toEqual({ status: 'ok', data: { country_code: cc.toUpperCase(), postal_code: '123', valid: false }, error: null })
+    }
+  })
+
+  test('AE: format and regex agree (a space), a dash written in its place is normalised, in both forms', async () => {
+    const system = await get('/AE')
+    expect(system.body).toMatchObject({ country_code: 'AE', format: '##### #####', regex: '^(?:\\d{5} \\d{5})$' })
+    expect(new RegExp(system.body.regex).test('12345 67890')).toBe(true)
+    for (const written of ['12345 67890', '12345-67890', '1234567890']) {
+      expect((await get(`/AE/validate/${written}`)).body).toEqual({ country_code: 'AE', postal_code: '12345 67890', valid: true })
+      expect((await get(`/ARE/validate/${written}`, 'enveloped')).body.data).toEqual({
+        country_code: 'AE',
+        postal_code: '12345 67890',
+        valid: true,
+      })
+    }
+    expect((await get('/AE/validate/12345')).body.valid).toBe(false)
+  })
+
+  test('corrected formats: the real codes of GeoNames rows for AI, HN, MH and EC validate (they did not)', async () => {
+    for (const cc of ['AI', 'HN', 'MH', 'EC']) {
+      const code = rawRows(cc)[0]!.code
+      expect((await get(`/${cc}/${code}`)).status).toBe(200)
+      expect((await get(`/${cc}/validate/${code}`)).body).toEqual({ country_code: cc, postal_code: code, valid: true })
+      const batch = await post('/validate', { codes: [{ country_code: cc, postal_code: code }] }, 'enveloped')
+      expect(batch.body.data).toEqual([{ postal_code: code, country_code: cc, format_valid: true, exists: true }])
+    }
+    expect((await get('/EC')).body.format).toBe('######')
   })
 
   test('batch: format_valid and exists, mixing countries; unknown country is false/false', async () => {

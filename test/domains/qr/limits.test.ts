@@ -101,7 +101,7 @@ describe('payload limits', () => {
     expect(await outcome('url', { url: 'https://' })).toEqual(['url'])
   })
 
-  test('wifi: ssid 1-32 characters and 32 bytes; password 63; WPA 8+; WEP needs one; nopass none', async () => {
+  test('wifi: ssid 1-32 characters and 32 bytes; password 63; WPA 8+; WEP needs one; nopass none; neither given is open', async () => {
     expect(await outcome('wifi', { ssid: 's'.repeat(32), encryption: 'nopass' })).toBe(200)
     expect(await outcome('wifi', { ssid: 's'.repeat(33), encryption: 'nopass' })).toEqual(['ssid'])
     expect(await outcome('wifi', { ssid: '', encryption: 'nopass' })).toEqual(['ssid'])
@@ -111,7 +111,8 @@ describe('payload limits', () => {
     expect(await outcome('wifi', { ssid: 'n', password: 'p'.repeat(64) })).toEqual(['password'])
     expect(await outcome('wifi', { ssid: 'n', password: 'p'.repeat(8) })).toBe(200)
     expect(await outcome('wifi', { ssid: 'n', password: 'p'.repeat(7) })).toEqual(['password'])
-    expect(await outcome('wifi', { ssid: 'n' })).toEqual(['password'])
+    expect(await outcome('wifi', { ssid: 'n' })).toBe(200) // an open network, with a warning (presets.test.ts)
+    expect(await outcome('wifi', { ssid: 'n', encryption: 'WPA' })).toEqual(['password'])
     expect(await outcome('wifi', { ssid: 'n', encryption: 'WEP' })).toEqual(['password'])
     expect(await outcome('wifi', { ssid: 'n', encryption: 'nopass', password: 'secret123' })).toEqual(['password'])
     expect(await outcome('wifi', { ssid: 'n', encryption: 'WPA2', password: 'secret123' })).toEqual(['encryption'])

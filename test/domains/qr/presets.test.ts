@@ -64,6 +64,12 @@ const CASES: Case[] = [
     payload: 'WIFI:T:nopass;S:Open Café;H:false;;',
   },
   {
+    name: 'wifi with the SSID alone: an open network',
+    preset: 'wifi',
+    body: { ssid: 'x' },
+    payload: 'WIFI:T:nopass;S:x;H:false;;',
+  },
+  {
     name: 'vcard with every field, escaping and Unicode',
     preset: 'vcard',
     body: {
@@ -119,4 +125,28 @@ describe.each(['png', 'svg', 'base64'] as const)('%s', (format) => {
     const png = format === 'svg' ? rasterise(image.bytes) : image.bytes
     expect(decodeBoth(png)).toEqual({ zbar: c.payload, jsqr: c.payload })
   })
+})
+
+describe('wifi without password or encryption (SPEC: password optional, WPA default)', () => {
+  const WARNING =
+    'no password and no encryption given: encoded as an open network (T:nopass); send encryption and password for a protected one'
+  for (const form of ['enveloped', 'bare'] as const)
+    test(`${form}: encoded as open, and the answer says so in warnings`, async () => {
+      for (const body of [{ ssid: 'x' }, { ssid: 'x', password: '' }, { ssid: 'x', hidden: true }]) {
+        const { status, body: answer } = await app.json('POST', '/api/v1/qr/wifi', { body: { ...body, format: 'base64' }, form })
+        expect(status).toBe(200)
+        const result = form === 'enveloped' ? answer.data : answer
+        expect(result.warnings).toEqual([WARNING])
+        const payload = `WIFI:T:nopass;S:x;H:${body.hidden ? 'true' : 'false'};;`
+        expect(decodeBoth((await imageOf(app, result)).bytes)).toEqual({ zbar: payload, jsqr: payload })
+      }
+      // Asked for explicitly, nothing is assumed: no warning for nopass, a 422 for WPA or WEP without a key.
+      const open = await app.json('POST', '/api/v1/qr/wifi', { body: { ssid: 'x', encryption: 'nopass', format: 'base64' }, form })
+      expect((form === 'enveloped' ? open.body.data : open.body).warnings).toEqual([])
+      for (const encryption of ['WPA', 'WEP']) {
+        const r = await app.json('POST', '/api/v1/qr/wifi', { body: { ssid: 'x', encryption, format: 'base64' }, form })
+        expect(r.status).toBe(422)
+        expect((form === 'enveloped' ? r.body.error : r.body).errors[0].field).toBe('password')
+      }
+    })
 })
