@@ -2657,14 +2657,9 @@ export interface components {
                 "application/json": components["schemas"]["Problem"] | components["schemas"]["ProblemEnvelope"];
             };
         };
-        /** @description 401: Missing, invalid, expired or revoked credentials. Checked before the body is read. */
+        /** @description 401: Missing, invalid, expired or revoked credentials. Checked before the body is read. No quota headers: a caller who is not known has no quota to report. */
         Unauthorized: {
             headers: {
-                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
-                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
-                "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };
