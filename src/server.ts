@@ -349,6 +349,10 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
             problem: 'The quota store is unreachable, so /api/v1 requests are answered 503 (ALMANAC_QUOTA_FAIL_OPEN is off).',
           })
         if (down.length) set.status = 503
+        // Said, never a reason to be unready: the server works as configured, and a load balancer taking it
+        // out would hide the message from the operator reading it here.
+        const noCredentials = await authenticator.unconfigured?.()
+        const warnings = noCredentials ? [{ component: 'auth', problem: noCredentials }] : []
         return {
           status: down.length ? 'not_ready' : 'ready',
           domains: mounted.map((m) => {
@@ -360,6 +364,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
             .sort((a, b) => a.id.localeCompare(b.id))
             .map((e) => ({ dataset: e.id, ...freshness(e.id, e, clock()) })),
           ...(down.length ? { problems: down } : {}),
+          ...(warnings.length ? { warnings } : {}),
         }
       },
       { detail: { hide: true } },
