@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { didYouMean, nearest } from './cli/args.ts'
+import { didYouMean, nearest } from './lib/did-you-mean.ts'
 
 export type ResponseForm = 'enveloped' | 'bare'
 

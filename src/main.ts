@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 /** The CLI: almanac serve | start | data | keys | version | help. */
-import { UsageError, didYouMean, parseCommand } from './cli/args.ts'
+import { UsageError, parseCommand } from './cli/args.ts'
+import { didYouMean } from './lib/did-you-mean.ts'
 import { dataCommand } from './cli/data.ts'
 import { keysCommand } from './cli/keys.ts'
 import { MAIN_USAGE, SERVE_USAGE, START_USAGE, usageOf } from './cli/usage.ts'

@@ -70,12 +70,16 @@ export async function serve(config: Config, log: (line: string) => void = stderr
       }),
     )
   const observability = createObservability(config)
+  const authenticator = createAuthenticator(config, { keys, log })
+  // A server that can accept no one would otherwise start silently and answer 401 to everything.
+  const unconfigured = await authenticator.unconfigured?.()
+  if (unconfigured) log(JSON.stringify({ level: 'warn', msg: unconfigured }))
   let stopping = false
   const live = liveApp(
     config,
     {
       domains: allDomains,
-      authenticator: createAuthenticator(config, { keys, log }),
+      authenticator,
       quota,
       log,
       observability,

@@ -30,8 +30,9 @@ import { metaRoutes } from './http/meta.ts'
 import { withCors } from './http/cors.ts'
 import { createObservability, labels, type Observability } from './http/observability.ts'
 import { openApiRoutes } from './http/openapi.ts'
+import { closeInputs, IGNORED_QUERY } from './http/strict-inputs.ts'
 import { toProblem } from './http/problem.ts'
-import { bodyJson, formOf, problemBody, Reply } from './http/reply.ts'
+import { bodyJson, checkFormHeader, formOf, problemBody, Reply } from './http/reply.ts'
 import type { QuotaStore } from './stores/quota.ts'
 
 export { quotaHeaders }
@@ -275,7 +276,9 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   // The shared layers run in one request hook and one transform hook: each Elysia hook costs a fixed
   // ~0.6-1 µs a request whatever it does, more than the work inside these.
   // standardHostname: false makes the router cut the path where paths.ts does (see there).
-  const app: AnyElysia = new Elysia({ handler: { standardHostname: false } })
+  // normalize: false, or Elysia would strip the members a closed schema does not name before checking it,
+  // and an unknown member would be dropped without a word (strict-inputs.ts).
+  const app: AnyElysia = new Elysia({ handler: { standardHostname: false }, normalize: false })
     .use(requestContext(config.responseForm))
     .onError(({ code, error, request, set }) => errorResponse(code, error, request, set.headers as Record<string, unknown>))
     .onRequest((context) => {
@@ -291,6 +294,8 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
         throw badRequest('The request has no valid Host header (RFC 9112 section 3.2): send the host name the server is reached by.')
       const path = pathOf(request.url)
       if (!isApi(path)) return checkRequest(request, path, config.bodyLimit)
+      // Before auth, like the Host: how to read any answer, this request's 401 included.
+      checkFormHeader(request)
       let answer: Principal | Promise<Principal>
       try {
         answer = authenticator.authenticate(request)
@@ -309,10 +314,12 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       ),
     )
     .use(docsRoutes())
-    .onTransform({ as: 'global' }, ({ request, route, body }) => {
+    .onTransform({ as: 'global' }, ({ request, route, body, query }) => {
       // After routing and parsing, before the schema: route label, definitions date, then quota.
       const exchange = exchangeOf(request)
       exchange.route = route
+      // The parameters every route ignores by design (strict-inputs.ts), before the schema refuses strangers.
+      if (query) for (const name of IGNORED_QUERY) delete (query as Record<string, unknown>)[name]
       // A domain disabled after start (a corrupt artifact) keeps its routes but answers 503.
       for (const { mounted: m, base } of openAtStart)
         if (m.problem && (route === base || route.startsWith(base + '/')))
@@ -374,6 +381,10 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
         if (down.length) set.status = 503
         const opening = mounted.filter((m) => m.opening).map((m) => m.domain.name)
         if (opening.length) set.headers['retry-after'] = String(OPENING_RETRY_SECONDS)
+        // Said, never a reason to be unready: the server works as configured, and a load balancer taking it
+        // out would hide the message from the operator reading it here.
+        const noCredentials = await authenticator.unconfigured?.()
+        const warnings = noCredentials ? [{ component: 'auth', problem: noCredentials }] : []
         return {
           status: down.length ? 'not_ready' : 'ready',
           // Domains whose datasets are still being extracted or opened (first start); the others already answer.
@@ -388,6 +399,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
             .sort((a, b) => a.id.localeCompare(b.id))
             .map((e) => ({ dataset: e.id, ...freshness(e.id, e, clock()) })),
           ...(down.length ? { problems: down } : {}),
+          ...(warnings.length ? { warnings } : {}),
         }
       },
       { detail: { hide: true } },
@@ -396,6 +408,8 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const api = new Elysia({ prefix: API_PREFIX })
   for (const m of mounted) api.use(domainRoutes(config, deps.data, m))
   api.use(metaRoutes(config, deps.data, mounted, clock))
+  // Before mounting: the app builds each route's validators from these schemas as it takes them.
+  closeInputs(api.routes)
   app.use(api)
   // Outside /api/v1, so the request hook neither authenticates nor counts them (isApi is false).
   for (const m of mounted)

@@ -2296,20 +2296,22 @@ export interface components {
                 connection_type: string | null;
             } | null;
             security: {
-                /** @description Any of the anonymity signals below. */
-                is_anonymous: boolean;
-                /** @description A known VPN exit. */
-                is_anonymous_vpn: boolean;
-                /** @description In a hosting or data-centre range. */
-                is_hosting_provider: boolean;
-                /** @description A known open proxy. */
-                is_public_proxy: boolean;
+                /** @description Any of the anonymity signals below (null when none is true and one is null). Null: unknown, the list was not built in (`unavailable_sources`). */
+                is_anonymous: boolean | null;
+                /** @description A known VPN exit. Null: unknown, the list was not built in (`unavailable_sources`). */
+                is_anonymous_vpn: boolean | null;
+                /** @description In a hosting or data-centre range. Null: unknown, the list was not built in (`unavailable_sources`). */
+                is_hosting_provider: boolean | null;
+                /** @description A known open proxy. Null: unknown, the list was not built in (`unavailable_sources`). */
+                is_public_proxy: boolean | null;
                 /** @description A known residential proxy. */
                 is_residential_proxy: boolean;
-                /** @description A current Tor exit node. */
-                is_tor_exit_node: boolean;
+                /** @description A current Tor exit node. Null: unknown, the list was not built in (`unavailable_sources`). */
+                is_tor_exit_node: boolean | null;
                 /** @description Which lists or databases flagged the address (empty when none). */
                 sources: string[];
+                /** @description Built-in anonymity lists this server was built without (e.g. `tor-exit-nodes`): the flags they feed are null unless another source set them. Empty when every list is in. */
+                unavailable_sources: string[];
             };
         };
         /** IpRecord (Form B) */
@@ -2353,12 +2355,14 @@ export interface components {
             longitude: number | null;
             /** @description Internet service provider. */
             isp: string | null;
-            /** @description A known VPN exit. */
-            is_vpn: boolean;
-            /** @description A known public or residential proxy. */
-            is_proxy: boolean;
-            /** @description A current Tor exit node. */
-            is_tor: boolean;
+            /** @description A known VPN exit. Null: unknown, the list was not built in (`unavailable_sources`). */
+            is_vpn: boolean | null;
+            /** @description A known public or residential proxy. Null: unknown, the list was not built in (`unavailable_sources`). */
+            is_proxy: boolean | null;
+            /** @description A current Tor exit node. Null: unknown, the list was not built in (`unavailable_sources`). */
+            is_tor: boolean | null;
+            /** @description Built-in anonymity lists this server was built without (e.g. `tor-exit-nodes`): the flags they feed are null unless another source set them. Empty when every list is in. */
+            unavailable_sources: string[];
         };
         /** IpBulkItem (Form A) */
         IpBulkItemFormA: {
@@ -2440,20 +2444,22 @@ export interface components {
                 connection_type: string | null;
             } | null;
             security: {
-                /** @description Any of the anonymity signals below. */
-                is_anonymous: boolean;
-                /** @description A known VPN exit. */
-                is_anonymous_vpn: boolean;
-                /** @description In a hosting or data-centre range. */
-                is_hosting_provider: boolean;
-                /** @description A known open proxy. */
-                is_public_proxy: boolean;
+                /** @description Any of the anonymity signals below (null when none is true and one is null). Null: unknown, the list was not built in (`unavailable_sources`). */
+                is_anonymous: boolean | null;
+                /** @description A known VPN exit. Null: unknown, the list was not built in (`unavailable_sources`). */
+                is_anonymous_vpn: boolean | null;
+                /** @description In a hosting or data-centre range. Null: unknown, the list was not built in (`unavailable_sources`). */
+                is_hosting_provider: boolean | null;
+                /** @description A known open proxy. Null: unknown, the list was not built in (`unavailable_sources`). */
+                is_public_proxy: boolean | null;
                 /** @description A known residential proxy. */
                 is_residential_proxy: boolean;
-                /** @description A current Tor exit node. */
-                is_tor_exit_node: boolean;
+                /** @description A current Tor exit node. Null: unknown, the list was not built in (`unavailable_sources`). */
+                is_tor_exit_node: boolean | null;
                 /** @description Which lists or databases flagged the address (empty when none). */
                 sources: string[];
+                /** @description Built-in anonymity lists this server was built without (e.g. `tor-exit-nodes`): the flags they feed are null unless another source set them. Empty when every list is in. */
+                unavailable_sources: string[];
             };
         } | {
             /** @description The item as sent. */
@@ -2506,12 +2512,14 @@ export interface components {
             longitude: number | null;
             /** @description Internet service provider. */
             isp: string | null;
-            /** @description A known VPN exit. */
-            is_vpn: boolean;
-            /** @description A known public or residential proxy. */
-            is_proxy: boolean;
-            /** @description A current Tor exit node. */
-            is_tor: boolean;
+            /** @description A known VPN exit. Null: unknown, the list was not built in (`unavailable_sources`). */
+            is_vpn: boolean | null;
+            /** @description A known public or residential proxy. Null: unknown, the list was not built in (`unavailable_sources`). */
+            is_proxy: boolean | null;
+            /** @description A current Tor exit node. Null: unknown, the list was not built in (`unavailable_sources`). */
+            is_tor: boolean | null;
+            /** @description Built-in anonymity lists this server was built without (e.g. `tor-exit-nodes`): the flags they feed are null unless another source set them. Empty when every list is in. */
+            unavailable_sources: string[];
         } | {
             /** @description The item as sent. */
             ip: unknown;
@@ -2659,14 +2667,9 @@ export interface components {
                 "application/json": components["schemas"]["Problem"] | components["schemas"]["ProblemEnvelope"];
             };
         };
-        /** @description 401: Missing, invalid, expired or revoked credentials. Checked before the body is read. */
+        /** @description 401: Missing, invalid, expired or revoked credentials. Checked before the body is read. No quota headers: a caller who is not known has no quota to report. */
         Unauthorized: {
             headers: {
-                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
-                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
-                "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };

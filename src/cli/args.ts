@@ -4,40 +4,13 @@
  * 8080). `--help`/`-h` is known to every command and handled before anything runs.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { didYouMean } from '../lib/did-you-mean.ts'
 
 export class UsageError extends Error {
   override name = 'UsageError'
 }
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>
-
-/** Edit distance, for "did you mean"; names are short (< 64 characters), so the quadratic table is tiny. */
-export function distance(a: string, b: string): number {
-  if (a.length > 64 || b.length > 64) return Math.abs(a.length - b.length) + 64
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i]
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    prev = row
-  }
-  return prev[b.length]!
-}
-
-/** The closest candidate within a few edits, or undefined. */
-export function nearest(name: string, candidates: Iterable<string>): string | undefined {
-  let best: string | undefined
-  let bestDistance = Infinity
-  for (const c of candidates) {
-    const d = distance(name.toLowerCase(), c.toLowerCase())
-    if (d < bestDistance) [best, bestDistance] = [c, d]
-  }
-  return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined
-}
-
-export const didYouMean = (name: string, candidates: Iterable<string>) => {
-  const n = nearest(name, candidates)
-  return n ? ` (did you mean ${n}?)` : ''
-}
 
 export interface Parsed {
   values: Record<string, string | boolean | undefined>

@@ -16,7 +16,8 @@ import { SOURCE_OUT_DIR } from '../data/open.ts'
 import { domains } from '../domains/index.ts'
 import { recordActivated } from '../data/refresh.ts'
 import { pidFile } from '../serve.ts'
-import { didYouMean, parseCommand, UsageError, type OptionSpec } from './args.ts'
+import { didYouMean } from '../lib/did-you-mean.ts'
+import { parseCommand, UsageError, type OptionSpec } from './args.ts'
 
 export const DATA_USAGE = `usage:
   almanac data build [--only <domain>[,<domain>]] [--force] [--offline] [--out DIR]

@@ -10,7 +10,8 @@ import { redactUrl } from '../stores/redis.ts'
 import { createKeyStore } from '../stores/index.ts'
 import { KeyStoreError, type KeyStore, type StoredKey } from '../stores/keys.ts'
 import { StateError } from '../stores/sqlite.ts'
-import { didYouMean, parseCommand, UsageError } from './args.ts'
+import { didYouMean } from '../lib/did-you-mean.ts'
+import { parseCommand, UsageError } from './args.ts'
 
 export const KEYS_USAGE = `usage:
   almanac keys create --name NAME [--plan PLAN] [--scopes ip,ua,…] [--expires DATE] [--json]

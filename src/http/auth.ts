@@ -33,7 +33,17 @@ export interface Authenticator {
    * at once; a JWT with a promise (signature checks are async).
    */
   authenticate(request: Request): Principal | Promise<Principal>
+  /**
+   * Why no caller can be accepted (no ALMANAC_API_KEYS, no JWT verification, no usable key in the key
+   * store), or null. Read again on each call: a key created with `almanac keys create` while the server runs
+   * counts at once. A key store that cannot be read says nothing here (its failures are 503s of their own).
+   */
+  unconfigured?(): null | string | Promise<null | string>
 }
+
+/** What a server that can accept no one says at start and in /readyz's warnings. */
+export const NO_CREDENTIALS =
+  'No API keys or JWT verification are configured, so every /api/v1 request is answered 401: set ALMANAC_API_KEYS (key:plan, comma-separated), create a key with `almanac keys create --name NAME`, or set ALMANAC_JWT_SECRET / ALMANAC_JWT_JWKS.'
 
 const REALM = 'realm="almanac"'
 /**
@@ -201,7 +211,26 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
   const checked = (answer: Principal | Promise<Principal>, request: Request) =>
     answer instanceof Promise ? answer.then((p) => inScope(p, request)) : inScope(answer, request)
 
+  // Once a usable stored key has been seen the store is not listed again (/readyz is polled; a store may
+  // hold many keys): a server whose every key is later revoked is not warned about.
+  let sawStoredKey = false
+  const usable = (stored: StoredKey[]) => {
+    sawStoredKey ||= stored.some((k) => !k.revoked && (k.expires === null || clock() < Date.parse(k.expires)))
+    return sawStoredKey ? null : NO_CREDENTIALS
+  }
+  const unconfigured = (): null | string | Promise<null | string> => {
+    if (fromConfig.size || withJwt || sawStoredKey) return null
+    if (!options.keys) return NO_CREDENTIALS
+    try {
+      const stored = options.keys.list()
+      return stored instanceof Promise ? stored.then(usable, () => null) : usable(stored)
+    } catch {
+      return null
+    }
+  }
+
   return {
+    unconfigured,
     authenticate(request) {
       const key = request.headers.get('x-api-key')
       // X-API-Key wins when both are sent: a proxy may add its own Authorization header.

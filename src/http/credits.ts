@@ -49,7 +49,7 @@ export interface Credits {
   take(request: Request, principal: Principal, credits: number, cost: number): Answer<void>
   /** Gives back every credit the request holds (its answer is one of `givesBack`). Never throws. */
   giveBack(request: Request): Answer<void>
-  /** Quota headers for a response that spent nothing (404, 405, 401 …). */
+  /** Quota headers for a response that spent nothing (404, 405 …); none without a caller (401). */
   peekHeaders(request: Request): Answer<Record<string, string>>
 }
 
@@ -163,25 +163,15 @@ export function createCredits(
   }
 
   /**
-   * Without a caller (401, 403) there is no subject to count: the default plan's limit is shown with nothing
-   * remaining and a reset of now, i.e. "no credits until you authenticate", with nothing to wait for.
+   * Without a caller (a 401, the 403 of a plan not offered, a 400 before credentials were read) there is no
+   * subject and so no quota to report: no headers at all. A `X-Quota-Remaining: 0` there read as "over
+   * quota" to clients that back off on it, when what they lack is credentials.
    */
   const peekHeaders: Credits['peekHeaders'] = (request) => {
     const principal = existingExchange(request)?.principal
-    const plan = principal?.plan ?? config.plans.get(config.defaultPlan)!
+    if (!principal) return {}
+    const plan = principal.plan
     const now = clock()
-    if (!principal)
-      return quotaHeaders(
-        {
-          allowed: false,
-          policy: plan.name,
-          limit: plan.credits,
-          remaining: 0,
-          reset: Math.floor(now / 1000),
-          windowSeconds: plan.windowSeconds,
-        },
-        now,
-      )
     const down = () => storeDownHeaders(plan)
     try {
       const state = quota.peek(principal.subject, principal.plan, now)

@@ -80,7 +80,8 @@ const toJson = (schema: unknown): Json | undefined => (schema === undefined ? un
 
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` })
 
-const PROBLEM_STATUSES: Record<string, { name: string; description: string; extraHeaders?: string[] }> = {
+/** `quota: false`: the answer carries no quota headers (no caller is known to count for). */
+const PROBLEM_STATUSES: Record<string, { name: string; description: string; extraHeaders?: string[]; quota?: false }> = {
   '400': {
     name: 'BadRequest',
     description:
@@ -88,8 +89,10 @@ const PROBLEM_STATUSES: Record<string, { name: string; description: string; extr
   },
   '401': {
     name: 'Unauthorized',
-    description: 'Missing, invalid, expired or revoked credentials. Checked before the body is read.',
+    description:
+      'Missing, invalid, expired or revoked credentials. Checked before the body is read. No quota headers: a caller who is not known has no quota to report.',
     extraHeaders: ['WWW-Authenticate'],
+    quota: false,
   },
   '403': {
     name: 'Forbidden',
@@ -215,7 +218,7 @@ function responseComponents(): Json {
   const out: Json = {}
   for (const [status, p] of Object.entries(PROBLEM_STATUSES)) {
     const headers: Json = {}
-    for (const h of [...QUOTA_HEADERS, ...(p.extraHeaders ?? [])]) headers[h] = ref('headers', h)
+    for (const h of [...(p.quota === false ? [] : QUOTA_HEADERS), ...(p.extraHeaders ?? [])]) headers[h] = ref('headers', h)
     out[p.name] = { description: `${status}: ${p.description}`, headers, content: problemContent() }
   }
   return out
@@ -225,7 +228,7 @@ const INFO_DESCRIPTION = `Almanac: utility reference data over one JSON API unde
 
 **Authentication.** Every \`/api/v1/\` request carries an API key in \`X-API-Key\` or a JWT in \`Authorization: Bearer\`. Health, readiness, metrics and these docs need none.
 
-**Quotas.** Each plan has N credits per fixed window. A request costs 1 credit; bulk and batch routes cost 1 per item (see each route's \`x-quota-cost\`). Every \`/api/v1/\` response, errors included, carries \`X-Quota-Limit\`, \`X-Quota-Remaining\`, \`X-Quota-Reset\`, \`RateLimit-Policy\` and \`RateLimit\`. Over quota: 429 with \`Retry-After\`.
+**Quotas.** Each plan has N credits per fixed window. A request costs 1 credit; bulk and batch routes cost 1 per item (see each route's \`x-quota-cost\`). Every \`/api/v1/\` response of a known caller, errors included, carries \`X-Quota-Limit\`, \`X-Quota-Remaining\`, \`X-Quota-Reset\`, \`RateLimit-Policy\` and \`RateLimit\`; a 401 (no caller known) carries none. Over quota: 429 with \`Retry-After\`.
 
 **Response forms.** Form A (enveloped, \`{status, data, error}\`) or Form B (bare: the resource itself, lists as \`{count, results}\`), chosen by the deployment and per request with the \`X-Response-Form: enveloped|bare\` header. Each 200 response below shows both.
 

@@ -3,6 +3,8 @@
  * `instance`, plus `errors[]` naming each bad field). This file owns the mapping from error kinds and
  * Elysia's own error codes to statuses; `reply.ts` wraps the problem in the caller's response form.
  */
+import { ValueErrorType } from '@sinclair/typebox/errors'
+import { unknownName } from '../lib/did-you-mean.ts'
 import { AlmanacError, invalidFields, type ErrorKind, type FieldError } from '../lib/errors.ts'
 
 export interface Problem {
@@ -75,10 +77,19 @@ function validationErrors(error: any): FieldError[] {
   const seen = new Set<string>()
   const out: FieldError[] = []
   for (const e of all) {
+    // JSON Pointer segments (`~1` is `/`, `~0` is `~`), joined with dots.
     const path = String(e.path ?? '')
       .replace(/^\//, '')
-      .replace(/\//g, '.')
+      .split('/')
+      .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .join('.')
     const field = path || '(root)'
+    if (e.type === ValueErrorType.ObjectAdditionalProperties) {
+      // A name the route's closed schema does not take (strict-inputs.ts).
+      const known = Object.keys(e.schema?.properties ?? {})
+      out.push({ in: where, field, message: unknownName(field, known, where === 'query' ? 'query parameter' : 'member') })
+      continue
+    }
     // A schema's own `error: 'name: why'` beats TypeBox's summary (which for Elysia's numeric unions
     // reads "should be one of: 'integer', 'integer'").
     const custom = typeof e.schema?.error === 'string' ? /^([\w.]+): (.*)$/s.exec(e.schema.error) : null

@@ -62,6 +62,20 @@ export const list = (items: unknown[], meta: ListMeta = {}) =>
     { fieldNames: meta.fieldNames, stable: meta.stable },
   )
 
+export const RESPONSE_FORMS: readonly ResponseForm[] = ['enveloped', 'bare']
+
+/**
+ * A 400 for an `X-Response-Form` that names neither form (any case, spaces around): answering in the
+ * default form would leave the caller parsing a shape it did not ask for. An empty value is no value.
+ */
+export function checkFormHeader(request: Request): void {
+  const asked = request.headers.get(FORM_HEADER)?.trim().toLowerCase()
+  if (asked && !(RESPONSE_FORMS as readonly string[]).includes(asked))
+    throw badRequest(`X-Response-Form must be ${RESPONSE_FORMS.join(' or ')}; got "${asked.slice(0, 40)}".`, {
+      errors: [{ in: 'header', field: 'X-Response-Form', message: `expected ${RESPONSE_FORMS.join(' or ')}` }],
+    })
+}
+
 /** The form for this request: `X-Response-Form` header, else the deployment default. */
 export function formOf(request: Request, fallback: ResponseForm): ResponseForm {
   const asked = request.headers.get(FORM_HEADER)?.trim().toLowerCase()
@@ -83,6 +97,8 @@ function parseSelection(fields: string): Selection {
   if (fields.length > FIELDS_LIMITS.length) throw tooMuch(`is longer than ${FIELDS_LIMITS.length} characters`)
   const names = fields.split(',')
   if (names.length > FIELDS_LIMITS.names) throw tooMuch(`names more than ${FIELDS_LIMITS.names} fields`)
+  // Empty names between commas (`a,,b`, a trailing comma) are skipped; a text naming nothing at all is refused.
+  if (names.every((n) => !n.trim())) throw tooMuch('names no field (only commas): name at least one, or leave fields out')
   const out: Selection = new Map()
   for (const raw of names) {
     const name = raw.trim()
@@ -134,25 +150,42 @@ function pick(item: unknown, sel: Selection): unknown {
   return out
 }
 
+/** What a value is, for a path that tries to select inside it. */
+const kindOf = (value: unknown) => (Array.isArray(value) ? 'a list' : typeof value === 'string' ? 'a string' : `a ${typeof value}`)
+
 /**
- * Checks every selected name against the names the items carry (one level into nested objects); a
- * stranger is a 400 listing the valid ones. Nothing to select from (an empty list, no declared names)
- * passes.
+ * Checks every selected name against the names the items carry, at every depth the caller wrote; a
+ * stranger is a 400 listing the valid ones. A path into a value that is not an object (`name.foo` on a
+ * string, `subdivisions.name` on a list) is a 400 saying what the value is: `fields` selects inside objects
+ * only. A member that is null in every item may be an object elsewhere, so a path into it passes. Nothing
+ * to select from (an empty list, no declared names) passes.
  */
 function checkNames(items: unknown[], sel: Selection, declared?: readonly string[]) {
   const objects = items.filter(isPlainObject)
   if (!objects.length && !declared?.length) return
   const unknown: string[] = []
-  for (const [key, sub] of sel) {
-    if (!declared?.includes(key) && !objects.some((o) => has(o, key))) {
-      unknown.push(key)
-      continue
+  const notObjects: { path: string; why: string }[] = []
+  const visit = (objects: Record<string, unknown>[], sel: Selection, prefix: string, declared?: readonly string[]) => {
+    for (const [key, sub] of sel) {
+      const path = prefix + key
+      if (!declared?.includes(key) && !objects.some((o) => has(o, key))) {
+        unknown.push(...leaves(sub).map((rest) => path + rest))
+        continue
+      }
+      if (sub === true) continue
+      const values = objects.map((o) => o[key]).filter((v) => v !== undefined && v !== null)
+      const nested = values.filter(isPlainObject)
+      if (nested.length) visit(nested, sub, `${path}.`)
+      else if (values.length)
+        notObjects.push(...leaves(sub).map((rest) => ({ path: path + rest, why: `${path} is ${kindOf(values[0])}, not an object` })))
     }
-    if (sub === true) continue
-    const nested = objects.map((o) => o[key]).filter(isPlainObject)
-    if (!nested.length) continue
-    for (const [inner, deeper] of sub)
-      if (!nested.some((n) => has(n, inner))) unknown.push(...leaves(deeper).map((rest) => `${key}.${inner}${rest}`))
+  }
+  visit(objects, sel, '', declared)
+  if (notObjects.length) {
+    const [first] = notObjects
+    throw badRequest(`fields ${first!.path}: ${first!.why}; fields selects members of objects only.`, {
+      errors: notObjects.map(({ path, why }) => ({ in: 'query', field: 'fields', message: `${path}: ${why}` })),
+    })
   }
   if (unknown.length) {
     const names = [...new Set([...(declared ?? []), ...objects.flatMap((o) => Object.keys(o))])].sort()

@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'bun:test'
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { distance, nearest } from '../../src/cli/args.ts'
+import { distance, nearest } from '../../src/lib/did-you-mean.ts'
 import { knownEnvNames, RUNTIME_ENV, unknownEnv } from '../../src/config.ts'
 import { tempDirs } from '../support/temp.ts'
 

@@ -76,6 +76,25 @@ test('geolocation answers; the missing domains answer 503 naming their dataset',
   expect(res.status).toBe(200)
   const ip = (await res.json()) as { country: { iso_code: string | null; name: string | null } | null }
   expect(ip.country?.iso_code).toBe('US')
+  // Built without the anonymity lists: their flags are unknown (null), never a confident false, and the
+  // record names the lists it lacks, in both forms.
+  const lists = ['tor-exit-nodes', 'x4bnet-vpn', 'x4bnet-datacenter', 'public-proxies-monosans']
+  expect(ip).toMatchObject({ is_vpn: null, is_proxy: null, is_tor: null, unavailable_sources: lists })
+  const a = await fetch(`${server.url}/api/v1/ip`, {
+    method: 'POST',
+    headers: { 'x-api-key': SMOKE_KEY, 'x-response-form': 'enveloped', 'content-type': 'application/json' },
+    body: JSON.stringify({ ip: '8.8.8.8' }),
+  })
+  expect(((await a.json()) as { data: { security: unknown } }).data.security).toEqual({
+    is_anonymous: null,
+    is_anonymous_vpn: null,
+    is_hosting_provider: null,
+    is_public_proxy: null,
+    is_residential_proxy: false,
+    is_tor_exit_node: null,
+    sources: [],
+    unavailable_sources: lists,
+  })
   const tz = await get('/api/v1/timezones/Europe/Paris')
   expect(tz.status).toBe(200)
   const countries = await get('/api/v1/countries/FR')

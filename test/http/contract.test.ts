@@ -261,6 +261,68 @@ describe('real responses match the declared schemas', () => {
     }
   }, 120_000)
 
+  test('every operation names an unknown query parameter and an unknown body member (with the nearest known name) in a 422, both forms', async () => {
+    let checked = 0
+    for (const o of operations()) {
+      const req = exampleRequest(o)
+      if ('missing' in req) continue
+      const known: string[] = o.op.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name)
+      for (const form of ['enveloped', 'bare'] as const) {
+        // A typo of a known parameter is answered with it; a stranger on a route that takes none, plainly.
+        const typo = known.length ? `${known[0]}x` : 'regoin'
+        const q = new URLSearchParams(req.query)
+        q.set(typo, '1')
+        const res = await call(o.method, req.path, q, { body: req.body, form })
+        const where = `${o.method.toUpperCase()} ${o.path} ?${typo} (${form})`
+        expect(res.status, `${where}: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(422)
+        expectValid(o, form, 'unknown query parameter', 422, res.body)
+        const problem = form === 'bare' ? res.body : res.body.error
+        expect(problem.errors, where).toEqual([
+          {
+            in: 'query',
+            field: typo,
+            message: known.length
+              ? `unknown query parameter (did you mean ${known[0]}?)`
+              : 'unknown query parameter: this route takes no query parameters',
+          },
+        ])
+        // The cache-buster every route ignores by design (README, "Nothing is dropped") changes nothing.
+        const busted = new URLSearchParams(req.query)
+        busted.set('_', '1700000000000')
+        expect((await call(o.method, req.path, busted, { body: req.body, form })).status, `${where} with _`).toBe(200)
+
+        const body = req.body
+        if (body && typeof body === 'object' && !Array.isArray(body)) {
+          const members = Object.keys(body)
+          const stranger = members.length ? `${members[0]}s` : 'extra'
+          const res = await call(o.method, req.path, req.query, { body: { ...body, [stranger]: 1 }, form })
+          const where = `${o.method.toUpperCase()} ${o.path} {${stranger}} (${form})`
+          expect(res.status, `${where}: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(422)
+          expectValid(o, form, 'unknown body member', 422, res.body)
+          const problem = form === 'bare' ? res.body : res.body.error
+          expect(
+            problem.errors.map((e: any) => [e.in, e.field]),
+            where,
+          ).toEqual([['body', stranger]])
+          expect(problem.errors[0].message, where).toStartWith('unknown member')
+        }
+        checked++
+      }
+    }
+    expect(checked).toBeGreaterThan(80)
+  }, 120_000)
+
+  test('the document shows every request body object closed (additionalProperties: false)', () => {
+    const open: string[] = []
+    const walk = (schema: any, where: string) => {
+      if (!schema || typeof schema !== 'object') return
+      if (schema.type === 'object' && schema.properties && schema.additionalProperties !== false) open.push(where)
+      for (const [k, v] of Object.entries(schema)) if (k !== 'examples' && k !== 'example') walk(v, `${where}/${k}`)
+    }
+    for (const o of operations()) if (o.op.requestBody) walk(o.op.requestBody, `${o.method} ${o.path}`)
+    expect(open).toEqual([])
+  })
+
   test('a body member that is an object with its own toString (valid JSON) is a 422, not a 500', async () => {
     // Elysia 1.4 formats a wrong value with a template literal; `{"toString": "x"}` made that throw.
     const evil = { toString: 'x', valueOf: 'y' }

@@ -128,11 +128,23 @@ describe('response forms', () => {
     expect(b.body).toEqual({ name: 'earth', order: 3, orbit: { days: 365, moons: 1 } })
   })
 
-  test('X-Response-Form overrides it per request, both ways; an unknown value keeps the default', async () => {
+  test('X-Response-Form overrides it per request, both ways; an unknown value is a 400 naming both forms', async () => {
     expect((await bare.json('GET', '/api/v1/planets/earth', { form: 'enveloped' })).body.status).toBe('ok')
     expect((await app.json('GET', '/api/v1/planets/earth', { form: 'bare' })).body.name).toBe('earth')
     expect((await app.json('GET', '/api/v1/planets/earth', { headers: { 'x-response-form': ' BARE ' } })).body.name).toBe('earth')
-    expect((await bare.json('GET', '/api/v1/planets/earth', { headers: { 'x-response-form': 'xml' } })).body.name).toBe('earth')
+    for (const [server, form] of [
+      [bare, 'bare'],
+      [app, 'enveloped'],
+    ] as const) {
+      const xml = await server.json('GET', '/api/v1/planets/earth', { headers: { 'x-response-form': 'xml' } })
+      expect(xml.status).toBe(400)
+      // Told in the server's default form, since the asked one does not exist.
+      const problem = form === 'bare' ? xml.body : xml.body.error
+      expect(problem.detail).toBe('X-Response-Form must be enveloped or bare; got "xml".')
+      expect(problem.errors).toEqual([{ in: 'header', field: 'X-Response-Form', message: 'expected enveloped or bare' }])
+    }
+    // An empty value is no value: the default form.
+    expect((await bare.json('GET', '/api/v1/planets/earth', { headers: { 'x-response-form': '' } })).body.name).toBe('earth')
   })
 
   test('lists: Form A data + total, Form B count + results; batch results have no count', async () => {
@@ -223,7 +235,7 @@ describe('problems', () => {
       const undeclared = await small.json('POST', '/api/v1/planets/bulk', { body: big, form })
       expect(undeclared.status).toBe(413)
       const fits = await small.json('POST', '/api/v1/planets/bulk', {
-        body: JSON.stringify({ names: ['mars'], pad: 'y'.repeat(1900) }),
+        body: JSON.stringify({ names: ['mars', 'y'.repeat(1900)] }),
         form,
       })
       expect(fits.status).toBe(200)

@@ -24,4 +24,44 @@ test('start-up, listening, stopping and stopped are JSON lines with the real bin
   expect(msgs.indexOf('stopping')).toBeGreaterThan(msgs.indexOf('listening'))
   expect(msgs.at(-1)).toBe('stopped')
   expect(lines.find((l) => l.msg === 'stopping')).toMatchObject({ signal: 'SIGTERM', grace_seconds: 10 })
+  // A key is configured: no warning about keys.
+  expect(lines.filter((l) => String(l.msg).startsWith('No API keys'))).toEqual([])
+}, 130_000)
+
+test('a server with no API keys says so at start (one warn line) and in /readyz, still ready; a key created with `almanac keys create` ends the warning', async () => {
+  const stateDir = tempDir()
+  const server = await startFromSource(tempDir, { ALMANAC_API_KEYS: '', ALMANAC_STATE_DIR: stateDir })
+  try {
+    const lines = server.lines.filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)
+    const warned = lines.filter((l) => String(l.msg).startsWith('No API keys'))
+    expect(warned).toHaveLength(1)
+    expect(warned[0]!.level).toBe('warn')
+    expect(warned[0]!.msg).toContain('ALMANAC_API_KEYS')
+    expect(warned[0]!.msg).toContain('almanac keys create')
+    const ready = await fetch(`${server.url}/readyz`)
+    expect(ready.status).toBe(200)
+    const body = (await ready.json()) as any
+    expect(body.status).toBe('ready')
+    expect(body.warnings).toEqual([{ component: 'auth', problem: warned[0]!.msg }])
+    expect((await fetch(`${server.url}/api/v1/countries/FR`)).status).toBe(401)
+
+    const create = Bun.spawn([process.execPath, 'src/main.ts', 'keys', 'create', '--name', 'first'], {
+      cwd: `${import.meta.dir}/../..`,
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: tempDir(),
+        ALMANAC_STATE_DIR: stateDir,
+        ALMANAC_PLANS: 'smoke:1000/1d',
+        ALMANAC_DEFAULT_PLAN: 'smoke',
+      },
+      stdout: 'pipe',
+    })
+    const key = (await new Response(create.stdout).text()).trim()
+    expect(await create.exited).toBe(0)
+    expect((await fetch(`${server.url}/api/v1/countries/FR`, { headers: { 'x-api-key': key } })).status).toBe(200)
+    const after = (await (await fetch(`${server.url}/readyz`)).json()) as any
+    expect(after.warnings).toBeUndefined()
+  } finally {
+    await server.stop()
+  }
 }, 130_000)

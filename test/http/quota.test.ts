@@ -61,9 +61,8 @@ function expectQuotaHeaders(res: { headers: Headers; status: number }, limit: nu
   expect(h.get('x-quota-limit')).toBe(String(limit))
   expect(h.get('x-quota-remaining')).toBe(String(remaining))
   const reset = Number(h.get('x-quota-reset'))
-  // Windows are aligned to the epoch: the hour-long one ends at 13:00, the day-long one at midnight. A 401
-  // has no window: nothing to wait for.
-  const expected = res.status === 401 ? NOW_MS / 1000 : policy === 'tiny' ? HOUR_END : DAY_END
+  // Windows are aligned to the epoch: the hour-long one ends at 13:00, the day-long one at midnight.
+  const expected = policy === 'tiny' ? HOUR_END : DAY_END
   expect(reset).toBe(expected)
   expect(h.get('ratelimit-policy')).toBe(`"${policy}";q=${limit};w=${policy === 'tiny' ? 3600 : 86400}`)
   expect(h.get('ratelimit')).toBe(`"${policy}";r=${remaining};t=${expected - NOW_MS / 1000}`)
@@ -145,12 +144,20 @@ describe.each(stores)('quotas on the %s store', (_, shared) => {
 })
 
 describe('quota headers without a caller', () => {
-  test('a 401 shows the default plan with nothing remaining and no wait', async () => {
+  test('a 401 carries no quota headers, in either form: a caller who is not known has no quota to report', async () => {
     const a = await testApp({ clock, domains: [sampleDomain()], env: { ...TINY, ALMANAC_DEFAULT_PLAN: 'tiny' } })
     try {
-      const res = await a.json('GET', '/api/v1/planets/earth', { key: null })
-      expect(res.status).toBe(401)
-      expectQuotaHeaders(res, 20, 0)
+      for (const form of ['enveloped', 'bare'] as const)
+        for (const key of [null, 'not-a-key-0123456789']) {
+          const res = await a.json('GET', '/api/v1/planets/earth', { key, form })
+          expect(res.status).toBe(401)
+          const present = ['x-quota-limit', 'x-quota-remaining', 'x-quota-reset', 'ratelimit-policy', 'ratelimit'].filter((h) =>
+            res.headers.has(h),
+          )
+          expect({ form, key, present }).toEqual({ form, key, present: [] })
+        }
+      // A known caller's refusals still report its quota (here a 404 of an unknown route).
+      expectQuotaHeaders(await a.json('GET', '/api/v1/nowhere'), 20, 20)
       // Outside /api/v1 there is no quota.
       const health = await a.request('GET', '/healthz', { key: null })
       expect(health.headers.has('x-quota-limit')).toBe(false)

@@ -60,8 +60,10 @@ export function bare(r: IpRecord) {
     longitude: p?.longitude ?? null,
     isp: r.network?.isp ?? null,
     is_vpn: s.is_anonymous_vpn,
-    is_proxy: s.is_public_proxy || s.is_residential_proxy,
+    // True if either proxy flag is; unknown (null) if the public-proxy list is missing and neither is.
+    is_proxy: s.is_public_proxy || s.is_residential_proxy || (s.is_public_proxy === null ? null : false),
     is_tor: s.is_tor_exit_node,
+    unavailable_sources: s.unavailable_sources,
   }
 }
 
@@ -99,6 +101,7 @@ export const FIELD_NAMES: Record<ResponseForm, readonly string[]> = {
     'is_vpn',
     'is_proxy',
     'is_tor',
+    'unavailable_sources',
     'error',
   ],
 }

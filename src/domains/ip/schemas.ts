@@ -6,6 +6,13 @@ const ip = t.String({ description: 'The address, normalized (IPv6 compressed; IP
 const str = (description: string) => nullable(t.String(), description)
 const num = (description: string) => nullable(t.Number(), description)
 const flag = (description: string) => t.Boolean({ description })
+/** An anonymity flag from a list the dataset may be built without: null when that list is missing and nothing else flagged it. */
+const listFlag = (description: string) =>
+  nullable(t.Boolean(), `${description} Null: unknown, the list was not built in (\`unavailable_sources\`).`)
+const unavailableSources = t.Array(t.String(), {
+  description:
+    'Built-in anonymity lists this server was built without (e.g. `tor-exit-nodes`): the flags they feed are null unless another source set them. Empty when every list is in.',
+})
 
 const RESERVED = {
   is_reserved: flag('A special-purpose address (private, loopback, link-local, CGNAT, documentation, multicast …): no location.'),
@@ -63,13 +70,14 @@ export const IpRecordSchemas = {
       'Null for special-purpose addresses.',
     ),
     security: t.Object({
-      is_anonymous: flag('Any of the anonymity signals below.'),
-      is_anonymous_vpn: flag('A known VPN exit.'),
-      is_hosting_provider: flag('In a hosting or data-centre range.'),
-      is_public_proxy: flag('A known open proxy.'),
+      is_anonymous: listFlag('Any of the anonymity signals below (null when none is true and one is null).'),
+      is_anonymous_vpn: listFlag('A known VPN exit.'),
+      is_hosting_provider: listFlag('In a hosting or data-centre range.'),
+      is_public_proxy: listFlag('A known open proxy.'),
       is_residential_proxy: flag('A known residential proxy.'),
-      is_tor_exit_node: flag('A current Tor exit node.'),
+      is_tor_exit_node: listFlag('A current Tor exit node.'),
       sources: t.Array(t.String(), { description: 'Which lists or databases flagged the address (empty when none).' }),
+      unavailable_sources: unavailableSources,
     }),
   }),
   bare: t.Object({
@@ -85,9 +93,10 @@ export const IpRecordSchemas = {
     latitude: num('Approximate latitude.'),
     longitude: num('Approximate longitude.'),
     isp: str('Internet service provider.'),
-    is_vpn: flag('A known VPN exit.'),
-    is_proxy: flag('A known public or residential proxy.'),
-    is_tor: flag('A current Tor exit node.'),
+    is_vpn: listFlag('A known VPN exit.'),
+    is_proxy: listFlag('A known public or residential proxy.'),
+    is_tor: listFlag('A current Tor exit node.'),
+    unavailable_sources: unavailableSources,
   }),
 }
 

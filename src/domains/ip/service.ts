@@ -13,7 +13,7 @@ import { ASN_ARTIFACT, CITY_ARTIFACT, LISTS_ARTIFACT } from './build.ts'
 import { GenerationalCache } from '../../lib/cache.ts'
 import { CityReader, type Place } from './city.ts'
 import { readContainer, readTable } from './container.ts'
-import { listMaskV4, listMaskV6, loadOperatorLists, type ListKind, type ListLabel, type ListSet } from './lists.ts'
+import { BUILTIN_LISTS, listMaskV4, listMaskV6, loadOperatorLists, type ListKind, type ListLabel, type ListSet } from './lists.ts'
 import { MmdbReader } from './mmdb.ts'
 import { findV4, findV6 } from './ranges.ts'
 import { reservedKind, type ReservedKind } from '../../lib/ip-reserved.ts'
@@ -29,14 +29,18 @@ export interface NetworkInfo {
 
 /** Shared per combination of flags, frozen, in Form A's member order (used as is). */
 export interface Security {
-  is_anonymous: boolean
-  is_anonymous_vpn: boolean
-  is_hosting_provider: boolean
-  is_public_proxy: boolean
+  /** True when any flag below is; null when none is but one is unknown. */
+  is_anonymous: boolean | null
+  /** Null: unknown, the list that would say was not built in (see `unavailable_sources`); true stays true. */
+  is_anonymous_vpn: boolean | null
+  is_hosting_provider: boolean | null
+  is_public_proxy: boolean | null
   is_residential_proxy: boolean
-  is_tor_exit_node: boolean
+  is_tor_exit_node: boolean | null
   /** Which lists or databases flagged the address. */
   sources: string[]
+  /** The built-in lists the dataset was built without, whose flags are therefore null unless set. */
+  unavailable_sources: string[]
 }
 
 /** The canonical IP record; `present.ts` turns it into Form A or Form B. */
@@ -98,6 +102,7 @@ const NO_FLAGS: Security = Object.freeze({
   is_residential_proxy: false,
   is_tor_exit_node: false,
   sources: Object.freeze([]) as unknown as string[],
+  unavailable_sources: Object.freeze([]) as unknown as string[],
 }) as Security
 
 /** An operator's MaxMind database, decoded per data offset into what we need of it. */
@@ -205,12 +210,18 @@ export function openIpService(config: Config, data: DataDir, log: (line: string)
   const first = loadOperatorLists(config.ip)
   for (const w of first.warnings) log(w)
   let operator: ListSet = first.set
+  // Lists the dataset was built without (no mirror, no network): their flags are unknown, not false,
+  // unless another complete source of that kind answers (the operator's own lists of the kind, MaxMind's
+  // Anonymous IP database for every kind).
+  const missingLists = BUILTIN_LISTS.filter((l) => ((listsFile.meta.unavailable as string[] | undefined) ?? []).includes(l.source))
+  const unknownLists = () => (anonymousDb ? [] : missingLists.filter((l) => !operator.labels.some((o) => o.kind === l.kind)))
+  let unknown = unknownLists()
 
   // Security answers are shared per combination of list bits (and operator-database record).
   const securityByMask: (Security | undefined)[] = new Array(1 << builtin.labels.length)
   const securityByKey = new GenerationalCache<string, Security>(10_000)
   const makeSecurity = (builtinMask: number, operatorMask: number, anon: AnonymousRecord | null): Security => {
-    const s = { ...NO_FLAGS, sources: [] as string[] }
+    const s: Security = { ...NO_FLAGS, sources: [] as string[] }
     const apply = (labels: ListLabel[], mask: number) => {
       for (const l of labels) {
         if (!(mask & (1 << l.bit))) continue
@@ -229,7 +240,11 @@ export function openIpService(config: Config, data: DataDir, log: (line: string)
         }
       if (any) s.sources.push(anonymousSource)
     }
-    s.is_anonymous = s.is_anonymous_vpn || s.is_hosting_provider || s.is_public_proxy || s.is_residential_proxy || s.is_tor_exit_node
+    // KIND_FLAG never names is_residential_proxy (no built-in list feeds it), so null fits every flag it names.
+    for (const l of unknown) if (!s[KIND_FLAG[l.kind]]) (s as unknown as Record<string, boolean | null>)[KIND_FLAG[l.kind]] = null
+    if (unknown.length) s.unavailable_sources = unknown.map((l) => l.source)
+    const flags = [s.is_anonymous_vpn, s.is_hosting_provider, s.is_public_proxy, s.is_residential_proxy, s.is_tor_exit_node]
+    s.is_anonymous = flags.includes(true) ? true : flags.includes(null) ? null : false
     // `sources` stays an ordinary array: JSC's JSON.stringify leaves its fast path on a frozen
     // non-empty array (4x slower for the whole response). Nothing writes to it.
     return Object.freeze(s) as Security
@@ -317,7 +332,9 @@ export function openIpService(config: Config, data: DataDir, log: (line: string)
       try {
         const next = loadOperatorLists(config.ip)
         operator = next.set
+        unknown = unknownLists()
         securityByKey.clear()
+        securityByMask.fill(undefined)
         return { ok: true, lists: next.set.labels.length, messages: next.warnings }
       } catch (e) {
         return {

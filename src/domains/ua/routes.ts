@@ -77,7 +77,7 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
             ua_list: t.Array(
               t.Unknown({
                 description:
-                  'An object {ua, headers?} as the body of POST /ua. A bad item is answered in its place as {ua, error: {field, message}}; the others are parsed.',
+                  'An object {ua, headers?} as the body of POST /ua. A bad item (a member other than ua and headers included) is answered in its place as {ua, error: {field, message}}; the others are parsed.',
                 examples: [{ ua: 'curl/8.5.0' }],
               }),
               {

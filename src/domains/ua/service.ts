@@ -3,6 +3,7 @@
  * detection data, bots first, Client Hints per the SPEC rules, a bounded result cache, and the
  * WURFL-style capability map of the device-catalog endpoint.
  */
+import { unknownName } from '../../lib/did-you-mean.ts'
 import { AlmanacError, invalid } from '../../lib/errors.ts'
 import { GenerationalCache } from '../../lib/cache.ts'
 import type { Definitions } from './definitions.ts'
@@ -62,6 +63,9 @@ export interface ItemError {
   ua: unknown
   error: { field: string; message: string }
 }
+
+/** The members a bulk item takes: POST /ua's body. */
+const ITEM_MEMBERS = ['ua', 'headers']
 
 export const isItemError = (x: object): x is ItemError => 'error' in x
 
@@ -156,6 +160,9 @@ export function openUaService(defs: Definitions, options: UaServiceOptions): UaS
         const ua = item && typeof item === 'object' && !Array.isArray(item) ? (item as Record<string, unknown>).ua : undefined
         try {
           if (!item || typeof item !== 'object' || Array.isArray(item)) throw invalid(at, 'expected an object {ua, headers?}')
+          // A member the item does not take is its own error, as an unknown member of POST /ua's body is a 422.
+          const stranger = Object.keys(item).find((k) => !ITEM_MEMBERS.includes(k))
+          if (stranger !== undefined) throw invalid(`${at}.${stranger}`, unknownName(stranger, ITEM_MEMBERS))
           const headers = (item as Record<string, unknown>).headers
           return { ua: ua as string, ...parse(ua, headers, `${at}.ua`) }
         } catch (e) {

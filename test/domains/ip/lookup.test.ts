@@ -52,7 +52,11 @@ describe('well-known addresses', () => {
       'is_residential_proxy',
       'is_tor_exit_node',
       'sources',
+      'unavailable_sources',
     ])
+    // Built with every list: every flag known.
+    expect(d.security.unavailable_sources).toEqual([])
+    expect(d.security.is_tor_exit_node).toBe(false)
   })
 
   test('8.8.8.8 in Form B is flat', async () => {
