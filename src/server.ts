@@ -26,6 +26,7 @@ import { createCredits, givesBack, quotaHeaders } from './http/credits.ts'
 import { CACHE_CONTROL, CACHE_KEY, type CacheKind, contentTag, etagOf, noneMatch } from './http/cache.ts'
 import { docsRoutes } from './http/docs.ts'
 import { metaRoutes } from './http/meta.ts'
+import { withCompression } from './http/compression.ts'
 import { withCors } from './http/cors.ts'
 import { createObservability, labels, type Observability } from './http/observability.ts'
 import { openApiRoutes } from './http/openapi.ts'
@@ -35,8 +36,11 @@ import type { QuotaStore } from './stores/quota.ts'
 
 export { quotaHeaders }
 
-/** Every JSON answer's body depends on the caller's X-Response-Form, so shared caches must key on it. */
-const JSON_HEADERS = { 'content-type': 'application/json', vary: 'X-Response-Form' }
+/**
+ * Every JSON answer's body depends on the caller's X-Response-Form, and its coding on Accept-Encoding
+ * (http/compression.ts), so shared caches must key on both.
+ */
+const JSON_HEADERS = { 'content-type': 'application/json', vary: 'X-Response-Form, Accept-Encoding' }
 
 export interface AppDeps {
   data: DataDir
@@ -214,7 +218,9 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     const dated = definitionsOf(path)
     if (dated && !out.has('x-definitions-updated')) out.set('x-definitions-updated', dated['x-definitions-updated']!)
     if (isApi(path) && !out.has('x-quota-limit')) for (const [k, v] of Object.entries(await credits.peekHeaders(request))) out.set(k, v)
-    return new Response(JSON.stringify(problemBody(problem, formOf(request, config.responseForm))), {
+    const body = JSON.stringify(problemBody(problem, formOf(request, config.responseForm)))
+    exchangeOf(request).body = body
+    return new Response(body, {
       status: problem.status,
       headers: out,
     })
@@ -307,6 +313,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       const headers = exchange?.headers
       if (response instanceof Reply) {
         const json = bodyJson(response, form, (query as Record<string, string | undefined>)?.fields)
+        if (exchange) exchange.body = json
         const status = typeof set.status === 'number' ? set.status : 200
         const cache = status === 200 && exchange?.route ? caching.get(exchange.route)?.get(request.method) : undefined
         const tag = cache && tags.get(cache.domain)
@@ -376,9 +383,10 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       caching.get(route.path)!.set(route.method, { control: CACHE_CONTROL[kind], domain: owner.domain.name })
     }
   }
-  // Outermost: metrics and the access log see every response, whichever layer produced it. Elysia's own
+  // Outermost: metrics and the access log see every response, whichever layer produced it (compressed
+  // last, so CORS headers are kept and the log sees the final status). Elysia's own
   // handle answers synchronously or with a promise despite its type; the wrapper keeps whichever it got.
-  app.handle = observability.wrap(withCors(config, app.handle), app) as typeof app.handle
+  app.handle = observability.wrap(withCompression(withCors(config, app.handle)), app) as typeof app.handle
   return app
 }
 
