@@ -13,6 +13,7 @@ import { type ArtifactSizes, contentMismatch, sizeMismatch } from './data/integr
 import type { DataDir } from './data/types.ts'
 import type { Domain } from './domains/types.ts'
 import { AlmanacError, badRequest, unavailable } from './lib/errors.ts'
+import { logger } from './lib/logger.ts'
 import { redactPaths } from './lib/redact.ts'
 import type { Authenticator, Principal } from './http/auth.ts'
 import { requestContext } from './http/context.ts'
@@ -78,12 +79,12 @@ export async function openDomains(
   config: Config,
   data: DataDir,
   domains: Domain[],
-  log: (l: string) => void = console.error,
+  log: (l: string) => void = logger,
   { hashed = false }: { hashed?: boolean } = {},
 ): Promise<MountedDomain[]> {
   const out: MountedDomain[] = []
   const disabled = (domain: Domain, problem: string, logged = problem) => {
-    log(`The ${domain.name} domain is disabled: ${logged}`)
+    log(JSON.stringify({ level: 'error', msg: `The ${domain.name} domain is disabled: ${logged}`, domain: domain.name }))
     out.push({ domain, problem: `The ${domain.name} domain is disabled: ${problem}` })
   }
   for (const domain of domains) {
@@ -151,7 +152,7 @@ export async function verifyDatasets(
   config: Config,
   data: DataDir,
   mounted: MountedDomain[],
-  log: (l: string) => void = console.error,
+  log: (l: string) => void = logger,
 ): Promise<void> {
   for (const m of mounted) {
     if (m.problem) continue
@@ -209,7 +210,9 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     const id = existingExchange(request)?.id
     if (id) problem.request_id = id
     if (problem.status === 500)
-      deps.log?.(JSON.stringify({ level: 'error', path, request_id: id, error: String((error as Error)?.stack ?? error) }))
+      deps.log?.(
+        JSON.stringify({ level: 'error', msg: 'unhandled', path, request_id: id, error: String((error as Error)?.stack ?? error) }),
+      )
     const out = new Headers(JSON_HEADERS)
     for (const [k, v] of Object.entries(setHeaders)) if (typeof v === 'string') out.set(k, v)
     for (const [k, v] of Object.entries(existingExchange(request)?.headers ?? {})) out.set(k, v)

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { AlmanacError, busy, unavailable } from '../../lib/errors.ts'
 import { jobMemory } from './budget.ts'
 import type { KdfJob } from './kdf.ts'
+import { logger } from '../../lib/logger.ts'
 
 const WORKER_FILE = /^kdf-worker\.[jt]s$/
 
@@ -77,8 +78,7 @@ export interface KdfPool {
 }
 
 /** Logs what a worker reported; the caller gets a problem that says nothing of it (library text is not for clients). */
-const logFailure = (algorithm: string, message: string) =>
-  console.error(JSON.stringify({ level: 'error', msg: `${algorithm} worker failed`, error: message }))
+const logFailure = (algorithm: string, message: string) => logger.error(`${algorithm} worker failed`, { error: message })
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
