@@ -8,7 +8,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Parse the caller's own user agent
+         * @description The request's own User-Agent header with the Client Hints it carries (Sec-CH-UA, Sec-CH-UA-Mobile, Sec-CH-UA-Platform, Sec-CH-UA-Platform-Version, Sec-CH-UA-Arch, Sec-CH-UA-Bitness, Sec-CH-UA-Model, Sec-CH-UA-Full-Version-List, X-Requested-With), parsed as POST /api/v1/ua parses a body: the same answer, quota and forms. A browser sends the high-entropy hints only after the server asks for them (Accept-CH). Bad headers are a 422 naming `header.<name>`.
+         *
+         *     **Quota cost:** 1 credit.
+         */
+        get: operations["getApiV1Ua"];
         put?: never;
         /**
          * Parse a user agent
@@ -667,6 +673,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ip/{ip}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Geolocate one address (GET form)
+         * @description The same record and quota as POST /api/v1/ip, with the address in the path (IPv6 as it is written: `/api/v1/ip/2001:db8::1`). `me` is the caller, as GET /api/v1/ip/me.
+         *
+         *     **Quota cost:** 1 credit.
+         */
+        get: operations["getApiV1IpByIp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ip": {
         parameters: {
             query?: never;
@@ -935,54 +963,6 @@ export interface paths {
         get: operations["getApiV1BibleByTranslationByBookByChapterByVerseRef"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/email/risk": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Score one email address (0-100)
-         * @description Syntax, MX (DNS), domain age (RDAP), disposable, free-provider and abuse lists. `fields` accepts dotted paths such as `checks.disposable`. A check that cannot be performed is reported in `unknown_checks` and adds no points; the answer comes within the DNS and RDAP timeouts.
-         *
-         *     **Quota cost:** 1 credit.
-         *
-         *     **Body limit:** 16 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
-         */
-        post: operations["postApiV1EmailRisk"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/email/risk/bulk": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Score up to 10 email addresses
-         * @description Form A: `{status, total, data}`; Form B: `{results}`. Each address costs one quota credit.
-         *
-         *     **Quota cost:** 1 credit per item of `emails` (at most 10 per request). A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.
-         *
-         *     **Body limit:** 64 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
-         */
-        post: operations["postApiV1EmailRiskBulk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2835,6 +2815,180 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getApiV1Ua: {
+        parameters: {
+            query?: {
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Definitions-Updated": components["headers"]["X-Definitions-Updated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            /** @description True for crawlers, monitors, libraries flagged as bots, and headless browsers. */
+                            is_bot: boolean;
+                            /** @description The client; null for a bot (except a headless browser, which keeps its client) or when none is recognised. */
+                            client: {
+                                /** @description Matomo's client type: browser, mobile app, library, mediaplayer, feed reader or pim. */
+                                type: string;
+                                /** @description Client name (e.g. Chrome Mobile, Telegram, curl). */
+                                name: string;
+                                /** @description Client version; from the hints when given (SPEC rule 1); may be empty. */
+                                version: string;
+                                /** @description Rendering engine of a browser (Blink, WebKit, Gecko, …); empty for other clients. */
+                                engine: string;
+                                /** @description Engine version; may be empty. */
+                                engine_version: string;
+                            } | null;
+                            /** @description The operating system; null for a bot or when none is recognised. */
+                            os: {
+                                /** @description Operating system (Android, iOS, Windows, Mac, GNU/Linux, …). */
+                                name: string;
+                                /** @description Version; Windows 11 from Sec-CH-UA-Platform-Version 13 and up; may be empty. */
+                                version: string;
+                                /** @description Architecture label: x64, x86, ARM, MIPS, SuperH, SPARC, LoongArch64 or empty. */
+                                platform: string;
+                            } | null;
+                            /** @description The device; null for a bot or when nothing about it is known. */
+                            device: {
+                                /** @description Matomo's device type: desktop, smartphone, tablet, phablet, feature phone, console, tv, car browser, smart display, camera, portable media player, wearable, smart speaker, peripheral; empty when unknown. */
+                                type: string;
+                                /** @description Brand (Samsung, Apple, …); may be empty. */
+                                brand: string;
+                                /** @description Marketing model name (Galaxy S21, iPhone, …); may be empty. */
+                                model: string;
+                            } | null;
+                            /** @description The bot; null when not a bot. */
+                            bot: {
+                                /** @description Bot name (Googlebot, GPTBot, ClaudeBot, Headless Chrome, …). */
+                                name: string;
+                                /** @description Matomo's category (Search bot, Crawler, Site Monitor, …); `Headless browser` for headless browsers. */
+                                category: string;
+                                /** @description Who runs it; may be empty. */
+                                producer: string;
+                                /** @description Page about the bot; may be empty. */
+                                url: string;
+                                /** @description The producer's site; may be empty. */
+                                producer_url: string;
+                            } | null;
+                            /** @description The parse of the UA string alone; null when no Client Hints were supplied. */
+                            ua_only: {
+                                /** @description The client; null for a bot (except a headless browser, which keeps its client) or when none is recognised. */
+                                client: {
+                                    /** @description Matomo's client type: browser, mobile app, library, mediaplayer, feed reader or pim. */
+                                    type: string;
+                                    /** @description Client name (e.g. Chrome Mobile, Telegram, curl). */
+                                    name: string;
+                                    /** @description Client version; from the hints when given (SPEC rule 1); may be empty. */
+                                    version: string;
+                                    /** @description Rendering engine of a browser (Blink, WebKit, Gecko, …); empty for other clients. */
+                                    engine: string;
+                                    /** @description Engine version; may be empty. */
+                                    engine_version: string;
+                                } | null;
+                                /** @description The operating system; null for a bot or when none is recognised. */
+                                os: {
+                                    /** @description Operating system (Android, iOS, Windows, Mac, GNU/Linux, …). */
+                                    name: string;
+                                    /** @description Version; Windows 11 from Sec-CH-UA-Platform-Version 13 and up; may be empty. */
+                                    version: string;
+                                    /** @description Architecture label: x64, x86, ARM, MIPS, SuperH, SPARC, LoongArch64 or empty. */
+                                    platform: string;
+                                } | null;
+                                /** @description The device; null for a bot or when nothing about it is known. */
+                                device: {
+                                    /** @description Matomo's device type: desktop, smartphone, tablet, phablet, feature phone, console, tv, car browser, smart display, camera, portable media player, wearable, smart speaker, peripheral; empty when unknown. */
+                                    type: string;
+                                    /** @description Brand (Samsung, Apple, …); may be empty. */
+                                    brand: string;
+                                    /** @description Marketing model name (Galaxy S21, iPhone, …); may be empty. */
+                                    model: string;
+                                } | null;
+                            } | null;
+                            /** @description SPEC rule 2: the hints' client major version differs from the one in the UA alone. False without hints. */
+                            tampered: boolean;
+                        };
+                        error: null;
+                    } | {
+                        /** @description The client; null for a bot (except a headless browser, which keeps its client) or when none is recognised. */
+                        client: {
+                            /** @description Matomo's client type: browser, mobile app, library, mediaplayer, feed reader or pim. */
+                            type: string;
+                            /** @description Client name (e.g. Chrome Mobile, Telegram, curl). */
+                            name: string;
+                            /** @description Client version; from the hints when given (SPEC rule 1); may be empty. */
+                            version: string;
+                            /** @description Rendering engine of a browser (Blink, WebKit, Gecko, …); empty for other clients. */
+                            engine: string;
+                            /** @description Engine version; may be empty. */
+                            engine_version: string;
+                        } | null;
+                        /** @description The operating system; null for a bot or when none is recognised. */
+                        os: {
+                            /** @description Operating system (Android, iOS, Windows, Mac, GNU/Linux, …). */
+                            name: string;
+                            /** @description Version; Windows 11 from Sec-CH-UA-Platform-Version 13 and up; may be empty. */
+                            version: string;
+                            /** @description Architecture label: x64, x86, ARM, MIPS, SuperH, SPARC, LoongArch64 or empty. */
+                            platform: string;
+                        } | null;
+                        /** @description The device; null for a bot or when nothing about it is known. */
+                        device: {
+                            /** @description Matomo's device type: desktop, smartphone, tablet, phablet, feature phone, console, tv, car browser, smart display, camera, portable media player, wearable, smart speaker, peripheral; empty when unknown. */
+                            type: string;
+                            /** @description Brand (Samsung, Apple, …); may be empty. */
+                            brand: string;
+                            /** @description Marketing model name (Galaxy S21, iPhone, …); may be empty. */
+                            model: string;
+                        } | null;
+                        /** @description The bot; null when not a bot. */
+                        bot: {
+                            /** @description Bot name (Googlebot, GPTBot, ClaudeBot, Headless Chrome, …). */
+                            name: string;
+                            /** @description Matomo's category (Search bot, Crawler, Site Monitor, …); `Headless browser` for headless browsers. */
+                            category: string;
+                            /** @description Who runs it; may be empty. */
+                            producer: string;
+                            /** @description Page about the bot; may be empty. */
+                            url: string;
+                            /** @description The producer's site; may be empty. */
+                            producer_url: string;
+                        } | null;
+                        /** @description SPEC rule 2: the hints' client major version differs from the one in the UA alone. False without hints. */
+                        tampered: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     postApiV1Ua: {
         parameters: {
             query?: {
@@ -4957,6 +5111,51 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getApiV1IpByIp: {
+        parameters: {
+            query?: {
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path: {
+                ip: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: components["schemas"]["IpRecordFormA"];
+                        error: null;
+                    } | components["schemas"]["IpRecordFormB"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     postApiV1Ip: {
         parameters: {
             query?: {
@@ -6076,296 +6275,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            422: components["responses"]["UnprocessableContent"];
-            429: components["responses"]["QuotaExceeded"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    postApiV1EmailRisk: {
-        parameters: {
-            query?: {
-                fields?: string;
-            };
-            header?: {
-                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
-                "X-Response-Form"?: "enveloped" | "bare";
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * @description An email address (RFC 5321 mailbox, RFC 6531 UTF-8 and IDN accepted). Invalid syntax is not an error: it scores 100 (critical). At most 1024 characters.
-                     * @example someone@example.com
-                     */
-                    email: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
-            200: {
-                headers: {
-                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
-                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
-                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        status: "ok";
-                        data: {
-                            /** @description The address as given. */
-                            email: string;
-                            risk_score: number;
-                            /** @description low 0-25, medium 26-50, high 51-75, critical 76-100. */
-                            risk_tier: "low" | "medium" | "high" | "critical";
-                            checks: {
-                                syntax: {
-                                    valid: boolean;
-                                    /** @description Why the syntax is invalid (e.g. local_part_too_long); see docs/email.md. */
-                                    reason: string | null;
-                                    /** @description local@domain with the domain in lower-case A-labels. */
-                                    normalized: string | null;
-                                };
-                                mx_record: {
-                                    /** @description true: mail can be delivered (MX, or an A/AAAA record as implicit MX); false: it cannot; null: unknown. */
-                                    valid: boolean | null;
-                                    /** @description Exchanges by preference; the domain itself when implicit_mx. */
-                                    mx_hosts: string[];
-                                    /** @description No MX record; the domain's own address receives mail (RFC 5321 §5.1). */
-                                    implicit_mx: boolean;
-                                    /** @description false for a null MX (RFC 7505) or a domain that does not exist. */
-                                    accepts_mail: boolean | null;
-                                    /** @description false when the DNS answers NXDOMAIN. */
-                                    domain_exists: boolean | null;
-                                    /** @description nxdomain, null_mx, no_mx_no_address, or why it is unknown (offline, dns_timeout, dns_servfail, dns_busy, …). */
-                                    reason: string | null;
-                                };
-                                disposable: {
-                                    is_disposable: boolean;
-                                    /** @description The listed domain that matched (the address's domain or a parent). */
-                                    provider: string | null;
-                                    /** @description The lists holding it (source ids, or operator:<file>). */
-                                    lists: string[];
-                                };
-                                domain_age: {
-                                    /** @description The registrable domain asked about. */
-                                    domain: string | null;
-                                    /** @description Whole days since registration; null when unknown or not registered. */
-                                    age_days: number | null;
-                                    /** @description Registration date (ISO 8601) from RDAP. */
-                                    registered: string | null;
-                                    /** @description `rdap` when RDAP answered. */
-                                    source: string | null;
-                                    /** @description not_registered, no_registration_event, or why it is unknown (offline, rdap_timeout, rdap_busy, rdap_redirect_refused, no_rdap_server, …). */
-                                    reason: string | null;
-                                };
-                                free_provider: {
-                                    is_free: boolean;
-                                };
-                                abuse_list: {
-                                    listed: boolean;
-                                    /** @description The lists that hold the domain, each with its date (id:YYYY-MM-DD). */
-                                    sources: string[];
-                                };
-                            };
-                            /** @description What the score is made of. */
-                            risk_factors: {
-                                factor: string;
-                                points: number;
-                            }[];
-                            /** @description Checks that could not be performed (DNS or RDAP unreachable, timed out, busy with this caller's share of lookups, a refused RDAP redirect, offline mode); they add no points. */
-                            unknown_checks: ("mx_record" | "domain_age")[];
-                        };
-                        error: null;
-                    } | {
-                        email: string;
-                        valid_syntax: boolean;
-                        /** @description false on NXDOMAIN; null when unknown or the syntax is invalid. */
-                        domain_exists: boolean | null;
-                        disposable: boolean;
-                        free_provider: boolean;
-                        /** @description risk_score / 100. */
-                        risk_score: number;
-                        /** @description The tier: low, medium, high, critical. */
-                        risk_level: "low" | "medium" | "high" | "critical";
-                        /** @description Form A checks.mx_record.valid. */
-                        has_mx: boolean | null;
-                        /** @description Form A checks.domain_age.age_days. */
-                        domain_age_days: number | null;
-                        abuse_listed: boolean;
-                        /** @description Checks that could not be performed (DNS or RDAP unreachable, timed out, busy with this caller's share of lookups, a refused RDAP redirect, offline mode); they add no points. */
-                        unknown_checks: ("mx_record" | "domain_age")[];
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableContent"];
-            429: components["responses"]["QuotaExceeded"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    postApiV1EmailRiskBulk: {
-        parameters: {
-            query?: {
-                fields?: string;
-            };
-            header?: {
-                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
-                "X-Response-Form"?: "enveloped" | "bare";
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description 1 to 10 addresses, assessed concurrently and independently. */
-                    emails: string[];
-                };
-            };
-        };
-        responses: {
-            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
-            200: {
-                headers: {
-                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
-                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
-                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        status: "ok";
-                        data: ({
-                            /** @description The address as given. */
-                            email: string;
-                            risk_score: number;
-                            /** @description low 0-25, medium 26-50, high 51-75, critical 76-100. */
-                            risk_tier: "low" | "medium" | "high" | "critical";
-                            checks: {
-                                syntax: {
-                                    valid: boolean;
-                                    /** @description Why the syntax is invalid (e.g. local_part_too_long); see docs/email.md. */
-                                    reason: string | null;
-                                    /** @description local@domain with the domain in lower-case A-labels. */
-                                    normalized: string | null;
-                                };
-                                mx_record: {
-                                    /** @description true: mail can be delivered (MX, or an A/AAAA record as implicit MX); false: it cannot; null: unknown. */
-                                    valid: boolean | null;
-                                    /** @description Exchanges by preference; the domain itself when implicit_mx. */
-                                    mx_hosts: string[];
-                                    /** @description No MX record; the domain's own address receives mail (RFC 5321 §5.1). */
-                                    implicit_mx: boolean;
-                                    /** @description false for a null MX (RFC 7505) or a domain that does not exist. */
-                                    accepts_mail: boolean | null;
-                                    /** @description false when the DNS answers NXDOMAIN. */
-                                    domain_exists: boolean | null;
-                                    /** @description nxdomain, null_mx, no_mx_no_address, or why it is unknown (offline, dns_timeout, dns_servfail, dns_busy, …). */
-                                    reason: string | null;
-                                };
-                                disposable: {
-                                    is_disposable: boolean;
-                                    /** @description The listed domain that matched (the address's domain or a parent). */
-                                    provider: string | null;
-                                    /** @description The lists holding it (source ids, or operator:<file>). */
-                                    lists: string[];
-                                };
-                                domain_age: {
-                                    /** @description The registrable domain asked about. */
-                                    domain: string | null;
-                                    /** @description Whole days since registration; null when unknown or not registered. */
-                                    age_days: number | null;
-                                    /** @description Registration date (ISO 8601) from RDAP. */
-                                    registered: string | null;
-                                    /** @description `rdap` when RDAP answered. */
-                                    source: string | null;
-                                    /** @description not_registered, no_registration_event, or why it is unknown (offline, rdap_timeout, rdap_busy, rdap_redirect_refused, no_rdap_server, …). */
-                                    reason: string | null;
-                                };
-                                free_provider: {
-                                    is_free: boolean;
-                                };
-                                abuse_list: {
-                                    listed: boolean;
-                                    /** @description The lists that hold the domain, each with its date (id:YYYY-MM-DD). */
-                                    sources: string[];
-                                };
-                            };
-                            /** @description What the score is made of. */
-                            risk_factors: {
-                                factor: string;
-                                points: number;
-                            }[];
-                            /** @description Checks that could not be performed (DNS or RDAP unreachable, timed out, busy with this caller's share of lookups, a refused RDAP redirect, offline mode); they add no points. */
-                            unknown_checks: ("mx_record" | "domain_age")[];
-                        } | {
-                            /** @description The item as sent. */
-                            email: unknown;
-                            error: {
-                                /** @description Where the bad item is in the body, e.g. `ips.3`, `emails.0` or `ua_list.3.ua`. */
-                                field: string;
-                                /** @description What is wrong with it. */
-                                message: string;
-                            };
-                        })[];
-                        error: null;
-                        total: number;
-                    } | {
-                        results: ({
-                            email: string;
-                            valid_syntax: boolean;
-                            /** @description false on NXDOMAIN; null when unknown or the syntax is invalid. */
-                            domain_exists: boolean | null;
-                            disposable: boolean;
-                            free_provider: boolean;
-                            /** @description risk_score / 100. */
-                            risk_score: number;
-                            /** @description The tier: low, medium, high, critical. */
-                            risk_level: "low" | "medium" | "high" | "critical";
-                            /** @description Form A checks.mx_record.valid. */
-                            has_mx: boolean | null;
-                            /** @description Form A checks.domain_age.age_days. */
-                            domain_age_days: number | null;
-                            abuse_listed: boolean;
-                            /** @description Checks that could not be performed (DNS or RDAP unreachable, timed out, busy with this caller's share of lookups, a refused RDAP redirect, offline mode); they add no points. */
-                            unknown_checks: ("mx_record" | "domain_age")[];
-                        } | {
-                            /** @description The item as sent. */
-                            email: unknown;
-                            error: {
-                                /** @description Where the bad item is in the body, e.g. `ips.3`, `emails.0` or `ua_list.3.ua`. */
-                                field: string;
-                                /** @description What is wrong with it. */
-                                message: string;
-                            };
-                        })[];
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["QuotaExceeded"];
             500: components["responses"]["InternalError"];
