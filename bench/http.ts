@@ -33,7 +33,17 @@ try {
     path: '/api/v1/countries/FR?fields=name',
     headers: { 'x-response-form': 'bare' },
   })
-  await run(`GET ${light}?fields=id,version (as above + JSON access log)`, logged, {
+  // http/compression.ts: a small answer pays only the Accept-Encoding read; the light route's 5.4 KB
+  // Form A answer is gzipped (level 4) to ~1.5 KB.
+  await run('GET /api/v1/countries/FR?fields=name + Accept-Encoding: gzip, br (small: sent as is)', almanac, {
+    path: '/api/v1/countries/FR?fields=name',
+    headers: { 'x-response-form': 'bare', 'accept-encoding': 'gzip, br' },
+  })
+  await run(`GET ${light} + Accept-Encoding: gzip, br (5.4 KB gzipped)`, almanac, {
+    path: light,
+    headers: { 'accept-encoding': 'gzip, br' },
+  })
+  await run(`GET ${light}?fields=id,version (Form B + fields + JSON access log)`, logged, {
     path: `${light}?fields=id,version`,
     headers: { 'x-response-form': 'bare' },
   })

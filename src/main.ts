@@ -10,7 +10,8 @@ import { checkEnvironment, ConfigError, loadConfig, settingOptions, SWITCH_FLAGS
 import { buildDatasets, DatasetBuildError } from './data/build.ts'
 import { DataDirError } from './data/extract.ts'
 import { domains } from './domains/index.ts'
-import { jsonLine, serve } from './serve.ts'
+import { serve } from './serve.ts'
+import { logger } from './lib/logger.ts'
 import { StateError } from './stores/sqlite.ts'
 import { exitWithSupervisor, superviseWorkers, WORKER_ENV } from './supervisor.ts'
 
@@ -34,7 +35,7 @@ async function serveCommand(argv: string[], build: boolean) {
   }
   checkEnvironment(process.env)
   const config = loadConfig({ env: process.env, argv: args })
-  const log = (line: string) => console.error(jsonLine(line))
+  const log = logger
   if (build && !Bun.isStandaloneExecutable) {
     // A first run: build what can be built, then serve it; a dataset that failed is reported, and its
     // domain answers 503 naming it, rather than nothing being served at all.
@@ -118,19 +119,25 @@ async function main() {
   }
 }
 
+/**
+ * Why the command failed, on stderr. A server (`serve`, `start`) says it as a log line like all its
+ * others, so a collector reading its stderr sees JSON to the end; the other commands talk to a person.
+ */
+const fatal = (message: string) => (command === 'serve' || command === 'start' ? logger.error(message) : console.error(message))
+
 main().catch((e) => {
   if (e instanceof UsageError) {
     console.error(`almanac: ${e.message}`)
     process.exit(2)
   }
   if (e instanceof ConfigError) {
-    console.error(`almanac: configuration error: ${e.message}`)
+    fatal(`almanac: configuration error: ${e.message}`)
     process.exit(2)
   }
   if (e instanceof DataDirError || e instanceof DatasetBuildError || e instanceof StateError) {
-    console.error(`almanac: ${e.message}`)
+    fatal(`almanac: ${e.message}`)
     process.exit(1)
   }
-  console.error(e)
+  fatal(String((e as Error)?.stack ?? e))
   process.exit(1)
 })

@@ -18,6 +18,7 @@ import { type MountedDomain, openDomain, openDomains, verifyDatasets } from './s
 import { createKeyStore, createQuotaStore } from './stores/index.ts'
 import { openKeyStore, type KeyStore, type StoredKey } from './stores/keys.ts'
 import { StateError } from './stores/sqlite.ts'
+import { logger } from './lib/logger.ts'
 
 export interface Running {
   server: Server<unknown>
@@ -36,20 +37,7 @@ export interface ServeOptions {
   reusePort?: boolean
 }
 
-/**
- * One log format from start to finish: a JSON line gets a leading `time` when it has none; any other
- * (dataset extraction, a disabled domain, build progress) becomes `{"time","level":"info","msg"}`.
- */
-export const jsonLine = (line: string): string => {
-  if (line.startsWith('{"time"')) return line
-  const time = new Date().toISOString()
-  if (line.startsWith('{') && line.endsWith('}')) return line === '{}' ? `{"time":"${time}"}` : `{"time":"${time}",${line.slice(1)}`
-  return JSON.stringify({ time, level: 'info', msg: line })
-}
-
-const stderrJson = (line: string) => console.error(jsonLine(line))
-
-export async function serve(config: Config, log: (line: string) => void = stderrJson, options: ServeOptions = {}): Promise<Running> {
+export async function serve(config: Config, log: (line: string) => void = logger, options: ServeOptions = {}): Promise<Running> {
   // The state dir first: an unwritable one stops the start at once, before datasets are opened.
   const keys = openKeys(config, log)
   const quota = createQuotaStore(config, log)

@@ -14,6 +14,7 @@ import { OPENING_RETRY_SECONDS, openingProblem } from './data/opening.ts'
 import type { DataDir } from './data/types.ts'
 import type { Domain } from './domains/types.ts'
 import { AlmanacError, badRequest, unavailable } from './lib/errors.ts'
+import { logger } from './lib/logger.ts'
 import { redactPaths } from './lib/redact.ts'
 import type { Authenticator, Principal } from './http/auth.ts'
 import { requestContext } from './http/context.ts'
@@ -27,6 +28,7 @@ import { createCredits, givesBack, quotaHeaders } from './http/credits.ts'
 import { CACHE_CONTROL, CACHE_KEY, type CacheKind, contentTag, etagOf, noneMatch } from './http/cache.ts'
 import { docsRoutes } from './http/docs.ts'
 import { metaRoutes } from './http/meta.ts'
+import { withCompression } from './http/compression.ts'
 import { withCors } from './http/cors.ts'
 import { createObservability, labels, type Observability } from './http/observability.ts'
 import { openApiRoutes } from './http/openapi.ts'
@@ -37,8 +39,11 @@ import type { QuotaStore } from './stores/quota.ts'
 
 export { quotaHeaders }
 
-/** Every JSON answer's body depends on the caller's X-Response-Form, so shared caches must key on it. */
-const JSON_HEADERS = { 'content-type': 'application/json', vary: 'X-Response-Form' }
+/**
+ * Every JSON answer's body depends on the caller's X-Response-Form, and its coding on Accept-Encoding
+ * (http/compression.ts), so shared caches must key on both.
+ */
+const JSON_HEADERS = { 'content-type': 'application/json', vary: 'X-Response-Form, Accept-Encoding' }
 
 export interface AppDeps {
   data: DataDir
@@ -88,7 +93,7 @@ export async function openDomains(
   config: Config,
   data: DataDir,
   domains: Domain[],
-  log: (l: string) => void = console.error,
+  log: (l: string) => void = logger,
   options: OpenOptions = {},
 ): Promise<MountedDomain[]> {
   return Promise.all(domains.map((domain) => openDomain(config, data, domain, log, options)))
@@ -99,11 +104,11 @@ export async function openDomain(
   config: Config,
   data: DataDir,
   domain: Domain,
-  log: (l: string) => void = console.error,
+  log: (l: string) => void = logger,
   { hashed = false, verified, ready }: OpenOptions = {},
 ): Promise<MountedDomain> {
   const disabled = (problem: string, logged = problem): MountedDomain => {
-    log(`The ${domain.name} domain is disabled: ${logged}`)
+    log(JSON.stringify({ level: 'error', msg: `The ${domain.name} domain is disabled: ${logged}`, domain: domain.name }))
     return { domain, problem: `The ${domain.name} domain is disabled: ${problem}` }
   }
   const missing = domain.datasets.filter((id) => !data.manifest.datasets[id])
@@ -171,7 +176,7 @@ export async function verifyDatasets(
   config: Config,
   data: DataDir,
   mounted: MountedDomain[],
-  log: (l: string) => void = console.error,
+  log: (l: string) => void = logger,
   verified?: ReadonlySet<string>,
 ): Promise<void> {
   for (const m of mounted) {
@@ -230,7 +235,9 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     const id = existingExchange(request)?.id
     if (id) problem.request_id = id
     if (problem.status === 500)
-      deps.log?.(JSON.stringify({ level: 'error', path, request_id: id, error: String((error as Error)?.stack ?? error) }))
+      deps.log?.(
+        JSON.stringify({ level: 'error', msg: 'unhandled', path, request_id: id, error: String((error as Error)?.stack ?? error) }),
+      )
     const out = new Headers(JSON_HEADERS)
     for (const [k, v] of Object.entries(setHeaders)) if (typeof v === 'string') out.set(k, v)
     for (const [k, v] of Object.entries(existingExchange(request)?.headers ?? {})) out.set(k, v)
@@ -239,7 +246,9 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     const dated = definitionsOf(path)
     if (dated && !out.has('x-definitions-updated')) out.set('x-definitions-updated', dated['x-definitions-updated']!)
     if (isApi(path) && !out.has('x-quota-limit')) for (const [k, v] of Object.entries(await credits.peekHeaders(request))) out.set(k, v)
-    return new Response(JSON.stringify(problemBody(problem, formOf(request, config.responseForm))), {
+    const body = JSON.stringify(problemBody(problem, formOf(request, config.responseForm)))
+    exchangeOf(request).body = body
+    return new Response(body, {
       status: problem.status,
       headers: out,
     })
@@ -340,6 +349,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       const headers = exchange?.headers
       if (response instanceof Reply) {
         const json = bodyJson(response, form, (query as Record<string, string | undefined>)?.fields)
+        if (exchange) exchange.body = json
         const status = typeof set.status === 'number' ? set.status : 200
         const cache = status === 200 && exchange?.route ? caching.get(exchange.route)?.get(request.method) : undefined
         const tag = cache && tags.get(cache.domain)
@@ -425,9 +435,10 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       caching.get(route.path)!.set(route.method, { control: CACHE_CONTROL[kind], domain: owner.domain.name })
     }
   }
-  // Outermost: metrics and the access log see every response, whichever layer produced it. Elysia's own
+  // Outermost: metrics and the access log see every response, whichever layer produced it (compressed
+  // last, so CORS headers are kept and the log sees the final status). Elysia's own
   // handle answers synchronously or with a promise despite its type; the wrapper keeps whichever it got.
-  app.handle = observability.wrap(withCors(config, app.handle), app) as typeof app.handle
+  app.handle = observability.wrap(withCompression(withCors(config, app.handle)), app) as typeof app.handle
   return app
 }
 

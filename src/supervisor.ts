@@ -13,6 +13,7 @@ import { spawn, type Subprocess } from 'bun'
 import type { Config } from './config.ts'
 import { resolveDataDir } from './data/open.ts'
 import { writePid } from './serve.ts'
+import { logger } from './lib/logger.ts'
 
 export const WORKER_ENV = 'ALMANAC_WORKER_INDEX'
 /** The supervisor's pid, so a worker that starts slowly still knows whom it serves. */
@@ -58,11 +59,7 @@ async function freePort(host: string): Promise<number> {
 /** How to run this same program again: the executable alone when compiled, `bun <main>` from source. */
 const selfCommand = () => (Bun.isStandaloneExecutable ? [process.execPath] : [process.execPath, Bun.main])
 
-export async function superviseWorkers(
-  config: Config,
-  argv: string[],
-  log: (line: string) => void = (l) => console.error(l),
-): Promise<Supervisor> {
+export async function superviseWorkers(config: Config, argv: string[], log: (line: string) => void = logger): Promise<Supervisor> {
   const data = await resolveDataDir({ dataDir: config.dataDir }, log)
   const port = config.port === 0 ? await freePort(config.host) : config.port
   const workers: (Subprocess | undefined)[] = new Array(config.workers).fill(undefined)

@@ -8,7 +8,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Parse the caller's own user agent
+         * @description The request's own User-Agent header with the Client Hints it carries (Sec-CH-UA, Sec-CH-UA-Mobile, Sec-CH-UA-Platform, Sec-CH-UA-Platform-Version, Sec-CH-UA-Arch, Sec-CH-UA-Bitness, Sec-CH-UA-Model, Sec-CH-UA-Full-Version-List, X-Requested-With), parsed as POST /api/v1/ua parses a body: the same answer, quota and forms. A browser sends the high-entropy hints only after the server asks for them (Accept-CH). Bad headers are a 422 naming `header.<name>`.
+         *
+         *     **Quota cost:** 1 credit.
+         */
+        get: operations["getApiV1Ua"];
         put?: never;
         /**
          * Parse a user agent
@@ -661,6 +667,28 @@ export interface paths {
          *     **Quota cost:** 1 credit.
          */
         get: operations["getApiV1IpMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ip/{ip}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Geolocate one address (GET form)
+         * @description The same record and quota as POST /api/v1/ip, with the address in the path (IPv6 as it is written: `/api/v1/ip/2001:db8::1`). `me` is the caller, as GET /api/v1/ip/me.
+         *
+         *     **Quota cost:** 1 credit.
+         */
+        get: operations["getApiV1IpByIp"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2840,6 +2868,180 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getApiV1Ua: {
+        parameters: {
+            query?: {
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Definitions-Updated": components["headers"]["X-Definitions-Updated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            /** @description True for crawlers, monitors, libraries flagged as bots, and headless browsers. */
+                            is_bot: boolean;
+                            /** @description The client; null for a bot (except a headless browser, which keeps its client) or when none is recognised. */
+                            client: {
+                                /** @description Matomo's client type: browser, mobile app, library, mediaplayer, feed reader or pim. */
+                                type: string;
+                                /** @description Client name (e.g. Chrome Mobile, Telegram, curl). */
+                                name: string;
+                                /** @description Client version; from the hints when given (SPEC rule 1); may be empty. */
+                                version: string;
+                                /** @description Rendering engine of a browser (Blink, WebKit, Gecko, …); empty for other clients. */
+                                engine: string;
+                                /** @description Engine version; may be empty. */
+                                engine_version: string;
+                            } | null;
+                            /** @description The operating system; null for a bot or when none is recognised. */
+                            os: {
+                                /** @description Operating system (Android, iOS, Windows, Mac, GNU/Linux, …). */
+                                name: string;
+                                /** @description Version; Windows 11 from Sec-CH-UA-Platform-Version 13 and up; may be empty. */
+                                version: string;
+                                /** @description Architecture label: x64, x86, ARM, MIPS, SuperH, SPARC, LoongArch64 or empty. */
+                                platform: string;
+                            } | null;
+                            /** @description The device; null for a bot or when nothing about it is known. */
+                            device: {
+                                /** @description Matomo's device type: desktop, smartphone, tablet, phablet, feature phone, console, tv, car browser, smart display, camera, portable media player, wearable, smart speaker, peripheral; empty when unknown. */
+                                type: string;
+                                /** @description Brand (Samsung, Apple, …); may be empty. */
+                                brand: string;
+                                /** @description Marketing model name (Galaxy S21, iPhone, …); may be empty. */
+                                model: string;
+                            } | null;
+                            /** @description The bot; null when not a bot. */
+                            bot: {
+                                /** @description Bot name (Googlebot, GPTBot, ClaudeBot, Headless Chrome, …). */
+                                name: string;
+                                /** @description Matomo's category (Search bot, Crawler, Site Monitor, …); `Headless browser` for headless browsers. */
+                                category: string;
+                                /** @description Who runs it; may be empty. */
+                                producer: string;
+                                /** @description Page about the bot; may be empty. */
+                                url: string;
+                                /** @description The producer's site; may be empty. */
+                                producer_url: string;
+                            } | null;
+                            /** @description The parse of the UA string alone; null when no Client Hints were supplied. */
+                            ua_only: {
+                                /** @description The client; null for a bot (except a headless browser, which keeps its client) or when none is recognised. */
+                                client: {
+                                    /** @description Matomo's client type: browser, mobile app, library, mediaplayer, feed reader or pim. */
+                                    type: string;
+                                    /** @description Client name (e.g. Chrome Mobile, Telegram, curl). */
+                                    name: string;
+                                    /** @description Client version; from the hints when given (SPEC rule 1); may be empty. */
+                                    version: string;
+                                    /** @description Rendering engine of a browser (Blink, WebKit, Gecko, …); empty for other clients. */
+                                    engine: string;
+                                    /** @description Engine version; may be empty. */
+                                    engine_version: string;
+                                } | null;
+                                /** @description The operating system; null for a bot or when none is recognised. */
+                                os: {
+                                    /** @description Operating system (Android, iOS, Windows, Mac, GNU/Linux, …). */
+                                    name: string;
+                                    /** @description Version; Windows 11 from Sec-CH-UA-Platform-Version 13 and up; may be empty. */
+                                    version: string;
+                                    /** @description Architecture label: x64, x86, ARM, MIPS, SuperH, SPARC, LoongArch64 or empty. */
+                                    platform: string;
+                                } | null;
+                                /** @description The device; null for a bot or when nothing about it is known. */
+                                device: {
+                                    /** @description Matomo's device type: desktop, smartphone, tablet, phablet, feature phone, console, tv, car browser, smart display, camera, portable media player, wearable, smart speaker, peripheral; empty when unknown. */
+                                    type: string;
+                                    /** @description Brand (Samsung, Apple, …); may be empty. */
+                                    brand: string;
+                                    /** @description Marketing model name (Galaxy S21, iPhone, …); may be empty. */
+                                    model: string;
+                                } | null;
+                            } | null;
+                            /** @description SPEC rule 2: the hints' client major version differs from the one in the UA alone. False without hints. */
+                            tampered: boolean;
+                        };
+                        error: null;
+                    } | {
+                        /** @description The client; null for a bot (except a headless browser, which keeps its client) or when none is recognised. */
+                        client: {
+                            /** @description Matomo's client type: browser, mobile app, library, mediaplayer, feed reader or pim. */
+                            type: string;
+                            /** @description Client name (e.g. Chrome Mobile, Telegram, curl). */
+                            name: string;
+                            /** @description Client version; from the hints when given (SPEC rule 1); may be empty. */
+                            version: string;
+                            /** @description Rendering engine of a browser (Blink, WebKit, Gecko, …); empty for other clients. */
+                            engine: string;
+                            /** @description Engine version; may be empty. */
+                            engine_version: string;
+                        } | null;
+                        /** @description The operating system; null for a bot or when none is recognised. */
+                        os: {
+                            /** @description Operating system (Android, iOS, Windows, Mac, GNU/Linux, …). */
+                            name: string;
+                            /** @description Version; Windows 11 from Sec-CH-UA-Platform-Version 13 and up; may be empty. */
+                            version: string;
+                            /** @description Architecture label: x64, x86, ARM, MIPS, SuperH, SPARC, LoongArch64 or empty. */
+                            platform: string;
+                        } | null;
+                        /** @description The device; null for a bot or when nothing about it is known. */
+                        device: {
+                            /** @description Matomo's device type: desktop, smartphone, tablet, phablet, feature phone, console, tv, car browser, smart display, camera, portable media player, wearable, smart speaker, peripheral; empty when unknown. */
+                            type: string;
+                            /** @description Brand (Samsung, Apple, …); may be empty. */
+                            brand: string;
+                            /** @description Marketing model name (Galaxy S21, iPhone, …); may be empty. */
+                            model: string;
+                        } | null;
+                        /** @description The bot; null when not a bot. */
+                        bot: {
+                            /** @description Bot name (Googlebot, GPTBot, ClaudeBot, Headless Chrome, …). */
+                            name: string;
+                            /** @description Matomo's category (Search bot, Crawler, Site Monitor, …); `Headless browser` for headless browsers. */
+                            category: string;
+                            /** @description Who runs it; may be empty. */
+                            producer: string;
+                            /** @description Page about the bot; may be empty. */
+                            url: string;
+                            /** @description The producer's site; may be empty. */
+                            producer_url: string;
+                        } | null;
+                        /** @description SPEC rule 2: the hints' client major version differs from the one in the UA alone. False without hints. */
+                        tampered: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     postApiV1Ua: {
         parameters: {
             query?: {
@@ -4931,6 +5133,51 @@ export interface operations {
                 "X-Response-Form"?: "enveloped" | "bare";
             };
             path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: components["schemas"]["IpRecordFormA"];
+                        error: null;
+                    } | components["schemas"]["IpRecordFormB"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiV1IpByIp: {
+        parameters: {
+            query?: {
+                fields?: string;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path: {
+                ip: string;
+            };
             cookie?: never;
         };
         requestBody?: never;

@@ -16,7 +16,9 @@ commands:
   version    the app's and each dataset's version (--json)
   help       this text; \`almanac help <command>\` or \`almanac <command> --help\` for one command
 
-Settings come from ALMANAC_* environment variables, a JSON file (--config) and flags; README.md lists them.`
+Settings come from ALMANAC_* environment variables, a JSON file (--config) and flags; \`almanac serve --help\`
+lists the flags. A running server documents its API at /docs (and /openapi.json); the settings table and
+the operator's guide are in the README and docs/ of the project's repository.`
 
 const flagList = () =>
   Object.keys(settingOptions())
@@ -27,7 +29,8 @@ export const SERVE_USAGE = `usage: almanac serve [--port N] [--host ADDR] [--con
 
 Serves /api/v1 on the built datasets (datasets/out, ALMANAC_DATA_DIR, or those inside the executable).
 A domain whose datasets are missing answers 503 naming them; /readyz says which.
-flags: ${flagList()} (each also an ALMANAC_* variable; README.md, Configuration)`
+flags: ${flagList()} (each also an ALMANAC_* variable; the README of the
+project's repository has the table). Once listening, the server documents its API at /docs.`
 
 export const START_USAGE = `usage: almanac start [serve flags]
 

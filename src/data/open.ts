@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path'
 import { embeddedData } from './embedded.ts'
 import { cacheRoot, DataDirError, type Extraction, extractEmbedded, startExtraction } from './extract.ts'
 import type { DataDir, Manifest } from './types.ts'
+import { logger } from '../lib/logger.ts'
 
 export const SOURCE_OUT_DIR = resolve(import.meta.dir, '../../datasets/out')
 
@@ -36,14 +37,19 @@ export function openDataDir(dir: string = SOURCE_OUT_DIR): DataDir {
 /** The data directory this process serves from (extracting the embedded datasets when needed). */
 export async function resolveDataDir(
   options: { dataDir?: string; env?: Record<string, string | undefined> } = {},
-  log: (line: string) => void = (l) => console.error(l),
+  log: (line: string) => void = logger,
 ): Promise<DataDir> {
   const env = options.env ?? process.env
   const embedded = embeddedData()
   if (!embedded) {
     const dir = options.dataDir ? resolve(options.dataDir) : SOURCE_OUT_DIR
     if (!existsSync(join(dir, 'manifest.json')))
-      log(`datasets: ${dir} holds no manifest.json; build the datasets with \`almanac data build\` (or set ALMANAC_DATA_DIR)`)
+      log(
+        JSON.stringify({
+          level: 'warn',
+          msg: `datasets: ${dir} holds no manifest.json; build the datasets with \`almanac data build\` (or set ALMANAC_DATA_DIR)`,
+        }),
+      )
     return openDataDir(dir)
   }
   if (options.dataDir && existsSync(join(resolve(options.dataDir), 'manifest.json'))) {

@@ -17,6 +17,7 @@ import { type AppDeps, createApp, datasetMetrics, domainMetrics, type MountedDom
 import { contentMismatch, sizeMismatch } from './integrity.ts'
 import { openDataDir } from './open.ts'
 import type { DataDir } from './types.ts'
+import { logger } from '../lib/logger.ts'
 
 /** One data generation: what a request is answered from, from start to end. */
 export interface Generation {
@@ -88,7 +89,7 @@ export function liveApp(
   data: DataDir,
   mounted: MountedDomain[],
 ): LiveApp {
-  const log = deps.log ?? ((line: string) => console.error(line))
+  const log = deps.log ?? logger
   const clock = deps.clock ?? Date.now
   let server: unknown
   const build = (data: DataDir, mounted: MountedDomain[]): Generation => {

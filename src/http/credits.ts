@@ -21,12 +21,13 @@ const STORE_RETRY_SECONDS = 2
 /**
  * Statuses whose credits are given back: the server declined to serve now (503 busy or unavailable, a
  * per-caller share's 429, 507 storage full) and the caller is told to come back; charging for that would
- * make a polite retry loop drain the plan. A 404 of Elysia's router (`NOT_FOUND`: no route ran) likewise.
+ * make a polite retry loop drain the plan. A 404 of Elysia's router (`NOT_FOUND`: no route ran) likewise,
+ * and a 405 (a path that answers another method: GET /ip/bulk reaches GET /ip/:ip, which refuses it).
  * Everything else the caller caused (400 unreadable JSON, 413 counted while reading, 404 of a resource,
  * 422) keeps its credit: the body was read and the route did its work.
  */
 export const givesBack = (status: number, code: string | number) =>
-  status === 503 || status === 429 || status === 507 || code === 'NOT_FOUND'
+  status === 503 || status === 429 || status === 507 || status === 405 || code === 'NOT_FOUND'
 
 export function quotaHeaders(state: QuotaState, now: number): Record<string, string> {
   const resetIn = Math.max(0, state.reset - Math.floor(now / 1000))

@@ -22,6 +22,13 @@ export interface Exchange {
   uncounted?: boolean
   /** This request's id (the caller's X-Request-Id when acceptable, else one made here); echoed, logged, in problems. */
   id?: string
+  /**
+   * The body of the response, when the layer that made it may have it compressed (compression.ts): JSON
+   * replies, problems, the OpenAPI document, the /docs assets. Undeclared bodies (images, streams) are sent as they are.
+   */
+  body?: string | Uint8Array
+  /** Set when `body` is the same on every request (a static asset): its compressed forms are made once and kept. */
+  bodyKey?: string
 }
 
 const EXCHANGE = Symbol('almanac.exchange')

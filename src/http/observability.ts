@@ -11,6 +11,7 @@
 import { Elysia, type AnyElysia } from 'elysia'
 import { APP_VERSION } from '../cli/version.ts'
 import type { Config } from '../config.ts'
+import { logger } from '../lib/logger.ts'
 import { eventLoopMonitor } from './event-loop.ts'
 import { exchangeOf, existingExchange } from './exchange.ts'
 import { pathOf } from './paths.ts'
@@ -123,7 +124,7 @@ let idCounter = 0
 const newRequestId = () => ID_PREFIX + (++idCounter).toString(36)
 
 /**
- * One access-log line: `{"time","msg","method","path","route","status","duration_ms","request_id","caller"?,
+ * One access-log line: `{"time","level","msg","method","path","route","status","duration_ms","request_id","caller"?,
  * "ip"?,"ua"?}`; `caller` is the quota subject (`key:<key id>` or `jwt:<sub>`), never the key. Built as
  * text, with JSON.stringify only for the strings a client controls: a third of the cost of stringifying
  * an object made for the purpose.
@@ -140,7 +141,7 @@ function accessLine(
   ua: string | null,
 ): string {
   // The id is either ours or passed acceptedRequestId: no escaping needed.
-  let line = `{"time":"${isoNow()}","msg":"request","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"route":${JSON.stringify(route)},"status":${status},"duration_ms":${Math.round(seconds * 1e6) / 1e3},"request_id":"${id}"`
+  let line = `{"time":"${isoNow()}","level":"info","msg":"request","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"route":${JSON.stringify(route)},"status":${status},"duration_ms":${Math.round(seconds * 1e6) / 1e3},"request_id":"${id}"`
   if (caller) line += `,"caller":${JSON.stringify(caller.slice(0, 256))}`
   if (ip) line += `,"ip":${JSON.stringify(ip)}`
   if (ua) line += `,"ua":${JSON.stringify(ua.slice(0, 256))}`
@@ -296,15 +297,7 @@ export function createObservability(config: Config, options: ObservabilityOption
   /** The app maps every error to a problem; this is the last line, so the process never dies on input. */
   const internalError = (request: Request, e: unknown): Response => {
     const id = existingExchange(request)?.id
-    console.error(
-      JSON.stringify({
-        level: 'error',
-        msg: 'unhandled',
-        path: pathOf(request.url),
-        request_id: id,
-        error: String((e as Error)?.stack ?? e),
-      }),
-    )
+    logger.error('unhandled', { path: pathOf(request.url), request_id: id, error: String((e as Error)?.stack ?? e) })
     const { problem } = internalProblem()
     if (id) problem.request_id = id
     return new Response(JSON.stringify(problemBody(problem, formOf(request, config.responseForm))), {

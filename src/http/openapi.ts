@@ -14,6 +14,7 @@ import { CACHE_KEY } from './cache.ts'
 import { COST_KEY, type PerItemCost } from './cost.ts'
 import { BODY_LIMIT_KEY, DEFAULT_BODY_LIMIT } from './admission.ts'
 import { API_PREFIX } from './paths.ts'
+import { exchangeOf } from './exchange.ts'
 import { FieldErrorSchema, ProblemEnvelopeSchema, ProblemSchema } from './schemas.ts'
 
 export const OPENAPI_PATH = '/openapi.json'
@@ -538,9 +539,15 @@ export function openApiRoutes(getApp: () => AnyElysia, definitionsPrefixes: () =
   let cached: string | undefined
   return new Elysia({ name: 'almanac:openapi' }).get(
     OPENAPI_PATH,
-    () => {
+    ({ request }) => {
       cached ??= JSON.stringify(buildOpenApiDocument(getApp(), { definitionsPrefixes: definitionsPrefixes() }))
-      return new Response(cached, { headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' } })
+      // The same bytes every time: compressed once (compression.ts).
+      const exchange = exchangeOf(request)
+      exchange.body = cached
+      exchange.bodyKey = OPENAPI_PATH
+      return new Response(cached, {
+        headers: { 'content-type': 'application/json', 'cache-control': 'no-cache', vary: 'Accept-Encoding' },
+      })
     },
     { detail: { hide: true } },
   )

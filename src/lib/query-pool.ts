@@ -11,6 +11,7 @@
  */
 import { availableParallelism } from 'node:os'
 import { AlmanacError, busy, unavailable, type ErrorKind } from './errors.ts'
+import { logger } from './logger.ts'
 
 /** Worker threads of a pool: `configured`, or one fewer than the cores (at least one), so the event loop keeps a core. */
 export const poolSize = (configured: number) => configured || Math.max(1, availableParallelism() - 1)
@@ -253,7 +254,7 @@ export function createQueryPool({ url, init, size, queueSize, perCaller, what }:
   }
 }
 
-const log = (msg: string, error: string) => console.error(JSON.stringify({ level: 'error', msg, error }))
+const log = (msg: string, error: string) => logger.error(msg, { error })
 
 /** A pool's state for /metrics, as `almanac_<domain>_query_jobs…` (one metric family per pool). */
 export function queryPoolMetrics(domain: string, s: QueryPoolStats): string {

@@ -90,9 +90,14 @@ describe('readiness', () => {
       ['veg', false],
       ['broken', false],
     ])
-    expect(lines).toEqual([
-      'The veg domain is disabled: dataset vegetables is not built (run `almanac data build --only veg`).',
-      'The broken domain is disabled: fruit.json has no header row',
+    // Logged as errors (a domain that cannot answer is a failure, not news).
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      {
+        level: 'error',
+        domain: 'veg',
+        msg: 'The veg domain is disabled: dataset vegetables is not built (run `almanac data build --only veg`).',
+      },
+      { level: 'error', domain: 'broken', msg: 'The broken domain is disabled: fruit.json has no header row' },
     ])
   })
 

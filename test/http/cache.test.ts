@@ -32,7 +32,7 @@ describe('reference data', () => {
     expect(await again.text()).toBe('')
     expect(again.headers.get('etag')).toBe(etag)
     expect(again.headers.get('cache-control')).toBe('private, max-age=3600')
-    expect(again.headers.get('vary')).toBe('X-Response-Form')
+    expect(again.headers.get('vary')).toBe('X-Response-Form, Accept-Encoding')
     expect(again.headers.get('x-definitions-updated')).toBe(first.headers.get('x-definitions-updated'))
     expect(again.headers.get('ratelimit-policy')).toBe(first.headers.get('ratelimit-policy'))
     expect(Number(again.headers.get('x-quota-remaining'))).toBe(before - 1)

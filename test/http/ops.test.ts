@@ -106,6 +106,7 @@ describe('access log', () => {
     const parsed = JSON.parse(line!)
     expect(Object.keys(parsed)).toEqual([
       'time',
+      'level',
       'msg',
       'method',
       'path',

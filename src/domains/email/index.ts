@@ -9,8 +9,9 @@ import { emailBuilders } from './build.ts'
 import { emailRoutes, type EmailDomainState } from './routes.ts'
 import { openEmailService, type EmailServiceOptions } from './service.ts'
 import { emailSources } from './sources.ts'
+import { logger } from '../../lib/logger.ts'
 
-const log = (fields: Record<string, unknown>) => console.error(JSON.stringify({ domain: 'email', ...fields }))
+const log = (fields: Record<string, unknown>) => logger({ domain: 'email', ...fields })
 
 export const emailDomain = (options: Pick<EmailServiceOptions, 'now'> = {}) =>
   defineDomain<EmailDomainState>({

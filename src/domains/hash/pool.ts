@@ -8,6 +8,7 @@ import { AlmanacError, busy, unavailable } from '../../lib/errors.ts'
 import { workerUrl as libWorkerUrl } from '../../lib/threads.ts'
 import { jobMemory } from './budget.ts'
 import type { KdfJob } from './kdf.ts'
+import { logger } from '../../lib/logger.ts'
 
 /** Where the KDF worker module is, from source or inside the compiled executable (lib/threads.ts). */
 export const workerUrl = () => libWorkerUrl(new URL('./kdf-worker.ts', import.meta.url), 'hash/kdf-worker')
@@ -46,8 +47,7 @@ export interface KdfPool {
 }
 
 /** Logs what a worker reported; the caller gets a problem that says nothing of it (library text is not for clients). */
-const logFailure = (algorithm: string, message: string) =>
-  console.error(JSON.stringify({ level: 'error', msg: `${algorithm} worker failed`, error: message }))
+const logFailure = (algorithm: string, message: string) => logger.error(`${algorithm} worker failed`, { error: message })
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 

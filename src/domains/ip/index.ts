@@ -10,8 +10,9 @@ import { ipBuilders } from './build.ts'
 import { ipRoutes, type IpDomainState } from './routes.ts'
 import { openIpService } from './service.ts'
 import { ipSources } from './sources.ts'
+import { logger } from '../../lib/logger.ts'
 
-const log = (fields: Record<string, unknown>) => console.error(JSON.stringify({ domain: 'ip', ...fields }))
+const log = (fields: Record<string, unknown>) => logger({ domain: 'ip', ...fields })
 
 export default defineDomain<IpDomainState>({
   name: 'ip',

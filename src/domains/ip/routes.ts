@@ -1,4 +1,8 @@
-/** The three IP geolocation endpoints of the SPEC: POST /ip, GET /ip/me, POST /ip/bulk. */
+/**
+ * The three IP geolocation endpoints of the SPEC (POST /ip, GET /ip/me, POST /ip/bulk), and GET /ip/{ip},
+ * the form ipinfo-style clients use. Elysia's router (and admission.ts) prefer the literal `/me` and
+ * `/bulk` to `/:ip`, so neither word is ever read as an address.
+ */
 import { Elysia, t } from 'elysia'
 import type { DomainContext } from '../types.ts'
 import { clientAddress, type TrustedProxies } from '../../http/client-ip.ts'
@@ -7,7 +11,7 @@ import { costPerItem } from '../../http/cost.ts'
 import { fieldsQuery } from '../../http/paging.ts'
 import { documents } from '../../http/openapi.ts'
 import { list, one } from '../../http/reply.ts'
-import { badRequest } from '../../lib/errors.ts'
+import { AlmanacError, badRequest } from '../../lib/errors.ts'
 import { FIELD_NAMES, present, presentItem } from './present.ts'
 import { IpBulkItemSchemas, IpRecordSchemas } from './schemas.ts'
 import type { IpService } from './service.ts'
@@ -46,6 +50,26 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
           summary: "The caller's IP record",
           description:
             'Geolocates the connecting address. Behind a proxy in ALMANAC_TRUSTED_PROXIES, the one forwarding header ALMANAC_TRUSTED_PROXY_HEADER names (X-Forwarded-For or Forwarded) is believed, walked from the right; the other is ignored.',
+          ...documents({ name: 'IpRecord', ...IpRecordSchemas }),
+        },
+      },
+    )
+    .get(
+      '/:ip',
+      ({ params, form }) => {
+        // GET /ip/bulk lands here (the literal is a POST route): the same 405 as before this route existed.
+        if (params.ip === 'bulk')
+          throw new AlmanacError('method', 'GET is not allowed on /api/v1/ip/bulk; use POST.', { headers: { Allow: 'POST' } })
+        return one(present(service.lookup(params.ip, 'ip'), form), { fieldNames: FIELD_NAMES[form] })
+      },
+      {
+        params: t.Object({ ip: address }),
+        query: t.Object(fieldsQuery),
+        detail: {
+          tags: ['ip'],
+          summary: 'Geolocate one address (GET form)',
+          description:
+            'The same record and quota as POST /api/v1/ip, with the address in the path (IPv6 as it is written: `/api/v1/ip/2001:db8::1`). `me` is the caller, as GET /api/v1/ip/me.',
           ...documents({ name: 'IpRecord', ...IpRecordSchemas }),
         },
       },

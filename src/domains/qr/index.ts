@@ -16,6 +16,7 @@ import { createQrService, type QrService, qrMetrics, type StoreShares } from './
 import { stateDirLedger } from './shares.ts'
 import { createSigner, type Signer } from './signing.ts'
 import { qrSources } from './sources.ts'
+import { logger } from '../../lib/logger.ts'
 
 export interface QrDomainState {
   service: QrService
@@ -34,7 +35,7 @@ export const localDir = (config: Config) =>
 /** One caller's share of the store: the setting, else a 16th of the global cap. */
 export const qrShareOf = (config: Config) => config.qr.storeMaxBytesPerKey ?? Math.floor(config.qr.storeMaxBytes / 16)
 
-const log = (fields: Record<string, unknown>) => console.error(JSON.stringify({ domain: 'qr', ...fields }))
+const log = (fields: Record<string, unknown>) => logger({ domain: 'qr', ...fields })
 
 export function openQr(config: Config, now: () => number = Date.now): QrDomainState {
   const trusted = trustedProxies(config.trustedProxies, config.trustedProxyHeader)

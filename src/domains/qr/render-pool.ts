@@ -13,6 +13,7 @@ import { AlmanacError, busy } from '../../lib/errors.ts'
 import { workerUrl } from '../../lib/threads.ts'
 import type { ImageOptions, MadeImage } from './image.ts'
 import type { RenderJob, RenderReply } from './render-worker.ts'
+import { logger } from '../../lib/logger.ts'
 
 const PER_CALLER = 4
 const QUEUE = 64
@@ -75,7 +76,7 @@ export function createRenderPool(
         job.resolve(reply.image)
       } else if ('problem' in reply) job.reject(new AlmanacError(reply.problem.kind, reply.problem.detail, reply.problem.options))
       else {
-        console.error(JSON.stringify({ level: 'error', domain: 'qr', msg: 'render worker failed', error: reply.error }))
+        logger.error('render worker failed', { domain: 'qr', error: reply.error })
         job.reject(new AlmanacError('internal', 'Making the QR image failed.'))
       }
       pump()
@@ -88,7 +89,7 @@ export function createRenderPool(
       slots.splice(slots.indexOf(slot), 1)
       if (job) {
         release(job.caller)
-        console.error(JSON.stringify({ level: 'error', domain: 'qr', msg: 'render worker died', error: event.message }))
+        logger.error('render worker died', { domain: 'qr', error: event.message })
         job.reject(new AlmanacError('internal', 'Making the QR image failed.'))
       }
       pump()

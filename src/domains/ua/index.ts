@@ -9,11 +9,12 @@ import { describeFolder, folderFiles, loadDefinitions, readDefinitions } from '.
 import { uaRoutes } from './routes.ts'
 import { openUaService, type UaService } from './service.ts'
 import { uaSources } from './sources.ts'
+import { logger } from '../../lib/logger.ts'
 
 /** Folder name under the data directory for newer detection data. */
 export const DROP_IN = 'ua-regexes'
 
-const log = (fields: Record<string, unknown>) => console.error(JSON.stringify({ domain: 'ua', ...fields }))
+const log = (fields: Record<string, unknown>) => logger({ domain: 'ua', ...fields })
 
 export default defineDomain<UaService>({
   name: 'ua',

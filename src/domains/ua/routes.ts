@@ -1,4 +1,7 @@
-/** The three user-agent endpoints of the SPEC: POST /ua, POST /ua/bulk, POST /ua/compat/device-catalog. */
+/**
+ * The three user-agent endpoints of the SPEC (POST /ua, POST /ua/bulk, POST /ua/compat/device-catalog),
+ * and GET /ua: the caller's own User-Agent and Client Hints headers, as GET /ip/me is the caller's address.
+ */
 import { Elysia, t } from 'elysia'
 import { requestContext } from '../../http/context.ts'
 import { costPerItem } from '../../http/cost.ts'
@@ -6,6 +9,7 @@ import { bodyLimit } from '../../http/admission.ts'
 import { documents } from '../../http/openapi.ts'
 import { fieldsQuery } from '../../http/paging.ts'
 import { list, one } from '../../http/reply.ts'
+import { invalid } from '../../lib/errors.ts'
 import type { DomainContext } from '../types.ts'
 import { HINT_MAX_LENGTH, HINT_NAMES } from './hints.ts'
 import {
@@ -49,9 +53,39 @@ const hintHeaders = t.Unknown({
   ],
 })
 
+/** How GET /ua names the caller's User-Agent in a 422 (its hints are `header.<name>`). */
+const OWN_UA_FIELD = 'header.User-Agent'
+
+/** The Client Hint headers a request carries, by their canonical names (empty ones are dropped by the service). */
+function ownHints(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [lower, name] of HINT_NAMES) {
+    const value = headers.get(lower)
+    if (value !== null) out[name] = value
+  }
+  return out
+}
+
 export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
   new Elysia({ prefix: '/ua' })
     .use(requestContext(config.responseForm))
+    .get(
+      '',
+      ({ request, form }) => {
+        const ua = request.headers.get('user-agent')
+        if (ua === null)
+          throw invalid(OWN_UA_FIELD, 'the request has no User-Agent header; to parse another user agent, POST /api/v1/ua with {"ua": …}')
+        return one(present(service.parse(ua, ownHints(request.headers), OWN_UA_FIELD, 'header'), form), { fieldNames: FIELD_NAMES[form] })
+      },
+      {
+        query: t.Object(fieldsQuery),
+        detail: {
+          summary: "Parse the caller's own user agent",
+          description: `The request's own User-Agent header with the Client Hints it carries (${[...HINT_NAMES.values()].join(', ')}), parsed as POST /api/v1/ua parses a body: the same answer, quota and forms. A browser sends the high-entropy hints only after the server asks for them (Accept-CH). Bad headers are a 422 naming \`header.<name>\`.`,
+          ...documents({ enveloped: EnvelopedSchema, bare: BareSchema }),
+        },
+      },
+    )
     .post('', ({ body, form }) => one(present(service.parse(body.ua, body.headers), form), { fieldNames: FIELD_NAMES[form] }), {
       body: t.Object({ ua: userAgent, headers: t.Optional(hintHeaders) }, { examples: [{ ua: EXAMPLE_UA }] }),
       query: t.Object(fieldsQuery),

@@ -92,8 +92,9 @@ export function checkUserAgent(ua: unknown, field = 'ua'): string {
 }
 
 export interface UaService {
-  /** Parses one user agent with optional Client Hints (`headers`); throws `invalid` naming the field. */
-  parse(ua: unknown, headers?: unknown, field?: string): UaResult
+  /** Parses one user agent with optional Client Hints (`headers`); throws `invalid` naming the field
+   * (`field` for the user agent, `hintsField` for the hints: by default `headers` beside it). */
+  parse(ua: unknown, headers?: unknown, field?: string, hintsField?: string): UaResult
   /** Each item answered on its own: a bad item is an ItemError in its place. */
   bulk(items: readonly unknown[], field?: string): ((UaResult & { ua: string }) | ItemError)[]
   /** Whether the UA carries a touch-screen token (for the device catalog). */
@@ -141,9 +142,9 @@ export function openUaService(defs: Definitions, options: UaServiceOptions): UaS
     }
   }
 
-  const parse = (input: unknown, headers?: unknown, field = 'ua'): UaResult => {
+  const parse = (input: unknown, headers?: unknown, field = 'ua', hintsField?: string): UaResult => {
     const ua = checkUserAgent(input, field)
-    const hints = readHints(headers, field === 'ua' ? 'headers' : field.replace(/\.ua$/, '.headers'))
+    const hints = readHints(headers, hintsField ?? (field === 'ua' ? 'headers' : field.replace(/\.ua$/, '.headers')))
     const key = hints ? `${ua}\u0000${hints.key}` : ua
     const hit = cache?.get(key)
     if (hit) return hit

@@ -1,0 +1,63 @@
+/**
+ * The server's one log format: every line a JSON object that starts with `time` (ISO 8601, UTC) and
+ * `level` (`debug`, `info`, `warn`, `error`), then `msg` and whatever else the writer said. A collector
+ * (journald, Loki, a container runtime) can then parse and filter every line the same way.
+ *
+ * `logger` is callable as the `(line: string) => void` the layers already take, so it is handed where a log
+ * function is wanted: a JSON object text gets `time` and `level` (default `info`) put first when it lacks
+ * them; plain text becomes `{"time","level":"info","msg"}`. Objects and the level methods skip the parse.
+ * The access log goes to stdout through its own buffered writer (http/observability.ts) in the same shape.
+ */
+export type Level = 'debug' | 'info' | 'warn' | 'error'
+
+type Fields = Record<string, unknown>
+
+export interface Logger {
+  /** A line made elsewhere (JSON object text or plain text), or an object of fields. */
+  (line: string | Fields): void
+  info(msg: string, fields?: Fields): void
+  warn(msg: string, fields?: Fields): void
+  error(msg: string, fields?: Fields): void
+}
+
+const LEVELS = new Set<unknown>(['debug', 'info', 'warn', 'error'])
+
+/** `{time, level, ...fields}`: time and level first, whatever order the writer used. */
+function format(fields: Fields): string {
+  const { time, level, ...rest } = fields
+  const out: Fields = {
+    time: typeof time === 'string' && time ? time : new Date().toISOString(),
+    level: LEVELS.has(level) ? level : 'info',
+    ...rest,
+  }
+  // A level the writer spelled some other way is kept, not lost.
+  if (level !== undefined && !LEVELS.has(level)) out.given_level = level
+  return JSON.stringify(out)
+}
+
+/** The fields of one line given as text: its members when it is a JSON object, else `{msg}`. */
+function fieldsOf(line: string): Fields {
+  if (line.startsWith('{') && line.endsWith('}')) {
+    try {
+      const parsed = JSON.parse(line)
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Fields
+    } catch {
+      // Text that only looks like JSON: logged as a message.
+    }
+  }
+  return { msg: line }
+}
+
+/** One line of the format above from any line or fields. */
+export const logLine = (line: string | Fields): string => format(typeof line === 'string' ? fieldsOf(line) : line)
+
+export function createLogger(write: (line: string) => void = (line) => console.error(line)): Logger {
+  const logger = ((line: string | Fields) => write(logLine(line))) as Logger
+  logger.info = (msg, fields) => write(format({ ...fields, level: 'info', msg }))
+  logger.warn = (msg, fields) => write(format({ ...fields, level: 'warn', msg }))
+  logger.error = (msg, fields) => write(format({ ...fields, level: 'error', msg }))
+  return logger
+}
+
+/** The process's logger: one line a call to stderr. */
+export const logger: Logger = createLogger()
