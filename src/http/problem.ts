@@ -58,6 +58,14 @@ export function problemFromError(error: AlmanacError, instance?: string): Proble
   return { problem, headers: error.options.headers ?? {} }
 }
 
+/** A TypeBox error's JSON Pointer (`~1` is `/`, `~0` is `~`) as a dotted field name. */
+const fieldOf = (pointer: unknown) =>
+  String(pointer ?? '')
+    .replace(/^\//, '')
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.') || '(root)'
+
 /** TypeBox/Elysia validation error entries -> FieldErrors with dotted paths. */
 function validationErrors(error: any): FieldError[] {
   // Elysia checks coerced query members one by one ("property") and loses their names; schemas built
@@ -76,14 +84,11 @@ function validationErrors(error: any): FieldError[] {
   }
   const seen = new Set<string>()
   const out: FieldError[] = []
+  // A member that is missing is reported once, as missing: TypeBox also says what type it should have had.
+  const missing = new Set(all.filter((e) => e.type === ValueErrorType.ObjectRequiredProperty).map((e) => fieldOf(e.path)))
   for (const e of all) {
-    // JSON Pointer segments (`~1` is `/`, `~0` is `~`), joined with dots.
-    const path = String(e.path ?? '')
-      .replace(/^\//, '')
-      .split('/')
-      .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
-      .join('.')
-    const field = path || '(root)'
+    const field = fieldOf(e.path)
+    if (missing.has(field) && e.type !== ValueErrorType.ObjectRequiredProperty) continue
     if (e.type === ValueErrorType.ObjectAdditionalProperties) {
       // A name the route's closed schema does not take (strict-inputs.ts).
       const known = Object.keys(e.schema?.properties ?? {})

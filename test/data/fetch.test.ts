@@ -372,7 +372,8 @@ test('without mirror or internet the anonymity lists build empty, each marked un
   expect(entry.unavailable![0]!.reason).toContain('ALMANAC_OFFLINE is set')
   expect(entry.counts).toEqual({ ranges_ipv4: 0, ranges_ipv6: 0 })
   expect(entry.notes![0]).toContain('Built without tor-exit-nodes, x4bnet-vpn, x4bnet-datacenter, public-proxies-monosans')
-  // The geolocation artifacts of the real build beside the empty lists: the domain serves, flags all false.
+  // The geolocation artifacts of the real build beside the empty lists: the domain serves, the flags those
+  // lists feed unknown (null), the missing lists named.
   const data = openDataDir(out)
   const real = openDataDir()
   const withGeo = {
@@ -382,7 +383,8 @@ test('without mirror or internet the anonymity lists build empty, each marked un
   }
   const service = openIpService(loadConfig({ env: {} }), withGeo, quiet)
   const record = service.lookup('185.220.101.33') // a Tor exit in the mirror's list
-  expect(record.security.is_tor_exit_node).toBe(false)
+  expect(record.security.is_tor_exit_node).toBeNull()
   expect(record.security.sources).toEqual([])
+  expect(record.security.unavailable_sources).toContain('tor-exit-nodes')
   expect(record.place).not.toBeNull()
 })

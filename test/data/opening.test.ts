@@ -110,7 +110,10 @@ describe('domains opening one by one', () => {
     failed.fail(new Error('Cannot extract countries.sqlite (the disk is full).'))
     const mounted = await m
     expect(mounted.problem).toBe('The countries domain is disabled: Cannot extract countries.sqlite (the disk is full).')
-    expect(lines.at(-1)).toBe('The countries domain is disabled: Cannot extract countries.sqlite (the disk is full).')
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({
+      level: 'error',
+      msg: 'The countries domain is disabled: Cannot extract countries.sqlite (the disk is full).',
+    })
     live.remount(mounted)
     const route = await get('/api/v1/countries/DE')
     expect(route.status).toBe(503)
