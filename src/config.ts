@@ -64,6 +64,11 @@ export interface Config {
   accessLog: boolean
   /** Seconds in-flight requests get to finish after SIGTERM. */
   shutdownGraceSeconds: number
+  /** Requests one caller may start in one turn of the event loop; more wait for the next turns (0: no limit). */
+  requestsPerTurn: number
+  /** Requests one caller may have waiting for a turn, and the body bytes they may hold; more are a 429. */
+  requestsWaitingPerCaller: number
+  requestBytesWaitingPerCaller: number
   /**
    * Seconds between SIGTERM and closing the listener: /readyz answers 503 at once while new connections are
    * still accepted and answered, so a load balancer stops sending before the port goes away.
@@ -384,6 +389,9 @@ const SETTINGS: Setting[] = [
   S('bodyLimit', integer(1024, 64 * 1024 * 1024), 'ALMANAC_BODY_LIMIT'),
   S('accessLog', boolean, 'ALMANAC_ACCESS_LOG', '--access-log'),
   S('shutdownGraceSeconds', integer(0, 3600), 'ALMANAC_SHUTDOWN_GRACE'),
+  S('requestsPerTurn', integer(0, 10000), 'ALMANAC_REQUESTS_PER_TURN'),
+  S('requestsWaitingPerCaller', integer(1, 100000), 'ALMANAC_REQUESTS_WAITING_PER_CALLER'),
+  S('requestBytesWaitingPerCaller', integer(0, 2 ** 40), 'ALMANAC_REQUEST_BYTES_WAITING_PER_CALLER'),
   S('shutdownDelaySeconds', integer(0, 3600), 'ALMANAC_SHUTDOWN_DELAY'),
   S('corsOrigins', origins, 'ALMANAC_CORS_ORIGINS', '--cors-origins'),
   S('hash.workers', integer(0, 256), 'ALMANAC_HASH_WORKERS'),
@@ -464,6 +472,9 @@ export const DEFAULTS: Config = {
   bodyLimit: 1024 * 1024,
   accessLog: true,
   shutdownGraceSeconds: 10,
+  requestsPerTurn: 1,
+  requestsWaitingPerCaller: 64,
+  requestBytesWaitingPerCaller: 4 * 2 ** 20,
   shutdownDelaySeconds: 5,
   corsOrigins: [],
   hash: {

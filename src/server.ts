@@ -21,6 +21,7 @@ import { requestContext } from './http/context.ts'
 import { exchangeOf, existingExchange } from './http/exchange.ts'
 import { API_PREFIX, isApi, pathOf, pathStart } from './http/paths.ts'
 import { routeMatcher } from './http/route-match.ts'
+import { callerTurns } from './http/turns.ts'
 import { bodyReader, checkRequest, pathIsWellFormed } from './http/request-guards.ts'
 import { admissions, checkBodyHeaders } from './http/admission.ts'
 import { costOf } from './http/cost.ts'
@@ -266,13 +267,30 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
    * body's declared size and type against its route (413, 415), then its first credit (429, or 503 when
    * the store is down). A path no route answers spends nothing (its 404 or 405 comes later).
    */
+  /** Each caller's share of the event loop's turns (turns.ts): past it, a request waits, unread, for a later turn. */
+  const turns = callerTurns({
+    perTurn: config.requestsPerTurn,
+    maxWaiting: config.requestsWaitingPerCaller,
+    maxWaitingBytes: config.requestBytesWaitingPerCaller,
+  })
+  /**
+   * After authentication: the request's shape and its first credit, then its turn. A caller refused here
+   * (400, 413, 415, 429) is answered at once and holds nothing; an admitted request past its caller's
+   * share of this turn waits, unread, for a later one.
+   */
   const admit = (request: Request, path: string, principal: Principal) => {
     const exchange = exchangeOf(request)
     exchange.principal = principal
     if (!pathIsWellFormed(path)) throw badRequest('The path holds an invalid percent-encoding (such as %ZZ or a lone %).')
     const admission = (exchange.admission = admitting.forPath(request.method, path))
     checkBodyHeaders(request, admission, config.bodyLimit)
-    if (admission) return credits.take(request, principal, 1, 1)
+    if (!admission) return
+    // What its unread body may hold while it waits: its declared length, else (chunked) its route's limit.
+    const declared = request.headers.get('content-length')
+    const bytes = declared !== null ? Number(declared) || 0 : request.body ? admission.bodyLimit : 0
+    const turn = () => turns.take(principal.subject, bytes)
+    const taken = credits.take(request, principal, 1, 1)
+    return taken instanceof Promise ? taken.then(turn) : turn()
   }
 
   const observability = deps.observability ?? createObservability(config)

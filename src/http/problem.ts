@@ -27,6 +27,7 @@ const KINDS: Record<ErrorKind, { status: number; title: string }> = {
   unauthorized: { status: 401, title: 'Unauthorized' },
   forbidden: { status: 403, title: 'Forbidden' },
   quota: { status: 429, title: 'Quota exceeded' },
+  too_many: { status: 429, title: 'Too many requests waiting' },
   busy: { status: 503, title: 'Server busy' },
   unavailable: { status: 503, title: 'Service unavailable' },
   method: { status: 405, title: 'Method not allowed' },

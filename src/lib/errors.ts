@@ -12,6 +12,7 @@ export type ErrorKind =
   | 'unauthorized' // missing or bad credentials
   | 'forbidden' // credentials are good but not allowed here
   | 'quota' // plan credits used up
+  | 'too_many' // one caller has too many requests waiting for their turn
   | 'busy' // the server is saturated; try again later
   | 'unavailable' // a dependency (dataset, store) is missing or down
   | 'method' // the path exists but not with this method

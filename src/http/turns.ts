@@ -1,0 +1,88 @@
+/**
+ * Turns of the event loop, shared between callers. One process answers everyone on one thread, and in
+ * each turn of its loop it starts every request that has arrived; a caller holding 64 connections would
+ * have 64 requests started before a second caller's one, every turn, and that caller's latency would be
+ * the other's whole backlog. So a caller may start at most `perTurn` requests in one turn: the rest wait,
+ * in arrival order and unread, for the next turns (a `setImmediate`, which runs after the loop has taken
+ * in new arrivals), where each waiting caller gets `perTurn` more. Another caller's request starts in the
+ * turn it arrives in, after at most `perTurn` requests of each busy caller.
+ *
+ * A caller alone loses nothing but a few µs a turn: turns come back to back while anyone waits. What
+ * waits is bounded (`maxWaiting` per caller, a 429 beyond it). Nothing here is per request but a Map
+ * lookup; the turn marker (one setImmediate) is set only in turns where requests start.
+ */
+import { AlmanacError } from '../lib/errors.ts'
+
+export interface Turns {
+  /**
+   * Counts one request of `caller` in this turn: undefined to start it now, or a promise of its turn.
+   * `bytes`: what its unread body may hold while it waits (its Content-Length, or its route's limit).
+   */
+  take(caller: string, bytes: number): Promise<void> | undefined
+  /** Requests waiting for a turn, for /metrics. */
+  waiting(): number
+}
+
+export interface TurnLimits {
+  /** Requests one caller may start in one turn (0: no limit). */
+  perTurn: number
+  /** Requests one caller may have waiting. */
+  maxWaiting: number
+  /** Body bytes one caller's waiting requests may hold (the server buffers a body as it arrives). */
+  maxWaitingBytes: number
+}
+
+export function callerTurns({ perTurn, maxWaiting, maxWaitingBytes }: TurnLimits): Turns {
+  /** Requests each caller started in this turn. */
+  const started = new Map<string, number>()
+  /** Each caller's waiting requests, in arrival order, and the body bytes they may hold. */
+  const queues = new Map<string, { starts: (() => void)[]; bytes: number[]; held: number }>()
+  let waitingCount = 0
+  let marked = false
+
+  const nextTurn = () => {
+    marked = false
+    started.clear()
+    for (const [caller, queue] of queues) {
+      const go = queue.starts.splice(0, perTurn)
+      for (const b of queue.bytes.splice(0, go.length)) queue.held -= b
+      waitingCount -= go.length
+      started.set(caller, go.length)
+      if (!queue.starts.length) queues.delete(caller)
+      for (const start of go) start()
+    }
+    if (started.size) mark()
+  }
+  const mark = () => {
+    if (marked) return
+    marked = true
+    setImmediate(nextTurn)
+  }
+
+  return {
+    take(caller, bytes) {
+      if (perTurn <= 0) return undefined
+      let queue = queues.get(caller)
+      const n = started.get(caller) ?? 0
+      if (!queue && n < perTurn) {
+        started.set(caller, n + 1)
+        mark()
+        return undefined
+      }
+      if (queue && (queue.starts.length >= maxWaiting || queue.held + bytes > maxWaitingBytes))
+        throw new AlmanacError(
+          'too_many',
+          `This key has ${queue.starts.length} requests (${queue.held} bytes of bodies) waiting for their turn, the most one caller may: send the next when one is answered.`,
+          { headers: { 'Retry-After': '1' } },
+        )
+      if (!queue) queues.set(caller, (queue = { starts: [], bytes: [], held: 0 }))
+      const waiting = queue
+      waitingCount++
+      waiting.held += bytes
+      waiting.bytes.push(bytes)
+      mark()
+      return new Promise<void>((resolve) => waiting.starts.push(resolve))
+    },
+    waiting: () => waitingCount,
+  }
+}
