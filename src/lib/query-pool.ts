@@ -102,6 +102,37 @@ export interface QueryPoolOptions {
   what: string
 }
 
+/** The `queries.*` settings (config.ts) every domain's pool is sized by. */
+export interface QuerySettings {
+  workers: number
+  queueSize: number
+  jobsPerCaller: number
+}
+
+/**
+ * A domain's read-only database with its query pool: the pool sized by the `queries.*` settings, and one
+ * `close` that ends the workers once their jobs are answered, then releases the main connection.
+ */
+export function pooledDatabase<D extends { close(): void }>(
+  db: D,
+  settings: QuerySettings,
+  worker: { url: string; init: unknown; what: string },
+): { pool: QueryPool; close(): Promise<void> } {
+  const pool = createQueryPool({
+    ...worker,
+    size: poolSize(settings.workers),
+    queueSize: settings.queueSize,
+    perCaller: settings.jobsPerCaller,
+  })
+  return {
+    pool,
+    close: async () => {
+      await pool.close()
+      db.close()
+    },
+  }
+}
+
 /** Seconds a refused caller is asked to wait: queued jobs are tens of milliseconds each. */
 const RETRY_SECONDS = 1
 

@@ -57,7 +57,7 @@ describe('what one caller may have waiting', () => {
     const answers = await Promise.all(Array.from({ length: 10 }, () => get(app, TEST_KEY)))
     // One starts in this turn, three wait for theirs, six are refused.
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 429, 429, 429, 429, 429, 429])
-    const refused = await answers[9]!.json()
+    const refused = (await answers[9]!.json()) as { type: string; detail: string }
     expect(refused.type).toBe('urn:almanac:problem:too-many')
     expect(refused.detail).toContain('waiting for their turn')
     expect(answers[9]!.headers.get('retry-after')).toBe('1')

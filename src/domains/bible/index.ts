@@ -1,6 +1,6 @@
 /** Bible: 34 translations in 28 languages, chapters and verses, FTS5 search, verse of the day. */
 import { openReadonlySqlite } from '../../data/sqlite.ts'
-import { createQueryPool, poolSize, queryPoolMetrics, type QueryPool } from '../../lib/query-pool.ts'
+import { pooledDatabase, queryPoolMetrics, type QueryPool } from '../../lib/query-pool.ts'
 import { workerUrl } from '../../lib/threads.ts'
 import { defineDomain } from '../types.ts'
 import type { BibleWorkerInit } from './bible-worker.ts'
@@ -20,24 +20,13 @@ export default defineDomain<{ service: BibleService; pool: QueryPool; close(): P
     const service = new BibleService(db)
     // Searches priced over SEARCH_INLINE_MS run here, each worker on its own connection (docs/bible.md).
     const init: BibleWorkerInit = { path, searchBudgetMs: SEARCH_BUDGET_MS }
-    const pool = createQueryPool({
+    const { pool, close } = pooledDatabase(db, config.queries, {
       url: workerUrl(new URL('./bible-worker.ts', import.meta.url), 'bible/bible-worker'),
       init,
-      size: poolSize(config.queries.workers),
-      queueSize: config.queries.queueSize,
-      perCaller: config.queries.jobsPerCaller,
       what: 'Bible search',
     })
     service.offload = { pool, inlineMs: SEARCH_INLINE_MS }
-    return {
-      service,
-      pool,
-      // The workers end once their jobs are answered; then the main connection is released.
-      close: async () => {
-        await pool.close()
-        db.close()
-      },
-    }
+    return { service, pool, close }
   },
   routes: ({ service, config }) => bibleRoutes(service.service, config),
   metrics: (opened) => queryPoolMetrics('bible', opened.pool.stats()),

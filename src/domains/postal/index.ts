@@ -1,6 +1,6 @@
 /** Postal codes: GeoNames records with formats, lookup, search, radius and polygon queries. */
 import { openReadonlySqlite } from '../../data/sqlite.ts'
-import { createQueryPool, poolSize, queryPoolMetrics, type QueryPool } from '../../lib/query-pool.ts'
+import { pooledDatabase, queryPoolMetrics, type QueryPool } from '../../lib/query-pool.ts'
 import { workerUrl } from '../../lib/threads.ts'
 import { defineDomain } from '../types.ts'
 import { POSTAL_ARTIFACT, postalBuilder } from './build.ts'
@@ -19,24 +19,13 @@ export default defineDomain<{ service: PostalService; pool: QueryPool; close(): 
     const service = new PostalService(db, {}, config.postal.workBudget)
     // Queries whose inline budget runs out run again here, each worker on its own connection (docs/postal.md).
     const init: PostalWorkerInit = { path, workBudget: config.postal.workBudget }
-    const pool = createQueryPool({
+    const { pool, close } = pooledDatabase(db, config.queries, {
       url: workerUrl(new URL('./postal-worker.ts', import.meta.url), 'postal/postal-worker'),
       init,
-      size: poolSize(config.queries.workers),
-      queueSize: config.queries.queueSize,
-      perCaller: config.queries.jobsPerCaller,
       what: 'postal query',
     })
     service.offload = { pool, inlineWork: INLINE_WORK }
-    return {
-      service,
-      pool,
-      // The workers end once their jobs are answered; then the main connection is released.
-      close: async () => {
-        await pool.close()
-        db.close()
-      },
-    }
+    return { service, pool, close }
   },
   routes: ({ service, config }) => postalRoutes(service.service, config),
   metrics: (opened) => queryPoolMetrics('postal', opened.pool.stats()),

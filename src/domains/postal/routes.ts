@@ -1,6 +1,6 @@
 /** The nine postal endpoints: paths and schemas; the answers come from the service. */
 import { Elysia, t } from 'elysia'
-import type { Config } from '../../config.ts'
+import type { Config, ResponseForm } from '../../config.ts'
 import { requestContext } from '../../http/context.ts'
 import { costPerItem } from '../../http/cost.ts'
 import { bodyLimit } from '../../http/admission.ts'
@@ -66,6 +66,17 @@ const spatialPage = {
     namedInteger('offset', 0, Number.MAX_SAFE_INTEGER, 'Records to skip (default 0); in the body or the query string, not both.'),
   ),
 }
+
+/** A nearby or within answer: the records presented in the caller's form, with the paging members. */
+const spatialReply =
+  (form: ResponseForm, page: Page, fields: readonly string[]) =>
+  ({ total, items }: Paged<PostalRecord>) =>
+    spatialList(
+      items.map((r) => presentRecord(r, form)),
+      total,
+      page,
+      fields,
+    )
 
 /** The page of a nearby/within request: each member from the query or the body; given in both, a 422 naming it. */
 function spatialPageOf(query: { limit?: number; offset?: number }, body: { limit?: number; offset?: number }): Page {
@@ -217,13 +228,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
       '/:country_code/nearby',
       ({ params, query, body, form, request }) => {
         const page = spatialPageOf(query, body)
-        const reply = ({ total, items }: Paged<PostalRecord>) =>
-          spatialList(
-            items.map((r) => presentRecord(r, form)),
-            total,
-            page,
-            [...RECORD_FIELDS[form], 'distance_km'],
-          )
+        const reply = spatialReply(form, page, [...RECORD_FIELDS[form], 'distance_km'])
         const at = { lat: body.lat, lng: body.lng, radius_km: body.radius_km }
         return then(service.anywhere('nearby', [params.country_code, at, page], callerOf(request)), reply)
       },
@@ -254,13 +259,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
       '/:country_code/within',
       ({ params, query, body, form, request }) => {
         const page = spatialPageOf(query, body)
-        const reply = ({ total, items }: Paged<PostalRecord>) =>
-          spatialList(
-            items.map((r) => presentRecord(r, form)),
-            total,
-            page,
-            RECORD_FIELDS[form],
-          )
+        const reply = spatialReply(form, page, RECORD_FIELDS[form])
         return then(service.anywhere('within', [params.country_code, body.geometry, page], callerOf(request)), reply)
       },
       {
