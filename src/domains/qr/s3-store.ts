@@ -82,8 +82,8 @@ export function createS3Store(options: S3StoreOptions): ObjectStore {
         clearTimeout(timer)
       }
     },
-    link(name, expires) {
-      const expiresIn = Math.max(1, Math.min(S3_MAX_TTL, expires - Math.floor(Date.now() / 1000)))
+    link(name, expires, _origin, now) {
+      const expiresIn = Math.max(1, Math.min(S3_MAX_TTL, expires - now))
       return signer.presign(keyOf(name), { method: 'GET', expiresIn })
     },
     close() {},

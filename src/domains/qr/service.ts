@@ -180,7 +180,7 @@ export function createQrService(
       charge.undo()
       throw e
     }
-    return { url: store.link(name, expires, origin), format: o.format, expires, preset, ...common }
+    return { url: store.link(name, expires, origin, at), format: o.format, expires, preset, ...common }
   }
   return {
     generate,

@@ -12,8 +12,12 @@ export interface ObjectStore {
   readonly maxTtl: number
   /** Keeps the object until at least `expires` (Unix seconds); a full or failing store is a 503. */
   put(object: StoredObject, expires: number): Promise<void>
-  /** An absolute URL that serves the object until `expires`. `origin` is this server's, for local links. */
-  link(name: string, expires: number, origin: string): string
+  /**
+   * An absolute URL that serves the object until `expires`. `origin` is this server's, for local links;
+   * `now` (Unix seconds) the time `expires` was counted from, so a presigned link lives exactly the ttl
+   * asked for, however long the upload took.
+   */
+  link(name: string, expires: number, origin: string, now: number): string
   close(): void
 }
 
