@@ -4,7 +4,7 @@
  * GeoLite2 EULA require to be shown. Authenticated and counted like every /api/v1 route.
  */
 import { Elysia, t } from 'elysia'
-import { APP_VERSION } from '../cli/version.ts'
+import { APP_VERSION } from '../version.ts'
 import type { Config } from '../config.ts'
 import { dayOf, type Freshness, freshness } from '../data/freshness.ts'
 import { openingProblem } from '../data/opening.ts'

@@ -9,7 +9,7 @@
  */
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import { Elysia, type AnyElysia, type TSchema } from 'elysia'
-import { APP_VERSION } from '../cli/version.ts'
+import { APP_VERSION } from '../version.ts'
 import { CACHE_KEY } from './cache.ts'
 import { COST_KEY, type PerItemCost } from './cost.ts'
 import { BODY_LIMIT_KEY, DEFAULT_BODY_LIMIT } from './admission.ts'

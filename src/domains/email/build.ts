@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { domainToASCII } from 'node:url'
 import type { BuildContext, DatasetBuilder } from '../../data/types.ts'
-import { writeContainer } from '../ip/container.ts'
+import { writeContainer } from '../../lib/range-container.ts'
 import { mergeBlocklists, readBlocklists } from './abuse-list.ts'
 import { BUILTIN_ALLOW } from './allowlist.ts'
 import { buildDomainTable } from './domain-table.ts'

@@ -7,10 +7,10 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { gunzipSync } from 'node:zlib'
 import type { DatasetBuilder } from '../../data/types.ts'
-import { tableSections, writeContainer } from './container.ts'
+import { tableSections, writeContainer } from '../../lib/range-container.ts'
 import { BUILTIN_LISTS } from './lists.ts'
 import { MmdbReader } from './mmdb.ts'
-import { flattenBitRanges, parseListText, tableFromRanges, type RawRange } from './ranges.ts'
+import { flattenBitRanges, parseListText, tableFromRanges, type RawRange } from '../../lib/ip-ranges.ts'
 
 export const CITY_ARTIFACT = 'ip-city.mmdb'
 export const ASN_ARTIFACT = 'ip-asn.tables'

@@ -12,10 +12,10 @@ import { parseIp, type IpAddress } from '../../lib/ip-address.ts'
 import { ASN_ARTIFACT, CITY_ARTIFACT, LISTS_ARTIFACT } from './build.ts'
 import { GenerationalCache } from '../../lib/cache.ts'
 import { CityReader, type Place } from './city.ts'
-import { readContainer, readTable } from './container.ts'
+import { readContainer, readTable } from '../../lib/range-container.ts'
 import { BUILTIN_LISTS, listMaskV4, listMaskV6, loadOperatorLists, type ListKind, type ListLabel, type ListSet } from './lists.ts'
 import { MmdbReader } from './mmdb.ts'
-import { findV4, findV6 } from './ranges.ts'
+import { findV4, findV6 } from '../../lib/ip-ranges.ts'
 import { reservedKind, type ReservedKind } from '../../lib/ip-reserved.ts'
 
 /** Shared per AS organisation (or operator record), frozen, in Form A's member order (used as is). */

@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { TZDATA_MIN } from './sources.ts'
+import { TZDATA_MIN } from '../../data/tzdata.ts'
 import type { BuildContext, DatasetBuilder } from '../../data/types.ts'
 import { parsePosixTz, posixNextChange, posixTypeAt, type PosixTz } from './posix-tz.ts'
 import { parseTzif, type LocalTimeType } from './tzif.ts'
@@ -127,7 +127,7 @@ export const timezonesBuilder: DatasetBuilder = {
     const { version, zones, links } = readTzdataZi(readFileSync(zi.path, 'utf8'))
     if (compareTzVersions(version, TZDATA_MIN) < 0) {
       throw new Error(
-        `${zi.path} is tzdata ${version}, older than the ${TZDATA_MIN} that src/domains/timezones/sources.ts requires: offsets changed since (upgrade with \`apt-get install tzdata\`, which .ci/run does).`,
+        `${zi.path} is tzdata ${version}, older than the ${TZDATA_MIN} that src/data/tzdata.ts requires: offsets changed since (upgrade with \`apt-get install tzdata\`, which .ci/run does).`,
       )
     }
     const dir = dirname(zi.path)
