@@ -41,3 +41,17 @@ export interface Domain<S = unknown> {
 }
 
 export const defineDomain = <S>(domain: Domain<S>) => domain as Domain<unknown>
+
+/**
+ * A domain as opened at start: its service, or why it is unavailable. `problem` is shown to callers (the
+ * 503 of its routes, /readyz, the datasets endpoint), so it names datasets, never file paths; the log
+ * has the whole story. It may be set later, when the background integrity check finds a corrupt artifact.
+ * `opening`: its datasets are still being extracted or opened (first start); its routes answer 503 with
+ * Retry-After and /readyz lists it, while the other domains serve.
+ */
+export interface MountedDomain {
+  domain: Domain
+  service?: unknown
+  problem?: string
+  opening?: boolean
+}

@@ -8,7 +8,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { OPENING_RETRY_SECONDS } from '../../src/data/opening.ts'
 import { openDataDir } from '../../src/data/open.ts'
-import { liveApp } from '../../src/data/refresh.ts'
+import { liveApp } from '../../src/refresh.ts'
 import countries from '../../src/domains/countries/index.ts'
 import timezones from '../../src/domains/timezones/index.ts'
 import { createAuthenticator } from '../../src/http/auth.ts'
