@@ -67,7 +67,7 @@ beforeAll(async () => {
   const observability = createObservability(config)
   live = liveApp(
     config,
-    { domains: [counted], authenticator: createAuthenticator(config), quota: memoryQuotaStore(), observability, log: (l) => logs.push(l) },
+    { domains: [counted], authenticator: createAuthenticator(config, { domains: allDomains }), quota: memoryQuotaStore(), observability, log: (l) => logs.push(l) },
     data,
     mounted,
   )
