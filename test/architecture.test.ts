@@ -41,7 +41,9 @@ const graph = new Map<string, string[]>(
       .map((m) => (m[1] ?? m[2]) as string)
       .filter((spec) => spec.startsWith('.'))
       .map((spec) => relative(ROOT, resolve(ROOT, dirname(file), spec)))
-      .flatMap((target) => [target, `${target}.ts`, `${target}/index.ts`].filter((t) => t.endsWith('.ts') && existsSync(join(ROOT, t))).slice(0, 1))
+      .flatMap((target) =>
+        [target, `${target}.ts`, `${target}/index.ts`].filter((t) => t.endsWith('.ts') && existsSync(join(ROOT, t))).slice(0, 1),
+      )
     return [file, targets]
   }),
 )
@@ -124,6 +126,8 @@ test('no import runs back up the layers', () => {
 })
 
 test("only a domain's descriptor imports its build (services read artifact names from artifacts.ts)", () => {
-  const intoBuild = edges.filter(({ from, to }) => domainOf(to) && to.endsWith('/build.ts') && !/\/(index|build|[a-z-]+-build)\.ts$/.test(from))
+  const intoBuild = edges.filter(
+    ({ from, to }) => domainOf(to) && to.endsWith('/build.ts') && !/\/(index|build|[a-z-]+-build)\.ts$/.test(from),
+  )
   expect(intoBuild.map(({ from, to }) => `${from} → ${to}`)).toEqual([])
 })

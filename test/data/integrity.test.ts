@@ -67,7 +67,11 @@ async function appOver(dir: string, domains: Domain[], env: Record<string, strin
   const data = openDataDir(dir)
   const logged: string[] = []
   const mounted = await openDomains(config, data, domains, (line) => logged.push(line))
-  const app = createApp(config, { data, domains, authenticator: createAuthenticator(config, { domains: allDomains }), quota: memoryQuotaStore() }, mounted)
+  const app = createApp(
+    config,
+    { data, domains, authenticator: createAuthenticator(config, { domains: allDomains }), quota: memoryQuotaStore() },
+    mounted,
+  )
   const send = async (method: string, path: string, body?: unknown) => {
     const headers: Record<string, string> = { 'x-api-key': TEST_KEY, 'x-response-form': 'bare' }
     if (body) headers['content-type'] = 'application/json'

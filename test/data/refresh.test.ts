@@ -67,7 +67,13 @@ beforeAll(async () => {
   const observability = createObservability(config)
   live = liveApp(
     config,
-    { domains: [counted], authenticator: createAuthenticator(config, { domains: allDomains }), quota: memoryQuotaStore(), observability, log: (l) => logs.push(l) },
+    {
+      domains: [counted],
+      authenticator: createAuthenticator(config, { domains: allDomains }),
+      quota: memoryQuotaStore(),
+      observability,
+      log: (l) => logs.push(l),
+    },
     data,
     mounted,
   )

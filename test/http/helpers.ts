@@ -39,7 +39,11 @@ export async function liveServer(
   const quota = options.quota ?? memoryQuotaStore()
   const log: string[] = []
   const observability = createObservability(config, { write: (line) => log.push(line) })
-  const app = createApp(config, { data, domains, authenticator: createAuthenticator(config, { domains: allDomains }), quota, observability, log: () => {} }, mounted)
+  const app = createApp(
+    config,
+    { data, domains, authenticator: createAuthenticator(config, { domains: allDomains }), quota, observability, log: () => {} },
+    mounted,
+  )
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',

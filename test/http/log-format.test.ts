@@ -165,7 +165,13 @@ test('a 500 is logged as an error line with time and level', async () => {
   const quota = createQuotaStore(config)
   const logged = createApp(
     config,
-    { data, domains: [broken as any], authenticator: createAuthenticator(config, { domains: allDomains }), quota, log: createLogger((l) => lines.push(l)) },
+    {
+      data,
+      domains: [broken as any],
+      authenticator: createAuthenticator(config, { domains: allDomains }),
+      quota,
+      log: createLogger((l) => lines.push(l)),
+    },
     mounted,
   )
   const res = await logged.handle(new Request('http://localhost/api/v1/broken', { headers: { 'x-api-key': TEST_KEY } }))
