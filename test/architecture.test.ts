@@ -20,7 +20,8 @@ function layerOf(file: string): Layer | undefined {
   // The descriptor contract names only config and data types: the build runner reads it, so it sits with data.
   if (file.startsWith('src/data/') || file.startsWith('src/stores/') || file === 'src/domains/types.ts') return 'data'
   if (file.startsWith('src/http/')) return 'http'
-  if (file.startsWith('src/domains/')) return 'domains'
+  // datasets/sources.ts lists the registry's sources: the registry's layer.
+  if (file.startsWith('src/domains/') || file === 'datasets/sources.ts') return 'domains'
   if (['src/server.ts', 'src/serve.ts', 'src/supervisor.ts', 'src/refresh.ts'].includes(file)) return 'server'
   if (file.startsWith('src/cli/') || file === 'src/main.ts') return 'cli'
   if (/^(datasets|build|scripts)\//.test(file)) return 'tools'
