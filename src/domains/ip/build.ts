@@ -11,10 +11,7 @@ import { tableSections, writeContainer } from '../../lib/range-container.ts'
 import { BUILTIN_LISTS } from './lists.ts'
 import { MmdbReader } from './mmdb.ts'
 import { flattenBitRanges, parseListText, tableFromRanges, type RawRange } from '../../lib/ip-ranges.ts'
-
-export const CITY_ARTIFACT = 'ip-city.mmdb'
-export const ASN_ARTIFACT = 'ip-asn.tables'
-export const LISTS_ARTIFACT = 'ip-lists.tables'
+import { ASN_ARTIFACT, CITY_ARTIFACT, LISTS_ARTIFACT } from './artifacts.ts'
 
 /** Splits one CSV line (quoted fields may hold commas and doubled quotes). */
 export function csvFields(line: string): string[] {
