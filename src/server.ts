@@ -340,6 +340,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       openApiRoutes(
         () => app,
         () => mounted.filter((m) => !m.problem && !m.opening && m.domain.definitionsUpdated).flatMap((m) => m.domain.prefixes),
+        mounted.flatMap((m) => (m.domain.tag ? [m.domain.tag] : [])),
       ),
     )
     .use(docsRoutes())
