@@ -8,7 +8,7 @@
  */
 import { Elysia, type AnyElysia } from 'elysia'
 import type { Config } from './config.ts'
-import { ageSeconds, freshness } from './data/freshness.ts'
+import { ageSeconds, freshness, staleAfterDays } from './data/freshness.ts'
 import { type ArtifactSizes, contentMismatch, sizeMismatch } from './data/integrity.ts'
 import { OPENING_RETRY_SECONDS, openingProblem } from './data/opening.ts'
 import type { DataDir } from './data/types.ts'
@@ -185,6 +185,8 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const caching = new Map<string, Map<string, { control: string; domain: string }>>()
   /** Each open domain's content tag (cache.ts); replaced when the datasets are. */
   const tags = contentTags(deps.data, mounted)
+  /** How old each dataset may grow before it is reported stale, as the domains' builders declare it. */
+  const limits = staleAfterDays(mounted.flatMap((m) => m.domain.builders ?? []))
   /**
    * Adds headers this request's response must carry (quota, definitions date). Kept beside Elysia's
    * `set.headers` because a reply whose Response we build ourselves is measurably cheaper than Elysia
@@ -327,6 +329,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       openApiRoutes(
         () => app,
         () => mounted.filter((m) => !m.problem && !m.opening && m.domain.definitionsUpdated).flatMap((m) => m.domain.prefixes),
+        mounted.flatMap((m) => (m.domain.tag ? [m.domain.tag] : [])),
       ),
     )
     .use(docsRoutes())
@@ -414,7 +417,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
           // Age and staleness are reported, never a reason to be unready: old data still answers.
           datasets: Object.values(deps.data.manifest.datasets)
             .sort((a, b) => a.id.localeCompare(b.id))
-            .map((e) => ({ dataset: e.id, ...freshness(e.id, e, clock()) })),
+            .map((e) => ({ dataset: e.id, ...freshness(e.id, e, clock(), limits) })),
           ...(down.length ? { problems: down } : {}),
           ...(warnings.length ? { warnings } : {}),
         }
@@ -424,7 +427,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
 
   const api = new Elysia({ prefix: API_PREFIX })
   for (const m of mounted) api.use(domainRoutes(config, deps.data, m))
-  api.use(metaRoutes(config, deps.data, mounted, clock))
+  api.use(metaRoutes(config, deps.data, mounted, limits, clock))
   // Before mounting: the app builds each route's validators from these schemas as it takes them.
   closeInputs(api.routes)
   app.use(api)

@@ -3,22 +3,19 @@
  * allows (docs/datasets.md, "Freshness"). The age counts from the upstream date of the dataset's newest
  * source (`ManifestEntry.date`), not from the build: rebuilding old inputs does not make data fresh.
  */
-import type { ManifestEntry } from './types.ts'
+import type { DatasetBuilder, ManifestEntry } from './types.ts'
 
 const DAY_MS = 86_400_000
 
 /**
- * Days after which a dataset is reported `stale`. `ip` (GeoLite2 City + ASN): the GeoLite2 EULA asks for
- * data at most 30 days behind the newest release; the anonymity lists (`ip-lists`) describe a network
- * that changes daily, so the same bound; tzdata is released a few times a year (a year-old copy misses
- * rule changes). Datasets not listed (countries, postal codes, Bible texts, email lists, device rules)
- * have no threshold: never stale.
+ * Days after which each dataset is reported `stale`, from its builder's `staleAfterDays` (the reason for
+ * each number is written beside it, in the domain's `build.ts`). Datasets whose builder names none
+ * (countries, postal codes, Bible texts, email lists, device rules) have no threshold: never stale.
  */
-export const STALE_AFTER_DAYS: ReadonlyMap<string, number> = new Map([
-  ['ip', 30],
-  ['ip-lists', 30],
-  ['timezones', 365],
-])
+export type StaleAfterDays = ReadonlyMap<string, number>
+
+export const staleAfterDays = (builders: readonly DatasetBuilder[]): StaleAfterDays =>
+  new Map(builders.flatMap((b) => (b.staleAfterDays === undefined ? [] : [[b.id, b.staleAfterDays] as const])))
 
 /** Milliseconds since the epoch of the upstream date, or NaN when the manifest has none. */
 const upstreamMs = (entry: ManifestEntry | undefined): number => (entry?.date ? Date.parse(`${entry.date.slice(0, 10)}T00:00:00Z`) : NaN)
@@ -38,10 +35,10 @@ export interface Freshness {
   stale_after_days: number | null
 }
 
-export function freshness(id: string, entry: ManifestEntry | undefined, now: number): Freshness {
+export function freshness(id: string, entry: ManifestEntry | undefined, now: number, limits: StaleAfterDays): Freshness {
   const seconds = ageSeconds(entry, now)
   const age = seconds === null ? null : Math.floor((seconds * 1000) / DAY_MS)
-  const limit = STALE_AFTER_DAYS.get(id) ?? null
+  const limit = limits.get(id) ?? null
   return { age_days: age, stale: age !== null && limit !== null && age > limit, stale_after_days: limit }
 }
 

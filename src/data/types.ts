@@ -82,6 +82,11 @@ export interface DatasetBuilder {
   optional?: string[]
   /** Bump when the builder's output format changes, so artifacts are rebuilt. */
   revision: number
+  /**
+   * Days after its upstream date past which the dataset is reported `stale` (`data/freshness.ts`);
+   * absent: never stale. Each builder says why its number is what it is.
+   */
+  staleAfterDays?: number
   build(ctx: BuildContext): Promise<BuildResult>
 }
 

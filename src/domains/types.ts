@@ -1,13 +1,16 @@
 /**
  * A domain is routes + a pure service over its opened datasets, described in one place: its folder's
- * `index.ts` names its routes, datasets and their builders, upstream sources (NOTICE.md, the datasets
- * endpoint) and docs page. `server.ts` mounts every domain in `domains/index.ts`; one whose datasets are
- * missing is mounted as "unavailable" (503 naming the dataset). The executable test sends each domain the
- * probes in `test/domains/<name>/probes.ts`.
+ * `index.ts` names its routes, OpenAPI tag, datasets and their builders (with how old each may grow),
+ * upstream sources (NOTICE.md, the datasets endpoint), docs page and probes. The central lists are derived
+ * from these descriptors (the OpenAPI tags, the staleness table, the probes the executable test sends), and
+ * `test/domains/descriptors.test.ts` fails when a registered domain lacks one of them. `server.ts` mounts
+ * every domain in `domains/index.ts`; one whose datasets are missing is mounted as "unavailable" (503
+ * naming the dataset).
  */
 import type { AnyElysia } from 'elysia'
 import type { Config } from '../config.ts'
 import type { DataDir, DatasetBuilder, Source } from '../data/types.ts'
+import type { ApiTag } from '../http/openapi.ts'
 
 export interface DomainContext<S> {
   service: S
@@ -17,6 +20,11 @@ export interface DomainContext<S> {
 
 export interface Domain<S = unknown> {
   name: string
+  /**
+   * The OpenAPI tag its routes name in `detail.tags` (lower case, the domain's name), with one or two
+   * sentences on what the domain answers. Optional only for test fixtures: every registered domain has one.
+   */
+  tag?: ApiTag
   /** Path prefixes under /api/v1 that this domain answers (e.g. `/countries`, `/subdivisions`). */
   prefixes: string[]
   /** Dataset ids (manifest keys) that must be present. */
@@ -38,6 +46,11 @@ export interface Domain<S = unknown> {
   sources?: Source[]
   /** The operator and API-user page for the domain, relative to the repository root. */
   docs?: string
+  /**
+   * The module, relative to the repository root, exporting `probes`: the requests the executable test sends
+   * this domain, with answers known from outside this project (`test/build/probes.ts`).
+   */
+  probes?: string
 }
 
 export const defineDomain = <S>(domain: Domain<S>) => domain as Domain<unknown>

@@ -6,7 +6,7 @@
 import { Elysia, t } from 'elysia'
 import { APP_VERSION } from '../version.ts'
 import type { Config } from '../config.ts'
-import { dayOf, type Freshness, freshness } from '../data/freshness.ts'
+import { dayOf, type Freshness, freshness, type StaleAfterDays } from '../data/freshness.ts'
 import { openingProblem } from '../data/opening.ts'
 import { provenance } from '../data/provenance.ts'
 import type { DataDir, ManifestEntry } from '../data/types.ts'
@@ -64,7 +64,13 @@ export const DATASET_FIELDS = [
   'problem',
 ] as const
 
-function info(id: string, entry: ManifestEntry | undefined, mounted: MountedDomain | undefined, now: number): DatasetInfo {
+function info(
+  id: string,
+  entry: ManifestEntry | undefined,
+  mounted: MountedDomain | undefined,
+  now: number,
+  limits: StaleAfterDays,
+): DatasetInfo {
   const sources = (entry?.sources ?? []).map(({ id, version, date, license, attribution, duties, url, homepage }) => ({
     id,
     version,
@@ -89,7 +95,7 @@ function info(id: string, entry: ManifestEntry | undefined, mounted: MountedDoma
     attribution: entry?.attribution ?? declared.attribution,
     sources,
     counts: entry?.counts ?? {},
-    ...freshness(id, entry, now),
+    ...freshness(id, entry, now, limits),
     ...(entry?.unavailable?.length
       ? { unavailable_sources: entry.unavailable.map((u) => ({ id: u.id, reason: redactPaths(u.reason) })) }
       : {}),
@@ -98,18 +104,18 @@ function info(id: string, entry: ManifestEntry | undefined, mounted: MountedDoma
 }
 
 /** Every dataset a domain declares or the manifest holds, in domain order then by id. */
-export function datasetInfos(data: DataDir, mounted: MountedDomain[], now: number = Date.now()): DatasetInfo[] {
+export function datasetInfos(data: DataDir, mounted: MountedDomain[], limits: StaleAfterDays, now: number = Date.now()): DatasetInfo[] {
   const out: DatasetInfo[] = []
   const seen = new Set<string>()
   for (const m of mounted) {
     for (const id of m.domain.datasets) {
       if (seen.has(id)) continue
       seen.add(id)
-      out.push(info(id, data.manifest.datasets[id], m, now))
+      out.push(info(id, data.manifest.datasets[id], m, now, limits))
     }
   }
   for (const id of Object.keys(data.manifest.datasets).sort())
-    if (!seen.has(id)) out.push(info(id, data.manifest.datasets[id], undefined, now))
+    if (!seen.has(id)) out.push(info(id, data.manifest.datasets[id], undefined, now, limits))
   return out
 }
 
@@ -153,17 +159,23 @@ export const DatasetSchema = t.Object({
 
 const appVersion = t.String({ description: 'Version of this server.' })
 
-export const metaRoutes = (config: Config, data: DataDir, mounted: MountedDomain[], clock: () => number = Date.now) => {
+export const metaRoutes = (
+  config: Config,
+  data: DataDir,
+  mounted: MountedDomain[],
+  limits: StaleAfterDays,
+  clock: () => number = Date.now,
+) => {
   // Made again only when a domain's state changed (the integrity check may disable one while serving) or
   // the day did (ages are in whole days).
   const problems = () => mounted.map((m) => m.problem ?? '').join('\0')
-  let infos = datasetInfos(data, mounted, clock())
+  let infos = datasetInfos(data, mounted, limits, clock())
   let state = problems()
   let day = dayOf(clock())
   const current = () => {
     const now = clock()
     const next = problems()
-    if (next !== state || dayOf(now) !== day) [infos, state, day] = [datasetInfos(data, mounted, now), next, dayOf(now)]
+    if (next !== state || dayOf(now) !== day) [infos, state, day] = [datasetInfos(data, mounted, limits, now), next, dayOf(now)]
     return infos
   }
   return new Elysia({ name: 'almanac:meta', prefix: '/meta' })

@@ -64,16 +64,18 @@ export interface WildcardParameter {
  */
 export const wildcardParameter = (parameter: WildcardParameter) => ({ [WILDCARD_KEY]: parameter })
 
-/** Tags of the API, with what each covers; a domain's routes name theirs in `detail.tags`. */
-export const TAG_DESCRIPTIONS: Record<string, string> = {
-  hash: 'Digests (md5, sha1, sha256, sha512) and password hashes (bcrypt, scrypt, argon2id) of a UTF-8 input.',
-  timezones: 'IANA timezones: current time, offset and DST period of a zone, differences and conversions. From tzdata.',
-  countries: 'ISO 3166-1 countries and ISO 3166-2 subdivisions: codes, names, UN M.49 regions, facts, code validation.',
-  postal:
-    'Postal code systems (formats, regular expressions) and postal code records: lookup, search, radius and polygon queries, validation. From GeoNames.',
-  ip: 'IP geolocation: country, city, network and anonymity signals of an address.',
-  meta: 'Which datasets this server answers from: versions, dates, licences and required attribution.',
+/** A tag of the document: a domain's (declared in its descriptor, `Domain.tag`) or the server's own. */
+export interface ApiTag {
+  name: string
+  description: string
 }
+
+/** Tags of routes that belong to no domain; every domain's tag comes from its descriptor. */
+const SERVER_TAGS: ApiTag[] = [
+  { name: 'meta', description: 'Which datasets this server answers from: versions, dates, licences and required attribution.' },
+]
+
+const OPERATIONS_TAG: ApiTag = { name: 'operations', description: 'Health, readiness, metrics and this document; no credentials.' }
 
 type Json = Record<string, any>
 
@@ -358,10 +360,8 @@ const identifier = (id: string) => id.replace(/[^A-Za-z0-9]+([A-Za-z0-9]?)/g, (_
 /** Completes one generated `/api/v1` operation (mutates it). */
 function completeOperation(op: Json, path: string, hasDefinitions: (path: string) => boolean, bodySchema: unknown, components: Json) {
   op.security = [{ ApiKey: [] }, { BearerJWT: [] }]
-  // One spelling of each tag (lower case, as the path segment that names the domain).
-  op.tags = op.tags?.length
-    ? [...new Set((op.tags as string[]).map((tag) => tag.toLowerCase()))]
-    : [path.slice(API_PREFIX.length + 1).split('/')[0] || 'api']
+  // A route that names no tag (a test fixture's) is put under the path segment that names its domain.
+  if (!op.tags?.length) op.tags = [path.slice(API_PREFIX.length + 1).split('/')[0] || 'api']
   const wildcard = op[WILDCARD_KEY] as WildcardParameter | undefined
   delete op[WILDCARD_KEY]
   const tail: Json[] = wildcard
@@ -471,7 +471,7 @@ const OPERATIONS_PATHS: Json = {
 }
 
 /** Builds the complete document from the finished app. */
-export function buildOpenApiDocument(app: AnyElysia, options: { definitionsPrefixes?: string[] } = {}): Json {
+export function buildOpenApiDocument(app: AnyElysia, options: { definitionsPrefixes?: string[]; tags?: ApiTag[] } = {}): Json {
   const generated = toOpenAPISchema(app, { staticFile: false }) as Json
   const defs = (options.definitionsPrefixes ?? []).map((p) => API_PREFIX + p)
   const hasDefinitions = (path: string) => defs.some((p) => path === p || path.startsWith(p + '/'))
@@ -495,6 +495,7 @@ export function buildOpenApiDocument(app: AnyElysia, options: { definitionsPrefi
       target[method] = operation
     }
   }
+  const descriptions = new Map([...(options.tags ?? []), ...SERVER_TAGS].map((tag) => [tag.name, tag.description]))
   const tags = [...new Set(Object.values(paths).flatMap((item: Json) => Object.values(item).flatMap((op: Json) => op.tags ?? [])))].sort()
   return {
     openapi: '3.1.0',
@@ -505,10 +506,7 @@ export function buildOpenApiDocument(app: AnyElysia, options: { definitionsPrefi
       license: { name: 'MIT (code); datasets under their own licences, see GET /api/v1/meta/datasets', identifier: 'MIT' },
     },
     servers: [{ url: '/' }],
-    tags: [
-      ...tags.map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `The ${name} domain.` })),
-      { name: 'operations', description: 'Health, readiness, metrics and this document; no credentials.' },
-    ],
+    tags: [...tags.map((name) => ({ name, description: descriptions.get(name) ?? `The ${name} domain.` })), OPERATIONS_TAG],
     security: [{ ApiKey: [] }, { BearerJWT: [] }],
     paths: { ...paths, ...OPERATIONS_PATHS },
     components: {
@@ -534,13 +532,13 @@ export function buildOpenApiDocument(app: AnyElysia, options: { definitionsPrefi
   }
 }
 
-/** `GET /openapi.json`, built once from the finished app on first request. */
-export function openApiRoutes(getApp: () => AnyElysia, definitionsPrefixes: () => string[] = () => []) {
+/** `GET /openapi.json`, built once from the finished app on first request; `tags` are the domains'. */
+export function openApiRoutes(getApp: () => AnyElysia, definitionsPrefixes: () => string[] = () => [], tags: ApiTag[] = []) {
   let cached: string | undefined
   return new Elysia({ name: 'almanac:openapi' }).get(
     OPENAPI_PATH,
     ({ request }) => {
-      cached ??= JSON.stringify(buildOpenApiDocument(getApp(), { definitionsPrefixes: definitionsPrefixes() }))
+      cached ??= JSON.stringify(buildOpenApiDocument(getApp(), { definitionsPrefixes: definitionsPrefixes(), tags }))
       // The same bytes every time: compressed once (compression.ts).
       const exchange = exchangeOf(request)
       exchange.body = cached

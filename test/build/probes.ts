@@ -1,10 +1,13 @@
 /**
  * One request per domain whose answer is known from outside this project, sent to the compiled
- * executable. Each domain keeps its own in `test/domains/<name>/probes.ts` (exporting `probes`); a landed
- * domain (one that mounts routes) must have at least one. Answers are asked for in Form B
- * (`X-Response-Form: bare`).
+ * executable. Each domain's descriptor names the module holding its own (`probes`, by convention
+ * `test/domains/<name>/probes.ts`, exporting `probes`); a domain that names none, or names a module that is
+ * missing or empty, fails here and in `test/domains/descriptors.test.ts`: never silently none. Answers are
+ * asked for in Form B (`X-Response-Form: bare`).
  */
+import { resolve } from 'node:path'
 import { domains } from '../../src/domains/index.ts'
+import type { Domain } from '../../src/domains/types.ts'
 
 export interface Probe {
   method: 'GET' | 'POST'
@@ -14,12 +17,16 @@ export interface Probe {
   check(body: any): void | Promise<void>
 }
 
-async function probesOf(domain: string): Promise<Probe[]> {
-  const file = `${import.meta.dir}/../domains/${domain}/probes.ts`
-  if (!(await Bun.file(file).exists())) return []
-  return ((await import(file)) as { probes: Probe[] }).probes
+const ROOT = resolve(import.meta.dir, '../..')
+
+/** The probes the domain's descriptor names; throws when it names none or the module has none. */
+async function probesOf(domain: Domain): Promise<Probe[]> {
+  if (!domain.probes) throw new Error(`the ${domain.name} domain's descriptor names no probes module (\`probes\` in its index.ts)`)
+  const { probes } = (await import(resolve(ROOT, domain.probes))) as { probes?: Probe[] }
+  if (!probes?.length) throw new Error(`${domain.probes} exports no probes for the ${domain.name} domain`)
+  return probes
 }
 
 export const PROBES: Record<string, Probe[]> = Object.fromEntries(
-  await Promise.all(domains.map(async (d) => [d.name, await probesOf(d.name)] as const)),
+  await Promise.all(domains.map(async (d) => [d.name, await probesOf(d)] as const)),
 )

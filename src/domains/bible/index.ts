@@ -13,6 +13,11 @@ import { bibleSources } from './sources.ts'
 
 export default defineDomain<{ service: BibleService; pool: QueryPool; close(): Promise<void> }>({
   name: 'bible',
+  tag: {
+    name: 'bible',
+    description:
+      '34 Bible translations in 28 languages: languages, translations and their books, chapters, verses and passages by reference, full-text search and a verse of the day.',
+  },
   prefixes: ['/bible'],
   datasets: ['bible'],
   open: ({ data, config }) => {
@@ -35,4 +40,5 @@ export default defineDomain<{ service: BibleService; pool: QueryPool; close(): P
   builders: [bibleBuilder],
   sources: bibleSources,
   docs: 'docs/bible.md',
+  probes: 'test/domains/bible/probes.ts',
 })

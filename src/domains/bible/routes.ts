@@ -145,6 +145,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
       {
         query: t.Object({ ...pageQuery(config.maxLimit), ...fieldsQuery }),
         detail: {
+          tags: ['bible'],
           ...cacheable('reference'),
           summary: 'Languages with at least one translation',
           description:
@@ -173,6 +174,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
           ...fieldsQuery,
         }),
         detail: {
+          tags: ['bible'],
           ...cacheable('reference'),
           summary: 'Translations, optionally of one language',
           ...documents({ enveloped: TranslationSchema, bare: TranslationSchema, list: true }),
@@ -186,6 +188,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
         params: t.Object({ translation_id: translationParam }),
         query: t.Object(fieldsQuery),
         detail: {
+          tags: ['bible'],
           ...cacheable('reference'),
           summary: 'One translation with its book, chapter and verse counts',
           ...documents({ enveloped: TranslationDetailSchema, bare: TranslationDetailSchema }),
@@ -221,6 +224,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
           ...fieldsQuery,
         }),
         detail: {
+          tags: ['bible'],
           summary: 'Verse of the day, or a random verse',
           description:
             'Default translation `kjv` (with `language`, one of its translations). Daily: the same verse for every caller on a UTC date with the same filters, spread uniformly over the filtered verses. A filter that leaves nothing is a 404. Both forms add `date` (UTC, YYYY-MM-DD).',
@@ -254,6 +258,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
           ...fieldsQuery,
         }),
         detail: {
+          tags: ['bible'],
           ...cacheable('reference'),
           summary: 'Full-text search, grouped by translation',
           description:
@@ -268,7 +273,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
       {
         params: t.Object({ translation: translationParam }),
         query: t.Object({ q: qQuery, sort: sortQuery, ...searchPage, ...fieldsQuery }),
-        detail: { ...cacheable('reference'), summary: 'Full-text search in one translation', ...searchShapes },
+        detail: { tags: ['bible'], ...cacheable('reference'), summary: 'Full-text search in one translation', ...searchShapes },
       },
     )
     .get(
@@ -285,6 +290,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
         params: t.Object({ translation: translationParam }),
         query: t.Object({ ...pageQuery(config.maxLimit, config.maxLimit), ...fieldsQuery }),
         detail: {
+          tags: ['bible'],
           ...cacheable('reference'),
           summary: 'Books of a translation, in canonical order',
           ...documents({ enveloped: BookSchema, bare: BookSchema, list: true }),
@@ -295,6 +301,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
       params: t.Object({ translation: translationParam, book: bookParam }),
       query: t.Object(fieldsQuery),
       detail: {
+        tags: ['bible'],
         ...cacheable('reference'),
         summary: 'One book of a translation',
         ...documents({ enveloped: BookSchema, bare: BookSchema }),
@@ -311,6 +318,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
         params: t.Object({ translation: translationParam, book: bookParam }),
         query: t.Object({ ...pageQuery(config.maxLimit, config.maxLimit), ...fieldsQuery }),
         detail: {
+          tags: ['bible'],
           ...cacheable('reference'),
           summary: 'Chapters of a book with their verse counts',
           ...documents({ enveloped: ChapterSchema, bare: ChapterSchema, list: true }),
@@ -323,7 +331,7 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
       {
         params: t.Object({ translation: translationParam, book: bookParam, chapter: chapterParam }),
         query: t.Object(fieldsQuery),
-        detail: { ...cacheable('reference'), summary: 'A whole chapter', ...passageShapes },
+        detail: { tags: ['bible'], ...cacheable('reference'), summary: 'A whole chapter', ...passageShapes },
       },
     )
     .get(
@@ -333,7 +341,12 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
       {
         params: t.Object({ translation: translationParam, book: bookParam, chapter: chapterParam, verse_ref: verseRefParam }),
         query: t.Object(fieldsQuery),
-        detail: { ...cacheable('reference'), summary: 'A verse, a range or a list of verses of one chapter', ...passageShapes },
+        detail: {
+          tags: ['bible'],
+          ...cacheable('reference'),
+          summary: 'A verse, a range or a list of verses of one chapter',
+          ...passageShapes,
+        },
       },
     )
 }

@@ -7,6 +7,10 @@ import { countriesSources } from './sources.ts'
 
 export default defineDomain<CountriesService>({
   name: 'countries',
+  tag: {
+    name: 'countries',
+    description: 'ISO 3166-1 countries and ISO 3166-2 subdivisions: codes, names, UN M.49 regions, facts, code validation.',
+  },
   prefixes: ['/countries', '/subdivisions'],
   datasets: ['countries'],
   open: ({ data }) => openCountries(data.path(ARTIFACT)),
@@ -17,4 +21,5 @@ export default defineDomain<CountriesService>({
   builders: [countriesBuilder],
   sources: countriesSources,
   docs: 'docs/countries.md',
+  probes: 'test/domains/countries/probes.ts',
 })

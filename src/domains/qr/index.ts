@@ -69,6 +69,11 @@ export function openQr(config: Config, now: () => number = Date.now): QrDomainSt
 export const qrDomain = (now: () => number = Date.now) =>
   defineDomain<QrDomainState>({
     name: 'qr',
+    tag: {
+      name: 'qr',
+      description:
+        'QR code images for seven payloads (text, URL, Wi-Fi, vCard, email, SMS, geo): png or svg behind a signed link, or a base64 PNG inline.',
+    },
     prefixes: ['/qr'],
     datasets: [],
     open: ({ config }) => openQr(config, now),
@@ -82,6 +87,7 @@ export const qrDomain = (now: () => number = Date.now) =>
     metrics: (state) => qrMetrics(state.service.stats()),
     sources: qrSources,
     docs: 'docs/qr.md',
+    probes: 'test/domains/qr/probes.ts',
   })
 
 export default qrDomain()

@@ -202,7 +202,7 @@ export function qrRoutes({ service: state, config }: DomainContext<QrDomainState
         body: t.Object({ ...route.fields, ...commonParameters }, { examples: [exampleBody(route.fields)] }),
         query: t.Object(fieldsQuery),
         detail: {
-          tags: ['QR codes'],
+          tags: ['qr'],
           summary: route.summary,
           // The largest payload (text: 4,296 characters) at 3 bytes each is 13 KB; 6 each as \u escapes, 26 KB.
           ...bodyLimit(64 * 1024),

@@ -110,6 +110,8 @@ export const timezonesBuilder: DatasetBuilder = {
   sources: ['tzdata', 'tzdata-zone1970', 'tzdata-zonetab', 'tzdata-iso3166'],
   artifacts: [TIMEZONES_ARTIFACT],
   revision: 1,
+  // tzdata is released a few times a year: a year-old copy misses rule changes.
+  staleAfterDays: 365,
   async build(ctx: BuildContext) {
     const zi = await ctx.source('tzdata')
     const { version, zones, links } = readTzdataZi(readFileSync(zi.path, 'utf8'))

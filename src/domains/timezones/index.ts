@@ -11,6 +11,10 @@ import { timezonesSources } from './sources.ts'
 
 export default defineDomain<TimezonesService>({
   name: 'timezones',
+  tag: {
+    name: 'timezones',
+    description: 'IANA timezones: current time, offset and DST period of a zone, differences and conversions. From tzdata.',
+  },
   prefixes: ['/timezones', '/timezones-diff', '/timezones-convert'],
   datasets: ['timezones'],
   builders: [timezonesBuilder],
@@ -18,4 +22,5 @@ export default defineDomain<TimezonesService>({
   routes: ({ service, config }) => timezonesRoutes(service, config),
   sources: timezonesSources,
   docs: 'docs/timezones.md',
+  probes: 'test/domains/timezones/probes.ts',
 })

@@ -18,6 +18,11 @@ const log = (fields: Record<string, unknown>) => logger({ domain: 'ua', ...field
 
 export default defineDomain<UaService>({
   name: 'ua',
+  tag: {
+    name: 'ua',
+    description:
+      "User agents parsed as Matomo device-detector does: the client, operating system, device (type, brand, model) and bots, with Client Hints taken into account. One at a time (the request's own header, or a posted string) or in bulk.",
+  },
   prefixes: ['/ua'],
   datasets: ['ua'],
   open({ config, data }) {
@@ -34,4 +39,5 @@ export default defineDomain<UaService>({
   builders: [uaBuilder],
   sources: uaSources,
   docs: 'docs/ua.md',
+  probes: 'test/domains/ua/probes.ts',
 })

@@ -80,6 +80,7 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
       {
         query: t.Object(fieldsQuery),
         detail: {
+          tags: ['ua'],
           summary: "Parse the caller's own user agent",
           description: `The request's own User-Agent header with the Client Hints it carries (${[...HINT_NAMES.values()].join(', ')}), parsed as POST /api/v1/ua parses a body: the same answer, quota and forms. A browser sends the high-entropy hints only after the server asks for them (Accept-CH). Bad headers are a 422 naming \`header.<name>\`.`,
           ...documents({ enveloped: EnvelopedSchema, bare: BareSchema }),
@@ -90,6 +91,7 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
       body: t.Object({ ua: userAgent, headers: t.Optional(hintHeaders) }, { examples: [{ ua: EXAMPLE_UA }] }),
       query: t.Object(fieldsQuery),
       detail: {
+        tags: ['ua'],
         summary: 'Parse a user agent',
         // One user agent (2,048 characters) and nine hints of 1,024, each character up to 3 bytes of UTF-8: 34 KB.
         ...bodyLimit(64 * 1024),
@@ -125,6 +127,7 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
         ),
         query: t.Object(fieldsQuery),
         detail: {
+          tags: ['ua'],
           summary: `Parse up to ${BULK_MAX} user agents`,
           description: 'Each result carries its input `ua`. Each item costs one quota credit.',
           ...costPerItem('ua_list', BULK_MAX),
@@ -152,6 +155,7 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
           examples: [[EXAMPLE_UA, 'curl/8.5.0']],
         }),
         detail: {
+          tags: ['ua'],
           summary: 'WURFL-style capabilities of up to 100 user agents',
           description:
             'An object keyed by each input string; each entry is a WURFL-style capability map whose sources docs/ua.md describes.',
