@@ -10,7 +10,12 @@
 import type { AnyElysia } from 'elysia'
 import type { Config } from '../config.ts'
 import type { DataDir, DatasetBuilder, Source } from '../data/types.ts'
-import type { ApiTag } from '../http/openapi.ts'
+
+/** A tag of the OpenAPI document: a domain's (declared here, `Domain.tag`) or the server's own (http/openapi.ts). */
+export interface ApiTag {
+  name: string
+  description: string
+}
 
 export interface DomainContext<S> {
   service: S
