@@ -10,7 +10,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { openReadonlySqlite } from '../src/data/sqlite.ts'
-import { BIBLE_ARTIFACT } from '../src/domains/bible/build.ts'
+import { BIBLE_ARTIFACT } from '../src/domains/bible/artifacts.ts'
 import { parseQuery } from '../src/domains/bible/query.ts'
 import { BibleService } from '../src/domains/bible/service.ts'
 import { MIRROR } from '../test/support/mirror.ts'
@@ -46,7 +46,7 @@ else if (process.argv.includes('--build')) {
 if (process.argv.includes('--build')) {
   // In a child process, so the build's heap does not count in this process's RSS below.
   const out = `/tmp/almanac-bench-bible-${process.pid}.sqlite`
-  const script = `import { buildBibleDatabase } from '${ROOT}/src/domains/bible/build.ts'
+  const script = `import { buildBibleDatabase } from '${ROOT}/src/domains/bible/artifacts.ts'
 await buildBibleDatabase({ mirror: (f) => '${MIRROR}/' + f, versification: '${MIRROR}/bible/versification', locales: '${MIRROR}/bible/book-names/sword-locales', out: '${out}' })`
   const t = performance.now()
   const child = Bun.spawnSync(['bun', '-e', script], { stderr: 'inherit' })

@@ -5,7 +5,7 @@
  * Run: `bun bench/timezones.ts` (after `bun src/main.ts data build --only timezones`).
  */
 import { openDataDir } from '../src/data/open.ts'
-import { TIMEZONES_ARTIFACT } from '../src/domains/timezones/build.ts'
+import { TIMEZONES_ARTIFACT } from '../src/domains/timezones/artifacts.ts'
 import { TimezonesService } from '../src/domains/timezones/service.ts'
 import { compareWithHello, printCallsHeader, timeCalls as time } from './lib.ts'
 

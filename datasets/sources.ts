@@ -4,6 +4,7 @@
  * licence and attribution). NOTICE.md and /api/v1/meta/datasets are made from these.
  */
 import type { Source } from '../src/data/types.ts'
+import { sourceLookup } from '../src/data/upstream.ts'
 import { domains } from '../src/domains/index.ts'
 
 /** The sources by the domain that declares them (NOTICE.md is grouped this way). */
@@ -11,8 +12,4 @@ export const sourcesByDomain: ReadonlyMap<string, readonly Source[]> = new Map(d
 
 export const sources: Source[] = domains.flatMap((d) => d.sources ?? [])
 
-export const sourceById = (id: string): Source => {
-  const source = sources.find((s) => s.id === id)
-  if (!source) throw new Error(`no domain declares a source ${JSON.stringify(id)} (each domain's sources.ts)`)
-  return source
-}
+export const sourceById = sourceLookup(sources)

@@ -13,7 +13,7 @@ import { createAuthenticator } from './http/auth.ts'
 import { serverBodyCeiling } from './http/request-guards.ts'
 import { createObservability } from './http/observability.ts'
 import { keyStoreOf, type Config } from './config.ts'
-import { activatedDir, type LiveApp, liveApp } from './data/refresh.ts'
+import { activatedDir, type LiveApp, liveApp } from './refresh.ts'
 import { type MountedDomain, openDomain, openDomains, verifyDatasets } from './server.ts'
 import { createKeyStore, createQuotaStore } from './stores/index.ts'
 import { openKeyStore, type KeyStore, type StoredKey } from './stores/keys.ts'
@@ -58,7 +58,7 @@ export async function serve(config: Config, log: (line: string) => void = logger
       }),
     )
   const observability = createObservability(config)
-  const authenticator = createAuthenticator(config, { keys, log })
+  const authenticator = createAuthenticator(config, { keys, log, domains: allDomains })
   // A server that can accept no one would otherwise start silently and answer 401 to everything.
   const unconfigured = await authenticator.unconfigured?.()
   if (unconfigured) log(JSON.stringify({ level: 'warn', msg: unconfigured }))

@@ -12,7 +12,7 @@ import { ageSeconds, freshness, staleAfterDays } from './data/freshness.ts'
 import { type ArtifactSizes, contentMismatch, sizeMismatch } from './data/integrity.ts'
 import { OPENING_RETRY_SECONDS, openingProblem } from './data/opening.ts'
 import type { DataDir } from './data/types.ts'
-import type { Domain } from './domains/types.ts'
+import type { Domain, MountedDomain } from './domains/types.ts'
 import { AlmanacError, badRequest, unavailable } from './lib/errors.ts'
 import { logger } from './lib/logger.ts'
 import { redactPaths } from './lib/redact.ts'
@@ -62,19 +62,8 @@ export interface AppDeps {
   stopping?: () => boolean
 }
 
-/**
- * A domain as opened at start: its service, or why it is unavailable. `problem` is shown to callers (the
- * 503 of its routes, /readyz, the datasets endpoint), so it names datasets, never file paths; the log
- * has the whole story. It may be set later, when the background integrity check finds a corrupt artifact.
- * `opening`: its datasets are still being extracted or opened (first start); its routes answer 503 with
- * Retry-After and /readyz lists it, while the other domains serve.
- */
-export interface MountedDomain {
-  domain: Domain
-  service?: unknown
-  problem?: string
-  opening?: boolean
-}
+/** Kept where it was exported from; declared in domains/types.ts, which http/meta.ts can import too. */
+export type { MountedDomain }
 
 export interface OpenOptions {
   /** The caller already hashed every artifact (a data refresh does, before it opens anything). */

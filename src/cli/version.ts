@@ -2,16 +2,14 @@
  * `almanac version [--json]`: the app version and each dataset's version and upstream date, read from
  * the manifest (the embedded one in the executable: nothing is extracted to answer).
  */
-import pkg from '../../package.json' with { type: 'json' }
 import { currentManifest } from '../data/open.ts'
 import { provenance } from '../data/provenance.ts'
 import type { Manifest } from '../data/types.ts'
+import { APP_VERSION } from '../version.ts'
 import { parseCommand } from './args.ts'
 
 export const VERSION_USAGE = `usage: almanac version [--json] [--data-dir DIR]
       the app's version, runtime, and each dataset's version, upstream date, build date and licence`
-
-export const APP_VERSION: string = pkg.version
 
 export interface VersionReport {
   name: string

@@ -14,7 +14,6 @@ import { createHash } from 'node:crypto'
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { byHand, download, type DownloadOptions, PinMismatchError } from './download.ts'
-import { sourceById } from '../../datasets/sources.ts'
 import type { Domain } from '../domains/types.ts'
 import { progress } from '../lib/progress.ts'
 import { HashCache } from './hashes.ts'
@@ -22,7 +21,7 @@ import { readManifest, SOURCE_OUT_DIR } from './open.ts'
 import type { BuildContext, DatasetBuilder, Manifest, ManifestEntry, ResolvedSource, Source } from './types.ts'
 import { provenance } from './provenance.ts'
 import { processAlive, sweepOrphans } from '../lib/orphans.ts'
-import { fileNameOfUrl, mirrorPathOfUrl, upstreamFiles, urlPin, urlServesMirrorFile } from './upstream.ts'
+import { fileNameOfUrl, mirrorPathOfUrl, sourceLookup, upstreamFiles, urlPin, urlServesMirrorFile } from './upstream.ts'
 
 export interface BuildOptions {
   outDir?: string
@@ -39,7 +38,7 @@ export interface BuildOptions {
   /** Download deadlines, tries and progress (defaults: download.ts, from ALMANAC_DOWNLOAD_*). */
   downloads?: Omit<DownloadOptions, 'base'>
   log?: (line: string) => void
-  /** Looks up a source by id (default: `datasets/sources.ts`). Tests pass their own. */
+  /** Looks up a source by id (default: among the sources the given domains declare). Tests pass their own. */
   sources?: (id: string) => Source
 }
 
@@ -235,7 +234,7 @@ const countsText = (counts: Record<string, number>) =>
 export async function buildDatasets(domains: Domain[], options: BuildOptions = {}): Promise<Manifest> {
   const outDir = resolve(options.outDir ?? SOURCE_OUT_DIR)
   const log = options.log ?? ((l: string) => console.error(l))
-  const lookup = options.sources ?? sourceById
+  const lookup = options.sources ?? sourceLookup(domains.flatMap((d) => d.sources ?? []))
   mkdirSync(outDir, { recursive: true })
   sweepStaging(outDir)
   const hashes = new HashCache(join(outDir, '.cache', 'hashes.json'))

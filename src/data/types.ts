@@ -2,6 +2,7 @@
  * The two sides of a dataset: a builder turns upstream files into artifacts under `datasets/out/`
  * (recorded in `manifest.json`), and at run time a domain opens those artifacts from a DataDir.
  */
+import type { Progress } from '../lib/progress.ts'
 
 /** One upstream as declared in a domain's `sources.ts`. */
 export interface Source {
@@ -46,10 +47,7 @@ export interface ResolvedSource extends Source {
   via: 'mirror' | 'npm' | 'url' | 'system'
 }
 
-export interface Progress {
-  tick(n?: number): void
-  done(): void
-}
+export type { Progress }
 
 export interface BuildContext {
   /** Finds a declared source; throws a clear error naming the file and how to supply it. */

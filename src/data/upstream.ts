@@ -50,3 +50,12 @@ export function upstreamFiles(source: Source): { url: string; pin: string | unde
 /** The sha256 the file at `url` must have, or undefined when none is pinned. */
 export const urlPin = (source: Source): string | undefined =>
   source.urlSha256 === undefined ? source.sha256 : (source.urlSha256 ?? undefined)
+
+/** A lookup of sources by id that names the fix when an id is declared nowhere. */
+export const sourceLookup =
+  (sources: readonly Source[]) =>
+  (id: string): Source => {
+    const source = sources.find((s) => s.id === id)
+    if (!source) throw new Error(`no domain declares a source ${JSON.stringify(id)} (each domain's sources.ts)`)
+    return source
+  }

@@ -10,7 +10,12 @@
 import type { AnyElysia } from 'elysia'
 import type { Config } from '../config.ts'
 import type { DataDir, DatasetBuilder, Source } from '../data/types.ts'
-import type { ApiTag } from '../http/openapi.ts'
+
+/** A tag of the OpenAPI document: a domain's (declared here, `Domain.tag`) or the server's own (http/openapi.ts). */
+export interface ApiTag {
+  name: string
+  description: string
+}
 
 export interface DomainContext<S> {
   service: S
@@ -54,3 +59,17 @@ export interface Domain<S = unknown> {
 }
 
 export const defineDomain = <S>(domain: Domain<S>) => domain as Domain<unknown>
+
+/**
+ * A domain as opened at start: its service, or why it is unavailable. `problem` is shown to callers (the
+ * 503 of its routes, /readyz, the datasets endpoint), so it names datasets, never file paths; the log
+ * has the whole story. It may be set later, when the background integrity check finds a corrupt artifact.
+ * `opening`: its datasets are still being extracted or opened (first start); its routes answer 503 with
+ * Retry-After and /readyz lists it, while the other domains serve.
+ */
+export interface MountedDomain {
+  domain: Domain
+  service?: unknown
+  problem?: string
+  opening?: boolean
+}

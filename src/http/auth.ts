@@ -12,7 +12,6 @@
  * for callers without scopes. A stored key may also expire: a 401 from then on.
  */
 import type { Config, Plan } from '../config.ts'
-import { domains as allDomains } from '../domains/index.ts'
 import { AlmanacError, unavailable } from '../lib/errors.ts'
 import { hex, keyHash, type KeyStore, type StoredKey } from '../stores/keys.ts'
 import { createJwtVerifier, TokenError } from './jwt.ts'
@@ -73,8 +72,8 @@ export interface AuthenticatorOptions {
   /** The key database; without it only `ALMANAC_API_KEYS` keys are accepted. */
   keys?: KeyStore
   log?: (line: string) => void
-  /** The domains scopes name, by their route prefixes; every domain by default. */
-  domains?: readonly { name: string; prefixes: readonly string[] }[]
+  /** The domains scopes name, by their route prefixes: every domain of the registry, enabled or not (serve.ts hands them in). */
+  domains: readonly { name: string; prefixes: readonly string[] }[]
   /** The time keys expire by (the app's clock). */
   clock?: () => number
 }
@@ -119,10 +118,10 @@ const outOfScope = (principal: Principal, domain: string) => {
   )
 }
 
-export function createAuthenticator(config: Config, options: AuthenticatorOptions = {}): Authenticator {
+export function createAuthenticator(config: Config, options: AuthenticatorOptions): Authenticator {
   const jwt = createJwtVerifier(config, options.log)
   const clock = options.clock ?? Date.now
-  const domainOf = domainResolver(options.domains ?? allDomains)
+  const domainOf = domainResolver(options.domains)
   /** Scope sets by their text: keys and tokens repeat a handful of combinations (at most 1,000 kept, 2 KB each). */
   const scopeSets = new Map<string, ReadonlySet<string>>()
   const scopeSet = (scopes: readonly string[]): ReadonlySet<string> => {

@@ -4,7 +4,7 @@
  * GeoLite2 EULA require to be shown. Authenticated and counted like every /api/v1 route.
  */
 import { Elysia, t } from 'elysia'
-import { APP_VERSION } from '../cli/version.ts'
+import { APP_VERSION } from '../version.ts'
 import type { Config } from '../config.ts'
 import { dayOf, type Freshness, freshness, type StaleAfterDays } from '../data/freshness.ts'
 import { openingProblem } from '../data/opening.ts'
@@ -12,7 +12,7 @@ import { provenance } from '../data/provenance.ts'
 import type { DataDir, ManifestEntry } from '../data/types.ts'
 import { notFound } from '../lib/errors.ts'
 import { redactPaths } from '../lib/redact.ts'
-import type { MountedDomain } from '../server.ts'
+import type { MountedDomain } from '../domains/types.ts'
 import { requestContext } from './context.ts'
 import { documents } from './openapi.ts'
 import { fieldsQuery } from './paging.ts'

@@ -9,7 +9,7 @@
  * number of series stays bounded whatever clients send; unknown paths share one label.
  */
 import { Elysia, type AnyElysia } from 'elysia'
-import { APP_VERSION } from '../cli/version.ts'
+import { APP_VERSION } from '../version.ts'
 import type { Config } from '../config.ts'
 import { logger } from '../lib/logger.ts'
 import { eventLoopMonitor } from './event-loop.ts'

@@ -9,7 +9,8 @@
  */
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import { Elysia, type AnyElysia, type TSchema } from 'elysia'
-import { APP_VERSION } from '../cli/version.ts'
+import type { ApiTag } from '../domains/types.ts'
+import { APP_VERSION } from '../version.ts'
 import { CACHE_KEY } from './cache.ts'
 import { COST_KEY, type PerItemCost } from './cost.ts'
 import { BODY_LIMIT_KEY, DEFAULT_BODY_LIMIT } from './admission.ts'
@@ -63,12 +64,6 @@ export interface WildcardParameter {
  * parameter, which clients percent-encode (`America%2FNew_York`) and the route decodes.
  */
 export const wildcardParameter = (parameter: WildcardParameter) => ({ [WILDCARD_KEY]: parameter })
-
-/** A tag of the document: a domain's (declared in its descriptor, `Domain.tag`) or the server's own. */
-export interface ApiTag {
-  name: string
-  description: string
-}
 
 /** Tags of routes that belong to no domain; every domain's tag comes from its descriptor. */
 const SERVER_TAGS: ApiTag[] = [

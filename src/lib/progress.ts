@@ -3,7 +3,11 @@
  * plain line every few seconds otherwise (CI logs, pipes). Counts are items, or bytes (`unit: 'bytes'`,
  * shown as kB/MB/GB and a rate per second).
  */
-import type { Progress } from '../data/types.ts'
+/** What a build step reports its progress to (BuildContext.progress hands one out). */
+export interface Progress {
+  tick(n?: number): void
+  done(): void
+}
 
 const PLAIN_EVERY_MS = 5000
 

@@ -8,11 +8,12 @@ import { expect, test } from 'bun:test'
 import { closeSync, copyFileSync, openSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { openDataDir, readManifest, SOURCE_OUT_DIR } from '../../src/data/open.ts'
-import { liveApp } from '../../src/data/refresh.ts'
+import { liveApp } from '../../src/refresh.ts'
 import countries from '../../src/domains/countries/index.ts'
 import ip from '../../src/domains/ip/index.ts'
 import type { Domain } from '../../src/domains/types.ts'
 import { createAuthenticator } from '../../src/http/auth.ts'
+import { domains as allDomains } from '../../src/domains/index.ts'
 import { createObservability } from '../../src/http/observability.ts'
 import { createApp, openDomains, verifyDatasets } from '../../src/server.ts'
 import { memoryQuotaStore } from '../../src/stores/quota.ts'
@@ -66,7 +67,11 @@ async function appOver(dir: string, domains: Domain[], env: Record<string, strin
   const data = openDataDir(dir)
   const logged: string[] = []
   const mounted = await openDomains(config, data, domains, (line) => logged.push(line))
-  const app = createApp(config, { data, domains, authenticator: createAuthenticator(config), quota: memoryQuotaStore() }, mounted)
+  const app = createApp(
+    config,
+    { data, domains, authenticator: createAuthenticator(config, { domains: allDomains }), quota: memoryQuotaStore() },
+    mounted,
+  )
   const send = async (method: string, path: string, body?: unknown) => {
     const headers: Record<string, string> = { 'x-api-key': TEST_KEY, 'x-response-form': 'bare' }
     if (body) headers['content-type'] = 'application/json'
@@ -143,7 +148,7 @@ test('a data refresh refuses a directory with a corrupt small artifact; the data
     config,
     {
       domains: [ip],
-      authenticator: createAuthenticator(config),
+      authenticator: createAuthenticator(config, { domains: allDomains }),
       quota: memoryQuotaStore(),
       observability: createObservability(config),
       log: (l) => logged.push(l),

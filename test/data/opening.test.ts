@@ -8,10 +8,11 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { OPENING_RETRY_SECONDS } from '../../src/data/opening.ts'
 import { openDataDir } from '../../src/data/open.ts'
-import { liveApp } from '../../src/data/refresh.ts'
+import { liveApp } from '../../src/refresh.ts'
 import countries from '../../src/domains/countries/index.ts'
 import timezones from '../../src/domains/timezones/index.ts'
 import { createAuthenticator } from '../../src/http/auth.ts'
+import { domains as allDomains } from '../../src/domains/index.ts'
 import { createObservability } from '../../src/http/observability.ts'
 import { type MountedDomain, openDomain } from '../../src/server.ts'
 import { createQuotaStore } from '../../src/stores/index.ts'
@@ -28,7 +29,7 @@ const log = (l: string) => lines.push(l)
 /** Both domains opening, as the server starts while extracting. */
 const live = liveApp(
   config,
-  { domains, authenticator: createAuthenticator(config, {}), quota, log, observability },
+  { domains, authenticator: createAuthenticator(config, { domains: allDomains }), quota, log, observability },
   data,
   domains.map((domain): MountedDomain => ({ domain, opening: true })),
 )

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { sha256File } from '../../src/data/hashes.ts'
 import { openDataDir } from '../../src/data/open.ts'
-import { type LiveApp, liveApp } from '../../src/data/refresh.ts'
+import { type LiveApp, liveApp } from '../../src/refresh.ts'
 import { domains as allDomains } from '../../src/domains/index.ts'
 import type { Domain } from '../../src/domains/types.ts'
 import { createAuthenticator } from '../../src/http/auth.ts'
@@ -67,7 +67,13 @@ beforeAll(async () => {
   const observability = createObservability(config)
   live = liveApp(
     config,
-    { domains: [counted], authenticator: createAuthenticator(config), quota: memoryQuotaStore(), observability, log: (l) => logs.push(l) },
+    {
+      domains: [counted],
+      authenticator: createAuthenticator(config, { domains: allDomains }),
+      quota: memoryQuotaStore(),
+      observability,
+      log: (l) => logs.push(l),
+    },
     data,
     mounted,
   )

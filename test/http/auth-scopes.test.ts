@@ -30,7 +30,7 @@ beforeAll(async () => {
   const mounted = await openDomains(config, data, domains, () => {})
   keys = openKeyStore(config.stateDir)
   const quota = memoryQuotaStore()
-  const authenticator = createAuthenticator(config, { keys, clock: () => clock.ms })
+  const authenticator = createAuthenticator(config, { keys, clock: () => clock.ms, domains })
   const app = createApp(config, { data, domains, authenticator, quota, clock: () => clock.ms }, mounted)
   handle = (req) => app.handle(req)
   close = async () => {

@@ -7,6 +7,7 @@ import type { Config } from '../../src/config.ts'
 import { openDataDir } from '../../src/data/open.ts'
 import type { Domain } from '../../src/domains/types.ts'
 import { createAuthenticator } from '../../src/http/auth.ts'
+import { domains as allDomains } from '../../src/domains/index.ts'
 import { serverBodyCeiling } from '../../src/http/request-guards.ts'
 import { createObservability } from '../../src/http/observability.ts'
 import { createApp, openDomains } from '../../src/server.ts'
@@ -38,7 +39,11 @@ export async function liveServer(
   const quota = options.quota ?? memoryQuotaStore()
   const log: string[] = []
   const observability = createObservability(config, { write: (line) => log.push(line) })
-  const app = createApp(config, { data, domains, authenticator: createAuthenticator(config), quota, observability, log: () => {} }, mounted)
+  const app = createApp(
+    config,
+    { data, domains, authenticator: createAuthenticator(config, { domains: allDomains }), quota, observability, log: () => {} },
+    mounted,
+  )
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',

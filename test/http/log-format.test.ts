@@ -12,6 +12,7 @@ import { Elysia } from 'elysia'
 import { createLogger } from '../../src/lib/logger.ts'
 import { openDataDir } from '../../src/data/open.ts'
 import { createAuthenticator } from '../../src/http/auth.ts'
+import { domains as allDomains } from '../../src/domains/index.ts'
 import { createApp, openDomains } from '../../src/server.ts'
 import { createQuotaStore } from '../../src/stores/index.ts'
 import { TEST_KEY, testConfig } from '../support/app.ts'
@@ -164,7 +165,13 @@ test('a 500 is logged as an error line with time and level', async () => {
   const quota = createQuotaStore(config)
   const logged = createApp(
     config,
-    { data, domains: [broken as any], authenticator: createAuthenticator(config, {}), quota, log: createLogger((l) => lines.push(l)) },
+    {
+      data,
+      domains: [broken as any],
+      authenticator: createAuthenticator(config, { domains: allDomains }),
+      quota,
+      log: createLogger((l) => lines.push(l)),
+    },
     mounted,
   )
   const res = await logged.handle(new Request('http://localhost/api/v1/broken', { headers: { 'x-api-key': TEST_KEY } }))

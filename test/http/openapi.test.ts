@@ -136,7 +136,7 @@ describe('document', () => {
     const data = openDataDir(config.dataDir)
     const built = createApp(
       config,
-      { data, domains, authenticator: createAuthenticator(config), quota: memoryQuotaStore() },
+      { data, domains, authenticator: createAuthenticator(config, { domains: allDomains }), quota: memoryQuotaStore() },
       await openDomains(config, data, domains, () => {}),
     )
     const documented = new Set(operations().map((o) => `${o.method.toUpperCase()} ${o.path}`))

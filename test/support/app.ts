@@ -66,7 +66,7 @@ export async function testApp(
   const keys = options.env?.ALMANAC_STATE_DIR || options.config?.stateDir ? openKeyStore(config.stateDir) : undefined
   const app = createApp(
     config,
-    { data, domains, authenticator: createAuthenticator(config, { keys }), quota, clock: options.clock },
+    { data, domains, authenticator: createAuthenticator(config, { keys, domains: allDomains }), quota, clock: options.clock },
     mounted,
   )
   const request: TestApp['request'] = (method, path, init = {}) => {

@@ -13,7 +13,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { AlmanacError } from '../../lib/errors.ts'
 import { NotInline } from '../../lib/query-pool.ts'
-import { COMMON_TERM_DOCS } from './build.ts'
+import { COMMON_TERM_DOCS } from './artifacts.ts'
 import type { Term } from './query.ts'
 
 /** The estimated milliseconds one search may take; measured worst admitted searches stay well under 50 ms. */

@@ -20,16 +20,10 @@ import { type NameList, readSwordLocales, swordBookTitle, usfxTitles } from './b
 import { readStepBible, readUsfmBooks, readUsfxText, type SourceVerse, usfxText } from './readers.ts'
 import { readSwordModule } from './sword.ts'
 import { TRANSLATIONS, type TranslationInfo } from './translations.ts'
+import { BIBLE_ARTIFACT, COMMON_TERM_DOCS, ID_SHIFT } from './artifacts.ts'
 
-export const BIBLE_ARTIFACT = 'bible.sqlite'
 export const VERSIFICATION_SOURCE = 'bible-versification'
 export const BOOK_NAMES_SOURCE = 'bible-book-names'
-export const ID_SHIFT = 16
-/**
- * A term in at least this many verses (of all translations) has its verse count per translation in
- * `search_term_translations`; a rarer one costs little wherever it is searched (budget.ts).
- */
-export const COMMON_TERM_DOCS = 1000
 
 const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;

@@ -5,7 +5,7 @@
  * and `.bzz` (the zlib blocks). Slot numbers follow the module's versification (versification.ts).
  */
 import { inflateSync } from 'node:zlib'
-import { openZipEntry, zipEntries } from '../postal/zip.ts'
+import { openZipEntry, zipEntries } from '../../lib/zip.ts'
 import { loadVersification, slotsOf, type Slot } from './versification.ts'
 
 export interface SwordModule {

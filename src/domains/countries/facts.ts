@@ -4,7 +4,7 @@
  * longitude, TLDs), tzdata's zone tables (timezones) and CLDR (first day of the week). Pure functions:
  * build.ts reads the files and stores what `countryFacts` returns as one JSON column.
  */
-import { effectiveRegex, specFormat } from '../postal/formats.ts'
+import { effectiveRegex, specFormat } from '../../lib/postal-formats.ts'
 
 export interface GeoNamesCountry {
   alpha2: string

@@ -4,7 +4,7 @@
  * regions, capitals, languages, currencies, calling codes).
  */
 import type { Source } from '../../data/types.ts'
-import { TZDATA_MIN, ZONEINFO_DIR } from '../timezones/sources.ts'
+import { TZDATA_MIN, ZONEINFO_DIR } from '../../data/tzdata.ts'
 
 const ISO_CODES = {
   version: '4.20.1',

@@ -5,32 +5,15 @@
  * its upstream wrote it (exact host names).
  */
 import { readFileSync } from 'node:fs'
-import { domainToASCII } from 'node:url'
 import type { BuildContext, DatasetBuilder } from '../../data/types.ts'
-import { writeContainer } from '../ip/container.ts'
+import { writeContainer } from '../../lib/range-container.ts'
 import { mergeBlocklists, readBlocklists } from './abuse-list.ts'
 import { BUILTIN_ALLOW } from './allowlist.ts'
 import { buildDomainTable } from './domain-table.ts'
 import { getDomain } from 'tldts'
 import { rdapBuilder } from './rdap-build.ts'
+import { LISTS_ARTIFACT, normalizeListEntry } from './artifacts.ts'
 import { ABUSE_BITS, BUILTIN_LISTS, DISPOSABLE_BITS, FREE_BIT, LISTED_BELOW, PSL_OPTIONS } from './lists.ts'
-
-export const LISTS_ARTIFACT = 'email-lists.tables'
-
-/** A list entry -> lower-case A-label name, or null when it is not a domain name. */
-export function normalizeListEntry(raw: string): string | null {
-  let name = raw.trim().toLowerCase()
-  if (!name || name.startsWith('#')) return null
-  if (name.endsWith('.')) name = name.slice(0, -1)
-  if (/[^\x00-\x7f]/.test(name)) name = domainToASCII(name)
-  if (!name || name.length > 253 || !name.includes('.')) return null
-  for (const label of name.split('.')) {
-    if (!label.length || label.length > 63 || label.startsWith('-') || label.endsWith('-')) return null
-    // Underscores appear in real host names even though they are not LDH; they never match a valid mailbox domain.
-    if (!/^[a-z0-9_-]+$/.test(label)) return null
-  }
-  return name
-}
 
 /** MailChecker ships its list as a `new Set([...])` literal in its Node entry point. */
 export function mailcheckerDomains(source: string): string[] {

@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import type { Config } from '../../config.ts'
-import { readContainer } from '../ip/container.ts'
+import { readContainer } from '../../lib/range-container.ts'
 import { maskOf, type DomainTable } from './domain-table.ts'
 import { emailSources } from './sources.ts'
 

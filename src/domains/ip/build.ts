@@ -7,14 +7,11 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { gunzipSync } from 'node:zlib'
 import type { DatasetBuilder } from '../../data/types.ts'
-import { tableSections, writeContainer } from './container.ts'
+import { tableSections, writeContainer } from '../../lib/range-container.ts'
 import { BUILTIN_LISTS } from './lists.ts'
 import { MmdbReader } from './mmdb.ts'
-import { flattenBitRanges, parseListText, tableFromRanges, type RawRange } from './ranges.ts'
-
-export const CITY_ARTIFACT = 'ip-city.mmdb'
-export const ASN_ARTIFACT = 'ip-asn.tables'
-export const LISTS_ARTIFACT = 'ip-lists.tables'
+import { flattenBitRanges, parseListText, tableFromRanges, type RawRange } from '../../lib/ip-ranges.ts'
+import { ASN_ARTIFACT, CITY_ARTIFACT, LISTS_ARTIFACT } from './artifacts.ts'
 
 /** Splits one CSV line (quoted fields may hold commas and doubled quotes). */
 export function csvFields(line: string): string[] {

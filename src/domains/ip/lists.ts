@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import type { Config } from '../../config.ts'
-import { findV4, findV6, flattenBitRanges, parseListText, type RangeTable, type RawRange } from './ranges.ts'
+import { findV4, findV6, flattenBitRanges, parseListText, type RangeTable, type RawRange } from '../../lib/ip-ranges.ts'
 
 export type ListKind = 'tor' | 'vpn' | 'hosting' | 'proxy'
 

@@ -2,7 +2,7 @@
  * GeoNames `countryInfo.txt`: ISO alpha-2 / alpha-3 codes, English names, and the postal code format
  * and regex of each country. The postal domain reads its own copy so it needs no other domain.
  */
-import { postalFormat } from './formats.ts'
+import { postalFormat } from '../../lib/postal-formats.ts'
 
 export interface CountryPostalInfo {
   alpha2: string

@@ -9,7 +9,7 @@ import { createReadStream, readdirSync, realpathSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
-import { openZipEntry, zipEntries } from './zip.ts'
+import { openZipEntry, zipEntries } from '../../lib/zip.ts'
 
 export interface PostalInput {
   path: string

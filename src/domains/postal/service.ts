@@ -10,7 +10,7 @@ import { inlineOr, NotInline, type QueryPool } from '../../lib/query-pool.ts'
 import { WorkBudget, WorkMeter } from '../../lib/work-budget.ts'
 import type { Page, Paged } from '../../lib/page.ts'
 import { foldName, prefixEnd } from './fold.ts'
-import { codeCandidates, districtOf, matchFormat, postalFormat } from './formats.ts'
+import { codeCandidates, districtOf, matchFormat, postalFormat } from '../../lib/postal-formats.ts'
 import { parsePolygons } from './geo.ts'
 import { Spatial, type CountryScope, type SpatialTuning } from './spatial.ts'
 

@@ -6,27 +6,18 @@
  */
 import { join } from 'node:path'
 import type { Config } from '../../config.ts'
-import { trustedProxies, type TrustedProxies } from '../../http/client-ip.ts'
+import { trustedProxies } from '../../http/client-ip.ts'
 import { defineDomain } from '../types.ts'
 import { downloadRoutes } from './download.ts'
-import { createLocalStore, type LocalStore } from './local-store.ts'
+import { createLocalStore } from './local-store.ts'
 import { qrRoutes } from './routes.ts'
 import { createS3Store } from './s3-store.ts'
-import { createQrService, type QrService, qrMetrics, type StoreShares } from './service.ts'
+import { createQrService, qrMetrics, type StoreShares } from './service.ts'
 import { stateDirLedger } from './shares.ts'
-import { createSigner, type Signer } from './signing.ts'
+import type { QrDomainState } from './state.ts'
+import { createSigner } from './signing.ts'
 import { qrSources } from './sources.ts'
 import { logger } from '../../lib/logger.ts'
-
-export interface QrDomainState {
-  service: QrService
-  trusted: TrustedProxies
-  /** The local store, when that is the store (its download route and sweeper). */
-  local?: LocalStore
-  signer: Signer
-  now: () => number
-  sweeper?: ReturnType<typeof setInterval>
-}
 
 /** `local` -> `<stateDir>/qr`; `local:/path` -> `/path`. */
 export const localDir = (config: Config) =>

@@ -11,7 +11,7 @@ import { documents } from '../../http/openapi.ts'
 import { fieldsQuery } from '../../http/paging.ts'
 import { one } from '../../http/reply.ts'
 import type { DomainContext } from '../types.ts'
-import type { QrDomainState } from './index.ts'
+import type { QrDomainState } from './state.ts'
 import { publicOrigin } from './origin.ts'
 import {
   emailPayload,

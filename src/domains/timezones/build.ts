@@ -6,24 +6,12 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { TZDATA_MIN } from './sources.ts'
+import { TZDATA_MIN } from '../../data/tzdata.ts'
 import type { BuildContext, DatasetBuilder } from '../../data/types.ts'
 import { parsePosixTz, posixNextChange, posixTypeAt, type PosixTz } from './posix-tz.ts'
 import { parseTzif, type LocalTimeType } from './tzif.ts'
+import { TIMEZONES_ARTIFACT, type TimezonesArtifact } from './artifacts.ts'
 import type { StoredZone } from './zone.ts'
-
-export const TIMEZONES_ARTIFACT = 'timezones.json'
-
-export interface TimezonesArtifact {
-  version: string
-  zones: Record<string, StoredZone>
-  /** link name -> zone name */
-  links: Record<string, string>
-  /** name -> alpha-2 codes from zone1970.tab and zone.tab */
-  countries: Record<string, string[]>
-  /** alpha-2 -> country name (iso3166.tab) */
-  countryNames: Record<string, string>
-}
 
 /** Orders tz release names: `2026f` < `2026g` < `2027a`; `2026z` < `2026za`. */
 export function compareTzVersions(a: string, b: string): number {
@@ -129,7 +117,7 @@ export const timezonesBuilder: DatasetBuilder = {
     const { version, zones, links } = readTzdataZi(readFileSync(zi.path, 'utf8'))
     if (compareTzVersions(version, TZDATA_MIN) < 0) {
       throw new Error(
-        `${zi.path} is tzdata ${version}, older than the ${TZDATA_MIN} that src/domains/timezones/sources.ts requires: offsets changed since (upgrade with \`apt-get install tzdata\`, which .ci/run does).`,
+        `${zi.path} is tzdata ${version}, older than the ${TZDATA_MIN} that src/data/tzdata.ts requires: offsets changed since (upgrade with \`apt-get install tzdata\`, which .ci/run does).`,
       )
     }
     const dir = dirname(zi.path)

@@ -3,7 +3,8 @@
  * The runtime's Intl/ICU tz copy is never consulted.
  */
 import { defineDomain } from '../types.ts'
-import { timezonesBuilder, TIMEZONES_ARTIFACT } from './build.ts'
+import { TIMEZONES_ARTIFACT } from './artifacts.ts'
+import { timezonesBuilder } from './build.ts'
 import { timezonesRoutes } from './routes.ts'
 import { TimezonesService } from './service.ts'
 import { timezonesSources } from './sources.ts'

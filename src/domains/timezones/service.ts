@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { AlmanacError, invalid, notFound } from '../../lib/errors.ts'
-import type { TimezonesArtifact } from './build.ts'
+import type { TimezonesArtifact } from './artifacts.ts'
 import { daysFromCivil, daysInMonth } from './calendar.ts'
 import { formatDate, formatDifference, formatOffset, formatTime12Long, formatTime12Short, formatTime24 } from './format.ts'
 import { Zone, type WallStatus } from './zone.ts'

@@ -3,15 +3,10 @@
  * (compiled TZif files, `tzdata.zi` carrying the release name, and the zone/country tables).
  *
  * The runtime's own copy (Bun's ICU) lags behind the IANA releases, so the build compiles whatever Debian
- * installed, refusing anything older than TZDATA_MIN. `.ci/run` greps the TZDATA_MIN line to decide
- * whether to upgrade the Debian package: keep it on one line, in this exact form.
+ * installed, refusing anything older than TZDATA_MIN (src/data/tzdata.ts, shared with the countries domain).
  */
+import { TZDATA_MIN, ZONEINFO_DIR } from '../../data/tzdata.ts'
 import type { Source } from '../../data/types.ts'
-
-export const TZDATA_MIN = '2026f'
-
-/** Where Debian installs the tz database; the builder reads each zone's TZif file from here. */
-export const ZONEINFO_DIR = '/usr/share/zoneinfo'
 
 const tz = {
   version: TZDATA_MIN,

@@ -4,7 +4,7 @@
  * Data is handed to the engine's parsers as they are built (engine/data.js); each keeps its own.
  */
 import type { Definitions } from './definitions.ts'
-import type { Bot, Client, Device, Os } from './service.ts'
+import type { Bot, Client, Device, Os } from './parse.ts'
 import { seedLiterals } from './prefilter.ts'
 import { setCollections } from './engine/data.js'
 import DeviceDetector from './engine/index.js'

@@ -9,47 +9,12 @@ import { GenerationalCache } from '../../lib/cache.ts'
 import type { Definitions } from './definitions.ts'
 import { createDetector } from './engine.ts'
 import { engineHeaders, readHints, type Hints } from './hints.ts'
+import type { Bot, Client, Parse } from './parse.ts'
+
+export type { Bot, Client, Device, Os, Parse } from './parse.ts'
 
 /** Longest accepted user agent: real ones stay under 500 characters; this bounds every regex run. */
 export const UA_MAX_LENGTH = 2048
-
-export interface Client {
-  /** Matomo's client type: browser, mobile app, library, mediaplayer, feed reader, pim. */
-  type: string
-  name: string
-  version: string
-  engine: string
-  engine_version: string
-}
-
-export interface Os {
-  name: string
-  version: string
-  /** Architecture label (x64, x86, ARM, MIPS …) or ''. */
-  platform: string
-}
-
-export interface Device {
-  /** Matomo's device type (desktop, smartphone, tablet, …) or '' when unknown. */
-  type: string
-  brand: string
-  model: string
-}
-
-export interface Bot {
-  name: string
-  category: string
-  producer: string
-  url: string
-  producer_url: string
-}
-
-export interface Parse {
-  client: Client | null
-  os: Os | null
-  device: Device | null
-  bot: Bot | null
-}
 
 export interface UaResult extends Parse {
   is_bot: boolean

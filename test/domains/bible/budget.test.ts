@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { SOURCE_OUT_DIR } from '../../../src/data/open.ts'
 import bible from '../../../src/domains/bible/index.ts'
 import { MAX_PREFIX_WORDS } from '../../../src/domains/bible/budget.ts'
-import { BIBLE_ARTIFACT } from '../../../src/domains/bible/build.ts'
+import { BIBLE_ARTIFACT } from '../../../src/domains/bible/artifacts.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
 import { bibleDb } from './db.ts'
 

@@ -5,7 +5,7 @@
 import { join } from 'node:path'
 import { SOURCE_OUT_DIR } from '../../../src/data/open.ts'
 import { openReadonlySqlite } from '../../../src/data/sqlite.ts'
-import { BIBLE_ARTIFACT } from '../../../src/domains/bible/build.ts'
+import { BIBLE_ARTIFACT } from '../../../src/domains/bible/artifacts.ts'
 
 export const bibleDb = openReadonlySqlite(join(SOURCE_OUT_DIR, BIBLE_ARTIFACT))
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { RESERVED_NETWORKS, reservedKind } from '../../../src/lib/ip-reserved.ts'
-import { findV4, findV6, NOT_FOUND, tableFromRanges, type RawRange } from '../../../src/domains/ip/ranges.ts'
+import { findV4, findV6, NOT_FOUND, tableFromRanges, type RawRange } from '../../../src/lib/ip-ranges.ts'
 import { parseIp, type IpAddress } from '../../../src/lib/ip-address.ts'
 import { pythonJson } from '../../support/python.ts'
 import { rng } from '../../support/random.ts'

@@ -16,7 +16,7 @@ import {
   matchFormat,
   patternsOf,
   specFormat,
-} from '../../../src/domains/postal/formats.ts'
+} from '../../../src/lib/postal-formats.ts'
 import { MIRROR } from '../../support/mirror.ts'
 
 const countries = parseCountryInfo(readFileSync(join(MIRROR, 'geonames-countryinfo/countryInfo.txt'), 'utf8'))

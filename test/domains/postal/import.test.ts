@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { buildPostalDatabase } from '../../../src/domains/postal/build.ts'
 import { classify } from '../../../src/domains/postal/inputs.ts'
-import { zipEntries } from '../../../src/domains/postal/zip.ts'
+import { zipEntries } from '../../../src/lib/zip.ts'
 import { MIRROR } from '../../support/mirror.ts'
 
 const COUNTRY_INFO = join(MIRROR, 'geonames-countryinfo/countryInfo.txt')

@@ -10,14 +10,14 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { AnyElysia } from 'elysia'
-import type { Config } from '../config.ts'
-import type { Domain } from '../domains/types.ts'
-import type { Observability } from '../http/observability.ts'
-import { type AppDeps, createApp, datasetMetrics, domainMetrics, type MountedDomain, openDomains } from '../server.ts'
-import { contentMismatch, sizeMismatch } from './integrity.ts'
-import { openDataDir } from './open.ts'
-import type { DataDir } from './types.ts'
-import { logger } from '../lib/logger.ts'
+import type { Config } from './config.ts'
+import type { Domain } from './domains/types.ts'
+import type { Observability } from './http/observability.ts'
+import { type AppDeps, createApp, datasetMetrics, domainMetrics, type MountedDomain, openDomains } from './server.ts'
+import { contentMismatch, sizeMismatch } from './data/integrity.ts'
+import { openDataDir } from './data/open.ts'
+import type { DataDir } from './data/types.ts'
+import { logger } from './lib/logger.ts'
 
 /** One data generation: what a request is answered from, from start to end. */
 export interface Generation {

@@ -4,7 +4,7 @@
  * apart: IPv4 compares one u32, IPv6 four. Built once at dataset build time (or when operator lists are
  * loaded) and stored as raw little-endian arrays in a small container file, read without parsing.
  */
-import { parseCidr } from '../../lib/ip-address.ts'
+import { parseCidr } from './ip-address.ts'
 
 export interface RangeTable {
   v4Start: Uint32Array

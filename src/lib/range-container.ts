@@ -4,7 +4,7 @@
  * over one read of the file — no parsing of the data itself.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
-import { rangeTable, type RangeTable } from './ranges.ts'
+import { rangeTable, type RangeTable } from './ip-ranges.ts'
 
 const MAGIC = 'ALMIPT01'
 
