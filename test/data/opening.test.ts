@@ -13,7 +13,7 @@ import countries from '../../src/domains/countries/index.ts'
 import timezones from '../../src/domains/timezones/index.ts'
 import { createAuthenticator } from '../../src/http/auth.ts'
 import { createObservability } from '../../src/http/observability.ts'
-import { type MountedDomain, openDomain } from '../../src/server.ts'
+import { type MountedDomain, openDomain } from '../../src/domains/mount.ts'
 import { createQuotaStore } from '../../src/stores/index.ts'
 import { TEST_KEY, testConfig } from '../support/app.ts'
 
