@@ -7,7 +7,8 @@ import { openDataDir } from '../../src/data/open.ts'
 import { domains } from '../../src/domains/index.ts'
 import { createAuthenticator } from '../../src/http/auth.ts'
 import { OPENAPI_PATH } from '../../src/http/openapi.ts'
-import { createApp, openDomains } from '../../src/server.ts'
+import { openDomains } from '../../src/domains/mount.ts'
+import { createApp } from '../../src/server.ts'
 import { memoryQuotaStore } from '../../src/stores/quota.ts'
 
 export async function openApiDocument(): Promise<Record<string, unknown>> {

@@ -1,6 +1,6 @@
 /**
  * Admission: what a request may send, known from its request line and headers alone, before a byte of
- * its body is read (server.ts takes its first credit on the same footing). Per route: whether it takes a
+ * its body is read (quota-policy.ts takes its first credit on the same footing). Per route: whether it takes a
  * JSON body (it has a body schema), its body limit (declared beside the route with `bodyLimit`, else
  * DEFAULT_BODY_LIMIT, never over ALMANAC_BODY_LIMIT) and its per-item cost (cost.ts).
  *

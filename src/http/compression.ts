@@ -3,7 +3,7 @@
  * Accept-Encoding allows it and the body is worth it. A plain function wrapper around the app (composed in
  * server.ts inside the metrics wrapper, so the access log sees the final response), not a hook.
  *
- * Only bodies a layer declared are compressed: the JSON replies and problems of server.ts, the OpenAPI
+ * Only bodies a layer declared are compressed: the JSON replies (caching.ts) and problems (problem-response.ts), the OpenAPI
  * document and the /docs assets record their body on the exchange (`body`), so deciding "not worth it" is
  * a property read and a length, never a read of the Response's stream. Images (QR PNG), streams and
  * anything else undeclared go out as they are.

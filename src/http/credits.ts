@@ -1,6 +1,6 @@
 /**
  * Quota credits of one request (docs/auth-and-quotas.md, "What costs a credit"). The first credit is taken
- * at admission, from the request line and headers (server.ts, request hook), so a caller with none left
+ * at admission, from the request line and headers (quota-policy.ts, in the request hook), so a caller with none left
  * is refused before a byte of its body is read; a per-item route takes the rest after parsing (transform
  * hook) and, when the rest does not fit, gives the first back: a bulk request that does not fit is
  * refused whole and spends nothing. A request answered 503 (or refused on any other "come back later"

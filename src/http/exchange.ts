@@ -38,6 +38,17 @@ type Carrier = Request & { [EXCHANGE]?: Exchange }
 /** This request's exchange, made on first use. */
 export const exchangeOf = (request: Request): Exchange => ((request as Carrier)[EXCHANGE] ??= {})
 
+/**
+ * Adds headers this request's response must carry (quota, definitions date). Kept beside Elysia's
+ * `set.headers` because a reply whose Response we build ourselves is measurably cheaper than Elysia
+ * merging a header object into every response.
+ */
+export const addResponseHeaders = (request: Request, headers: Record<string, string>) => {
+  const exchange = exchangeOf(request)
+  if (exchange.headers) Object.assign(exchange.headers, headers)
+  else exchange.headers = { ...headers }
+}
+
 /** This request's exchange if a layer has made one. */
 export const existingExchange = (request: Request): Exchange | undefined => (request as Carrier)[EXCHANGE]
 

@@ -220,73 +220,7 @@ export function createObservability(config: Config, options: ObservabilityOption
     }
   }
 
-  // Under `--workers N` each process is scraped on its own; the label says which one answered.
-  const worker = process.env.ALMANAC_WORKER_INDEX
-  const render = () => {
-    const out: string[] = []
-    out.push(
-      '# HELP almanac_build_info Version of the running server (and which worker process answered).',
-      '# TYPE almanac_build_info gauge',
-      `almanac_build_info${labels({ version: APP_VERSION, ...(worker !== undefined ? { worker } : {}) })} 1`,
-    )
-    const series = [...stats].sort((x, y) => (x.route === y.route ? (x.method < y.method ? -1 : 1) : x.route < y.route ? -1 : 1))
-    out.push(
-      '# HELP almanac_http_requests_total Requests answered, by method, route pattern and status.',
-      '# TYPE almanac_http_requests_total counter',
-    )
-    for (const { method, route, byStatus } of series) {
-      for (const [status, n] of [...byStatus].sort((x, y) => x[0] - y[0]))
-        out.push(`almanac_http_requests_total${labels({ method, route, status: String(status) })} ${n}`)
-    }
-    out.push(
-      '# HELP almanac_http_request_duration_seconds Time from request to response, by method and route pattern.',
-      '# TYPE almanac_http_request_duration_seconds histogram',
-    )
-    for (const { method, route, buckets, sum, count } of series) {
-      let cumulative = 0
-      BUCKETS.forEach((le, i) =>
-        out.push(`almanac_http_request_duration_seconds_bucket${labels({ method, route, le: String(le) })} ${(cumulative += buckets[i]!)}`),
-      )
-      out.push(`almanac_http_request_duration_seconds_bucket${labels({ method, route, le: '+Inf' })} ${count}`)
-      out.push(`almanac_http_request_duration_seconds_sum${labels({ method, route })} ${sum}`)
-      out.push(`almanac_http_request_duration_seconds_count${labels({ method, route })} ${count}`)
-    }
-    out.push(
-      "# HELP almanac_quota_refusals_total Requests refused because the caller's quota was used up (429), by route pattern.",
-      '# TYPE almanac_quota_refusals_total counter',
-    )
-    const refused = new Map<string, number>()
-    for (const { route, refusals } of series) if (refusals) refused.set(route, (refused.get(route) ?? 0) + refusals)
-    for (const [route, n] of [...refused].sort()) out.push(`almanac_quota_refusals_total${labels({ route })} ${n}`)
-    if (!refused.size) out.push('almanac_quota_refusals_total 0')
-    out.push(
-      '# HELP almanac_http_requests_in_flight Requests being handled now.',
-      '# TYPE almanac_http_requests_in_flight gauge',
-      `almanac_http_requests_in_flight ${inFlight}`,
-    )
-    const cpu = process.cpuUsage()
-    out.push(
-      '# HELP process_cpu_seconds_total User and system CPU time spent.',
-      '# TYPE process_cpu_seconds_total counter',
-      `process_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`,
-    )
-    out.push(
-      '# HELP process_resident_memory_bytes Resident memory size.',
-      '# TYPE process_resident_memory_bytes gauge',
-      `process_resident_memory_bytes ${process.memoryUsage.rss()}`,
-    )
-    out.push(
-      '# HELP process_start_time_seconds Start time of the process since the Unix epoch.',
-      '# TYPE process_start_time_seconds gauge',
-      `process_start_time_seconds ${startedAt}`,
-    )
-    out.push(eventLoop.render())
-    for (const collect of collectors) {
-      const extra = collect()
-      if (extra) out.push(extra.trimEnd())
-    }
-    return out.join('\n') + '\n'
-  }
+  const render = () => metricsText({ stats, inFlight, startedAt, eventLoop, collectors })
 
   const plugin = new Elysia({ name: 'almanac:observability' }).get(
     METRICS_PATH,
@@ -334,4 +268,81 @@ export function createObservability(config: Config, options: ObservabilityOption
     }
 
   return { plugin, wrap, render, flush: () => stdout?.flush(), addCollector: (collect) => void collectors.push(collect) }
+}
+
+/** What a scrape of one process reads: the server's own series, then each collector's text. */
+interface MetricsState {
+  stats: RouteStats[]
+  inFlight: number
+  startedAt: number
+  eventLoop: { render(): string }
+  collectors: (() => string)[]
+}
+
+/** The Prometheus text of /metrics. Under `--workers N` each process is scraped on its own; the label says which one answered. */
+function metricsText({ stats, inFlight, startedAt, eventLoop, collectors }: MetricsState): string {
+  const worker = process.env.ALMANAC_WORKER_INDEX
+  const out: string[] = []
+  out.push(
+    '# HELP almanac_build_info Version of the running server (and which worker process answered).',
+    '# TYPE almanac_build_info gauge',
+    `almanac_build_info${labels({ version: APP_VERSION, ...(worker !== undefined ? { worker } : {}) })} 1`,
+  )
+  const series = [...stats].sort((x, y) => (x.route === y.route ? (x.method < y.method ? -1 : 1) : x.route < y.route ? -1 : 1))
+  out.push(
+    '# HELP almanac_http_requests_total Requests answered, by method, route pattern and status.',
+    '# TYPE almanac_http_requests_total counter',
+  )
+  for (const { method, route, byStatus } of series) {
+    for (const [status, n] of [...byStatus].sort((x, y) => x[0] - y[0]))
+      out.push(`almanac_http_requests_total${labels({ method, route, status: String(status) })} ${n}`)
+  }
+  out.push(
+    '# HELP almanac_http_request_duration_seconds Time from request to response, by method and route pattern.',
+    '# TYPE almanac_http_request_duration_seconds histogram',
+  )
+  for (const { method, route, buckets, sum, count } of series) {
+    let cumulative = 0
+    BUCKETS.forEach((le, i) =>
+      out.push(`almanac_http_request_duration_seconds_bucket${labels({ method, route, le: String(le) })} ${(cumulative += buckets[i]!)}`),
+    )
+    out.push(`almanac_http_request_duration_seconds_bucket${labels({ method, route, le: '+Inf' })} ${count}`)
+    out.push(`almanac_http_request_duration_seconds_sum${labels({ method, route })} ${sum}`)
+    out.push(`almanac_http_request_duration_seconds_count${labels({ method, route })} ${count}`)
+  }
+  out.push(
+    "# HELP almanac_quota_refusals_total Requests refused because the caller's quota was used up (429), by route pattern.",
+    '# TYPE almanac_quota_refusals_total counter',
+  )
+  const refused = new Map<string, number>()
+  for (const { route, refusals } of series) if (refusals) refused.set(route, (refused.get(route) ?? 0) + refusals)
+  for (const [route, n] of [...refused].sort()) out.push(`almanac_quota_refusals_total${labels({ route })} ${n}`)
+  if (!refused.size) out.push('almanac_quota_refusals_total 0')
+  out.push(
+    '# HELP almanac_http_requests_in_flight Requests being handled now.',
+    '# TYPE almanac_http_requests_in_flight gauge',
+    `almanac_http_requests_in_flight ${inFlight}`,
+  )
+  const cpu = process.cpuUsage()
+  out.push(
+    '# HELP process_cpu_seconds_total User and system CPU time spent.',
+    '# TYPE process_cpu_seconds_total counter',
+    `process_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`,
+  )
+  out.push(
+    '# HELP process_resident_memory_bytes Resident memory size.',
+    '# TYPE process_resident_memory_bytes gauge',
+    `process_resident_memory_bytes ${process.memoryUsage.rss()}`,
+  )
+  out.push(
+    '# HELP process_start_time_seconds Start time of the process since the Unix epoch.',
+    '# TYPE process_start_time_seconds gauge',
+    `process_start_time_seconds ${startedAt}`,
+  )
+  out.push(eventLoop.render())
+  for (const collect of collectors) {
+    const extra = collect()
+    if (extra) out.push(extra.trimEnd())
+  }
+  return out.join('\n') + '\n'
 }

@@ -14,6 +14,12 @@ export type { ResponseForm }
 
 export const FORM_HEADER = 'x-response-form'
 
+/**
+ * Every JSON answer's body depends on the caller's X-Response-Form, and its coding on Accept-Encoding
+ * (http/compression.ts), so shared caches must key on both.
+ */
+export const JSON_HEADERS = { 'content-type': 'application/json', vary: 'X-Response-Form, Accept-Encoding' }
+
 export interface ReplyOptions {
   /**
    * The names `fields` may select, when they cannot be read off the items (e.g. an empty list).

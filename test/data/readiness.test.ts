@@ -13,7 +13,7 @@ import { buildDatasets } from '../../src/data/build.ts'
 import { openDataDir } from '../../src/data/open.ts'
 import type { DatasetBuilder, Source } from '../../src/data/types.ts'
 import { defineDomain } from '../../src/domains/types.ts'
-import { openDomains } from '../../src/server.ts'
+import { openDomains } from '../../src/domains/mount.ts'
 import { one } from '../../src/http/reply.ts'
 import pkg from '../../package.json' with { type: 'json' }
 import { testApp, type TestApp } from '../support/app.ts'

@@ -8,7 +8,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { openDataDir } from '../../src/data/open.ts'
 import { domains } from '../../src/domains/index.ts'
-import { openDomains, type MountedDomain } from '../../src/server.ts'
+import { openDomains } from '../../src/domains/mount.ts'
+import type { MountedDomain } from '../../src/domains/types.ts'
 import { testConfig } from '../support/app.ts'
 
 const ROOT = resolve(import.meta.dir, '../..')

@@ -112,21 +112,16 @@ const translationList = (s: string | undefined) => {
 const searchReply = ({ total, groups, hits }: SearchResult) =>
   list(hits, { total, enveloped: { groups }, bare: { groups }, fieldNames: SEARCH_HIT_FIELDS })
 
-export const bibleRoutes = (service: BibleService, config: Config) => {
+export const bibleRoutes = (service: BibleService, config: Config) =>
+  new Elysia({ prefix: '/bible' })
+    .use(requestContext(config.responseForm))
+    .use(catalogueRoutes(service, config))
+    .use(readingRoutes(service, config))
+
+/** What there is to read: languages, translations, the verse of the day. */
+function catalogueRoutes(service: BibleService, config: Config) {
   let bareLanguages: { count: number; languages: unknown[] } | undefined
-  const search = (
-    q: string,
-    ids: string[] | undefined,
-    sort: SearchSort | undefined,
-    query: { limit?: number; offset?: number },
-    request: Request,
-    field = 'translations',
-  ) => {
-    const found = service.searchAnywhere(q, ids, sort ?? 'relevance', pageOf(query, SEARCH_DEFAULT_LIMIT), field, callerOf(request))
-    return found instanceof Promise ? found.then(searchReply) : searchReply(found)
-  }
-  const searchPage = pageQuery(config.maxLimit, SEARCH_DEFAULT_LIMIT)
-  return new Elysia({ prefix: '/bible' })
+  return new Elysia()
     .use(requestContext(config.responseForm))
     .get(
       '/languages',
@@ -232,6 +227,24 @@ export const bibleRoutes = (service: BibleService, config: Config) => {
         },
       },
     )
+}
+
+/** Search, and the text itself: books, chapters, passages. */
+function readingRoutes(service: BibleService, config: Config) {
+  const search = (
+    q: string,
+    ids: string[] | undefined,
+    sort: SearchSort | undefined,
+    query: { limit?: number; offset?: number },
+    request: Request,
+    field = 'translations',
+  ) => {
+    const found = service.searchAnywhere(q, ids, sort ?? 'relevance', pageOf(query, SEARCH_DEFAULT_LIMIT), field, callerOf(request))
+    return found instanceof Promise ? found.then(searchReply) : searchReply(found)
+  }
+  const searchPage = pageQuery(config.maxLimit, SEARCH_DEFAULT_LIMIT)
+  return new Elysia()
+    .use(requestContext(config.responseForm))
     .get(
       '/search',
       ({ query, request }) =>

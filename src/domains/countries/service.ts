@@ -95,6 +95,72 @@ export function openCountries(path: string) {
   return countriesService(db)
 }
 
+const pathCode = (raw: string, pattern: (c: string) => boolean, help: string) => {
+  const code = raw.trim().toUpperCase()
+  if (!pattern(code)) throw invalid('code', help, 'path')
+  return code
+}
+
+/** Folded `q`; a query with no letter or digit is a 422 rather than a silent match-all. */
+const searchQuery = (q: string | undefined): string | undefined => {
+  if (q === undefined) return undefined
+  const folded = fold(q)
+  if (!folded) throw invalid('q', 'must contain at least one letter or digit', 'query')
+  // Names are stored framed by spaces (`searchText`): ` query` matches at the start of a word.
+  return ' ' + folded
+}
+
+/** The stored spelling of a filter value, matched case-insensitively; a 422 listing the valid ones otherwise. */
+const oneOf = (field: string, value: string | undefined, valid: string[]) => {
+  if (value === undefined) return undefined
+  const wanted = value.trim().toLowerCase()
+  const found = valid.find((v) => v.toLowerCase() === wanted)
+  if (!found)
+    throw new AlmanacError('invalid', `${field}: unknown value ${JSON.stringify(value)}; valid values: ${valid.join(', ')}.`, {
+      errors: [{ in: 'query', field, message: `unknown value; valid values: ${valid.join(', ')}` }],
+    })
+  return found
+}
+
+const toDetail = ({ facts, ...row }: CountryRow): CountryDetail => ({
+  ...row,
+  languages: JSON.parse(row.languages),
+  currencies: JSON.parse(row.currencies),
+  calling_codes: JSON.parse(row.calling_codes),
+  ...(JSON.parse(facts) as CountryFacts),
+})
+
+/** The values of a one-column query (`SELECT … AS v`). */
+const distinct = (db: Database, sql: string) =>
+  db
+    .query<{ v: string }, []>(sql)
+    .all()
+    .map((r) => r.v)
+
+/** The 404 of a withdrawn code: its former entries and their successors. */
+function withdrawnError(asked: string, kind: Withdrawn['kind'], former: Withdrawn[]): AlmanacError {
+  const successors = [...new Set(former.flatMap((f) => f.successors))]
+  const names = former.map((f) => `${f.name} (withdrawn ${f.withdrawn})`).join('; ')
+  return notFound(
+    `${asked} is a withdrawn ${kind === 'country' ? 'ISO 3166-1' : 'ISO 3166-2'} code: ${names}. ${
+      successors.length
+        ? `Use ${successors.length > 1 ? 'one of its successors' : 'its successor'}: ${successors.join(', ')}.`
+        : 'It has no single successor code.'
+    }`,
+    {
+      code: asked,
+      withdrawn: true,
+      successors,
+      former: former.map(({ name, withdrawn, successors, comment }) => ({
+        name,
+        withdrawn,
+        successors,
+        ...(comment ? { comment } : {}),
+      })),
+    },
+  )
+}
+
 export function countriesService(db: Database) {
   const byAlpha2 = db.query<CountryRow, [string]>(
     `SELECT ${COUNTRY_COLUMNS}, languages, currencies, calling_codes, facts FROM countries WHERE alpha2 = ?`,
@@ -108,16 +174,12 @@ export function countriesService(db: Database) {
     `SELECT code, kind, name, withdrawn, successors, comment FROM withdrawn WHERE code = ? AND kind = ? ORDER BY withdrawn`,
   )
 
-  const distinct = (sql: string) =>
-    db
-      .query<{ v: string }, []>(sql)
-      .all()
-      .map((r) => r.v)
-  const regions = distinct('SELECT DISTINCT region AS v FROM countries WHERE region IS NOT NULL ORDER BY 1')
+  const regions = distinct(db, 'SELECT DISTINCT region AS v FROM countries WHERE region IS NOT NULL ORDER BY 1')
   const subRegions = distinct(
+    db,
     'SELECT DISTINCT sub_region AS v FROM countries WHERE sub_region IS NOT NULL UNION SELECT DISTINCT intermediate_region FROM countries WHERE intermediate_region IS NOT NULL ORDER BY 1',
   )
-  const subdivisionTypes = distinct('SELECT DISTINCT type AS v FROM subdivisions ORDER BY 1')
+  const subdivisionTypes = distinct(db, 'SELECT DISTINCT type AS v FROM subdivisions ORDER BY 1')
   // 249 countries in list order, held with their search text: a list filters them in memory, ~100x faster
   // than SQLite counting and sorting the table for every request.
   const listed: Searchable<Country>[] = db
@@ -149,62 +211,8 @@ export function countriesService(db: Database) {
     const former = withdrawnAs(kind === 'country' && NUMERIC.test(code) ? code.padStart(3, '0') : code, kind)
     const what = kind === 'country' ? 'country' : 'subdivision'
     if (!former.length) return notFound(`No ${what} has the code ${asked}.`)
-    const successors = [...new Set(former.flatMap((f) => f.successors))]
-    const names = former.map((f) => `${f.name} (withdrawn ${f.withdrawn})`).join('; ')
-    return notFound(
-      `${asked} is a withdrawn ${kind === 'country' ? 'ISO 3166-1' : 'ISO 3166-2'} code: ${names}. ${
-        successors.length
-          ? `Use ${successors.length > 1 ? 'one of its successors' : 'its successor'}: ${successors.join(', ')}.`
-          : 'It has no single successor code.'
-      }`,
-      {
-        code: asked,
-        withdrawn: true,
-        successors,
-        former: former.map(({ name, withdrawn, successors, comment }) => ({
-          name,
-          withdrawn,
-          successors,
-          ...(comment ? { comment } : {}),
-        })),
-      },
-    )
+    return withdrawnError(asked, kind, former)
   }
-
-  const pathCode = (raw: string, pattern: (c: string) => boolean, help: string) => {
-    const code = raw.trim().toUpperCase()
-    if (!pattern(code)) throw invalid('code', help, 'path')
-    return code
-  }
-
-  /** Folded `q`; a query with no letter or digit is a 422 rather than a silent match-all. */
-  const query = (q: string | undefined): string | undefined => {
-    if (q === undefined) return undefined
-    const folded = fold(q)
-    if (!folded) throw invalid('q', 'must contain at least one letter or digit', 'query')
-    // Names are stored framed by spaces (`searchText`): ` query` matches at the start of a word.
-    return ' ' + folded
-  }
-
-  /** The stored spelling of a filter value, matched case-insensitively; a 422 listing the valid ones otherwise. */
-  const oneOf = (field: string, value: string | undefined, valid: string[]) => {
-    if (value === undefined) return undefined
-    const wanted = value.trim().toLowerCase()
-    const found = valid.find((v) => v.toLowerCase() === wanted)
-    if (!found)
-      throw new AlmanacError('invalid', `${field}: unknown value ${JSON.stringify(value)}; valid values: ${valid.join(', ')}.`, {
-        errors: [{ in: 'query', field, message: `unknown value; valid values: ${valid.join(', ')}` }],
-      })
-    return found
-  }
-
-  const toDetail = ({ facts, ...row }: CountryRow): CountryDetail => ({
-    ...row,
-    languages: JSON.parse(row.languages),
-    currencies: JSON.parse(row.currencies),
-    calling_codes: JSON.parse(row.calling_codes),
-    ...(JSON.parse(facts) as CountryFacts),
-  })
 
   /** Countries already read in full, by alpha-2 (249 at most). */
   const details = new Map<string, Readonly<CountryDetail>>()
@@ -240,7 +248,7 @@ export function countriesService(db: Database) {
       const region = oneOf('region', filter.region, regions)
       // An M.49 intermediate region (Caribbean, South America …) is accepted as a sub-region too.
       const subRegion = oneOf('sub_region', filter.sub_region, subRegions)
-      const q = query(filter.q)
+      const q = searchQuery(filter.q)
       return pageOf(
         listed.filter(
           ({ item, search }) =>
@@ -265,7 +273,7 @@ export function countriesService(db: Database) {
         // A type no subdivision anywhere has matches nothing, like a type this country lacks.
         type = subdivisionTypes.find((t) => t.toLowerCase() === wanted) ?? '\0'
       }
-      const q = query(filter.q)
+      const q = searchQuery(filter.q)
       return pageOf(
         subdivisionsOf(alpha2).searchable.filter(({ item, search }) => (!type || item.type === type) && (!q || search.includes(q))),
         page,

@@ -108,6 +108,36 @@ function within<T>(p: Promise<T>, ms: number, fallback: () => T, log: (line: str
   )
 }
 
+/** The assessment of an address that is not one (its syntax fails): nothing looked up. */
+function invalidAssessment(input: string, reason: Assessment['syntax']['reason']): Assessment {
+  const s = score({ validSyntax: false, mx: null, disposable: false, ageDays: null, abuse: false, free: false })
+  return {
+    email: input,
+    syntax: { valid: false, reason, normalized: null },
+    domain: null,
+    mx: { valid: null, hosts: [], implicit: false, acceptsMail: null, domainExists: null, reason: null },
+    lists: CLEAN,
+    age: { domain: null, ageDays: null, registered: null, source: null, reason: 'invalid_syntax' },
+    ...s,
+    unknown: [],
+  }
+}
+
+/** The assessment of an address literal (`user@[192.0.2.1]`): mail goes straight to that host, nothing to look up or list. */
+function addressLiteralAssessment(input: string, syntax: Assessment['syntax'], domain: string): Assessment {
+  const s = score({ validSyntax: true, mx: null, disposable: false, ageDays: null, abuse: false, free: false })
+  return {
+    email: input,
+    syntax,
+    domain,
+    mx: unknownMx('address_literal'),
+    lists: CLEAN,
+    age: { domain: null, ageDays: null, registered: null, source: null, reason: 'address_literal' },
+    ...s,
+    unknown: ['mx_record', 'domain_age'],
+  }
+}
+
 export function openEmailService(config: Config, data: DataDir, options: EmailServiceOptions = {}): EmailService {
   const now = options.now ?? Date.now
   const log = options.log ?? (() => {})
@@ -175,34 +205,10 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
 
   const assess = async (input: string, caller: string): Promise<Assessment> => {
     const mailbox = parseMailbox(input)
-    if (!mailbox.valid) {
-      const s = score({ validSyntax: false, mx: null, disposable: false, ageDays: null, abuse: false, free: false })
-      return {
-        email: input,
-        syntax: { valid: false, reason: mailbox.reason, normalized: null },
-        domain: null,
-        mx: { valid: null, hosts: [], implicit: false, acceptsMail: null, domainExists: null, reason: null },
-        lists: CLEAN,
-        age: { domain: null, ageDays: null, registered: null, source: null, reason: 'invalid_syntax' },
-        ...s,
-        unknown: [],
-      }
-    }
+    if (!mailbox.valid) return invalidAssessment(input, mailbox.reason)
     const syntax = { valid: true, reason: null, normalized: mailbox.normalized }
-    if (mailbox.addressLiteral) {
-      // Mail to an address literal goes straight to that host: nothing to look up or list.
-      const s = score({ validSyntax: true, mx: null, disposable: false, ageDays: null, abuse: false, free: false })
-      return {
-        email: input,
-        syntax,
-        domain: mailbox.domain,
-        mx: unknownMx('address_literal'),
-        lists: CLEAN,
-        age: { domain: null, ageDays: null, registered: null, source: null, reason: 'address_literal' },
-        ...s,
-        unknown: ['mx_record', 'domain_age'],
-      }
-    }
+    // Mail to an address literal goes straight to that host: nothing to look up or list.
+    if (mailbox.addressLiteral) return addressLiteralAssessment(input, syntax, mailbox.domain)
     const domain = mailbox.domain
     const registrable = getDomain(domain, PSL_OPTIONS)
     const verdict = lists.check(domain, registrable)

@@ -153,11 +153,8 @@ function openCity(config: Config, data: DataDir): CityReader {
   return new CityReader(new MmdbReader(Bun.mmap(data.path(CITY_ARTIFACT)), CITY_ARTIFACT))
 }
 
-export function openIpService(config: Config, data: DataDir, log: (line: string) => void = () => {}): IpService {
-  const city = openCity(config, data)
-
-  const asnFile = readContainer(data.path(ASN_ARTIFACT))
-  const asnTable = readTable(asnFile)
+/** The network answer of each AS organisation of the built ASN table, by its index, made on first use. */
+function asnOrgNetworks(asnFile: ReturnType<typeof readContainer>): (i: number) => NetworkInfo {
   const orgAsn = asnFile.u32('orgAsn')
   const orgNames = new TextDecoder().decode(asnFile.bytes('orgNames')).split('\n')
   const orgNetworks: (NetworkInfo | undefined)[] = new Array(orgAsn.length)
@@ -170,9 +167,16 @@ export function openIpService(config: Config, data: DataDir, log: (line: string)
     }
     return n
   }
+  return orgNetwork
+}
 
-  const asnDb = config.ip.asnMmdb
-    ? new OperatorDb<NetworkInfo>(config.ip.asnMmdb, 'ALMANAC_IP_ASN_MMDB', (r) => {
+/** The source named for flags MaxMind's Anonymous IP database gives. */
+const ANONYMOUS_SOURCE = 'maxmind-anonymous-ip'
+
+/** The operator's own MaxMind databases (ALMANAC_IP_*_MMDB), each null when not configured. */
+function openOperatorDbs(ip: Config['ip']) {
+  const asnDb = ip.asnMmdb
+    ? new OperatorDb<NetworkInfo>(ip.asnMmdb, 'ALMANAC_IP_ASN_MMDB', (r) => {
         const org = str(r.autonomous_system_organization)
         return Object.freeze({
           isp: org,
@@ -183,19 +187,19 @@ export function openIpService(config: Config, data: DataDir, log: (line: string)
         })
       })
     : null
-  const ispDb = config.ip.ispMmdb
-    ? new OperatorDb<IspRecord>(config.ip.ispMmdb, 'ALMANAC_IP_ISP_MMDB', (r) => ({
+  const ispDb = ip.ispMmdb
+    ? new OperatorDb<IspRecord>(ip.ispMmdb, 'ALMANAC_IP_ISP_MMDB', (r) => ({
         asn: int(r.autonomous_system_number),
         asn_organization: str(r.autonomous_system_organization),
         isp: str(r.isp),
         organization: str(r.organization),
       }))
     : null
-  const connectionDb = config.ip.connectionTypeMmdb
-    ? new OperatorDb<string | null>(config.ip.connectionTypeMmdb, 'ALMANAC_IP_CONNECTION_TYPE_MMDB', (r) => str(r.connection_type))
+  const connectionDb = ip.connectionTypeMmdb
+    ? new OperatorDb<string | null>(ip.connectionTypeMmdb, 'ALMANAC_IP_CONNECTION_TYPE_MMDB', (r) => str(r.connection_type))
     : null
-  const anonymousDb = config.ip.anonymousIpMmdb
-    ? new OperatorDb<AnonymousRecord>(config.ip.anonymousIpMmdb, 'ALMANAC_IP_ANONYMOUS_IP_MMDB', (r) => ({
+  const anonymousDb = ip.anonymousIpMmdb
+    ? new OperatorDb<AnonymousRecord>(ip.anonymousIpMmdb, 'ALMANAC_IP_ANONYMOUS_IP_MMDB', (r) => ({
         is_anonymous_vpn: r.is_anonymous_vpn === true,
         is_hosting_provider: r.is_hosting_provider === true,
         is_public_proxy: r.is_public_proxy === true,
@@ -203,7 +207,17 @@ export function openIpService(config: Config, data: DataDir, log: (line: string)
         is_tor_exit_node: r.is_tor_exit_node === true,
       }))
     : null
-  const anonymousSource = 'maxmind-anonymous-ip'
+  return { asnDb, ispDb, connectionDb, anonymousDb }
+}
+
+export function openIpService(config: Config, data: DataDir, log: (line: string) => void = () => {}): IpService {
+  const city = openCity(config, data)
+
+  const asnFile = readContainer(data.path(ASN_ARTIFACT))
+  const asnTable = readTable(asnFile)
+  const orgNetwork = asnOrgNetworks(asnFile)
+
+  const { asnDb, ispDb, connectionDb, anonymousDb } = openOperatorDbs(config.ip)
 
   const listsFile = readContainer(data.path(LISTS_ARTIFACT))
   const builtin: ListSet = { table: readTable(listsFile), labels: (listsFile.meta.labels as ListLabel[]) ?? [] }
@@ -238,7 +252,7 @@ export function openIpService(config: Config, data: DataDir, log: (line: string)
           s[k] = true
           any = true
         }
-      if (any) s.sources.push(anonymousSource)
+      if (any) s.sources.push(ANONYMOUS_SOURCE)
     }
     // KIND_FLAG never names is_residential_proxy (no built-in list feeds it), so null fits every flag it names.
     for (const l of unknown) if (!s[KIND_FLAG[l.kind]]) (s as unknown as Record<string, boolean | null>)[KIND_FLAG[l.kind]] = null

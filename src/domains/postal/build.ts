@@ -71,6 +71,33 @@ function coordinate(s: string | undefined, limit: number): number | null {
   return Number.isFinite(n) && Math.abs(n) <= limit ? n : null
 }
 
+/** A database written once, start to end, by this process alone: no journal, no syncs, a large cache. */
+function tuneForBulkLoad(db: Database) {
+  db.run('PRAGMA journal_mode = OFF')
+  db.run('PRAGMA synchronous = OFF')
+  db.run('PRAGMA locking_mode = EXCLUSIVE')
+  db.run('PRAGMA temp_store = MEMORY')
+  db.run('PRAGMA cache_size = -262144')
+  db.run('PRAGMA page_size = 4096')
+}
+
+interface Skipped {
+  unknownCountry: Map<string, number>
+  noCode: number
+  malformed: number
+  noCoordinates: number
+}
+
+/** What the build left out or kept unindexed, for its notes. */
+function skippedNotes(skipped: Skipped): string[] {
+  const notes: string[] = []
+  for (const [cc, n] of skipped.unknownCountry) notes.push(`${n} rows of country ${cc}, which countryInfo.txt does not list, were skipped`)
+  if (skipped.noCode) notes.push(`${skipped.noCode} rows without a postal code were skipped`)
+  if (skipped.malformed) notes.push(`${skipped.malformed} lines with fewer than 11 columns were skipped`)
+  if (skipped.noCoordinates) notes.push(`${skipped.noCoordinates} rows without valid coordinates are kept but not spatially indexed`)
+  return notes
+}
+
 /** Builds the artifact at `out`; returns the counts. Usable outside the dataset runner (bench). */
 export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildResult> {
   const log = o.log ?? (() => {})
@@ -88,12 +115,7 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
   const db = new Database(work, { create: true })
   const notes: string[] = []
   try {
-    db.run('PRAGMA journal_mode = OFF')
-    db.run('PRAGMA synchronous = OFF')
-    db.run('PRAGMA locking_mode = EXCLUSIVE')
-    db.run('PRAGMA temp_store = MEMORY')
-    db.run('PRAGMA cache_size = -262144')
-    db.run('PRAGMA page_size = 4096')
+    tuneForBulkLoad(db)
     db.exec(SCHEMA)
     const insert = db.prepare(
       'INSERT INTO places (country, postal_code, place_name, place_folded, admin_id, latitude, longitude, accuracy) VALUES (?,?,?,?,?,?,?,?)',
@@ -122,7 +144,7 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
       }
       return id
     }
-    const skipped = { unknownCountry: new Map<string, number>(), noCode: 0, malformed: 0, noCoordinates: 0 }
+    const skipped: Skipped = { unknownCountry: new Map(), noCode: 0, malformed: 0, noCoordinates: 0 }
     let rows = 0
     const bar = o.progress?.('rows')
     db.run('BEGIN')
@@ -214,11 +236,7 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
     db.run('COMMIT')
     step('statistics', 'ANALYZE')
 
-    for (const [cc, n] of skipped.unknownCountry)
-      notes.push(`${n} rows of country ${cc}, which countryInfo.txt does not list, were skipped`)
-    if (skipped.noCode) notes.push(`${skipped.noCode} rows without a postal code were skipped`)
-    if (skipped.malformed) notes.push(`${skipped.malformed} lines with fewer than 11 columns were skipped`)
-    if (skipped.noCoordinates) notes.push(`${skipped.noCoordinates} rows without valid coordinates are kept but not spatially indexed`)
+    notes.push(...skippedNotes(skipped))
     for (const n of notes) log(n)
 
     step('compaction', `VACUUM INTO '${o.out.replace(/'/g, "''")}'`)

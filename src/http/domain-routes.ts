@@ -1,0 +1,61 @@
+/**
+ * How the mounted domains show over HTTP: each domain's routes, or a stand-in answering 503 for a domain
+ * disabled or still opening; the 503 of a domain the background integrity check disabled after its routes
+ * were mounted; the `x-definitions-updated` header of the domain a path belongs to (SPEC: reference-data
+ * endpoints), on every response under its prefixes, problems included.
+ */
+import { Elysia, type AnyElysia } from 'elysia'
+import type { Config } from '../config.ts'
+import { OPENING_RETRY_SECONDS, openingProblem } from '../data/opening.ts'
+import type { DataDir } from '../data/types.ts'
+import type { MountedDomain } from '../domains/types.ts'
+import { AlmanacError, unavailable } from '../lib/errors.ts'
+import { API_PREFIX } from './paths.ts'
+
+/** A domain's routes, or a stand-in that answers 503 (with Retry-After while the domain is opening). */
+export function domainRoutes(config: Config, data: DataDir, m: MountedDomain): AnyElysia {
+  const { domain } = m
+  if (!m.problem && !m.opening) return domain.routes({ service: m.service, config, data })
+  const plugin = new Elysia({ name: `almanac:unavailable:${domain.name}` })
+  const fail = () => {
+    if (m.opening)
+      throw new AlmanacError('unavailable', openingProblem(domain), {
+        extra: { domain: domain.name, datasets: domain.datasets, opening: true },
+        headers: { 'Retry-After': String(OPENING_RETRY_SECONDS) },
+      })
+    throw unavailable(m.problem!, { domain: domain.name, datasets: domain.datasets })
+  }
+  for (const prefix of domain.prefixes)
+    plugin.all(prefix, fail, { detail: { hide: true } }).all(`${prefix}/*`, fail, { detail: { hide: true } })
+  return plugin
+}
+
+/**
+ * Throws the 503 of a domain open at start that the background integrity check has since disabled, when
+ * `route` (a route pattern) is one of its: its routes stay mounted, so the check is made per request.
+ */
+export function disabledAfterStart(mounted: MountedDomain[]): (route: string) => void {
+  const openAtStart = mounted
+    .filter((m) => !m.problem && !m.opening)
+    .flatMap((m) => m.domain.prefixes.map((prefix) => ({ mounted: m, base: API_PREFIX + prefix })))
+  return (route) => {
+    for (const { mounted: m, base } of openAtStart)
+      if (m.problem && (route === base || route.startsWith(base + '/')))
+        throw unavailable(m.problem, { domain: m.domain.name, datasets: m.domain.datasets })
+  }
+}
+
+/**
+ * The definitions-date header of the domain a path or route pattern belongs to, if it has one (open
+ * domains only). A handful of prefixes: a scan.
+ */
+export function definitionsOf(data: DataDir, mounted: MountedDomain[]): (path: string) => Record<string, string> | undefined {
+  const definitions = mounted.flatMap(({ domain, service, problem, opening }) => {
+    const date = problem || opening ? undefined : domain.definitionsUpdated?.({ data, service })
+    if (!date) return []
+    const headers = { 'x-definitions-updated': date }
+    // `/countries` covers `/api/v1/countries` and `/api/v1/countries/...`, not `/api/v1/countriesx`.
+    return domain.prefixes.map((prefix) => ({ base: API_PREFIX + prefix, prefix: `${API_PREFIX}${prefix}/`, headers }))
+  })
+  return (path) => definitions.find((d) => path.startsWith(d.prefix) || path === d.base)?.headers
+}
