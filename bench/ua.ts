@@ -18,9 +18,8 @@ import { openDataDir } from '../src/data/open.ts'
 import { UA_ARTIFACT } from '../src/domains/ua/build.ts'
 import { loadDefinitions } from '../src/domains/ua/definitions.ts'
 import { openUaService } from '../src/domains/ua/service.ts'
-import { setCollections } from '../src/domains/ua/engine/data.js'
-import Ours from '../src/domains/ua/engine/index.js'
-import { seedLiterals } from '../src/domains/ua/prefilter.ts'
+import Ours from '../src/vendor/node-device-detector/index.js'
+import * as prefilter from '../src/domains/ua/prefilter.ts'
 import { every, realUserAgents } from '../test/domains/ua/corpus.ts'
 import { compareWithHello } from './lib.ts'
 
@@ -74,9 +73,8 @@ for (const [label, n, wall, cpu] of rows)
   )
 
 // Agreement: the raw engine answers (before our mapping), ours against stock.
-setCollections(defs.collections)
-seedLiterals(defs.literals)
-const ours = new Ours({})
+prefilter.seedLiterals(defs.literals)
+const ours = new Ours({ collections: defs.collections, matchers: prefilter })
 const sample = process.env.UA_BENCH_FULL ? corpus : every(corpus, 3)
 let same = 0
 const differ: string[] = []

@@ -1,7 +1,7 @@
 /**
  * One formatter and linter for the tree (biome.json: 140 columns, single quotes, no semicolons; the
  * recommended rules, unused imports and variables as errors). `bun run format` rewrites, `bun run lint`
- * is this check. The vendored node-device-detector engine (src/domains/ua/engine) keeps its upstream form.
+ * is this check. The vendored node-device-detector engine (src/vendor/node-device-detector) keeps its upstream form.
  */
 import { expect, test } from 'bun:test'
 import { resolve } from 'node:path'

@@ -55,6 +55,6 @@ test('node-device-detector is only a test oracle and benchmark baseline: a devDe
 
 test('code copied into the tree is credited with its licence (the vendored node-device-detector engine)', () => {
   const notice = readFileSync(NOTICE_PATH, 'utf8')
-  expect(notice).toContain('### Vendored in `src/domains/ua/engine`')
+  expect(notice).toContain('### Vendored in `src/vendor/node-device-detector`')
   expect(notice).toContain('node-device-detector 2.2.7')
 })

@@ -12,7 +12,7 @@ import { load as loadYaml } from 'js-yaml'
 import { requiredLiterals } from './literals.ts'
 import { normalizePattern } from './prefilter.ts'
 
-/** The collections the engine reads (engine/data.js), as paths under `regexes/` without extension. */
+/** The collections the engine reads (src/vendor/node-device-detector/data.js), as paths under `regexes/` without extension. */
 export const COLLECTIONS = [
   'bots',
   'oss',
@@ -103,7 +103,7 @@ export function readDefinitions(files: Record<Collection, string>, source: Defin
   for (const name of COLLECTIONS) collections[name] = readCollection(files[name])
   const patterns: string[] = []
   for (const name of COLLECTIONS) patternsOf(collections[name], patterns)
-  // Vendor fragments are plain strings the engine suffixes (engine/parser/vendor-fragment-abstract-parser.js).
+  // Vendor fragments are plain strings the engine suffixes (src/vendor/node-device-detector/parser/vendor-fragment-abstract-parser.js).
   for (const list of Object.values(collections.vendorfragments as Record<string, string[]>))
     for (const f of list) patterns.push(`${f}[^a-z0-9]+`)
   const literals: Record<string, string[] | null> = {}

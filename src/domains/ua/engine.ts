@@ -1,15 +1,14 @@
 /**
- * The vendored node-device-detector engine (engine/, MIT, with Almanac's compiled and prefiltered
- * regexes) over a set of detection data, with its answers mapped to the canonical model of service.ts.
- * Data is handed to the engine's parsers as they are built (engine/data.js); each keeps its own.
+ * The vendored node-device-detector engine (src/vendor/node-device-detector, MIT, patches in its PATCHES.md)
+ * over a set of detection data, with its answers mapped to the canonical model of service.ts. The data and
+ * our compiled, prefiltered regexes (prefilter.ts) are handed to the engine as constructor options: its
+ * parsers take their collections as they are built, each keeps its own.
  */
 import type { Definitions } from './definitions.ts'
 import type { Bot, Client, Device, Os } from './parse.ts'
-import { seedLiterals } from './prefilter.ts'
-import { setCollections } from './engine/data.js'
-import DeviceDetector from './engine/index.js'
-import ClientHints from './engine/client-hints.js'
-import { userAgentMatcher } from './prefilter.ts'
+import * as prefilter from './prefilter.ts'
+import DeviceDetector from '../../vendor/node-device-detector/index.js'
+import ClientHints from '../../vendor/node-device-detector/client-hints.js'
 
 export interface Detector {
   detect(ua: string, headers: Record<string, string> | undefined): { client: Client | null; os: Os | null; device: Device | null }
@@ -21,9 +20,10 @@ export interface Detector {
 const text = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v))
 
 export function createDetector(defs: Definitions): Detector {
-  setCollections(defs.collections)
-  seedLiterals(defs.literals)
+  prefilter.seedLiterals(defs.literals)
   const engine = new DeviceDetector({
+    collections: defs.collections,
+    matchers: prefilter,
     deviceIndexes: false,
     clientIndexes: false,
     osIndexes: false,
@@ -52,7 +52,7 @@ export function createDetector(defs: Definitions): Detector {
         device: d.type || d.brand || d.model ? { type: text(d.type), brand: text(d.brand), model: text(d.model) } : null,
       }
     },
-    touch: (ua) => userAgentMatcher('Touch').test(ua),
+    touch: (ua) => prefilter.userAgentMatcher('Touch').test(ua),
     bot(ua) {
       const b: any = engine.parseBot(ua)
       if (!b?.name) return null

@@ -64,5 +64,5 @@ export function readHints(headers: unknown, field = 'headers'): Hints | null {
   return { values: ordered, key: [...ordered].map(([n, v]) => `${n}=${v}`).join('\n') }
 }
 
-/** The engine's input: header names in lower case (engine/client-hints.js reads them so). */
+/** The engine's input: header names in lower case (src/vendor/node-device-detector/client-hints.js reads them so). */
 export const engineHeaders = (hints: Hints) => Object.fromEntries(hints.values)

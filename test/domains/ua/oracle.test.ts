@@ -13,17 +13,15 @@ import { join, resolve } from 'node:path'
 import { openDataDir } from '../../../src/data/open.ts'
 import { UA_ARTIFACT } from '../../../src/domains/ua/build.ts'
 import { loadDefinitions } from '../../../src/domains/ua/definitions.ts'
-import { setCollections } from '../../../src/domains/ua/engine/data.js'
-import Ours from '../../../src/domains/ua/engine/index.js'
-import OurHints from '../../../src/domains/ua/engine/client-hints.js'
-import { seedLiterals } from '../../../src/domains/ua/prefilter.ts'
+import Ours from '../../../src/vendor/node-device-detector/index.js'
+import OurHints from '../../../src/vendor/node-device-detector/client-hints.js'
+import * as prefilter from '../../../src/domains/ua/prefilter.ts'
 import { tempDirs } from '../../support/temp.ts'
 import { every, FIXTURES, realUserAgents } from './corpus.ts'
 
 const defs = loadDefinitions(openDataDir().path(UA_ARTIFACT))
-setCollections(defs.collections)
-seedLiterals(defs.literals)
-const ours = new Ours({})
+prefilter.seedLiterals(defs.literals)
+const ours = new Ours({ collections: defs.collections, matchers: prefilter })
 
 /** The stock package, copied, reading the built collections as its own `regexes/*.js` modules. */
 const stockDir = join(tempDirs('almanac-ua-oracle-')(), 'node-device-detector')

@@ -1,4 +1,4 @@
-// Almanac: the stock hash indexes are not shipped; the prefilter in ../../data.js replaces them.
+// Almanac: the stock hash indexes are not shipped; the prefilter handed in through ../../matchers.js replaces them.
 class IndexerClient {
   static findClientRegexPositionsForUserAgent() {
     return null;

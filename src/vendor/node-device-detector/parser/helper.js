@@ -48,11 +48,11 @@ function restoreUserAgentFromClientHints(userAgent, clientHints) {
  * @param userAgent
  * @returns {RegExpExecArray}
  */
-// Almanac: regexes are compiled once, with a literal prefilter (src/domains/ua/prefilter.ts).
-const prefilter = require('../../prefilter.ts');
+// Almanac: regexes are compiled once, with a literal prefilter, by the matchers handed in (matchers.js).
+const matchers = require('../matchers');
 
 function matchUserAgent(str, userAgent) {
-  return prefilter.userAgentMatcher(str).exec(userAgent);
+  return matchers.userAgentMatcher(str).exec(userAgent);
 }
 
 function normalizeRegExp(regex) {
@@ -61,9 +61,10 @@ function normalizeRegExp(regex) {
 }
 
 function getBaseRegExp(str) {
-  return prefilter.baseMatcher(str);
+  return matchers.baseMatcher(str);
 }
 
+// Almanac: the `$n` placeholder regexes are built once, not per call.
 const DOLLAR = [];
 
 function matchReplace(template, matches) {

@@ -1,4 +1,4 @@
-const prefilter = require('../../../prefilter.ts'); // Almanac: compiled, prefiltered regexes
+const matchers = require('../../matchers'); // Almanac: compiled, prefiltered regexes (matchers.js)
 const ClientAbstractParser = require('./../client-abstract-parser');
 const CLIENT_TYPE = require('./../const/client-type');
 const BROWSER_FAMILIES = require('./browser-families');
@@ -527,7 +527,7 @@ class Browser extends ClientAbstractParser {
     }
     if (engine === 'Gecko' || engine === 'Clecko') {
       let pattern = '[ ](?:rv[: ])([0-9.]+)';
-      let regexp = prefilter.fixedRegExp(pattern);
+      let regexp = matchers.fixedRegExp(pattern);
       let match = regexp.exec(userAgent);
       if (match !== null && /(?:g|cl)ecko\/[0-9]{8,10}/i.test(userAgent)) {
         return match[1];
@@ -548,7 +548,7 @@ class Browser extends ClientAbstractParser {
       engineToken = 'Arachne\\/5\\.';
     }
 
-    let regexp = prefilter.fixedRegExp(
+    let regexp = matchers.fixedRegExp(
       '(?:' + engineToken + ')' +
       '\\s*[/_]?\\s*(((?=\\d+\\.\\d)\\d+[.\\d]*|\\d{1,7}(?=(?:\\D|$))))'
     );

@@ -1,4 +1,4 @@
-const prefilter = require('../../prefilter.ts'); // Almanac: compiled, prefiltered regexes
+const matchers = require('../matchers'); // Almanac: compiled, prefiltered regexes (matchers.js)
 const ParserAbstract = require('./abstract-parser');
 const IndexerClient = require('./client/indexer-client');
 
@@ -41,7 +41,7 @@ class ClientAbstractParser extends ParserAbstract {
     }
     
     // full scan (Almanac: only the entries whose literals occur in the user agent, in list order)
-    const candidates = prefilter.candidateIndexes(this.collection, ua);
+    const candidates = matchers.candidateIndexes(this.collection, ua);
     for (let c = 0, l = candidates.length; c < l && candidates[c] < this.collectionLength; c++) {
       let result = this.parseUserAgentByPosition(ua, candidates[c]);
       if (result !== null) {

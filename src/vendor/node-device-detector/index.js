@@ -1,4 +1,6 @@
 const helper = require('./parser/helper');
+const { setCollections } = require('./data'); // Almanac: data handed in (data.js)
+const { setMatchers } = require('./matchers'); // Almanac: matchers handed in (matchers.js)
 const { attr } = helper;
 
 // device parsers
@@ -76,6 +78,10 @@ class DeviceDetector {
    * @param {DeviceDetectorOptions} options
    **/
   constructor(options = {}) {
+    // Almanac: the detection data and the regex matchers are handed in (data.js, matchers.js) before the
+    // parsers are built, as each parser takes its collection when it is constructed.
+    if (options.collections) setCollections(options.collections);
+    if (options.matchers) setMatchers(options.matchers);
     this.init();
 
     this.skipBotDetection = attr(options, 'skipBotDetection', false);

@@ -195,6 +195,10 @@ export interface DeviceDetectorOptions {
   deviceAliasCode?: boolean;
   deviceTrusted?: boolean;
   deviceInfo?: boolean;
+  /** Almanac: the detection data, by collection (data.js); required before the first detector is built. */
+  collections?: Record<string, unknown>;
+  /** Almanac: the compiled, prefiltered regexes (matchers.js); required before the first detection. */
+  matchers?: import('./matchers').Matchers;
 }
 
 export interface ResultDeviceCode {

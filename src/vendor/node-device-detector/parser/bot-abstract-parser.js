@@ -1,4 +1,4 @@
-const prefilter = require('../../prefilter.ts'); // Almanac: compiled, prefiltered regexes
+const matchers = require('../matchers'); // Almanac: compiled, prefiltered regexes (matchers.js)
 const ParserAbstract = require('./abstract-parser');
 
 class BotAbstractParser extends ParserAbstract {
@@ -15,7 +15,7 @@ class BotAbstractParser extends ParserAbstract {
    */
   parse(userAgent, clientHintData) {
     // Almanac: only the entries whose literals occur in the user agent, in list order.
-    const candidates = prefilter.candidateIndexes(this.collection, userAgent);
+    const candidates = matchers.candidateIndexes(this.collection, userAgent);
     for (let c = 0, l = candidates.length; c < l; c++) {
       let item = this.collection[candidates[c]];
       let regex = this.getBaseRegExp(item.regex);

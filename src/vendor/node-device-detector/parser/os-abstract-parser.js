@@ -1,4 +1,4 @@
-const prefilter = require('../../prefilter.ts'); // Almanac: compiled, prefiltered regexes
+const matchers = require('../matchers'); // Almanac: compiled, prefiltered regexes (matchers.js)
 const ParserAbstract = require('./abstract-parser');
 const helper = require('./helper');
 
@@ -232,7 +232,7 @@ class OsAbstractParser extends ParserAbstract {
     }
 
     // Almanac: only the entries whose literals occur in the user agent, in list order.
-    const candidates = prefilter.candidateIndexes(this.collection, userAgent);
+    const candidates = matchers.candidateIndexes(this.collection, userAgent);
     for (let c = 0, l = candidates.length; c < l; c++) {
       let result = this.parseUserAgentByPosition(userAgent, candidates[c]);
       if (result !== null) {

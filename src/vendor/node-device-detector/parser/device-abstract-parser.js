@@ -1,4 +1,4 @@
-const prefilter = require('../../prefilter.ts'); // Almanac: compiled, prefiltered regexes
+const matchers = require('../matchers'); // Almanac: compiled, prefiltered regexes (matchers.js)
 const ParserAbstract = require('./abstract-parser');
 
 const helper = require('./helper');
@@ -60,7 +60,7 @@ class DeviceParserAbstract extends ParserAbstract {
       if (item['models'] !== void 0) {
         let models = item['models'];
         // Almanac: only the models whose literals occur in the user agent, in list order.
-        const candidates = prefilter.candidateIndexes(models, userAgent);
+        const candidates = matchers.candidateIndexes(models, userAgent);
         for (let c = 0, l = candidates.length; c < l; c++) {
           let data = models[candidates[c]];
           regex = data.regex;
@@ -120,7 +120,7 @@ class DeviceParserAbstract extends ParserAbstract {
 
     if (!output.length) {
       // Almanac: only the brands whose literals occur in the user agent, in `for…in` order.
-      for (let cursor of prefilter.candidateKeys(this.collection, userAgent)) {
+      for (let cursor of matchers.candidateKeys(this.collection, userAgent)) {
         const result = this.#parseForBrand(cursor, userAgent);
         if (result === null) {
           continue;
@@ -142,7 +142,7 @@ class DeviceParserAbstract extends ParserAbstract {
    */
   preMatchOverall(userAgent) {
     userAgent = this.prepareUserAgent(userAgent);
-    for (const cursor of prefilter.candidateKeys(this.collection, userAgent)) {
+    for (const cursor of matchers.candidateKeys(this.collection, userAgent)) {
       if (this.getBaseRegExp(this.collection[cursor].regex).exec(userAgent)) return true;
     }
     return false;

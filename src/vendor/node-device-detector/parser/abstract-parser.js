@@ -4,6 +4,7 @@ const helper = require('./helper');
  * @param {string} result
  * @return {string}
  */
+// Almanac: regex literals instead of `new RegExp` per call (fixStringName, fixStringVersion).
 function fixStringName(result) {
   return result.replace(/_/g, ' ')
       .replace(/ TD$/i, '');
