@@ -3,11 +3,20 @@
  * environment < command-line flags. Every setting is declared once in SCHEMA (lib/settings.ts): its
  * parser, default, names in each layer and one line on what it does. The Config type, DEFAULTS, the
  * flags, the README table (`bun scripts/settings-table.ts`) and `almanac serve --help` are derived from
- * it, and a bad value anywhere is reported with the name the operator used.
+ * it, and a bad value anywhere is reported with the name the operator used. Shared settings (server, auth,
+ * quotas, stores, http, query workers) are declared here; each domain's in its folder (`settings.ts`),
+ * composed below under the domain's name.
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { didYouMean, nearest } from './lib/did-you-mean.ts'
+import { emailSettings } from './domains/email/settings.ts'
+import { hashSettings } from './domains/hash/settings.ts'
+import { ipSettings } from './domains/ip/settings.ts'
+import { postalSettings } from './domains/postal/settings.ts'
+import { qrSettings } from './domains/qr/settings.ts'
+import { uaSettings } from './domains/ua/settings.ts'
+import { boolean, fail, integer, list, oneOf, origins, storeSetting, text } from './lib/parsers.ts'
 import { ConfigError, defaultsOf, entriesOf, optional, setting, type Parser, type ValuesOf } from './lib/settings.ts'
 
 export { ConfigError }
@@ -20,57 +29,6 @@ export interface Plan {
   windowSeconds: number
 }
 
-const fail = (name: string, why: string): never => {
-  throw new ConfigError(`${name}: ${why}`)
-}
-
-const integer =
-  (min: number, max: number): Parser<number> =>
-  (raw, name) => {
-    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN
-    if (!Number.isSafeInteger(n) || n < min || n > max) fail(name, `expected an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`)
-    return n
-  }
-
-/** 0 (meaning "work it out") or an integer from min to max. */
-const zeroOrAtLeast =
-  (min: number, max: number): Parser<number> =>
-  (raw, name) => {
-    const n = integer(0, max)(raw, name)
-    if (n !== 0 && n < min) fail(name, `expected 0 (automatic) or an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`)
-    return n
-  }
-
-const boolean: Parser<boolean> = (raw, name) => {
-  if (typeof raw === 'boolean') return raw
-  const s = String(raw).trim().toLowerCase()
-  if (['1', 'true', 'yes', 'on'].includes(s)) return true
-  if (['0', 'false', 'no', 'off'].includes(s)) return false
-  return fail(name, `expected true or false, got ${JSON.stringify(raw)}`)
-}
-
-const text: Parser<string> = (raw, name) => {
-  if (typeof raw !== 'string' || raw.trim() === '') fail(name, 'expected a non-empty string')
-  return (raw as string).trim()
-}
-
-const oneOf =
-  <const V extends string>(...values: V[]): Parser<V> =>
-  (raw, name) => {
-    const s = String(raw).trim().toLowerCase()
-    if (!(values as string[]).includes(s)) fail(name, `expected one of ${values.join(', ')}, got ${JSON.stringify(raw)}`)
-    return s as V
-  }
-
-const list: Parser<string[]> = (raw, name) => {
-  if (Array.isArray(raw)) return raw.map((v, i) => text(v, `${name}[${i}]`))
-  if (typeof raw !== 'string') return fail(name, 'expected a comma-separated list')
-  return raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-}
-
 const apiKeys: Parser<{ key: string; plan?: string }[]> = (raw, name) =>
   list(raw, name).map((entry) => {
     const [key, plan, ...rest] = entry.split(':')
@@ -78,24 +36,6 @@ const apiKeys: Parser<{ key: string; plan?: string }[]> = (raw, name) =>
     if (key!.length < 8) fail(name, `key ${JSON.stringify(key!.slice(0, 3) + '…')} is shorter than 8 characters`)
     return plan ? { key: key!, plan } : { key: key! }
   })
-
-/** `*`, or origins as browsers send them (`https://app.example.com`, scheme://host[:port], no path). */
-const origins: Parser<string[]> = (raw, name) => {
-  const values = list(raw, name)
-  for (const o of values) {
-    if (o === '*') continue
-    let url: URL | undefined
-    try {
-      url = new URL(o)
-    } catch {}
-    if (!url || url.origin !== o || url.origin === 'null')
-      fail(
-        name,
-        `expected * or origins such as https://app.example.com (scheme, host and port only, no trailing slash), got ${JSON.stringify(o)}`,
-      )
-  }
-  return values
-}
 
 const WINDOW_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 }
 
@@ -118,59 +58,6 @@ const plans: Parser<ReadonlyMap<string, Plan>> = (raw, name) => {
     out.set(plan!, { name: plan!, credits: Number(credits), windowSeconds })
   }
   return out
-}
-
-/** `local`, `local:/absolute/path` or `s3://bucket[/prefix]`. */
-const qrStore: Parser<string> = (raw, name) => {
-  const s = text(raw, name)
-  if (s === 'local' || /^local:\/./.test(s)) return s
-  if (/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^\s]*)?$/.test(s)) return s
-  return fail(name, `expected local, local:/absolute/path or s3://bucket/prefix, got ${JSON.stringify(s)}`)
-}
-
-/** An absolute http(s) origin without path, query or fragment (a trailing slash is dropped). */
-const origin: Parser<string> = (raw, name) => {
-  const s = text(raw, name).replace(/\/+$/, '')
-  let url: URL | undefined
-  try {
-    url = new URL(s)
-  } catch {}
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search || url.hash)
-    fail(name, `expected an http(s) origin such as https://api.example.com, got ${JSON.stringify(raw)}`)
-  return url!.origin
-}
-
-const secret =
-  (minLength: number): Parser<string> =>
-  (raw, name) => {
-    const s = text(raw, name)
-    if (s.length < minLength) fail(name, `expected at least ${minLength} characters`)
-    return s
-  }
-
-/** The one place a store's spelling is read: the settings keep it as written, `storesOf` turns it into a StoreLocation. */
-const isRedisUrl = (s: string) => /^rediss?:\/\//.test(s)
-
-/** `memory`, `sqlite` or a `redis://` URL; `kinds` are those this store may be. */
-const storeSetting =
-  (kinds: readonly ('memory' | 'sqlite')[]): Parser<string> =>
-  (raw, name) => {
-    const s = text(raw, name)
-    if ((kinds as string[]).includes(s) || isRedisUrl(s)) return s
-    return fail(name, `expected ${kinds.join(', ')} or a redis:// URL, got ${JSON.stringify(s)}`)
-  }
-
-/** An http(s) URL, kept with a trailing slash so `{base}domain/{name}` joins cleanly. */
-const httpUrl: Parser<string> = (raw, name) => {
-  const s = text(raw, name)
-  let url: URL
-  try {
-    url = new URL(s)
-  } catch {
-    return fail(name, `expected an http(s) URL, got ${JSON.stringify(s)}`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(name, `expected an http(s) URL, got ${JSON.stringify(s)}`)
-  return s.endsWith('/') ? s : s + '/'
 }
 
 const MiB = 2 ** 20
@@ -320,71 +207,7 @@ export const SCHEMA = {
     flag: '--cors-origins',
     doc: 'Origins browsers may call from (`https://app.example.com,…` or `*`); preflights need no key.',
   }),
-  hash: {
-    workers: setting(integer(0, 256), { default: 0, shown: '0 = cores', env: 'ALMANAC_HASH_WORKERS', doc: 'KDF worker threads.' }),
-    queueSize: setting(integer(1, 100000), {
-      default: 64,
-      env: 'ALMANAC_HASH_QUEUE',
-      doc: 'KDF jobs allowed to wait for a worker (503 beyond).',
-    }),
-    bcryptMaxRounds: setting(integer(4, 31), {
-      default: 15,
-      env: 'ALMANAC_HASH_BCRYPT_MAX_ROUNDS',
-      doc: 'Ceiling on bcrypt rounds (422 naming it).',
-    }),
-    scryptMaxMemoryBytes: setting(integer(1024, 2 ** 40), {
-      default: 128 * MiB * 8,
-      shown: '1 GiB',
-      env: 'ALMANAC_HASH_SCRYPT_MAX_MEMORY',
-      doc: "Ceiling on scrypt's memory, 128·r·(n + p) bytes (422 naming it).",
-    }),
-    scryptMaxParallelism: setting(integer(1, 2 ** 30 - 1), {
-      default: 16,
-      env: 'ALMANAC_HASH_SCRYPT_MAX_PARALLELISM',
-      doc: "Ceiling on scrypt's p: each lane repeats the whole n·r work, so p multiplies the time.",
-    }),
-    argon2MaxMemoryKiB: setting(integer(8, 2 ** 32 - 1), {
-      default: 262144,
-      shown: '262144 KiB',
-      env: 'ALMANAC_HASH_ARGON2_MAX_MEMORY',
-      doc: "Ceiling on argon2id's memory_cost, KiB.",
-    }),
-    argon2MaxTimeCost: setting(integer(1, 2 ** 32 - 1), {
-      default: 10,
-      env: 'ALMANAC_HASH_ARGON2_MAX_TIME',
-      doc: "Ceiling on argon2id's time_cost.",
-    }),
-    argon2MaxParallelism: setting(integer(1, 255), {
-      default: 8,
-      env: 'ALMANAC_HASH_ARGON2_MAX_PARALLELISM',
-      doc: "Ceiling on argon2id's parallelism.",
-    }),
-    // n·r·p: the default scrypt (16384·8·1) is 2^17 and takes ~50 ms; 2^23 is ~3 s of one core.
-    scryptMaxWork: setting(integer(1, 2 ** 40), {
-      default: 2 ** 23,
-      shown: '2^23',
-      env: 'ALMANAC_HASH_SCRYPT_MAX_WORK',
-      doc: "Ceiling on scrypt's n·r·p, which the time grows with (422 naming it).",
-    }),
-    // time_cost · memory_cost (KiB): the default argon2id is 196,608; 2^20 is ~1.5 s of one core.
-    argon2MaxWork: setting(integer(1, 2 ** 40), {
-      default: 2 ** 20,
-      shown: '2^20',
-      env: 'ALMANAC_HASH_ARGON2_MAX_WORK',
-      doc: "Ceiling on argon2id's time_cost·memory_cost; parallelism splits memory into lanes, adding no work (422 naming it).",
-    }),
-    jobsPerCaller: setting(integer(1, 100000), {
-      default: 4,
-      env: 'ALMANAC_HASH_JOBS_PER_CALLER',
-      doc: 'KDF jobs one caller may have running or waiting (503 beyond, for that caller).',
-    }),
-    memoryBudgetBytes: setting(zeroOrAtLeast(2 ** 20, 2 ** 50), {
-      default: 0,
-      shown: '0 = ¼ of min(RAM, cgroup limit) ÷ `workers`',
-      env: 'ALMANAC_HASH_MEMORY_BUDGET',
-      doc: 'Bytes all running KDF jobs may allocate (scrypt 128·r·(n+2+p), argon2id memory_cost KiB); one caller may hold half. Beyond it jobs wait in the queue (503 when full); a job over half is a 422 naming it.',
-    }),
-  },
+  hash: hashSettings,
   queries: {
     workers: setting(integer(0, 256), {
       default: 0,
@@ -404,189 +227,11 @@ export const SCHEMA = {
       doc: 'Heavy queries one caller may have running or waiting in one domain; beyond, a 503 with `Retry-After` that costs no credit.',
     }),
   },
-  postal: {
-    // ~25 ms of the 2-core build machine at most (src/domains/postal/service.ts, docs/postal.md).
-    workBudget: setting(integer(1000, 1_000_000_000), {
-      default: 50_000,
-      env: 'ALMANAC_POSTAL_WORK_BUDGET',
-      doc: 'Work one postal search, nearby or within may do, in rows read (~0.25–0.5 µs each); beyond it a 422 says what to narrow.',
-      see: 'docs/postal.md',
-    }),
-  },
-  ip: {
-    cityMmdb: optional(text, { env: 'ALMANAC_IP_CITY_MMDB', doc: 'Your own MaxMind City database; it takes precedence.' }),
-    asnMmdb: optional(text, { env: 'ALMANAC_IP_ASN_MMDB', doc: 'Your own MaxMind ASN database; it takes precedence.' }),
-    ispMmdb: optional(text, { env: 'ALMANAC_IP_ISP_MMDB', doc: 'Your own MaxMind ISP database; it takes precedence.' }),
-    anonymousIpMmdb: optional(text, {
-      env: 'ALMANAC_IP_ANONYMOUS_IP_MMDB',
-      doc: 'Your own MaxMind Anonymous IP database; it takes precedence.',
-    }),
-    connectionTypeMmdb: optional(text, {
-      env: 'ALMANAC_IP_CONNECTION_TYPE_MMDB',
-      doc: 'Your own MaxMind Connection Type database; it takes precedence.',
-    }),
-    torListFiles: setting(list, {
-      default: [],
-      env: 'ALMANAC_IP_TOR_LISTS',
-      doc: 'Extra Tor list files (address or CIDR per line), reloaded on SIGHUP.',
-    }),
-    vpnListFiles: setting(list, {
-      default: [],
-      env: 'ALMANAC_IP_VPN_LISTS',
-      doc: 'Extra VPN list files (address or CIDR per line), reloaded on SIGHUP.',
-    }),
-    proxyListFiles: setting(list, {
-      default: [],
-      env: 'ALMANAC_IP_PROXY_LISTS',
-      doc: 'Extra proxy list files (address or CIDR per line), reloaded on SIGHUP.',
-    }),
-    hostingListFiles: setting(list, {
-      default: [],
-      env: 'ALMANAC_IP_HOSTING_LISTS',
-      doc: 'Extra hosting list files (address or CIDR per line), reloaded on SIGHUP.',
-    }),
-  },
-  qr: {
-    store: setting(qrStore, {
-      default: 'local',
-      env: 'ALMANAC_QR_STORE',
-      doc: 'Where png/svg QR images go: `local` (`<state dir>/qr`), `local:/path`, or `s3://bucket/prefix`.',
-    }),
-    signingKey: optional(secret(32), {
-      shown: 'generated, kept in `<state dir>/qr-signing-key`',
-      env: 'ALMANAC_QR_SIGNING_KEY',
-      doc: 'HMAC key (32+ characters) of local download links; share it between instances.',
-    }),
-    publicUrl: optional(origin, {
-      shown: "the request's host",
-      env: 'ALMANAC_PUBLIC_URL',
-      doc: 'Origin of absolute QR download links (`https://api.example.com`); forwarded host/proto only from `ALMANAC_TRUSTED_PROXIES`.',
-    }),
-    storeMaxBytes: setting(integer(1024, 2 ** 50), {
-      default: 2 ** 30,
-      shown: '1 GiB',
-      env: 'ALMANAC_QR_STORE_MAX_BYTES',
-      doc: 'Ceiling on the bytes the local store holds; a write beyond it is a 503.',
-    }),
-    storeMaxBytesPerKey: optional(integer(1024, 2 ** 50), {
-      shown: '1/16 of the ceiling',
-      env: 'ALMANAC_QR_STORE_MAX_BYTES_PER_KEY',
-      doc: 'Bytes of live png/svg images one key may hold in the QR store (local or S3) until their links expire; 429 beyond.',
-      see: 'docs/qr.md',
-    }),
-    sweepSeconds: setting(integer(1, 86400), {
-      default: 600,
-      shown: '600 s',
-      env: 'ALMANAC_QR_SWEEP_INTERVAL',
-      doc: 'How often expired local images are deleted.',
-    }),
-    s3Endpoint: optional(origin, { env: 'S3_ENDPOINT', doc: "The S3 store's endpoint (Bun's built-in client)." }),
-    s3PublicEndpoint: optional(origin, {
-      shown: '`S3_ENDPOINT`',
-      env: 'ALMANAC_QR_S3_PUBLIC_ENDPOINT',
-      doc: "Origin clients download S3 QR images from, when the server reaches S3 at an address they cannot (compose's `http://s3:9000`): links are presigned for it, uploads still use `S3_ENDPOINT`.",
-      see: 'docs/qr.md',
-    }),
-    s3Region: optional(text, { env: 'S3_REGION', doc: "The S3 store's region." }),
-    s3AccessKeyId: optional(text, { env: 'S3_ACCESS_KEY_ID', doc: "The S3 store's access key id." }),
-    s3SecretAccessKey: optional(text, { env: 'S3_SECRET_ACCESS_KEY', doc: "The S3 store's secret access key." }),
-    s3VirtualHostedStyle: setting(boolean, {
-      default: false,
-      env: 'S3_VIRTUAL_HOSTED_STYLE',
-      doc: 'Bucket in the host name (`bucket.endpoint`) instead of the path.',
-    }),
-    s3TimeoutSeconds: setting(integer(1, 300), {
-      default: 10,
-      shown: '10 s',
-      env: 'ALMANAC_QR_S3_TIMEOUT',
-      doc: 'Seconds an S3 upload may take before the request is answered 503.',
-    }),
-  },
-  email: {
-    dnsServers: setting(list, {
-      default: [],
-      shown: "system's",
-      env: 'ALMANAC_EMAIL_DNS_SERVERS',
-      doc: 'DNS servers (`host[:port]`) for MX checks.',
-    }),
-    dnsTimeoutMs: setting(integer(50, 60000), {
-      default: 2000,
-      env: 'ALMANAC_EMAIL_DNS_TIMEOUT_MS',
-      doc: "Deadline for one domain's whole MX check (MX, then A/AAAA), in milliseconds.",
-    }),
-    rdapUrl: optional(httpUrl, {
-      env: 'ALMANAC_EMAIL_RDAP_URL',
-      doc: 'One RDAP base for every domain (trusted as configured; redirects off it: https to public addresses only, 3 at most).',
-    }),
-    rdapBootstrap: optional(text, {
-      shown: 'the built `email-rdap` dataset',
-      env: 'ALMANAC_EMAIL_RDAP_BOOTSTRAP',
-      doc: 'An IANA `dns.json` used instead of the built bootstrap.',
-    }),
-    rdapTimeoutMs: setting(integer(50, 60000), {
-      default: 3000,
-      env: 'ALMANAC_EMAIL_RDAP_TIMEOUT_MS',
-      doc: 'Deadline for one RDAP lookup, in milliseconds.',
-    }),
-    rdapCache: optional(storeSetting(['memory', 'sqlite']), {
-      shown: "the quota store's Redis when that is Redis, else `sqlite`",
-      env: 'ALMANAC_EMAIL_RDAP_CACHE',
-      doc: 'Where RDAP answers are kept for 7 days: `memory` (this process), `sqlite` (the state dir) or `redis://…` (shared by many instances).',
-    }),
-    offline: setting(boolean, {
-      default: false,
-      env: 'ALMANAC_EMAIL_OFFLINE',
-      doc: 'No DNS or RDAP at request time (air-gapped servers): those email checks answer "unknown".',
-    }),
-    dnsSlots: setting(integer(1, 100000), {
-      default: 512,
-      env: 'ALMANAC_EMAIL_DNS_SLOTS',
-      doc: 'MX lookups under way at once; beyond, the check is unknown (`dns_busy`).',
-    }),
-    dnsSlotsPerCaller: optional(integer(1, 100000), {
-      shown: 'an eighth (≥ 4)',
-      env: 'ALMANAC_EMAIL_DNS_SLOTS_PER_CALLER',
-      doc: 'MX lookups one caller (quota subject) may have under way; beyond, `dns_busy`.',
-    }),
-    rdapSlots: setting(integer(1, 100000), {
-      default: 128,
-      env: 'ALMANAC_EMAIL_RDAP_SLOTS',
-      doc: 'RDAP lookups under way at once; beyond, `rdap_busy`.',
-    }),
-    rdapSlotsPerCaller: optional(integer(1, 100000), {
-      shown: 'an eighth (≥ 4)',
-      env: 'ALMANAC_EMAIL_RDAP_SLOTS_PER_CALLER',
-      doc: 'RDAP lookups one caller may have under way; beyond, `rdap_busy`.',
-    }),
-    allowListFiles: setting(list, {
-      default: [],
-      env: 'ALMANAC_EMAIL_ALLOW_LISTS',
-      doc: 'Operator allow-list files of email domains (one per line), reloaded on SIGHUP.',
-    }),
-    denyListFiles: setting(list, {
-      default: [],
-      env: 'ALMANAC_EMAIL_DENY_LISTS',
-      doc: 'Operator deny-list files of email domains (one per line), reloaded on SIGHUP.',
-    }),
-  },
-  ua: {
-    regexesDir: optional(text, {
-      shown: '`<data dir>/ua-regexes` when present',
-      env: 'ALMANAC_UA_REGEXES',
-      doc: 'A newer Matomo device-detector checkout (or its `regexes/` of YAML; the older node-device-detector package layout is read too) served instead of the built detection data.',
-      see: 'docs/ua.md',
-    }),
-    cacheEntries: setting(integer(0, 10_000_000), {
-      default: 50_000,
-      env: 'ALMANAC_UA_CACHE_ENTRIES',
-      doc: 'UA parse results kept per cache generation (two generations); 0 turns the cache off.',
-    }),
-    cacheBytes: setting(integer(0, 2 ** 34), {
-      default: 32 * MiB,
-      env: 'ALMANAC_UA_CACHE_BYTES',
-      doc: 'Bytes of UA cache keys (user agents and hints) per generation.',
-    }),
-  },
+  postal: postalSettings,
+  ip: ipSettings,
+  qr: qrSettings,
+  email: emailSettings,
+  ua: uaSettings,
 }
 
 /** Where a store lives, read once from its setting (and the state dir): nothing downstream re-reads the spelling. */

@@ -44,3 +44,23 @@ test('`almanac serve --help` names every declared environment variable, flag and
   expect(missing).toEqual([])
   expect(declaredEnv).toContain('ALMANAC_EMAIL_RDAP_CACHE')
 })
+
+test("each domain's settings are declared in its folder, named by its descriptor, and composed by config under its name", async () => {
+  const { domains } = await import('../src/domains/index.ts')
+  const { SCHEMA } = await import('../src/config.ts')
+  const declared = domains.filter((d) => d.settings).map((d) => d.name)
+  expect(declared.sort()).toEqual(['email', 'hash', 'ip', 'postal', 'qr', 'ua'])
+  for (const d of domains) {
+    // The very same declarations: config cannot import the registry (it sits below it), so it imports these.
+    if (d.settings)
+      expect({ domain: d.name, same: (SCHEMA as Record<string, unknown>)[d.name] === d.settings }).toEqual({ domain: d.name, same: true })
+  }
+  // Every group of settings in config is a registered domain's or one of the shared groups.
+  const groups = Object.entries(SCHEMA)
+    .filter(([, v]) => typeof (v as { parse?: unknown }).parse !== 'function')
+    .map(([k]) => k)
+  const shared = ['queries'] // the query workers of the Bible and postal domains
+  expect(groups.filter((g) => !shared.includes(g)).sort()).toEqual(declared.sort())
+  // And every domain setting's env name is a key of the README table (the tests above): nothing a domain declares is left out.
+  for (const d of domains) for (const s of SETTINGS.filter((s) => s.path.startsWith(`${d.name}.`))) expect(s.env.length).toBeGreaterThan(0)
+})
