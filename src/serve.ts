@@ -12,7 +12,7 @@ import { domains as allDomains } from './domains/index.ts'
 import { createAuthenticator } from './http/auth.ts'
 import { serverBodyCeiling } from './http/request-guards.ts'
 import { createObservability } from './http/observability.ts'
-import { keyStoreOf, type Config } from './config.ts'
+import type { Config } from './config.ts'
 import { activatedDir, type LiveApp, liveApp } from './refresh.ts'
 import { openDomain, openDomains, verifyDatasets } from './domains/mount.ts'
 import type { MountedDomain } from './domains/types.ts'
@@ -51,7 +51,7 @@ export async function serve(config: Config, log: (line: string) => void = logger
   const mounted: MountedDomain[] = extraction
     ? allDomains.map((domain) => ({ domain, opening: true }))
     : await openDomains(config, data, allDomains, log)
-  if (options.reusePort && config.quotaStore === 'memory')
+  if (options.reusePort && config.stores.quota.kind === 'memory')
     log(
       JSON.stringify({
         level: 'warn',
@@ -200,7 +200,7 @@ function warnUnusedSqliteKeys(config: Config, log: (line: string) => void) {
  */
 function openKeys(config: Config, log: (line: string) => void): KeyStore {
   try {
-    if (keyStoreOf(config) !== 'sqlite' && config.keyStore === undefined) warnUnusedSqliteKeys(config, log)
+    if (config.stores.keys.kind === 'redis' && config.keyStore === undefined) warnUnusedSqliteKeys(config, log)
     return createKeyStore(config, log)
   } catch (e) {
     if (e instanceof StateError) throw e

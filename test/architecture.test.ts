@@ -16,7 +16,8 @@ type Layer = (typeof LAYERS)[number]
 
 function layerOf(file: string): Layer | undefined {
   if (file.startsWith('src/lib/')) return 'lib'
-  if (file === 'src/config.ts' || file === 'src/version.ts') return 'config'
+  // A domain's settings declarations are read by config.ts (which composes the Config), so they sit with it.
+  if (file === 'src/config.ts' || file === 'src/version.ts' || /^src\/domains\/[^/]+\/settings\.ts$/.test(file)) return 'config'
   // The descriptor contract names only config and data types: the build runner reads it, so it sits with data.
   if (file.startsWith('src/data/') || file.startsWith('src/stores/') || file === 'src/domains/types.ts') return 'data'
   if (file.startsWith('src/http/')) return 'http'

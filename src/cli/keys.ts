@@ -4,7 +4,7 @@
  * works; only its SHA-256 is kept. A running server sees new and revoked keys at once with SQLite (it
  * looks each key up per request), within a second with Redis (see keys-redis.ts).
  */
-import { ConfigError, keyStoreOf, loadConfig, settingOptions } from '../config.ts'
+import { ConfigError, loadConfig, settingOptions, type Config } from '../config.ts'
 import { domains } from '../domains/index.ts'
 import { redactUrl } from '../stores/redis.ts'
 import { createKeyStore } from '../stores/index.ts'
@@ -76,9 +76,9 @@ const table = (rows: StoredKey[]): string => {
 }
 
 /** The store in words, without a password. */
-const where = (config: Parameters<typeof keyStoreOf>[0] & { stateDir: string }) => {
-  const store = keyStoreOf(config)
-  return store === 'sqlite' ? `${config.stateDir}/keys.sqlite` : redactUrl(store)
+const where = (config: Pick<Config, 'stores'>) => {
+  const store = config.stores.keys
+  return store.kind === 'sqlite' ? `${store.dir}/keys.sqlite` : redactUrl(store.url)
 }
 
 /** Runs the subcommand; returns the process exit code. */

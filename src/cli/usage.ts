@@ -1,5 +1,6 @@
 /** What `almanac --help` and `almanac <command> --help` print. */
-import { settingOptions } from '../config.ts'
+import { SETTINGS, settingOptions } from '../config.ts'
+import { helpLines } from '../lib/settings.ts'
 import { DATA_USAGE } from './data.ts'
 import { KEYS_USAGE } from './keys.ts'
 import { VERSION_USAGE } from './version.ts'
@@ -30,7 +31,10 @@ export const SERVE_USAGE = `usage: almanac serve [--port N] [--host ADDR] [--con
 Serves /api/v1 on the built datasets (datasets/out, ALMANAC_DATA_DIR, or those inside the executable).
 A domain whose datasets are missing answers 503 naming them; /readyz says which.
 flags: ${flagList()} (each also an ALMANAC_* variable; the README of the
-project's repository has the table). Once listening, the server documents its API at /docs.`
+project's repository has the table). Once listening, the server documents its API at /docs.
+
+settings (config file key: environment variables (flag); the file nests keys at the dots):
+${helpLines(SETTINGS)}`
 
 export const START_USAGE = `usage: almanac start [serve flags]
 

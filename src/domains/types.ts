@@ -10,6 +10,7 @@
 import type { AnyElysia } from 'elysia'
 import type { Config } from '../config.ts'
 import type { DataDir, DatasetBuilder, Source } from '../data/types.ts'
+import type { Schema } from '../lib/settings.ts'
 
 /** A tag of the OpenAPI document: a domain's (declared here, `Domain.tag`) or the server's own (http/openapi.ts). */
 export interface ApiTag {
@@ -30,6 +31,12 @@ export interface Domain<S = unknown> {
    * sentences on what the domain answers. Optional only for test fixtures: every registered domain has one.
    */
   tag?: ApiTag
+  /**
+   * Its settings (`settings.ts` in its folder), under `<name>.*` in the config file and `Config`: src/config.ts
+   * composes them (config sits below the domains, so it imports the settings modules, not the registry), and
+   * test/settings-table.test.ts fails when the two disagree.
+   */
+  settings?: Schema
   /** Path prefixes under /api/v1 that this domain answers (e.g. `/countries`, `/subdivisions`). */
   prefixes: string[]
   /** Dataset ids (manifest keys) that must be present. */

@@ -5,6 +5,7 @@
  */
 import { reloadOnHangup } from '../hangup.ts'
 import { defineDomain } from '../types.ts'
+import { emailSettings } from './settings.ts'
 import { emailBuilders } from './build.ts'
 import { emailRoutes, type EmailDomainState } from './routes.ts'
 import { openEmailService, type EmailServiceOptions } from './service.ts'
@@ -21,6 +22,7 @@ export const emailDomain = (options: Pick<EmailServiceOptions, 'now'> = {}) =>
       description:
         'Risk of an email address, scored 0 to 100 from its syntax, MX records, domain age (RDAP) and disposable, free-provider and abuse lists; checks that could not be made are named, never guessed.',
     },
+    settings: emailSettings,
     prefixes: ['/email'],
     datasets: ['email-lists', 'email-rdap'],
     open({ config, data }) {

@@ -1,7 +1,7 @@
 /**
  * Where RDAP answers are kept between requests and restarts (SPEC: "cached 7 days"): the state SQLite
- * (`<stateDir>/email-rdap.sqlite`), or Redis when the quota store is Redis (so every instance shares
- * one cache). The store is a cache, not a dependency: when it cannot be opened or reached, lookups go to
+ * (`<stateDir>/email-rdap.sqlite`), Redis (so every instance shares one cache) or this process's memory,
+ * as ALMANAC_EMAIL_RDAP_CACHE says (unset: the quota store's Redis when that is Redis, else SQLite). The store is a cache, not a dependency: when it cannot be opened or reached, lookups go to
  * RDAP as if it were empty, and the failure is logged once.
  */
 import type { Database } from 'bun:sqlite'
@@ -33,6 +33,25 @@ const SCHEMA = [
    ) STRICT;
    CREATE INDEX rdap_cache_expires ON rdap_cache(expires_at);`,
 ]
+
+/** This process only, up to SQLITE_MAX_ROWS; the oldest written go first beyond it. */
+export function memoryRdapStore(): RdapStore {
+  const rows = new Map<string, { value: StoredRdap; expiresAt: number }>()
+  return {
+    async get(domain, now) {
+      const row = rows.get(domain)
+      return row && row.expiresAt > now ? row.value : null
+    },
+    async set(domain, value, expiresAt) {
+      rows.delete(domain)
+      rows.set(domain, { value, expiresAt })
+      if (rows.size > SQLITE_MAX_ROWS) rows.delete(rows.keys().next().value!)
+    },
+    close() {
+      rows.clear()
+    },
+  }
+}
 
 export function sqliteRdapStore(stateDir: string, log: (line: string) => void): RdapStore {
   let db: Database | null = null

@@ -16,7 +16,7 @@ import { mxChecker, unknownMx, type MxChecker, type MxResult } from './mx.ts'
 import { loadBootstrap, type RdapBootstrap } from './rdap-bootstrap.ts'
 import { RDAP_ARTIFACT } from './rdap-build.ts'
 import { rdapClient, type RdapClient, type RdapReason, type RdapResult } from './rdap.ts'
-import { redisRdapStore, sqliteRdapStore, type RdapStore } from './rdap-store.ts'
+import { memoryRdapStore, redisRdapStore, sqliteRdapStore, type RdapStore } from './rdap-store.ts'
 import { score, type RiskFactor, type RiskTier } from './score.ts'
 import { parseMailbox, type SyntaxReason } from './syntax.ts'
 
@@ -162,9 +162,9 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
     maxInflight: email.dnsSlots,
     maxInflightPerCaller: email.dnsSlotsPerCaller,
   })
-  const store: RdapStore = /^rediss?:\/\//.test(config.quotaStore)
-    ? redisRdapStore(config.quotaStore, log)
-    : sqliteRdapStore(config.stateDir, log)
+  const cache = config.stores.rdapCache
+  const store: RdapStore =
+    cache.kind === 'redis' ? redisRdapStore(cache.url, log) : cache.kind === 'sqlite' ? sqliteRdapStore(cache.dir, log) : memoryRdapStore()
   const rdap: RdapClient = rdapClient({
     baseUrl: email.rdapUrl,
     bootstrap,

@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from 'node:os'
 import { defineDomain } from '../types.ts'
+import { hashSettings } from './settings.ts'
 import { callerShare, memoryBudget } from './budget.ts'
 import { createKdfPool, poolMetrics } from './pool.ts'
 import { hashRoutes } from './routes.ts'
@@ -16,6 +17,7 @@ export default defineDomain<HashService>({
     name: 'hash',
     description: 'Digests (md5, sha1, sha256, sha512) and password hashes (bcrypt, scrypt, argon2id) of a UTF-8 input.',
   },
+  settings: hashSettings,
   prefixes: ['/hash'],
   datasets: [],
   open: ({ config }) => {

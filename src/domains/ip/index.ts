@@ -6,6 +6,7 @@
 import { trustedProxies } from '../../http/client-ip.ts'
 import { reloadOnHangup } from '../hangup.ts'
 import { defineDomain } from '../types.ts'
+import { ipSettings } from './settings.ts'
 import { ipBuilders } from './build.ts'
 import { ipRoutes, type IpDomainState } from './routes.ts'
 import { openIpService } from './service.ts'
@@ -20,6 +21,7 @@ export default defineDomain<IpDomainState>({
     name: 'ip',
     description: 'IP geolocation: country, city, network and anonymity signals of an address.',
   },
+  settings: ipSettings,
   prefixes: ['/ip'],
   datasets: ['ip', 'ip-lists'],
   open({ config, data }) {

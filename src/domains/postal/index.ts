@@ -3,6 +3,7 @@ import { openReadonlySqlite } from '../../data/sqlite.ts'
 import { pooledDatabase, queryPoolMetrics, type QueryPool } from '../../lib/query-pool.ts'
 import { workerUrl } from '../../lib/threads.ts'
 import { defineDomain } from '../types.ts'
+import { postalSettings } from './settings.ts'
 import { POSTAL_ARTIFACT, postalBuilder } from './build.ts'
 import type { PostalWorkerInit } from './postal-worker.ts'
 import { postalRoutes } from './routes.ts'
@@ -16,6 +17,7 @@ export default defineDomain<{ service: PostalService; pool: QueryPool; close(): 
     description:
       'Postal code systems (formats, regular expressions) and postal code records: lookup, search, radius and polygon queries, validation. From GeoNames.',
   },
+  settings: postalSettings,
   prefixes: ['/postal'],
   datasets: ['postal'],
   open: ({ data, config }) => {

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import type { Config } from '../../config.ts'
 import { trustedProxies } from '../../http/client-ip.ts'
 import { defineDomain } from '../types.ts'
+import { qrSettings } from './settings.ts'
 import { downloadRoutes } from './download.ts'
 import { createLocalStore } from './local-store.ts'
 import { qrRoutes } from './routes.ts'
@@ -74,6 +75,7 @@ export const qrDomain = (now: () => number = Date.now) =>
       description:
         'QR code images for seven payloads (text, URL, Wi-Fi, vCard, email, SMS, geo): png or svg behind a signed link, or a base64 PNG inline.',
     },
+    settings: qrSettings,
     prefixes: ['/qr'],
     datasets: [],
     open: ({ config }) => openQr(config, now),

@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs'
 import { defineDomain } from '../types.ts'
+import { uaSettings } from './settings.ts'
 import { UA_ARTIFACT, uaBuilder } from './build.ts'
 import { describeFolder, folderFiles, loadDefinitions, readDefinitions } from './definitions.ts'
 import { uaRoutes } from './routes.ts'
@@ -23,6 +24,7 @@ export default defineDomain<UaService>({
     description:
       "User agents parsed as Matomo device-detector does: the client, operating system, device (type, brand, model) and bots, with Client Hints taken into account. One at a time (the request's own header, or a posted string) or in bulk.",
   },
+  settings: uaSettings,
   prefixes: ['/ua'],
   datasets: ['ua'],
   open({ config, data }) {

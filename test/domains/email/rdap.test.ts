@@ -12,7 +12,7 @@ import { openDataDir } from '../../../src/data/open.ts'
 import { loadBootstrap, parseBootstrap, rdapBaseFor } from '../../../src/domains/email/rdap-bootstrap.ts'
 import { RDAP_ARTIFACT } from '../../../src/domains/email/rdap-build.ts'
 import { FOUND_TTL_MS, NOT_FOUND_TTL_MS, rdapClient, registrationDate } from '../../../src/domains/email/rdap.ts'
-import { redisRdapStore, sqliteRdapStore, type RdapStore } from '../../../src/domains/email/rdap-store.ts'
+import { memoryRdapStore, redisRdapStore, sqliteRdapStore, type RdapStore } from '../../../src/domains/email/rdap-store.ts'
 import { startRedis } from '../../support/redis.ts'
 import { tempDirs } from '../../support/temp.ts'
 import { startRdapServer, type RdapFixture } from './rdap-server.ts'
@@ -160,6 +160,18 @@ test('answers are kept 7 days in the state SQLite, across clients (a restart)', 
   )
   await third.lookup('old.test', CALLER)
   expect(rdap.requests.get('old.test')).toBe(before + 2)
+})
+
+test('ALMANAC_EMAIL_RDAP_CACHE=memory: answers are kept 7 days in this process, shared by its clients', async () => {
+  const store = memoryRdapStore()
+  const c1 = clock()
+  const before = rdap.requests.get('month.test') ?? 0
+  await client(store, c1.now).lookup('month.test', CALLER)
+  expect((await client(store, c1.now).lookup('month.test', CALLER)).status).toBe('found')
+  expect(rdap.requests.get('month.test')).toBe(before + 1)
+  c1.advance(FOUND_TTL_MS + 1000)
+  await client(store, c1.now).lookup('month.test', CALLER)
+  expect(rdap.requests.get('month.test')).toBe(before + 2)
 })
 
 test('"not registered" is kept an hour only; failures are not stored', async () => {
