@@ -29,7 +29,7 @@
  * Run: `bun bench/peers.ts` (after `bun run data`); PEERS_SECONDS (default 5) per wrk run.
  */
 import { spawn, spawnSync } from 'bun'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BENCH_KEY, type BenchServer, ROOT, start, startAlmanac } from './lib.ts'
@@ -294,4 +294,5 @@ try {
 } finally {
   await almanac.stop()
   for (const p of peers) await p.server.stop()
+  rmSync(dir, { recursive: true, force: true })
 }
