@@ -7,7 +7,7 @@
 import type { Config } from '../config.ts'
 import { type ArtifactSizes, contentMismatch, sizeMismatch } from '../data/integrity.ts'
 import type { DataDir } from '../data/types.ts'
-import { logger } from '../lib/logger.ts'
+import { asLogger, logger } from '../lib/logger.ts'
 import { redactPaths } from '../lib/redact.ts'
 import type { Domain, MountedDomain } from './types.ts'
 
@@ -69,7 +69,7 @@ export async function openDomain(
     return disabled(`${corrupt}; rebuild or re-extract the datasets.`, `${corrupt} (in ${data.dir}); rebuild or re-extract the datasets.`)
   let service: unknown
   try {
-    service = await domain.open({ config, data })
+    service = await domain.open({ config, data, log: asLogger(log) })
   } catch (e) {
     return disabled(redactPaths((e as Error).message), (e as Error).message)
   }

@@ -9,9 +9,6 @@ import { emailBuilders } from './build.ts'
 import { emailRoutes, type EmailDomainState } from './routes.ts'
 import { openEmailService, type EmailServiceOptions } from './service.ts'
 import { emailSources } from './sources.ts'
-import { logger } from '../../lib/logger.ts'
-
-const log = (fields: Record<string, unknown>) => logger({ domain: 'email', ...fields })
 
 export const emailDomain = (options: Pick<EmailServiceOptions, 'now'> = {}) =>
   defineDomain<EmailDomainState>({
@@ -23,7 +20,8 @@ export const emailDomain = (options: Pick<EmailServiceOptions, 'now'> = {}) =>
     },
     prefixes: ['/email'],
     datasets: ['email-lists', 'email-rdap'],
-    open({ config, data }) {
+    open({ config, data, log: logger }) {
+      const log = (fields: Record<string, unknown>) => logger({ domain: 'email', ...fields })
       const service = openEmailService(config, data, { ...options, log: (msg) => log({ level: 'warn', msg }) })
       const stopReloading = reloadOnHangup('operator email lists', () => service.reload(), log)
       return { service, stopReloading }

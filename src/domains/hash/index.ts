@@ -18,7 +18,7 @@ export default defineDomain<HashService>({
   },
   prefixes: ['/hash'],
   datasets: [],
-  open: ({ config }) => {
+  open: ({ config, log }) => {
     const size = config.hash.workers || availableParallelism()
     const limits = { ...config.hash, memoryBudgetBytes: memoryBudget(config.hash.memoryBudgetBytes, config.workers) }
     const pool = createKdfPool({
@@ -27,6 +27,7 @@ export default defineDomain<HashService>({
       perOwner: config.hash.jobsPerCaller,
       memoryBudget: limits.memoryBudgetBytes,
       memoryPerOwner: callerShare(limits.memoryBudgetBytes),
+      log,
     })
     return createHashService(limits, pool)
   },

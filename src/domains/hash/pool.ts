@@ -8,7 +8,7 @@ import { AlmanacError, busy, unavailable } from '../../lib/errors.ts'
 import { workerUrl as libWorkerUrl } from '../../lib/threads.ts'
 import { jobMemory } from './budget.ts'
 import type { KdfJob } from './kdf.ts'
-import { logger } from '../../lib/logger.ts'
+import { createLogger, type Logger } from '../../lib/logger.ts'
 
 /** Where the KDF worker module is, from source or inside the compiled executable (lib/threads.ts). */
 export const workerUrl = () => libWorkerUrl(new URL('./kdf-worker.ts', import.meta.url), 'hash/kdf-worker')
@@ -46,9 +46,6 @@ export interface KdfPool {
   close(): Promise<void>
 }
 
-/** Logs what a worker reported; the caller gets a problem that says nothing of it (library text is not for clients). */
-const logFailure = (algorithm: string, message: string) => logger.error(`${algorithm} worker failed`, { error: message })
-
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
 /**
@@ -64,6 +61,7 @@ export function createKdfPool({
   memoryBudget = Infinity,
   memoryPerOwner = memoryBudget,
   url = workerUrl(),
+  log = createLogger(),
 }: {
   size: number
   queueSize: number
@@ -73,6 +71,8 @@ export function createKdfPool({
   /** Bytes one owner's running jobs may allocate; also the largest job the pool accepts. */
   memoryPerOwner?: number
   url?: string
+  /** The domain's logger (`open`'s context); a pool made on its own (tests, benches) logs to stderr. */
+  log?: Logger
 }): KdfPool {
   const slots: Slot[] = []
   const queue: Pending[] = []
@@ -84,6 +84,8 @@ export function createKdfPool({
   const largestJob = Math.min(memoryBudget, memoryPerOwner)
   let nextId = 1
   let closed = false
+  /** Logs what a worker reported; the caller gets a problem that says nothing of it (library text is not for clients). */
+  const logFailure = (algorithm: string, message: string) => log.error(`${algorithm} worker failed`, { error: message })
 
   const account = (job: Pending, sign: 1 | -1) => {
     memoryInUse += sign * job.memory

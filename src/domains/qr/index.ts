@@ -17,7 +17,8 @@ import { stateDirLedger } from './shares.ts'
 import type { QrDomainState } from './state.ts'
 import { createSigner } from './signing.ts'
 import { qrSources } from './sources.ts'
-import { logger } from '../../lib/logger.ts'
+import type { Logger } from '../../lib/logger.ts'
+import { createRenderPool } from './render-pool.ts'
 
 /** `local` -> `<stateDir>/qr`; `local:/path` -> `/path`. */
 export const localDir = (config: Config) =>
@@ -26,9 +27,9 @@ export const localDir = (config: Config) =>
 /** One caller's share of the store: the setting, else a 16th of the global cap. */
 export const qrShareOf = (config: Config) => config.qr.storeMaxBytesPerKey ?? Math.floor(config.qr.storeMaxBytes / 16)
 
-const log = (fields: Record<string, unknown>) => logger({ domain: 'qr', ...fields })
-
-export function openQr(config: Config, now: () => number = Date.now): QrDomainState {
+export function openQr(config: Config, logger: Logger, now: () => number = Date.now): QrDomainState {
+  const log = (fields: Record<string, unknown>) => logger({ domain: 'qr', ...fields })
+  const pool = createRenderPool(undefined, undefined, logger)
   const trusted = trustedProxies(config.trustedProxies, config.trustedProxyHeader)
   const signer = createSigner(config.qr.signingKey, config.stateDir)
   const q = config.qr
@@ -51,7 +52,7 @@ export function openQr(config: Config, now: () => number = Date.now): QrDomainSt
     })
     const sweeper = setInterval(pruneLedger, q.sweepSeconds * 1000)
     sweeper.unref()
-    return { service: createQrService(store, shares, now), trusted, signer, now, sweeper }
+    return { service: createQrService(store, shares, now, pool), trusted, signer, now, sweeper }
   }
   const local = createLocalStore({ dir: localDir(config), maxBytes: q.storeMaxBytes, signer, now })
   const sweeper = setInterval(() => {
@@ -62,7 +63,7 @@ export function openQr(config: Config, now: () => number = Date.now): QrDomainSt
     )
   }, q.sweepSeconds * 1000)
   sweeper.unref()
-  return { service: createQrService(local, shares, now), trusted, local, signer, now, sweeper }
+  return { service: createQrService(local, shares, now, pool), trusted, local, signer, now, sweeper }
 }
 
 /** The domain with an injected clock (tests); the default export uses the wall clock. */
@@ -76,7 +77,7 @@ export const qrDomain = (now: () => number = Date.now) =>
     },
     prefixes: ['/qr'],
     datasets: [],
-    open: ({ config }) => openQr(config, now),
+    open: ({ config, log }) => openQr(config, log, now),
     routes: qrRoutes,
     publicRoutes: ({ service: state }) =>
       downloadRoutes({ dir: state.local?.dir ?? '', signer: state.signer, now: state.now, enabled: !!state.local }),
