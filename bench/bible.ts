@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { openReadonlySqlite } from '../src/data/sqlite.ts'
 import { BIBLE_ARTIFACT } from '../src/domains/bible/artifacts.ts'
 import { parseQuery } from '../src/domains/bible/query.ts'
-import { BibleService } from '../src/domains/bible/service.ts'
+import { openBibleService } from '../src/domains/bible/service.ts'
 import { MIRROR } from '../test/support/mirror.ts'
 import { compareWithHello, percentile, ROOT } from './lib.ts'
 
@@ -61,7 +61,7 @@ await buildBibleDatabase({ mirror: (f) => '${MIRROR}/' + f, versification: '${MI
 Bun.gc(true)
 const before = await memory()
 const db = openReadonlySqlite(path)
-const service = new BibleService(db)
+const service = openBibleService(db)
 Bun.gc(true)
 const opened = await memory()
 console.log(

@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { openReadonlySqlite } from '../src/data/sqlite.ts'
 import { buildPostalDatabase } from '../src/domains/postal/build.ts'
-import { PostalService } from '../src/domains/postal/service.ts'
+import { openPostalService } from '../src/domains/postal/service.ts'
 import { progress } from '../src/lib/progress.ts'
 import { compareWithHello, percentile, ROOT } from './lib.ts'
 import { rng } from '../test/support/random.ts'
@@ -125,7 +125,7 @@ try {
     )
 
   const db = openReadonlySqlite(synthDb)
-  const service = new PostalService(db)
+  const service = openPostalService(db)
   const sample = db.query('SELECT country, postal_code FROM places WHERE id % 2113 = 0').all() as { country: string; postal_code: string }[]
   const page = { limit: 50, offset: 0 }
   const count = (country: string, lat: number, lng: number) => service.nearby(country, { lat, lng, radius_km: 25 }, page).total

@@ -97,6 +97,14 @@ export interface DailyFilters {
 /** Most parts in a `verse_ref` list (each part a verse or a range). */
 export const REF_MAX_PARTS = 20
 
+/**
+ * The service over an open bible database (the domain's only way to make one). `now` is the daily verse's
+ * clock (tests pass a fixed one); `searchBudgetMs` the estimated milliseconds one search may take (budget.ts).
+ */
+export function openBibleService(db: Database, now?: () => Date, searchBudgetMs?: number): BibleService {
+  return new BibleService(db, now, searchBudgetMs)
+}
+
 export class BibleService {
   readonly translations: Translation[]
   private readonly byId = new Map<string, Translation>()

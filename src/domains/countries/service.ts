@@ -88,9 +88,9 @@ const SUBDIVISION_CODE = /^[A-Z]{2}-[A-Z0-9]{1,3}$/
 const COUNTRY_CODE_HELP = 'expected an ISO 3166-1 alpha-2 (US), alpha-3 (USA) or numeric (840) code'
 const SUBDIVISION_CODE_HELP = 'expected an ISO 3166-2 code: alpha-2, hyphen, one to three letters or digits (US-CA, GB-ENG, FR-75C)'
 
-export type CountriesService = ReturnType<typeof openCountries>
+export type CountriesService = ReturnType<typeof openCountriesService>
 
-export function openCountries(path: string) {
+export function openCountriesService(path: string) {
   const db = openReadonlySqlite(path)
   return countriesService(db)
 }

@@ -7,7 +7,7 @@ import { defineDomain } from '../types.ts'
 import { callerShare, memoryBudget } from './budget.ts'
 import { createKdfPool, poolMetrics } from './pool.ts'
 import { hashRoutes } from './routes.ts'
-import { createHashService, type HashService } from './service.ts'
+import { openHashService, type HashService } from './service.ts'
 import { hashSources } from './sources.ts'
 
 export default defineDomain<HashService>({
@@ -29,7 +29,7 @@ export default defineDomain<HashService>({
       memoryPerOwner: callerShare(limits.memoryBudgetBytes),
       log,
     })
-    return createHashService(limits, pool)
+    return openHashService(limits, pool)
   },
   routes: ({ service, config }) => hashRoutes(service, config),
   close: (service) => service.pool.close(),

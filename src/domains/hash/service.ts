@@ -254,7 +254,7 @@ export interface HashService {
   pool: KdfPool
 }
 
-export function createHashService(limits: HashCeilings, pool: KdfPool): HashService {
+export function openHashService(limits: HashCeilings, pool: KdfPool): HashService {
   const kdf = async (job: KdfJob, caller: string): Promise<HashResult> => ({
     algorithm: job.algorithm,
     hash: await pool.run(job, caller),

@@ -88,6 +88,14 @@ export const INLINE_WORK = 2_000
 
 type Heavy = 'search' | 'nearby' | 'within'
 
+/**
+ * The service over an open postal database (the domain's only way to make one). `tuning` sets the spatial
+ * index's thresholds (tests); `workBudget` the units of work one search, nearby or within may spend.
+ */
+export function openPostalService(db: Database, tuning: Partial<SpatialTuning> = {}, workBudget?: number): PostalService {
+  return new PostalService(db, tuning, workBudget)
+}
+
 export class PostalService {
   private readonly spatial: Spatial
   private readonly byCode = new Map<string, PostalSystem & { re: RegExp | null }>()

@@ -12,7 +12,7 @@ import { downloadRoutes } from './download.ts'
 import { createLocalStore } from './local-store.ts'
 import { qrRoutes } from './routes.ts'
 import { createS3Store } from './s3-store.ts'
-import { createQrService, qrMetrics, type StoreShares } from './service.ts'
+import { openQrService, qrMetrics, type StoreShares } from './service.ts'
 import { stateDirLedger } from './shares.ts'
 import type { QrDomainState } from './state.ts'
 import { createSigner } from './signing.ts'
@@ -27,7 +27,7 @@ export const localDir = (config: Config) =>
 /** One caller's share of the store: the setting, else a 16th of the global cap. */
 export const qrShareOf = (config: Config) => config.qr.storeMaxBytesPerKey ?? Math.floor(config.qr.storeMaxBytes / 16)
 
-export function openQr(config: Config, logger: Logger, now: () => number = Date.now): QrDomainState {
+export function openQrState(config: Config, logger: Logger, now: () => number = Date.now): QrDomainState {
   const log = (fields: Record<string, unknown>) => logger({ domain: 'qr', ...fields })
   const pool = createRenderPool(undefined, undefined, logger)
   const trusted = trustedProxies(config.trustedProxies, config.trustedProxyHeader)
@@ -52,7 +52,7 @@ export function openQr(config: Config, logger: Logger, now: () => number = Date.
     })
     const sweeper = setInterval(pruneLedger, q.sweepSeconds * 1000)
     sweeper.unref()
-    return { service: createQrService(store, shares, now, pool), trusted, signer, now, sweeper }
+    return { service: openQrService(store, shares, now, pool), trusted, signer, now, sweeper }
   }
   const local = createLocalStore({ dir: localDir(config), maxBytes: q.storeMaxBytes, signer, now })
   const sweeper = setInterval(() => {
@@ -63,7 +63,7 @@ export function openQr(config: Config, logger: Logger, now: () => number = Date.
     )
   }, q.sweepSeconds * 1000)
   sweeper.unref()
-  return { service: createQrService(local, shares, now, pool), trusted, local, signer, now, sweeper }
+  return { service: openQrService(local, shares, now, pool), trusted, local, signer, now, sweeper }
 }
 
 /** The domain with an injected clock (tests); the default export uses the wall clock. */
@@ -77,7 +77,7 @@ export const qrDomain = (now: () => number = Date.now) =>
     },
     prefixes: ['/qr'],
     datasets: [],
-    open: ({ config, log }) => openQr(config, log, now),
+    open: ({ config, log }) => openQrState(config, log, now),
     routes: qrRoutes,
     publicRoutes: ({ service: state }) =>
       downloadRoutes({ dir: state.local?.dir ?? '', signer: state.signer, now: state.now, enabled: !!state.local }),

@@ -96,7 +96,7 @@ export interface StoreShares {
   perCaller: number
 }
 
-export function createQrService(
+export function openQrService(
   store: ObjectStore,
   shares: StoreShares,
   now: () => number = Date.now,

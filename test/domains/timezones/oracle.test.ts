@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SOURCE_OUT_DIR } from '../../../src/data/open.ts'
 import { readTzdataZi } from '../../../src/domains/timezones/build.ts'
-import { CONVENTIONAL_ABBREVIATIONS, TimezonesService } from '../../../src/domains/timezones/service.ts'
+import { CONVENTIONAL_ABBREVIATIONS, type TimezonesService, openTimezonesService } from '../../../src/domains/timezones/service.ts'
 import { oracleAt, oracleWall } from './oracle.ts'
 
 const FROM = Date.UTC(1970, 0, 1) / 1000
@@ -20,7 +20,7 @@ const DAY = 86400
 let service: TimezonesService
 
 beforeAll(() => {
-  service = TimezonesService.open(join(SOURCE_OUT_DIR, 'timezones.json'))
+  service = openTimezonesService(join(SOURCE_OUT_DIR, 'timezones.json'))
 })
 
 /** Transition instants of a zone in [FROM, TO), as the service sees them. */
