@@ -121,7 +121,8 @@ try {
   console.log('|---|---:|---:|---:|---:|')
   for (const b of builds)
     console.log(
-      `| ${b.label} | ${b.rows.toLocaleString('en')} | ${b.seconds.toFixed(1)} | ${Math.round(b.rows / b.seconds).toLocaleString('en')} | ${mb(b.bytes)} |`,
+      `| ${b.label} | ${b.rows.toLocaleString('en')} | ${b.seconds.toFixed(1)} | ${Math.round(b.rows / b.seconds).toLocaleString('en')} ` +
+        `| ${mb(b.bytes)} |`,
     )
 
   const db = openReadonlySqlite(synthDb)
@@ -152,7 +153,10 @@ try {
 
   console.log(`\nIn-process latency at ${service.records.toLocaleString('en')} rows (ms)`)
   console.log(
-    `Candidates: 25 km around London ${count('GB', 51.5074, -0.1278).toLocaleString('en')} codes, around Berlin ${count('DE', 52.52, 13.405).toLocaleString('en')}; within Paris box ${service.within('FR', paris, page).total.toLocaleString('en')}, London box ${service.within('GB', london, page).total.toLocaleString('en')}`,
+    `Candidates: 25 km around London ${count('GB', 51.5074, -0.1278).toLocaleString('en')} codes, around ` +
+      `Berlin ${count('DE', 52.52, 13.405).toLocaleString('en')}; within Paris ` +
+      `box ${service.within('FR', paris, page).total.toLocaleString('en')}, London ` +
+      `box ${service.within('GB', london, page).total.toLocaleString('en')}`,
   )
   console.log('| query | calls | p50 | p99 | max |')
   console.log('|---|---:|---:|---:|---:|')

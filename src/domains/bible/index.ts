@@ -16,7 +16,8 @@ export default defineDomain<{ service: BibleService; pool: QueryPool; close(): P
   tag: {
     name: 'bible',
     description:
-      '34 Bible translations in 28 languages: languages, translations and their books, chapters, verses and passages by reference, full-text search and a verse of the day.',
+      '34 Bible translations in 28 languages: languages, translations and their books, chapters, verses and passages by reference, ' +
+      'full-text search and a verse of the day.',
   },
   prefixes: ['/bible'],
   datasets: ['bible'],

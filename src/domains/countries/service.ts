@@ -177,7 +177,8 @@ export function countriesService(db: Database) {
   const regions = distinct(db, 'SELECT DISTINCT region AS v FROM countries WHERE region IS NOT NULL ORDER BY 1')
   const subRegions = distinct(
     db,
-    'SELECT DISTINCT sub_region AS v FROM countries WHERE sub_region IS NOT NULL UNION SELECT DISTINCT intermediate_region FROM countries WHERE intermediate_region IS NOT NULL ORDER BY 1',
+    'SELECT DISTINCT sub_region AS v FROM countries WHERE sub_region IS NOT NULL UNION SELECT DISTINCT intermediate_region FROM ' +
+      'countries WHERE intermediate_region IS NOT NULL ORDER BY 1',
   )
   const subdivisionTypes = distinct(db, 'SELECT DISTINCT type AS v FROM subdivisions ORDER BY 1')
   // 249 countries in list order, held with their search text: a list filters them in memory, ~100x faster

@@ -16,7 +16,8 @@ export const emailDomain = (options: Pick<EmailServiceOptions, 'now'> = {}) =>
     tag: {
       name: 'email',
       description:
-        'Risk of an email address, scored 0 to 100 from its syntax, MX records, domain age (RDAP) and disposable, free-provider and abuse lists; checks that could not be made are named, never guessed.',
+        'Risk of an email address, scored 0 to 100 from its syntax, MX records, domain age (RDAP) and disposable, free-provider and ' +
+        'abuse lists; checks that could not be made are named, never guessed.',
     },
     prefixes: ['/email'],
     datasets: ['email-lists', 'email-rdap'],

@@ -46,6 +46,19 @@ export interface KdfPool {
   close(): Promise<void>
 }
 
+export interface KdfPoolOptions {
+  size: number
+  queueSize: number
+  perOwner?: number
+  /** Bytes all running jobs together may allocate (see budget.ts). */
+  memoryBudget?: number
+  /** Bytes one owner's running jobs may allocate; also the largest job the pool accepts. */
+  memoryPerOwner?: number
+  url?: string
+  /** The domain's logger (`open`'s context); a pool made on its own (tests, benches) logs to stderr. */
+  log?: Logger
+}
+
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
 /**
@@ -62,18 +75,7 @@ export function createKdfPool({
   memoryPerOwner = memoryBudget,
   url = workerUrl(),
   log = createLogger(),
-}: {
-  size: number
-  queueSize: number
-  perOwner?: number
-  /** Bytes all running jobs together may allocate (see budget.ts). */
-  memoryBudget?: number
-  /** Bytes one owner's running jobs may allocate; also the largest job the pool accepts. */
-  memoryPerOwner?: number
-  url?: string
-  /** The domain's logger (`open`'s context); a pool made on its own (tests, benches) logs to stderr. */
-  log?: Logger
-}): KdfPool {
+}: KdfPoolOptions): KdfPool {
   const slots: Slot[] = []
   const queue: Pending[] = []
   /** Jobs running or waiting, by owner; an owner is removed at zero, so the map holds only active callers. */
@@ -168,7 +170,8 @@ export function createKdfPool({
       if (mine >= perOwner)
         return Promise.reject(
           busy(
-            `You already have ${mine} password hash${mine === 1 ? '' : 'es'} running or waiting, the most one caller may (hash.jobsPerCaller); send the next when one finishes.`,
+            `You already have ${mine} password hash${mine === 1 ? '' : 'es'} running or waiting, the most one caller may ` +
+              `(hash.jobsPerCaller); send the next when one finishes.`,
             1,
           ),
         )
@@ -180,7 +183,9 @@ export function createKdfPool({
         queue.pop()
         reject(
           busy(
-            `All ${plural(size, 'hashing worker is', 'hashing workers are')} busy or hashing memory is taken (${memoryInUse} of ${memoryBudget} bytes in use), and ${plural(queue.length, 'job is', 'jobs are')} waiting (the queue holds ${queueSize}); try again shortly.`,
+            `All ${plural(size, 'hashing worker is', 'hashing workers are')} busy or hashing memory is taken (${memoryInUse} ` +
+              `of ${memoryBudget} bytes in use), and ${plural(queue.length, 'job is', 'jobs are')} waiting (the queue ` +
+              `holds ${queueSize}); try again shortly.`,
             1,
           ),
         )

@@ -14,7 +14,8 @@ export default defineDomain<{ service: PostalService; pool: QueryPool; close(): 
   tag: {
     name: 'postal',
     description:
-      'Postal code systems (formats, regular expressions) and postal code records: lookup, search, radius and polygon queries, validation. From GeoNames.',
+      'Postal code systems (formats, regular expressions) and postal code records: lookup, search, radius and polygon queries, ' +
+      'validation. From GeoNames.',
   },
   prefixes: ['/postal'],
   datasets: ['postal'],

@@ -73,7 +73,8 @@ export const qrDomain = (now: () => number = Date.now) =>
     tag: {
       name: 'qr',
       description:
-        'QR code images for seven payloads (text, URL, Wi-Fi, vCard, email, SMS, geo): png or svg behind a signed link, or a base64 PNG inline.',
+        'QR code images for seven payloads (text, URL, Wi-Fi, vCard, email, SMS, geo): png or svg behind a signed link, or a base64 PNG ' +
+        'inline.',
     },
     prefixes: ['/qr'],
     datasets: [],

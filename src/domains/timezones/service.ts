@@ -325,7 +325,8 @@ export class TimezonesService {
     if (use) {
       throw new AlmanacError(
         'ambiguous',
-        `${parameter}: the abbreviation ${use.abbreviation} is used with ${use.offsets.length} different UTC offsets (${use.offsets.map(formatOffset).join(', ')}); name one of its IANA zones instead.`,
+        `${parameter}: the abbreviation ${use.abbreviation} is used with ${use.offsets.length} different UTC offsets ` +
+          `(${use.offsets.map(formatOffset).join(', ')}); name one of its IANA zones instead.`,
         {
           extra: { abbreviation: use.abbreviation, offsets: use.offsets.map(formatOffset), zones: use.zones },
           errors: [

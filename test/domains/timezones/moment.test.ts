@@ -21,8 +21,9 @@ beforeAll(() => {
 })
 
 const iso = (t: number) => new Date(t * 1000).toISOString().replace('.000Z', 'Z')
+const twoDigits = (n: number) => String(n).padStart(2, '0')
 const offsetText = (seconds: number) =>
-  `${seconds < 0 ? '-' : '+'}${String(Math.floor(Math.abs(seconds) / 3600)).padStart(2, '0')}:${String(Math.floor(Math.abs(seconds) / 60) % 60).padStart(2, '0')}`
+  `${seconds < 0 ? '-' : '+'}${twoDigits(Math.floor(Math.abs(seconds) / 3600))}:${twoDigits(Math.floor(Math.abs(seconds) / 60) % 60)}`
 
 describe('timezone record: datetime, DST period and next transition', () => {
   test('every name at four instants agrees with zoneinfo', () => {

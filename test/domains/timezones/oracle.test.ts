@@ -59,7 +59,8 @@ describe('compiled tzdata against python zoneinfo', () => {
         compared++
         if (got.offset !== offset || got.isDst !== (dst === 1) || got.abbreviation !== abbreviation) {
           mismatches.push(
-            `${name} @ ${new Date(t * 1000).toISOString()}: service ${got.offset} ${got.isDst} ${got.abbreviation}, zoneinfo ${offset} ${dst === 1} ${abbreviation}`,
+            `${name} @ ${new Date(t * 1000).toISOString()}: service ${got.offset} ${got.isDst} ${got.abbreviation}, ` +
+              `zoneinfo ${offset} ${dst === 1} ${abbreviation}`,
           )
         }
       })
@@ -97,7 +98,8 @@ describe('compiled tzdata against python zoneinfo', () => {
         statuses[got.status]++
         if (got.instant !== instant || got.status !== status)
           mismatches.push(
-            `${name} wall ${new Date(wall * 1000).toISOString().slice(0, 19)}: service ${got.instant} ${got.status}, zoneinfo ${instant} ${status}`,
+            `${name} wall ${new Date(wall * 1000).toISOString().slice(0, 19)}: service ${got.instant} ${got.status}, ` +
+              `zoneinfo ${instant} ${status}`,
           )
       })
     }
