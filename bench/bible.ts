@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { openReadonlySqlite } from '../src/data/sqlite.ts'
 import { BIBLE_ARTIFACT } from '../src/domains/bible/artifacts.ts'
 import { parseQuery } from '../src/domains/bible/query.ts'
-import { BibleService } from '../src/domains/bible/service.ts'
+import { openBibleService } from '../src/domains/bible/service.ts'
 import { MIRROR } from '../test/support/mirror.ts'
 import { compareWithHello, percentile, ROOT } from './lib.ts'
 
@@ -39,19 +39,24 @@ else if (process.argv.includes('--build')) {
   const t = performance.now()
   const packed = Bun.zstdCompressSync(readFileSync(path), { level: 12 })
   console.log(
-    `Executable growth: ${mib(packed.length)} (zstd level 12 as \`bun run compile\` embeds it; compressed in ${((performance.now() - t) / 1000).toFixed(1)} s)`,
+    `Executable growth: ${mib(packed.length)} (zstd level 12 as \`bun run compile\` embeds it; compressed ` +
+      `in ${((performance.now() - t) / 1000).toFixed(1)} s)`,
   )
 } else console.log('Executable growth: run `bun run compile` (or pass --build) to measure')
 
 if (process.argv.includes('--build')) {
   // In a child process, so the build's heap does not count in this process's RSS below.
   const out = `/tmp/almanac-bench-bible-${process.pid}.sqlite`
-  const script = `import { buildBibleDatabase } from '${ROOT}/src/domains/bible/artifacts.ts'
-await buildBibleDatabase({ mirror: (f) => '${MIRROR}/' + f, versification: '${MIRROR}/bible/versification', locales: '${MIRROR}/bible/book-names/sword-locales', out: '${out}' })`
+  const script =
+    `import { buildBibleDatabase } from '${ROOT}/src/domains/bible/artifacts.ts'
+await buildBibleDatabase({ mirror: (f) => '${MIRROR}/' + f, versification: '${MIRROR}/bible/versification', ` +
+    `locales: '${MIRROR}/bible/book-names/sword-locales', out: '${out}' })`
   const t = performance.now()
   const child = Bun.spawnSync(['bun', '-e', script], { stderr: 'inherit' })
   console.log(
-    `Build from the mirror (34 translations, index, VACUUM): ${((performance.now() - t) / 1000).toFixed(1)} s${child.exitCode ? ' (FAILED)' : ''}`,
+    `Build from the mirror (34 translations, index, VACUUM): ${((performance.now() - t) / 1000).toFixed(1)} s${
+      child.exitCode ? ' ' + '(FAILED)' : ''
+    }`,
   )
   await Bun.file(out)
     .delete()
@@ -61,11 +66,12 @@ await buildBibleDatabase({ mirror: (f) => '${MIRROR}/' + f, versification: '${MI
 Bun.gc(true)
 const before = await memory()
 const db = openReadonlySqlite(path)
-const service = new BibleService(db)
+const service = openBibleService(db)
 Bun.gc(true)
 const opened = await memory()
 console.log(
-  `\nRSS before opening ${mib(before.rss)}; after opening ${mib(opened.rss)} (+${mib(opened.rss - before.rss)}; anonymous +${mib(opened.anon - before.anon)})`,
+  `\nRSS before opening ${mib(before.rss)}; after opening ${mib(opened.rss)} (+${mib(opened.rss - before.rss)}; anonymous ` +
+    `+${mib(opened.anon - before.anon)})`,
 )
 
 const QUERIES: Record<string, string[]> = {
@@ -92,7 +98,8 @@ function timeSearch(label: string, translations: string[] | undefined, queries: 
   }
   const p50 = percentile(ours, 50)
   console.log(
-    `| ${label} | ${ours.length} | ${p50.toFixed(2)} | ${percentile(ours, 95).toFixed(2)} | ${percentile(bare, 50).toFixed(2)} | ${(p50 / percentile(bare, 50)).toFixed(1)} |`,
+    `| ${label} | ${ours.length} | ${p50.toFixed(2)} | ${percentile(ours, 95).toFixed(2)} | ${percentile(bare, 50).toFixed(2)} ` +
+      `| ${(p50 / percentile(bare, 50)).toFixed(1)} |`,
   )
 }
 
@@ -116,7 +123,8 @@ function timeFetch(label: string, rounds: number, fn: (i: number) => unknown, ba
     bare.push(performance.now() - t)
   }
   console.log(
-    `| ${label} | ${rounds} | ${percentile(ours, 50).toFixed(3)} | ${percentile(ours, 95).toFixed(3)} | ${percentile(bare, 50).toFixed(3)} |`,
+    `| ${label} | ${rounds} | ${percentile(ours, 50).toFixed(3)} | ${percentile(ours, 95).toFixed(3)} ` +
+      `| ${percentile(bare, 50).toFixed(3)} |`,
   )
 }
 const books = service.booksOf('kjv').books
@@ -152,7 +160,8 @@ timeFetch(
 Bun.gc(true)
 const after = await memory()
 console.log(
-  `\nRSS after the query set ${mib(after.rss)} (+${mib(after.rss - before.rss)} over the process before opening: anonymous +${mib(after.anon - before.anon)}, file-backed (mapped database pages, shared page cache) +${mib(after.file - before.file)})`,
+  `\nRSS after the query set ${mib(after.rss)} (+${mib(after.rss - before.rss)} over the process before opening: anonymous ` +
+    `+${mib(after.anon - before.anon)}, file-backed (mapped database pages, shared page cache) +${mib(after.file - before.file)})`,
 )
 
 await compareWithHello('HTTP (Form B), 3 s each', [

@@ -7,10 +7,10 @@
  */
 import { openDataDir } from '../src/data/open.ts'
 import { ARTIFACT } from '../src/domains/countries/build.ts'
-import { openCountries } from '../src/domains/countries/service.ts'
+import { openCountriesService } from '../src/domains/countries/service.ts'
 import { compareWithHello, printCallsHeader, timeCalls as time } from './lib.ts'
 
-const service = openCountries(openDataDir().path(ARTIFACT))
+const service = openCountriesService(openDataDir().path(ARTIFACT))
 
 const codes = ['US', 'fr', 'DEU', '076', 'jpn', 'IN', '826', 'za']
 printCallsHeader('In-process service calls')

@@ -113,7 +113,8 @@ for (let i = 0; i < 200; i++) {
   times.push(performance.now() - t0)
 }
 console.log(
-  `\nBulk of 10 cold addresses in process (loopback DNS + RDAP, 200 bulks): p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms`,
+  `\nBulk of 10 cold addresses in process (loopback DNS + RDAP, 200 bulks): p50 ${percentile(times, 50).toFixed(2)} ms, ` +
+    `p99 ${percentile(times, 99).toFixed(2)} ms`,
 )
 service.close()
 
@@ -132,7 +133,8 @@ try {
     http.push(performance.now() - t0)
   }
   console.log(
-    `Bulk of 10 cold addresses over HTTP (one connection, 200 requests): p50 ${percentile(http, 50).toFixed(2)} ms, p99 ${percentile(http, 99).toFixed(2)} ms`,
+    `Bulk of 10 cold addresses over HTTP (one connection, 200 requests): p50 ${percentile(http, 50).toFixed(2)} ms, ` +
+      `p99 ${percentile(http, 99).toFixed(2)} ms`,
   )
 } finally {
   await almanac.stop()

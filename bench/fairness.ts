@@ -302,21 +302,26 @@ const errorText = (r: VictimResult) => {
 }
 const p = (r: VictimResult, q: number) => (r.latencies.length ? percentile(r.latencies, q) : NaN)
 console.log(
-  `\nFair share: victim GET ${VICTIM_PATH} every 10 ms (own key) vs 4 hostile keys per class; idle ${idleSeconds} s right before, attack ${attackSeconds} s`,
+  `\nFair share: victim GET ${VICTIM_PATH} every 10 ms (own key) vs 4 hostile keys per class; idle ${idleSeconds} s right before, ` +
+    `attack ${attackSeconds} s`,
 )
 console.log(
-  '| class | victim p50 idle → attack (ms) | victim p99 idle → attack (ms) | p99 / p99 idle (≤ 3) | victim errors | longest loop block (ms, ≤ 50) | targets met | peak RSS (MiB) | hostile answers | victim checks/images (idle → attack) |',
+  '| class | victim p50 idle → attack (ms) | victim p99 idle → attack (ms) | p99 / p99 idle (≤ 3) | victim errors | longest loop block ' +
+    '(ms, ≤ 50) | targets met | peak RSS (MiB) | hostile answers | victim checks/images (idle → attack) |',
 )
 console.log('|---|---:|---:|---:|---:|---:|---|---:|---|---|')
 if (baseline)
   console.log(
-    `| idle baseline (no attack) | ${ms(p(baseline, 50))} | ${ms(p(baseline, 99))} | — | ${errorText(baseline)} | ${ms(baseline.maxBlockMs)} | — | ${baseline.peakRssMiB.toFixed(0)} | — | — |`,
+    `| idle baseline (no attack) | ${ms(p(baseline, 50))} | ${ms(p(baseline, 99))} | — | ${errorText(baseline)} ` +
+      `| ${ms(baseline.maxBlockMs)} | — | ${baseline.peakRssMiB.toFixed(0)} | — | — |`,
   )
 for (const { name, idle, attacked, hostileAnswers, settled } of rows) {
   const ratio = p(attacked, 99) / p(idle, 99)
   const met = ratio <= 3 && attacked.maxBlockMs <= 50 && attacked.errors.size === 0 && attacked.probesHurt === 0 ? 'yes' : 'no'
   const checks = idle.probes.size || attacked.probes.size ? `${tallyText(idle.probes)} → ${tallyText(attacked.probes)}` : '—'
   console.log(
-    `| ${name}${settled ? '' : ' (previous class still running at start)'} | ${ms(p(idle, 50))} → ${ms(p(attacked, 50))} | ${ms(p(idle, 99))} → ${ms(p(attacked, 99))} | ${ratio.toFixed(1)}× | ${errorText(attacked)} | ${ms(attacked.maxBlockMs)} | ${met} | ${attacked.peakRssMiB.toFixed(0)} | ${hostileAnswers} | ${checks} |`,
+    `| ${name}${settled ? '' : ' (previous class still running at start)'} | ${ms(p(idle, 50))} → ${ms(p(attacked, 50))} ` +
+      `| ${ms(p(idle, 99))} → ${ms(p(attacked, 99))} | ${ratio.toFixed(1)}× | ${errorText(attacked)} | ${ms(attacked.maxBlockMs)} ` +
+      `| ${met} | ${attacked.peakRssMiB.toFixed(0)} | ${hostileAnswers} | ${checks} |`,
   )
 }

@@ -61,7 +61,8 @@ try {
     `\nsha256 p99: idle ${idle.p99Ms.toFixed(2)} ms, under bcrypt load ${busy.p99Ms.toFixed(2)} ms -> ${ratio.toFixed(2)}x (target < 3x)`,
   )
   console.log(
-    `digests/s over HTTP: sha256 ${rows[1]!.result.rps.toFixed(0)} req/s = ${(rows[1]!.result.rps / rows[0]!.result.rps).toFixed(2)} of hello-world (${rows[0]!.result.rps.toFixed(0)} req/s)`,
+    `digests/s over HTTP: sha256 ${rows[1]!.result.rps.toFixed(0)} req/s = ${(rows[1]!.result.rps / rows[0]!.result.rps).toFixed(2)} of ` +
+      `hello-world (${rows[0]!.result.rps.toFixed(0)} req/s)`,
   )
 } finally {
   await hello.stop()

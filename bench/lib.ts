@@ -160,7 +160,8 @@ export function printTable(title: string, rows: Row[]) {
   console.log('|---|---:|---:|---:|---:|---:|---:|')
   for (const { name, result: r } of rows) {
     console.log(
-      `| ${name} | ${r.rps.toFixed(0)} | ${(r.rps / base.rps).toFixed(2)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.cpuUsPerRequest.toFixed(1)} | ${r.non2xx} |`,
+      `| ${name} | ${r.rps.toFixed(0)} | ${(r.rps / base.rps).toFixed(2)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} ` +
+        `| ${r.cpuUsPerRequest.toFixed(1)} | ${r.non2xx} |`,
     )
   }
 }

@@ -83,10 +83,13 @@ const files = {
   none: inputFile('none', ['']),
 }
 console.log(
-  `Inputs: ${verses.length.toLocaleString('en')} KJV verses; ${queries.rare.length} rare words (1–10 hits), ${queries.mixed.length} mixed queries; ${agents.length.toLocaleString('en')} uap-core test UAs; 2,000 QR texts of 20–200 chars; 100,000 public IPv4.`,
+  `Inputs: ${verses.length.toLocaleString('en')} KJV verses; ${queries.rare.length} rare words (1–10 hits), ` +
+    `${queries.mixed.length} mixed queries; ${agents.length.toLocaleString('en')} uap-core test UAs; ` +
+    '2,000 QR texts of 20–200 chars; 100,000 public IPv4.',
 )
 console.log(
-  `Runtimes: Almanac on Bun ${Bun.version}; peers on ${nodeVersion ? `Node ${nodeVersion} and ` : ''}Bun ${Bun.version}. wrk -t2 -c32, ${SECONDS} s a run, ${ROUNDS} rounds.`,
+  `Runtimes: Almanac on Bun ${Bun.version}; peers on ${nodeVersion ? `Node ${nodeVersion} and ` : ''}Bun ${Bun.version}. ` +
+    `wrk -t2 -c32, ${SECONDS} s a run, ${ROUNDS} rounds.`,
 )
 console.log('Machine: 2 cores shared with other work, so figures are noisy; compare ratios within one run.')
 

@@ -6,11 +6,11 @@
  */
 import { openDataDir } from '../src/data/open.ts'
 import { openReadonlySqlite } from '../src/data/sqlite.ts'
-import { PostalService } from '../src/domains/postal/service.ts'
+import { openPostalService } from '../src/domains/postal/service.ts'
 import { AlmanacError } from '../src/lib/errors.ts'
 import { runCase, worstCases } from '../test/domains/postal/worst.ts'
 
-const service = new PostalService(openReadonlySqlite(openDataDir().path('postal.sqlite')))
+const service = openPostalService(openReadonlySqlite(openDataDir().path('postal.sqlite')))
 
 console.log('| case | median ms | max ms | answer |\n|---|---:|---:|---|')
 // `PARTS` shortens the repeated MultiPolygon (its cost is linear in the parts) where it would run for minutes.

@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { openReadonlySqlite } from '../src/data/sqlite.ts'
 import { buildPostalDatabase } from '../src/domains/postal/build.ts'
-import { PostalService } from '../src/domains/postal/service.ts'
+import { openPostalService } from '../src/domains/postal/service.ts'
 import { progress } from '../src/lib/progress.ts'
 import { compareWithHello, percentile, ROOT } from './lib.ts'
 import { rng } from '../test/support/random.ts'
@@ -121,11 +121,12 @@ try {
   console.log('|---|---:|---:|---:|---:|')
   for (const b of builds)
     console.log(
-      `| ${b.label} | ${b.rows.toLocaleString('en')} | ${b.seconds.toFixed(1)} | ${Math.round(b.rows / b.seconds).toLocaleString('en')} | ${mb(b.bytes)} |`,
+      `| ${b.label} | ${b.rows.toLocaleString('en')} | ${b.seconds.toFixed(1)} | ${Math.round(b.rows / b.seconds).toLocaleString('en')} ` +
+        `| ${mb(b.bytes)} |`,
     )
 
   const db = openReadonlySqlite(synthDb)
-  const service = new PostalService(db)
+  const service = openPostalService(db)
   const sample = db.query('SELECT country, postal_code FROM places WHERE id % 2113 = 0').all() as { country: string; postal_code: string }[]
   const page = { limit: 50, offset: 0 }
   const count = (country: string, lat: number, lng: number) => service.nearby(country, { lat, lng, radius_km: 25 }, page).total
@@ -152,7 +153,10 @@ try {
 
   console.log(`\nIn-process latency at ${service.records.toLocaleString('en')} rows (ms)`)
   console.log(
-    `Candidates: 25 km around London ${count('GB', 51.5074, -0.1278).toLocaleString('en')} codes, around Berlin ${count('DE', 52.52, 13.405).toLocaleString('en')}; within Paris box ${service.within('FR', paris, page).total.toLocaleString('en')}, London box ${service.within('GB', london, page).total.toLocaleString('en')}`,
+    `Candidates: 25 km around London ${count('GB', 51.5074, -0.1278).toLocaleString('en')} codes, around ` +
+      `Berlin ${count('DE', 52.52, 13.405).toLocaleString('en')}; within Paris ` +
+      `box ${service.within('FR', paris, page).total.toLocaleString('en')}, London ` +
+      `box ${service.within('GB', london, page).total.toLocaleString('en')}`,
   )
   console.log('| query | calls | p50 | p99 | max |')
   console.log('|---|---:|---:|---:|---:|')

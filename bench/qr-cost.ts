@@ -17,7 +17,7 @@ import { join } from 'node:path'
 import { makeImage } from '../src/domains/qr/image.ts'
 import { createLocalStore } from '../src/domains/qr/local-store.ts'
 import { createRenderPool } from '../src/domains/qr/render-pool.ts'
-import { createQrService } from '../src/domains/qr/service.ts'
+import { openQrService } from '../src/domains/qr/service.ts'
 import { stateDirLedger } from '../src/domains/qr/shares.ts'
 import { createSigner } from '../src/domains/qr/signing.ts'
 import { rng } from '../test/support/random.ts'
@@ -45,7 +45,7 @@ const threadCpu = () => {
 }
 const ledger = stateDirLedger(dir)
 const store = createLocalStore({ dir: join(dir, 'qr'), maxBytes: 2 ** 40, signer: createSigner(undefined, dir), now })
-const service = createQrService(store, { ledger, perCaller: SHARE }, now, pool)
+const service = openQrService(store, { ledger, perCaller: SHARE }, now, pool)
 
 const t = Math.floor(Date.now() / 1000)
 ledger.charge('full', 'filler-a', SHARE, t + 86400, t, SHARE) // holds its whole share

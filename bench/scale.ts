@@ -48,7 +48,8 @@ try {
     for (const setup of setups) {
       const r = results.get(setup.name)![i]!
       console.log(
-        `| ${setup.name} | ${r.rps.toFixed(0)} | ${(r.rps / base.rps).toFixed(2)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${(r.p99Ms / base.p99Ms).toFixed(2)} | ${r.non2xx} |`,
+        `| ${setup.name} | ${r.rps.toFixed(0)} | ${(r.rps / base.rps).toFixed(2)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} ` +
+          `| ${(r.p99Ms / base.p99Ms).toFixed(2)} | ${r.non2xx} |`,
       )
     }
   })

@@ -6,10 +6,10 @@
  */
 import { openDataDir } from '../src/data/open.ts'
 import { TIMEZONES_ARTIFACT } from '../src/domains/timezones/artifacts.ts'
-import { TimezonesService } from '../src/domains/timezones/service.ts'
+import { openTimezonesService } from '../src/domains/timezones/service.ts'
 import { compareWithHello, printCallsHeader, timeCalls as time } from './lib.ts'
 
-const service = TimezonesService.open(openDataDir().path(TIMEZONES_ARTIFACT))
+const service = openTimezonesService(openDataDir().path(TIMEZONES_ARTIFACT))
 const now = Math.floor(Date.now() / 1000)
 
 const names = service.names

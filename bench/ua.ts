@@ -69,7 +69,8 @@ console.log('| case | parses | rate (wall) | rate per CPU-second | ratio to stoc
 console.log('|---|---:|---:|---:|---:|')
 for (const [label, n, wall, cpu] of rows)
   console.log(
-    `| ${label} | ${n.toLocaleString('en')} | ${Math.round(wall).toLocaleString('en')}/s | ${Math.round(cpu).toLocaleString('en')}/s | ${(cpu / base[3]).toFixed(1)}x |`,
+    `| ${label} | ${n.toLocaleString('en')} | ${Math.round(wall).toLocaleString('en')}/s | ${Math.round(cpu).toLocaleString('en')}/s ` +
+      `| ${(cpu / base[3]).toFixed(1)}x |`,
   )
 
 // Agreement: the raw engine answers (before our mapping), ours against stock.
@@ -85,7 +86,9 @@ for (const ua of sample) {
   else if (differ.length < 5) differ.push(ua)
 }
 console.log(
-  `\nAgreement with stock on ${sample.length.toLocaleString('en')} UAs (${process.env.UA_BENCH_FULL ? 'the whole corpus' : 'every 3rd'}): ${same.toLocaleString('en')} identical (${((same / sample.length) * 100).toFixed(2)}%)`,
+  `\nAgreement with stock on ${sample.length.toLocaleString('en')} UAs (${
+    process.env.UA_BENCH_FULL ? 'the whole corpus' : 'every ' + '3rd'
+  }): ${same.toLocaleString('en')} identical (${((same / sample.length) * 100).toFixed(2)}%)`,
 )
 for (const ua of differ) console.log(`  differs: ${ua}`)
 

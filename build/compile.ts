@@ -119,7 +119,8 @@ export async function compile(options: CompileOptions = {}): Promise<CompileResu
   }
   hashes.save()
   log(
-    `compile: ${files.length} artifacts checked against manifest.json in ${sec(timings.check)}, prepared for embedding (zstd where it pays, cached in dist/.embed) in ${sec(timings.compress)}`,
+    `compile: ${files.length} artifacts checked against manifest.json in ${sec(timings.check)}, prepared for embedding (zstd where it ` +
+      `pays, cached in dist/.embed) in ${sec(timings.compress)}`,
   )
 
   const manifestBytes = readFileSync(existsSync(manifestPath) ? manifestPath : writeEmpty(join(embedDir, 'manifest.json')))
@@ -182,7 +183,8 @@ export async function compile(options: CompileOptions = {}): Promise<CompileResu
   const tmpOut = `${outfile}.${process.pid}.tmp`
   const started = performance.now()
   log(
-    `compile: bundling the code, ${workers.length} worker${workers.length === 1 ? '' : 's'} and ${files.length} artifacts into one executable (bun build)…`,
+    `compile: bundling the code, ${workers.length} worker${workers.length === 1 ? '' : 's'} and ${files.length} artifacts into one ` +
+      `executable (bun build)…`,
   )
   const result = await Bun.build({
     entrypoints: [entry, ...workers.map((w) => join(ROOT, w))],
@@ -208,7 +210,10 @@ export async function compile(options: CompileOptions = {}): Promise<CompileResu
   timings.bundle = since(started)
   timings.total = since(compileStarted)
   log(
-    `compile: ${relative(ROOT, outfile)} ${(bytes / 2 ** 20).toFixed(1)} MiB in ${sec(timings.total)} (checking ${sec(timings.check)}, compressing ${sec(timings.compress)}, bundling ${sec(timings.bundle)}, the rest ${sec(Math.max(0, timings.total - timings.check - timings.compress - timings.bundle))}); ${files.length} artifacts (key ${key}, ${located} read from the file at start); workers: ${workers.join(', ') || 'none'}`,
+    `compile: ${relative(ROOT, outfile)} ${(bytes / 2 ** 20).toFixed(1)} MiB in ${sec(timings.total)} (checking ${sec(timings.check)}, ` +
+      `compressing ${sec(timings.compress)}, bundling ${sec(timings.bundle)}, the ` +
+      `rest ${sec(Math.max(0, timings.total - timings.check - timings.compress - timings.bundle))}); ${files.length} artifacts ` +
+      `(key ${key}, ${located} read from the file at start); workers: ${workers.join(', ') || 'none'}`,
   )
   return {
     timings,
@@ -310,7 +315,8 @@ if (import.meta.main) {
     const r = await compile({ outfile: flags.get('--out'), dataDir: flags.get('--data'), bytecode: flags.has('--bytecode') })
     for (const f of r.files)
       console.error(
-        `  ${f.name.padEnd(32)} ${(f.bytes / 2 ** 20).toFixed(1).padStart(7)} MiB -> ${(f.embeddedBytes / 2 ** 20).toFixed(1).padStart(7)} MiB ${f.encoding}`,
+        `  ${f.name.padEnd(32)} ${(f.bytes / 2 ** 20).toFixed(1).padStart(7)} MiB ` +
+          `-> ${(f.embeddedBytes / 2 ** 20).toFixed(1).padStart(7)} MiB ${f.encoding}`,
       )
   } catch (e) {
     console.error((e as Error).message)

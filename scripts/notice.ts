@@ -122,7 +122,8 @@ export async function renderNotice(): Promise<string> {
     "Every npm package whose code or assets the executable carries (read off the bundler's metafile by",
     '`scripts/notice.ts`), with its licence and notice files as the package ships them.',
     '',
-    '- Bun runtime (https://bun.sh), MIT; it includes JavaScriptCore and other components under their own licences (LGPL-2.1 among them), listed at https://bun.com/docs/project/licensing.',
+    '- Bun runtime (https://bun.sh), MIT; it includes JavaScriptCore and other components under their own licences (LGPL-2.1 among ' +
+      'them), listed at https://bun.com/docs/project/licensing.',
   )
   const packages = await bundledPackages()
   for (const p of packages) out.push(`- npm \`${p.name}\` ${p.version}: ${p.license}`)

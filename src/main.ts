@@ -114,7 +114,8 @@ async function main() {
       return
     default:
       throw new UsageError(
-        `unknown command ${JSON.stringify(command)}${didYouMean(command, COMMANDS)}. Commands: ${COMMANDS.join(', ')}; \`almanac --help\` for more.`,
+        `unknown command ${JSON.stringify(command)}${didYouMean(command, COMMANDS)}. Commands: ${COMMANDS.join(', ')}; \`almanac ` +
+          `--help\` for more.`,
       )
   }
 }

@@ -187,7 +187,9 @@ function warnUnusedSqliteKeys(config: Config, log: (line: string) => void) {
       active
         ? {
             level: 'warn',
-            msg: `API keys are read from the quota store's Redis (ALMANAC_KEY_STORE unset): the ${active} active key(s) in keys.sqlite are not accepted; ${why}, or issue them again with almanac keys create`,
+            msg:
+              `API keys are read from the quota store's Redis (ALMANAC_KEY_STORE unset): the ${active} active key(s) in keys.sqlite ` +
+              `are not accepted; ${why}, or issue them again with almanac keys create`,
           }
         : { level: 'info', msg: `API keys are read from the quota store's Redis (ALMANAC_KEY_STORE unset); ${why}` },
     ),

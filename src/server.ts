@@ -22,6 +22,7 @@ import { withCors } from './http/cors.ts'
 import { datasetMetrics, domainMetrics } from './http/dataset-metrics.ts'
 import { docsRoutes } from './http/docs.ts'
 import { definitionsOf, disabledAfterStart, domainRoutes } from './http/domain-routes.ts'
+import { asLogger, logger } from './lib/logger.ts'
 import { addResponseHeaders, exchangeOf, existingExchange } from './http/exchange.ts'
 import { metaRoutes } from './http/meta.ts'
 import { createObservability, type Observability } from './http/observability.ts'
@@ -57,6 +58,8 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const policy = quotaPolicy(config, deps.quota, clock, routes)
   const definitions = definitionsOf(deps.data, mounted)
   const checkOpen = disabledAfterStart(mounted)
+  // The domains' one logger: the app's (tests pass theirs to read the lines).
+  const log = asLogger(deps.log ?? logger)
   const errorResponse = problemResponse(config, { credits: policy.credits, definitionsOf: definitions, routes, log: deps.log })
   /** Cacheable routes (filled once the routes are mounted) and each open domain's content tag (cache.ts). */
   let caching: CacheRules = new Map()
@@ -141,14 +144,15 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     .get('/readyz', ({ set }) => ready(set), { detail: { hide: true } })
 
   const api = new Elysia({ prefix: API_PREFIX })
-  for (const m of mounted) api.use(domainRoutes(config, deps.data, m))
+  for (const m of mounted) api.use(domainRoutes(config, deps.data, m, log))
   api.use(metaRoutes(config, deps.data, mounted, limits, clock))
   // Before mounting: the app builds each route's validators from these schemas as it takes them.
   closeInputs(api.routes)
   app.use(api)
   // Outside /api/v1, so the request hook neither authenticates nor counts them (isApi is false).
   for (const m of mounted)
-    if (!m.problem && !m.opening && m.domain.publicRoutes) app.use(m.domain.publicRoutes({ service: m.service, config, data: deps.data }))
+    if (!m.problem && !m.opening && m.domain.publicRoutes)
+      app.use(m.domain.publicRoutes({ service: m.service, config, data: deps.data, log }))
 
   caching = cacheRules(app.routes, mounted)
   // Outermost: metrics and the access log see every response, whichever layer produced it (compressed

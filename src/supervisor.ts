@@ -7,7 +7,8 @@
  * appended (flags are read left to right, so these win over the operator's). A worker that dies while the
  * parent is running is restarted after a pause that grows while it keeps dying. SIGTERM to the parent is
  * passed on to every worker; each answers /readyz 503 and keeps accepting for `shutdownDelaySeconds`, then
- * finishes its in-flight requests (`shutdownGraceSeconds`), and the parent exits when all have. SIGHUP (reload lists, activate a new data directory) is passed on to every worker.
+ * finishes its in-flight requests (`shutdownGraceSeconds`), and the parent exits when all have. SIGHUP (reload lists, activate a new
+ * data directory) is passed on to every worker.
  */
 import { spawn, type Subprocess } from 'bun'
 import type { Config } from './config.ts'

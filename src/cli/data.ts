@@ -69,7 +69,9 @@ export async function dataCommand(args: string[], log: (line: string) => void = 
     case 'build': {
       if (Bun.isStandaloneExecutable) {
         log(
-          'almanac: `data build` runs from the source tree (`bun src/main.ts data build`). This executable carries datasets already built; to serve newer ones, build them in a checkout and set ALMANAC_DATA_DIR to that datasets/out, or compile a new executable.',
+          'almanac: `data build` runs from the source tree (`bun src/main.ts data build`). This executable carries datasets already ' +
+            'built; to serve newer ones, build them in a checkout and set ALMANAC_DATA_DIR to that datasets/out, or compile a new ' +
+            'executable.',
         )
         return 2
       }
@@ -92,7 +94,8 @@ export async function dataCommand(args: string[], log: (line: string) => void = 
       const report = await fetchSources(sources, to, { log })
       for (const s of report.skipped) log(`${s.source}: no upstream URL to fetch; had from ${s.why}`)
       log(
-        `${report.dir}: ${report.fetched.length} downloaded, ${report.kept.length} already there, ${report.failed.length} failed${report.failed.length ? ` (${report.failed.map((f) => f.source).join(', ')})` : ''}`,
+        `${report.dir}: ${report.fetched.length} downloaded, ${report.kept.length} already there, ${report.failed.length} failed` +
+          (report.failed.length ? ` (${report.failed.map((f) => f.source).join(', ')})` : ''),
       )
       return report.failed.length ? 1 : 0
     }
@@ -166,7 +169,8 @@ function activate(dir: string, pidText: string | undefined, log: (line: string) 
     process.kill(pid, 'SIGHUP')
   } catch (e) {
     log(
-      `almanac: ${dir} recorded in ${stateDir}, but signalling pid ${pid} failed (${(e as Error).message}): it is served from the next start`,
+      `almanac: ${dir} recorded in ${stateDir}, but signalling pid ${pid} failed (${(e as Error).message}): it is served from the next ` +
+        `start`,
     )
     return 1
   }

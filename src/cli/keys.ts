@@ -126,7 +126,8 @@ export async function keysCommand(
       const plan = flags.get('plan') ?? null
       if (plan !== null && !config.plans.has(plan)) {
         log(
-          `almanac: --plan ${JSON.stringify(plan)} is not among the configured plans (${[...config.plans.keys()].join(', ')}); set ALMANAC_PLANS as the server does`,
+          `almanac: --plan ${JSON.stringify(plan)} is not among the configured plans (${[...config.plans.keys()].join(', ')}); set ` +
+            `ALMANAC_PLANS as the server does`,
         )
         return 2
       }
@@ -148,7 +149,9 @@ export async function keysCommand(
       else {
         console.log(key)
         log(
-          `created ${record.id} (${record.name}, plan ${record.plan ?? `${config.defaultPlan} (default)`}${record.scopes ? `, scopes ${record.scopes.join(',')}` : ''}${record.expires ? `, expires ${record.expires}` : ''}) in ${where(config)}; the key above is shown only this once`,
+          `created ${record.id} (${record.name}, plan ${record.plan ?? `${config.defaultPlan} (default)`}${
+            record.scopes ? `, ` + `scopes ${record.scopes.join(',')}` : ''
+          }${record.expires ? `, expires ${record.expires}` : ''}) in ${where(config)}; the ` + `key above is shown only this once`,
         )
       }
       return 0

@@ -81,7 +81,8 @@ function verified(source: Source, path: string, via: ResolvedSource['via'], hash
     const sha = hashes.of(path)
     if (sha !== pin.toLowerCase()) {
       throw new SourceMissingError(
-        `Source ${source.id} (${source.version}) at ${path} (${via}) has sha256 ${sha}, but its domain's sources.ts pins ${pin}: the file is not the pinned release. Replace it with the pinned file, or update the source's version, date and sha256 together.`,
+        `Source ${source.id} (${source.version}) at ${path} (${via}) has sha256 ${sha}, but its domain's sources.ts pins ${pin}: the ` +
+          `file is not the pinned release. Replace it with the pinned file, or update the source's version, date and sha256 together.`,
       )
     }
   }
@@ -176,11 +177,15 @@ function missing(source: Source, tried: string[]) {
     source.npm && `install the npm package ${source.npm.package} (bun install)`,
     source.system && `install the system file ${source.system}`,
     source.files?.length &&
-      `let this machine download its ${source.files.length} files (${source.files[0]!.url} …), or fetch them elsewhere with \`almanac data fetch --to DIR\` and set ALMANAC_MIRROR=DIR`,
+      `let this machine download its ${source.files.length} files (${source.files[0]!.url} …), or fetch them elsewhere with \`almanac ` +
+        `data fetch --to DIR\` and set ALMANAC_MIRROR=DIR`,
     source.url && `let this machine download ${source.url}${urlPin(source) ? ` (sha256 ${urlPin(source)})` : ''}; or ${byHand(source)}`,
   ].filter(Boolean)
   return new SourceMissingError(
-    `Source ${source.id} (${source.version}, ${source.date}) is missing: ${tried.join('; ') || 'it declares no way to get it'}. To supply it: ${ways.join('; or ') || 'declare a mirror path, npm package, system path or URL for it in src/domains/<name>/sources.ts'}.`,
+    `Source ${source.id} (${source.version}, ${source.date}) is missing: ${tried.join('; ') || 'it declares no way to get it'}. To ` +
+      `supply it: ${
+        ways.join('; or ') || 'declare a mirror path, npm package, system path or URL for it in ' + 'src/domains/<name>/sources.ts'
+      }.`,
   )
 }
 
@@ -266,7 +271,11 @@ export async function buildDatasets(domains: Domain[], options: BuildOptions = {
         } catch (e) {
           // A missing source is explained in the summary; an unexpected failure gets its stack here.
           log(
-            `${builder.id}: FAILED: ${e instanceof SourceMissingError ? 'a source is missing or wrong (see the summary below)' : ((e as Error).stack ?? String(e))}`,
+            `${builder.id}: FAILED: ${
+              e instanceof SourceMissingError
+                ? 'a source is missing or wrong (see the summary ' + 'below)'
+                : ((e as Error).stack ?? String(e))
+            }`,
           )
           failures.push(`${builder.id}: ${(e as Error).message}`)
         }

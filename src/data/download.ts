@@ -49,7 +49,10 @@ export const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 
 
 /** How an operator supplies a source's URL file by hand when this machine cannot download it. */
 export function byHand(source: Source): string {
-  return `download ${source.url} yourself and put it at $ALMANAC_MIRROR/${mirrorPathOfUrl(source)} (or run \`almanac data fetch --to DIR\` on a machine with internet and set ALMANAC_MIRROR=DIR)`
+  return (
+    `download ${source.url} yourself and put it at $ALMANAC_MIRROR/${mirrorPathOfUrl(source)} ` +
+    '(or run `almanac data fetch --to DIR` on a machine with internet and set ALMANAC_MIRROR=DIR)'
+  )
 }
 
 /** Downloads a source's URL into `path` (pin checked); returns the sha256. */
@@ -142,7 +145,8 @@ async function downloadOnce(
     const pin = urlPin(source)
     if (pin && sha !== pin.toLowerCase()) {
       throw new PinMismatchError(
-        `Source ${source.id}: ${url} served a file with sha256 ${sha}, but its domain's sources.ts pins ${pin}; the upstream changed. Update the source's version, date and sha256 after checking the new release.`,
+        `Source ${source.id}: ${url} served a file with sha256 ${sha}, but its domain's sources.ts pins ${pin}; the upstream changed. ` +
+          `Update the source's version, date and sha256 after checking the new release.`,
       )
     }
     if (!pin) log(`${source.id}: warning: no sha256 pinned in its domain's sources.ts for ${source.url}; the download has sha256 ${sha}`)

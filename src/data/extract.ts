@@ -78,7 +78,8 @@ const explain = (e: unknown, what: string, root: string) => {
             ? 'a path component is a file, not a directory'
             : (e as Error).message
   return new DataDirError(
-    `Cannot ${what} (${why}). Set ALMANAC_DATA_DIR to a writable directory (now ${root}), or extract once on a writable machine with \`almanac data extract --to DIR\` and point ALMANAC_DATA_DIR at DIR.`,
+    `Cannot ${what} (${why}). Set ALMANAC_DATA_DIR to a writable directory (now ${root}), or extract once on a writable machine with ` +
+      `\`almanac data extract --to DIR\` and point ALMANAC_DATA_DIR at DIR.`,
   )
 }
 
@@ -300,7 +301,8 @@ async function extractFile(f: EmbeddedData['files'][number], dest: string, tmp: 
     const sha256 = hash.digest('hex')
     if (bytes !== f.bytes || sha256 !== f.sha256)
       throw new DataDirError(
-        `The embedded artifact ${f.name} is damaged (got ${bytes} bytes, sha256 ${sha256}; expected ${f.bytes}, ${f.sha256}). Rebuild the executable.`,
+        `The embedded artifact ${f.name} is damaged (got ${bytes} bytes, sha256 ${sha256}; expected ${f.bytes}, ${f.sha256}). Rebuild ` +
+          `the executable.`,
       )
     renameSync(tmp, dest)
   } catch (e) {

@@ -2,8 +2,8 @@
  * `almanac data fetch --to DIR`: downloads every source that has an upstream URL into DIR, laid out like
  * the mirror (a file the mirror holds as is goes to its mirror path; another form of it, such as the CSV
  * a mirror list was derived from or the archive a mirror folder was unpacked from, to
- * `upstream/<source id>/<file name>`, as do the several files of a source published in parts), with a MANIFEST.json recording each file's sha256, size, URL and
- * upstream date. Carry DIR to a machine without internet and build there with `ALMANAC_MIRROR=DIR`.
+ * `upstream/<source id>/<file name>`, as do the several files of a source published in parts), with a MANIFEST.json recording each
+ * file's sha256, size, URL and upstream date. Carry DIR to a machine without internet and build there with `ALMANAC_MIRROR=DIR`.
  *
  * Pinned files are checked; a file already in DIR with the right hash is not downloaded again. One
  * failed download does not stop the others: the summary lists them and the exit code says so.

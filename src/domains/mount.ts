@@ -7,7 +7,7 @@
 import type { Config } from '../config.ts'
 import { type ArtifactSizes, contentMismatch, sizeMismatch } from '../data/integrity.ts'
 import type { DataDir } from '../data/types.ts'
-import { logger } from '../lib/logger.ts'
+import { asLogger, logger } from '../lib/logger.ts'
 import { redactPaths } from '../lib/redact.ts'
 import type { Domain, MountedDomain } from './types.ts'
 
@@ -50,7 +50,8 @@ export async function openDomain(
   const missing = domain.datasets.filter((id) => !data.manifest.datasets[id])
   if (missing.length) {
     const fix = Bun.isStandaloneExecutable
-      ? `this executable was compiled without it: run \`bun run data && bun run compile\` in a checkout, or point ALMANAC_DATA_DIR at a datasets/out that has it`
+      ? `this executable was compiled without it: run \`bun run data && bun run compile\` in a checkout, or point ALMANAC_DATA_DIR at a ` +
+        `datasets/out that has it`
       : `run \`almanac data build --only ${domain.name}\``
     return disabled(`dataset ${missing.join(', ')} is not built (${fix}).`)
   }
@@ -69,7 +70,7 @@ export async function openDomain(
     return disabled(`${corrupt}; rebuild or re-extract the datasets.`, `${corrupt} (in ${data.dir}); rebuild or re-extract the datasets.`)
   let service: unknown
   try {
-    service = await domain.open({ config, data })
+    service = await domain.open({ config, data, log: asLogger(log) })
   } catch (e) {
     return disabled(redactPaths((e as Error).message), (e as Error).message)
   }
@@ -80,7 +81,9 @@ export async function openDomain(
       log(
         JSON.stringify({
           level: 'warn',
-          msg: `The ${domain.name} domain serves without ${missing.map((u) => u.id).join(', ')}: dataset ${id} was built without them (rebuild with the sources available to add them)`,
+          msg:
+            `The ${domain.name} domain serves without ${missing.map((u) => u.id).join(', ')}: dataset ${id} was built without them ` +
+            `(rebuild with the sources available to add them)`,
           domain: domain.name,
           dataset: id,
         }),

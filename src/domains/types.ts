@@ -10,6 +10,7 @@
 import type { AnyElysia } from 'elysia'
 import type { Config } from '../config.ts'
 import type { DataDir, DatasetBuilder, Source } from '../data/types.ts'
+import type { Logger } from '../lib/logger.ts'
 import type { Schema } from '../lib/settings.ts'
 
 /** A tag of the OpenAPI document: a domain's (declared here, `Domain.tag`) or the server's own (http/openapi.ts). */
@@ -18,10 +19,18 @@ export interface ApiTag {
   description: string
 }
 
-export interface DomainContext<S> {
-  service: S
+/**
+ * What a domain is opened with. `log` is the app's logger (serve.ts hands it down; tests pass their own to
+ * read the lines): a domain and the pools it makes log through it, never through a module-level logger.
+ */
+export interface OpenContext {
   config: Config
   data: DataDir
+  log: Logger
+}
+
+export interface DomainContext<S> extends OpenContext {
+  service: S
 }
 
 export interface Domain<S = unknown> {
@@ -42,7 +51,7 @@ export interface Domain<S = unknown> {
   /** Dataset ids (manifest keys) that must be present. */
   datasets: string[]
   /** Opens the datasets; throwing disables the domain with the message logged at start. */
-  open(ctx: { config: Config; data: DataDir }): S | Promise<S>
+  open(ctx: OpenContext): S | Promise<S>
   /** The routes, as an Elysia plugin whose paths are relative to /api/v1. */
   routes(ctx: DomainContext<S>): AnyElysia
   /** Routes outside /api/v1 (absolute paths; no API key, no quota), e.g. signed download links. */

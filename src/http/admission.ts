@@ -139,7 +139,8 @@ export function checkBodyHeaders(request: Request, admission: Admission | null, 
 const unsupported = (type: string | null) =>
   new AlmanacError(
     'unsupported_type',
-    `This route takes a JSON body: send it with Content-Type: application/json (the request's Content-Type is ${type === null ? 'missing' : JSON.stringify(type)}).`,
+    `This route takes a JSON body: send it with Content-Type: application/json (the request's Content-Type ` +
+      `is ${type === null ? 'missing' : JSON.stringify(type)}).`,
     { extra: { accepted: ['application/json'], received: type } },
   )
 

@@ -42,7 +42,8 @@ export interface Authenticator {
 
 /** What a server that can accept no one says at start and in /readyz's warnings. */
 export const NO_CREDENTIALS =
-  'No API keys or JWT verification are configured, so every /api/v1 request is answered 401: set ALMANAC_API_KEYS (key:plan, comma-separated), create a key with `almanac keys create --name NAME`, or set ALMANAC_JWT_SECRET / ALMANAC_JWT_JWKS.'
+  'No API keys or JWT verification are configured, so every /api/v1 request is answered 401: set ALMANAC_API_KEYS (key:plan, ' +
+  'comma-separated), create a key with `almanac keys create --name NAME`, or set ALMANAC_JWT_SECRET / ALMANAC_JWT_JWKS.'
 
 const REALM = 'realm="almanac"'
 /**
@@ -108,7 +109,11 @@ const outOfScope = (principal: Principal, domain: string) => {
   const who = principal.via === 'key' ? 'This API key' : 'This token'
   return new AlmanacError(
     'forbidden',
-    `${who} may call only ${scopes.length ? `the domain${scopes.length > 1 ? 's' : ''} ${scopes.join(', ')} (its scopes)` : 'no domain (its scope names none)'}; this path belongs to ${domain}.`,
+    `${who} may call only ${
+      scopes.length
+        ? `the domain${scopes.length > 1 ? 's' : ''} ${scopes.join(', ')} (its scopes)`
+        : 'no domain ' + '(its scope names none)'
+    }; this path belongs to ${domain}.`,
     {
       extra: { scopes, domain },
       ...(principal.via === 'jwt'

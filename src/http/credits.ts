@@ -103,8 +103,10 @@ export function createCredits(
     const credits = `${cost} credit${cost > 1 ? 's' : ''}`
     const detail =
       cost > state.limit
-        ? `This request costs ${credits}, more than the ${state.limit} that plan ${principal.plan.name} allows per window; send at most ${state.limit} items.`
-        : `This request costs ${credits} and ${state.remaining} remain in the window of plan ${principal.plan.name}; it resets at ${new Date(state.reset * 1000).toISOString()}.`
+        ? `This request costs ${credits}, more than the ${state.limit} that plan ${principal.plan.name} allows per window; send at ` +
+          `most ${state.limit} items.`
+        : `This request costs ${credits} and ${state.remaining} remain in the window of plan ${principal.plan.name}; it resets ` +
+          `at ${new Date(state.reset * 1000).toISOString()}.`
     throw new AlmanacError('quota', detail, {
       headers: { 'Retry-After': retryAfter },
       extra: { cost, remaining: state.remaining, reset: state.reset },

@@ -10,12 +10,16 @@ import { OPENING_RETRY_SECONDS, openingProblem } from '../data/opening.ts'
 import type { DataDir } from '../data/types.ts'
 import type { MountedDomain } from '../domains/types.ts'
 import { AlmanacError, unavailable } from '../lib/errors.ts'
+import type { Logger } from '../lib/logger.ts'
 import { API_PREFIX } from './paths.ts'
 
-/** A domain's routes, or a stand-in that answers 503 (with Retry-After while the domain is opening). */
-export function domainRoutes(config: Config, data: DataDir, m: MountedDomain): AnyElysia {
+/**
+ * A domain's routes, or a stand-in that answers 503 (with Retry-After while the domain is opening). `log` is
+ * the app's logger, handed to the domain's routes.
+ */
+export function domainRoutes(config: Config, data: DataDir, m: MountedDomain, log: Logger): AnyElysia {
   const { domain } = m
-  if (!m.problem && !m.opening) return domain.routes({ service: m.service, config, data })
+  if (!m.problem && !m.opening) return domain.routes({ service: m.service, config, data, log })
   const plugin = new Elysia({ name: `almanac:unavailable:${domain.name}` })
   const fail = () => {
     if (m.opening)

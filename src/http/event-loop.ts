@@ -45,7 +45,8 @@ function startMonitor(now: () => number = () => performance.now()): EventLoopMon
       const max = Math.max(maxSinceScrape, pending)
       maxSinceScrape = 0
       const out = [
-        '# HELP almanac_event_loop_max_block_seconds Longest time the event loop was held (a 10 ms timer ran late) since the previous scrape; each scrape resets it.',
+        '# HELP almanac_event_loop_max_block_seconds Longest time the event loop was held (a 10 ms timer ran late) since the previous ' +
+          'scrape; each scrape resets it.',
         '# TYPE almanac_event_loop_max_block_seconds gauge',
         `almanac_event_loop_max_block_seconds ${max}`,
         '# HELP almanac_event_loop_lag_seconds How late each 10 ms event-loop timer tick ran, since start.',

@@ -141,7 +141,9 @@ function accessLine(
   ua: string | null,
 ): string {
   // The id is either ours or passed acceptedRequestId: no escaping needed.
-  let line = `{"time":"${isoNow()}","level":"info","msg":"request","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"route":${JSON.stringify(route)},"status":${status},"duration_ms":${Math.round(seconds * 1e6) / 1e3},"request_id":"${id}"`
+  let line =
+    `{"time":"${isoNow()}","level":"info","msg":"request","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},` +
+    `"route":${JSON.stringify(route)},"status":${status},"duration_ms":${Math.round(seconds * 1e6) / 1e3},"request_id":"${id}"`
   if (caller) line += `,"caller":${JSON.stringify(caller.slice(0, 256))}`
   if (ip) line += `,"ip":${JSON.stringify(ip)}`
   if (ua) line += `,"ua":${JSON.stringify(ua.slice(0, 256))}`

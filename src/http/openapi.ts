@@ -88,14 +88,16 @@ const PROBLEM_STATUSES: Record<string, { name: string; description: string; extr
   '401': {
     name: 'Unauthorized',
     description:
-      'Missing, invalid, expired or revoked credentials. Checked before the body is read. No quota headers: a caller who is not known has no quota to report.',
+      'Missing, invalid, expired or revoked credentials. Checked before the body is read. No quota headers: a caller who is not known ' +
+      'has no quota to report.',
     extraHeaders: ['WWW-Authenticate'],
     quota: false,
   },
   '403': {
     name: 'Forbidden',
     description:
-      "Authenticated, but not allowed here: the key's or token's scopes do not include this domain (`scopes`, `domain` members), or the plan named is not offered.",
+      "Authenticated, but not allowed here: the key's or token's scopes do not include this domain (`scopes`, `domain` members), or the " +
+      'plan named is not offered.',
   },
   '404': { name: 'NotFound', description: 'No such route or resource.' },
   '405': {
@@ -106,12 +108,14 @@ const PROBLEM_STATUSES: Record<string, { name: string; description: string; extr
   '413': {
     name: 'PayloadTooLarge',
     description:
-      "The request body (or a batch, or an input) is over its limit: the route's `x-body-limit` (or ALMANAC_BODY_LIMIT, if lower), checked on Content-Length before the body is read. Costs nothing when refused before reading.",
+      "The request body (or a batch, or an input) is over its limit: the route's `x-body-limit` (or ALMANAC_BODY_LIMIT, if lower), " +
+      'checked on Content-Length before the body is read. Costs nothing when refused before reading.',
   },
   '415': {
     name: 'UnsupportedMediaType',
     description:
-      'The body is not sent as `application/json` (a form, text, or no Content-Type at all); `accepted` and `received` name the types. Refused before the body is read; costs nothing.',
+      'The body is not sent as `application/json` (a form, text, or no Content-Type at all); `accepted` and `received` name the types. ' +
+      'Refused before the body is read; costs nothing.',
   },
   '422': {
     name: 'UnprocessableContent',
@@ -121,7 +125,8 @@ const PROBLEM_STATUSES: Record<string, { name: string; description: string; extr
   '429': {
     name: 'QuotaExceeded',
     description:
-      "The plan's credits for this window are used up (a bulk request that does not fit is refused whole and consumes nothing). `Retry-After` says when to come back.",
+      "The plan's credits for this window are used up (a bulk request that does not fit is refused whole and consumes " +
+      'nothing). `Retry-After` says when to come back.',
     extraHeaders: ['Retry-After'],
   },
   '500': {
@@ -222,17 +227,24 @@ function responseComponents(): Json {
   return out
 }
 
-const INFO_DESCRIPTION = `Almanac: utility reference data over one JSON API under \`/api/v1/\`.
+const INFO_DESCRIPTION =
+  `Almanac: utility reference data over one JSON API under \`/api/v1/\`.
 
-**Authentication.** Every \`/api/v1/\` request carries an API key in \`X-API-Key\` or a JWT in \`Authorization: Bearer\`. Health, readiness, metrics and these docs need none.
+**Authentication.** Every \`/api/v1/\` request carries an API key in \`X-API-Key\` or a JWT in \`Authorization: Bearer\`. Health, ` +
+  `readiness, metrics and these docs need none.
 
-**Quotas.** Each plan has N credits per fixed window. A request costs 1 credit; bulk and batch routes cost 1 per item (see each route's \`x-quota-cost\`). Every \`/api/v1/\` response of a known caller, errors included, carries \`X-Quota-Limit\`, \`X-Quota-Remaining\`, \`X-Quota-Reset\`, \`RateLimit-Policy\` and \`RateLimit\`; a 401 (no caller known) carries none. Over quota: 429 with \`Retry-After\`.
+**Quotas.** Each plan has N credits per fixed window. A request costs 1 credit; bulk and batch routes cost 1 per item (see each route's ` +
+  `\`x-quota-cost\`). Every \`/api/v1/\` response of a known caller, errors included, carries \`X-Quota-Limit\`, \`X-Quota-Remaining\`, ` +
+  `\`X-Quota-Reset\`, \`RateLimit-Policy\` and \`RateLimit\`; a 401 (no caller known) carries none. Over quota: 429 with \`Retry-After\`.
 
-**Response forms.** Form A (enveloped, \`{status, data, error}\`) or Form B (bare: the resource itself, lists as \`{count, results}\`), chosen by the deployment and per request with the \`X-Response-Form: enveloped|bare\` header. Each 200 response below shows both.
+**Response forms.** Form A (enveloped, \`{status, data, error}\`) or Form B (bare: the resource itself, lists as \`{count, results}\`), ` +
+  `chosen by the deployment and per request with the \`X-Response-Form: enveloped|bare\` header. Each 200 response below shows both.
 
-**Shared query members.** \`fields\` keeps only the named fields (dotted paths select inside objects; an unknown name is a 400 listing the valid ones). \`limit\`/\`offset\` page lists.
+**Shared query members.** \`fields\` keeps only the named fields (dotted paths select inside objects; an unknown name is a 400 listing ` +
+  `the valid ones). \`limit\`/\`offset\` page lists.
 
-**Errors.** One RFC 9457 problem (\`type\`, \`title\`, \`status\`, \`detail\`, \`instance\`, \`errors[]\`): bare in Form B, under \`error\` in Form A. A method a path does not answer is a 405 with \`Allow\`; a body over the server's limit is a 413.`
+**Errors.** One RFC 9457 problem (\`type\`, \`title\`, \`status\`, \`detail\`, \`instance\`, \`errors[]\`): bare in Form B, under ` +
+  `\`error\` in Form A. A method a path does not answer is a 405 with \`Allow\`; a body over the server's limit is a 413.`
 
 const formParameter = {
   name: 'X-Response-Form',
@@ -343,11 +355,15 @@ function successResponse(op: Json, hasDefinitions: boolean, components: Json): J
 
 function costText(cost: PerItemCost | undefined): string {
   if (!cost) return '**Quota cost:** 1 credit.'
-  return `**Quota cost:** 1 credit per item of \`${cost.field === '' ? 'the body' : cost.field}\` (at most ${cost.max} per request). A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.`
+  return (
+    `**Quota cost:** 1 credit per item of \`${cost.field === '' ? 'the body' : cost.field}\` (at most ${cost.max} per request). ` +
+    'A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.'
+  )
 }
 
 const bodyLimitText = (bytes: number) =>
-  `**Body limit:** ${bytes % 1024 ? `${bytes} bytes` : `${bytes / 1024} KiB`} of \`application/json\` (\`x-body-limit\`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.`
+  `**Body limit:** ${bytes % 1024 ? `${bytes} bytes` : `${bytes / 1024} KiB`} of \`application/json\` (\`x-body-limit\`; ` +
+  `ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.`
 
 /** `getApiV1Timezones-diff` -> `getApiV1TimezonesDiff`, `ByTz_name` -> `ByTzName`: letters and digits only. */
 const identifier = (id: string) => id.replace(/[^A-Za-z0-9]+([A-Za-z0-9]?)/g, (_, next: string) => next.toUpperCase())

@@ -26,7 +26,9 @@ export const namedInteger = (name: string, minimum: number, maximum: number, des
     maximum,
     description,
     ...(fallback !== undefined ? { default: fallback } : {}),
-    error: `${name}: expected an integer${maximum === Number.MAX_SAFE_INTEGER ? ` of at least ${minimum}` : ` from ${minimum} to ${maximum}`}`,
+    error: `${name}: expected an integer${
+      maximum === Number.MAX_SAFE_INTEGER ? ` of at least ${minimum}` : ` from ${minimum} ` + `to ${maximum}`
+    }`,
   })
 
 /** `fields` query member (SPEC shared behaviour 1). */
@@ -34,7 +36,9 @@ export const fieldsQuery = {
   fields: t.Optional(
     t.String({
       maxLength: FIELDS_LIMITS.length,
-      description: `Comma-separated response fields to keep; dotted paths select inside objects (at most ${FIELDS_LIMITS.names} names, ${FIELDS_LIMITS.depth} levels deep, ${FIELDS_LIMITS.length} characters). An unknown name is a 400 listing the valid ones.`,
+      description:
+        `Comma-separated response fields to keep; dotted paths select inside objects (at most ${FIELDS_LIMITS.names} ` +
+        `names, ${FIELDS_LIMITS.depth} levels deep, ${FIELDS_LIMITS.length} characters). An unknown name is a 400 listing the valid ones.`,
       error: `fields: at most ${FIELDS_LIMITS.length} characters`,
     }),
   ),

@@ -51,7 +51,8 @@ export const ProblemSchema = t.Object(
   },
   {
     description:
-      'An RFC 9457 problem. Form B (bare) returns it as the body; Form A wraps it in `ProblemEnvelope`. Some problems add members (e.g. `valid_fields`, `successors`, `zones`, `cost`, `ceilings`).',
+      'An RFC 9457 problem. Form B (bare) returns it as the body; Form A wraps it in `ProblemEnvelope`. Some problems add members ' +
+      '(e.g. `valid_fields`, `successors`, `zones`, `cost`, `ceilings`).',
     additionalProperties: true,
   },
 )

@@ -72,7 +72,8 @@ export function callerTurns({ perTurn, maxWaiting, maxWaitingBytes }: TurnLimits
       if (queue && (queue.starts.length >= maxWaiting || queue.held + bytes > maxWaitingBytes))
         throw new AlmanacError(
           'too_many',
-          `This key has ${queue.starts.length} requests (${queue.held} bytes of bodies) waiting for their turn, the most one caller may: send the next when one is answered.`,
+          `This key has ${queue.starts.length} requests (${queue.held} bytes of bodies) waiting for their turn, the most one caller may: ` +
+            `send the next when one is answered.`,
           { headers: { 'Retry-After': '1' } },
         )
       if (!queue) queues.set(caller, (queue = { starts: [], bytes: [], held: 0 }))

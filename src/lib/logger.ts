@@ -61,3 +61,14 @@ export function createLogger(write: (line: string) => void = (line) => console.e
 
 /** The process's logger: one line a call to stderr. */
 export const logger: Logger = createLogger()
+
+/**
+ * `log` as a Logger: itself when it is one, else a Logger writing its formatted lines through it (a test's
+ * `(line) => lines.push(line)`, the app's `log` setting). The one logger the domains are handed.
+ */
+export function asLogger(log: (line: string) => void): Logger {
+  const given = log as Partial<Logger>
+  return typeof given.info === 'function' && typeof given.warn === 'function' && typeof given.error === 'function'
+    ? (log as Logger)
+    : createLogger(log)
+}

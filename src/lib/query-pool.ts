@@ -239,7 +239,8 @@ export function createQueryPool({ url, init, size, queueSize, perCaller, what }:
         counts.refused++
         return Promise.reject(
           busy(
-            `You already have ${plural(mine, `${what} request`, `${what} requests`)} running or waiting, the most one caller may (queries.jobsPerCaller); send the next when one finishes.`,
+            `You already have ${plural(mine, `${what} request`, `${what} requests`)} running or waiting, the most one caller may ` +
+              `(queries.jobsPerCaller); send the next when one finishes.`,
             RETRY_SECONDS,
           ),
         )
@@ -249,7 +250,8 @@ export function createQueryPool({ url, init, size, queueSize, perCaller, what }:
         counts.refused++
         return Promise.reject(
           busy(
-            `All ${plural(size, `${what} worker is`, `${what} workers are`)} busy and ${plural(queue.length, 'job is', 'jobs are')} waiting (the queue holds ${queueSize}); try again shortly.`,
+            `All ${plural(size, `${what} worker is`, `${what} workers are`)} busy and ${plural(queue.length, 'job is', 'jobs are')} ` +
+              `waiting (the queue holds ${queueSize}); try again shortly.`,
             RETRY_SECONDS,
           ),
         )
@@ -296,7 +298,8 @@ export function queryPoolMetrics(domain: string, s: QueryPoolStats): string {
       `# TYPE ${name} gauge`,
       `${name}{state="running"} ${s.running}`,
       `${name}{state="queued"} ${s.queued}`,
-      `# HELP ${name}_total Heavy ${domain} queries answered by a query worker, refused (503: queue full or caller at its cap), or lost with a worker that died (503).`,
+      `# HELP ${name}_total Heavy ${domain} queries answered by a query worker, refused (503: queue full or caller at its cap), or lost ` +
+        `with a worker that died (503).`,
       `# TYPE ${name}_total counter`,
       `${name}_total{outcome="completed"} ${s.completed}`,
       `${name}_total{outcome="refused"} ${s.refused}`,

@@ -193,7 +193,10 @@ describe('the compiled executable, alone in an empty folder', () => {
     const { code, stderr } = await run(box.exe, ['serve'], box.dir, sandboxEnv(box, { ALMANAC_DATA_DIR: '/sys/almanac-test-cache' }))
     expect(code).toBe(1)
     expect(stderr).toMatch(
-      /almanac: Cannot create the dataset directory \/sys\/almanac-test-cache \((permission denied|the file system is read-only)\)\. Set ALMANAC_DATA_DIR to a writable directory/,
+      new RegExp(
+        'almanac: Cannot create the dataset directory /sys/almanac-test-cache \\((permission denied|the file system is read-only)\\)\\. ' +
+          'Set ALMANAC_DATA_DIR to a writable directory',
+      ),
     )
     expect(stderr).not.toMatch(/^\s+at /m)
   })

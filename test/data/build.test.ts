@@ -225,7 +225,8 @@ describe('data build', () => {
     expect(message).toContain('npm package almanac-no-such-package is not installed')
     expect(message).toContain('ALMANAC_OFFLINE is set, so https://example.invalid/numbers.txt was not downloaded')
     expect(message).toContain(
-      'To supply it: point ALMANAC_MIRROR at a mirror folder holding numbers.txt; or install the npm package almanac-no-such-package (bun install); or let this machine download https://example.invalid/numbers.txt',
+      'To supply it: point ALMANAC_MIRROR at a mirror folder holding numbers.txt; or install the npm package almanac-no-such-package ' +
+        '(bun install); or let this machine download https://example.invalid/numbers.txt',
     )
     expect(runs).toEqual({ alpha: 1 })
     expect(existsSync(join(out, 'alpha.txt'))).toBe(true)

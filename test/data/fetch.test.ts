@@ -58,7 +58,8 @@ interface MirrorFile {
     path_in_package?: string
   }
 }
-// The mirror is a test requirement (`.ci/run` points ALMANAC_MIRROR at it): without it this file fails saying so, rather than being skipped.
+// The mirror is a test requirement (`.ci/run` points ALMANAC_MIRROR at it): without it this file fails saying so, rather than being
+// skipped.
 if (!existsSync(join(MIRROR, 'MANIFEST.json')))
   throw new Error(`no dataset mirror at ${MIRROR} (MANIFEST.json missing): set ALMANAC_MIRROR to the mirror directory`)
 const mirrorFiles: MirrorFile[] = JSON.parse(readFileSync(join(MIRROR, 'MANIFEST.json'), 'utf8')).files
@@ -173,7 +174,8 @@ function debsFromMirror(): Map<string, Uint8Array> {
     mkdirSync(join(root, 'DEBIAN'))
     writeFileSync(
       join(root, 'DEBIAN/control'),
-      `Package: ${pkg}\nVersion: ${basename(url).split('_')[1]}\nArchitecture: all\nMaintainer: test <test@localhost>\nDescription: ${pkg} rebuilt from the mirror\n`,
+      `Package: ${pkg}\nVersion: ${basename(url).split('_')[1]}\nArchitecture: all\nMaintainer: test ` +
+        `<test@localhost>\nDescription: ${pkg} rebuilt from the mirror\n`,
     )
     const deb = join(tempDir(), `${pkg}.deb`)
     const r = Bun.spawnSync(['dpkg-deb', '--root-owner-group', '-Zxz', '-z1', '--build', root, deb])

@@ -93,26 +93,29 @@ test('intact artifacts: nothing found before or after serving, the domain keeps 
   expect((await get('/readyz')).status).toBe(200)
 })
 
-test('a small artifact of random bytes, same size: its domain never answers from it, the first request is a 503 naming the dataset', async () => {
-  const intact = await appOver(dataDir(['ip', 'ip-lists']), [ip])
-  expect((await intact.send('POST', '/api/v1/ip/bulk', { ips: ADDRESSES })).status).toBe(200)
+test(
+  'a small artifact of random bytes, same size: its domain never answers from it, the first request is a 503 naming the ' + 'dataset',
+  async () => {
+    const intact = await appOver(dataDir(['ip', 'ip-lists']), [ip])
+    expect((await intact.send('POST', '/api/v1/ip/bulk', { ips: ADDRESSES })).status).toBe(200)
 
-  const dir = dataDir(['ip', 'ip-lists'], { random: 'ip-asn.tables' })
-  const { mounted, logged, get, send } = await appOver(dir, [ip])
-  // Structural: the domain was never opened on the corrupt table, so nothing could have been served from it.
-  expect(mounted[0]!.service).toBeUndefined()
-  const first = await send('POST', '/api/v1/ip/bulk', { ips: ADDRESSES })
-  expect(first.status).toBe(503)
-  expect(first.body.detail).toContain('ip-asn.tables of dataset ip does not match its sha256')
-  expect(first.body.datasets).toEqual(['ip', 'ip-lists'])
-  expect((await send('POST', '/api/v1/ip', { ip: '8.8.8.8' })).status).toBe(503)
-  const ready = await get('/readyz')
-  expect(ready.status).toBe(503)
-  expect(JSON.stringify(ready.body)).not.toContain(dir)
-  expect((await get('/api/v1/meta/datasets/ip')).body.status).toBe('unavailable')
-  // The operator's log has the directory.
-  expect(logged.join('\n')).toContain(dir)
-})
+    const dir = dataDir(['ip', 'ip-lists'], { random: 'ip-asn.tables' })
+    const { mounted, logged, get, send } = await appOver(dir, [ip])
+    // Structural: the domain was never opened on the corrupt table, so nothing could have been served from it.
+    expect(mounted[0]!.service).toBeUndefined()
+    const first = await send('POST', '/api/v1/ip/bulk', { ips: ADDRESSES })
+    expect(first.status).toBe(503)
+    expect(first.body.detail).toContain('ip-asn.tables of dataset ip does not match its sha256')
+    expect(first.body.datasets).toEqual(['ip', 'ip-lists'])
+    expect((await send('POST', '/api/v1/ip', { ip: '8.8.8.8' })).status).toBe(503)
+    const ready = await get('/readyz')
+    expect(ready.status).toBe(503)
+    expect(JSON.stringify(ready.body)).not.toContain(dir)
+    expect((await get('/api/v1/meta/datasets/ip')).body.status).toBe('unavailable')
+    // The operator's log has the directory.
+    expect(logged.join('\n')).toContain(dir)
+  },
+)
 
 test('a large artifact (the city mmdb) is hashed in the background: found there, the domain answers 503 from then on', async () => {
   const dir = dataDir(['ip', 'ip-lists'], { copies: ['ip-city.mmdb'] })

@@ -10,6 +10,7 @@ import { openDataDir } from '../../src/data/open.ts'
 import { domains } from '../../src/domains/index.ts'
 import { openDomains } from '../../src/domains/mount.ts'
 import type { MountedDomain } from '../../src/domains/types.ts'
+import { createLogger } from '../../src/lib/logger.ts'
 import { testConfig } from '../support/app.ts'
 
 const ROOT = resolve(import.meta.dir, '../..')
@@ -67,7 +68,7 @@ for (const domain of domains) {
   test(`${domain.name}: its routes are under its prefixes and name its tag`, () => {
     const m = mounted.find((x) => x.domain === domain)!
     expect(m.problem).toBeUndefined()
-    const routes = domain.routes({ service: m.service, config, data }).routes
+    const routes = domain.routes({ service: m.service, config, data, log: createLogger() }).routes
     expect(routes.length).toBeGreaterThan(0)
     expect(routes.map((r) => r.path).filter((path) => !under(path, domain.prefixes))).toEqual([])
     const shown = routes.filter((r) => !(r.hooks as any)?.detail?.hide)

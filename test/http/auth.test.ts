@@ -293,7 +293,8 @@ describe('JWT configuration', () => {
 
   test('caller text never reaches a header unencoded: a JWT alg beyond Latin-1 is a 401 with an ASCII challenge', async () => {
     for (const alg of ['中', '\u{1F600}', 'a\u2028b', 'x"y\\z', 'é']) {
-      const token = `${base64url.encode(JSON.stringify({ alg, typ: 'JWT' }))}.${base64url.encode(JSON.stringify({ sub: 'u', exp: now() + 60 }))}.c2ln`
+      const header = base64url.encode(JSON.stringify({ alg, typ: 'JWT' }))
+      const token = `${header}.${base64url.encode(JSON.stringify({ sub: 'u', exp: now() + 60 }))}.c2ln`
       const res = await get(bearer(token))
       expect({ alg, status: res.status }).toEqual({ alg, status: 401 })
       const challenge = res.headers.get('www-authenticate')!

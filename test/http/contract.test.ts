@@ -220,7 +220,8 @@ describe('real responses match the declared schemas', () => {
     expect(skipped.filter((s) => mine.some((o) => s.startsWith(`${o.method.toUpperCase()} ${o.path}:`)))).toEqual([])
   }, 120_000)
 
-  test('problems of every operation, both forms: no key, over quota, body too large, unknown fields, empty body, unknown path value', async () => {
+  test('problems of every operation, both forms: no key, over quota, body too large, unknown fields, empty body, unknown path ' +
+    'value', async () => {
     for (const o of operations()) {
       const req = exampleRequest(o)
       if ('missing' in req) continue
@@ -269,7 +270,8 @@ describe('real responses match the declared schemas', () => {
     }
   }, 120_000)
 
-  test('every operation names an unknown query parameter and an unknown body member (with the nearest known name) in a 422, both forms', async () => {
+  test('every operation names an unknown query parameter and an unknown body member (with the nearest known name) in a 422, both ' +
+    'forms', async () => {
     let checked = 0
     for (const o of operations()) {
       const req = exampleRequest(o)

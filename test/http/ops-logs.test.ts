@@ -28,7 +28,8 @@ test('start-up, listening, stopping and stopped are JSON lines with the real bin
   expect(lines.filter((l) => String(l.msg).startsWith('No API keys'))).toEqual([])
 }, 130_000)
 
-test('a server with no API keys says so at start (one warn line) and in /readyz, still ready; a key created with `almanac keys create` ends the warning', async () => {
+test('a server with no API keys says so at start (one warn line) and in /readyz, still ready; a key created with `almanac keys create` ' +
+  'ends the warning', async () => {
   const stateDir = tempDir()
   const server = await startFromSource(tempDir, { ALMANAC_API_KEYS: '', ALMANAC_STATE_DIR: stateDir })
   try {

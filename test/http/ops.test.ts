@@ -47,7 +47,8 @@ describe('health and readiness', () => {
 
 describe('metrics', () => {
   test('count requests by route pattern and status, time them, and count quota refusals', async () => {
-    for (const name of ['mars', 'venus', 'earth', 'saturn']) await get(server, `/api/v1/planets/${name}`) // plan tiny: 3 credits, 4th is a 429
+    // Plan tiny: 3 credits, the 4th is a 429.
+    for (const name of ['mars', 'venus', 'earth', 'saturn']) await get(server, `/api/v1/planets/${name}`)
     await get(server, '/api/v1/planets/mars', {}) // no key: 401
     for (const junk of ['/x/1', '/x/2', '/y/%F0%9F%98%80']) await get(server, junk)
     const res = await fetch(server.url + '/metrics')

@@ -55,19 +55,34 @@ export async function testApp(
   /**
    * `quota`: a store the test made (and closes itself), else the one `ALMANAC_QUOTA_STORE` names.
    * The key database under the state dir is opened only when the test names a state dir. `clock` fixes
-   * the time quota windows are counted in.
+   * the time quota windows are counted in. `log` receives the app's and the domains' log lines (default:
+   * none from opening the domains, the rest to stderr).
    */
-  options: { env?: Record<string, string>; config?: Partial<Config>; domains?: Domain[]; quota?: QuotaStore; clock?: () => number } = {},
+  options: {
+    env?: Record<string, string>
+    config?: Partial<Config>
+    domains?: Domain[]
+    quota?: QuotaStore
+    clock?: () => number
+    log?: (line: string) => void
+  } = {},
 ): Promise<TestApp> {
   const config = testConfig(options.env, options.config)
   const data = openDataDir(config.dataDir)
   const domains = options.domains ?? allDomains
-  const mounted = await openDomains(config, data, domains, () => {})
+  const mounted = await openDomains(config, data, domains, options.log ?? (() => {}))
   const quota = options.quota ?? createQuotaStore(config)
   const keys = options.env?.ALMANAC_STATE_DIR || options.config?.stateDir ? openKeyStore(config.stateDir) : undefined
   const app = createApp(
     config,
-    { data, domains, authenticator: createAuthenticator(config, { keys, domains: allDomains }), quota, clock: options.clock },
+    {
+      data,
+      domains,
+      authenticator: createAuthenticator(config, { keys, domains: allDomains }),
+      quota,
+      clock: options.clock,
+      log: options.log,
+    },
     mounted,
   )
   const request: TestApp['request'] = (method, path, init = {}) => {

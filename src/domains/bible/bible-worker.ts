@@ -5,7 +5,7 @@
  */
 import { openReadonlySqlite } from '../../data/sqlite.ts'
 import { serveQueries } from '../../lib/query-thread.ts'
-import { BibleService } from './service.ts'
+import { type BibleService, openBibleService } from './service.ts'
 
 export interface BibleWorkerInit {
   path: string
@@ -13,6 +13,6 @@ export interface BibleWorkerInit {
 }
 
 serveQueries<BibleWorkerInit>(({ path, searchBudgetMs }) => {
-  const service = new BibleService(openReadonlySqlite(path), undefined, searchBudgetMs)
+  const service = openBibleService(openReadonlySqlite(path), undefined, searchBudgetMs)
   return { search: (...args: Parameters<BibleService['search']>) => service.search(...args) }
 })

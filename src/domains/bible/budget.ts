@@ -77,7 +77,8 @@ export class SearchCosts {
     this.termStmt = db.query('SELECT docs FROM search_terms WHERE term = ?')
     this.perTranslationStmt = db.query('SELECT translation, docs FROM search_term_translations WHERE term = ?')
     this.expansionStmt = db.query(
-      `SELECT count(*) AS words, coalesce(sum(docs), 0) AS docs FROM (SELECT docs FROM search_terms WHERE term >= ?1 AND term < ?1 || char(1114111) LIMIT ${MAX_PREFIX_WORDS + 1})`,
+      `SELECT count(*) AS words, coalesce(sum(docs), 0) AS docs FROM (SELECT docs FROM search_terms WHERE term >= ?1 AND term < ?1 || ` +
+        `char(1114111) LIMIT ${MAX_PREFIX_WORDS + 1})`,
     )
   }
 
@@ -206,7 +207,9 @@ export class SearchPrice {
     if (this.prefixes.length) narrow.push('longer prefixes')
     narrow.push(...advice)
     if (!narrow.length) narrow.push('a rarer word')
-    const detail = `q: this search is estimated at ${estimate} ms of database work, over the ${this.budgetMs} ms one search may take (costliest: ${costly.map((c) => c.text).join(', ')}); narrow it: ${narrow.join(', ')}`
+    const detail =
+      `q: this search is estimated at ${estimate} ms of database work, over the ${this.budgetMs} ms one search may take ` +
+      `(costliest: ${costly.map((c) => c.text).join(', ')}); narrow it: ${narrow.join(', ')}`
     throw new AlmanacError('invalid', detail, {
       errors: [{ in: 'query', field: 'q', message: `over the search budget; narrow it: ${narrow.join(', ')}` }],
       extra: {

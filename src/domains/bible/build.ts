@@ -308,7 +308,8 @@ async function buildDatabase(o: BibleBuildOptions, locales: Map<string, NameList
       counts[t.id] = verses.length
       total += verses.length
       log(
-        `${t.id}: ${verses.length} verses, ${books} books (${i + 1}/${list.length}) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+        `${t.id}: ${verses.length} verses, ${books} books (${i + 1}/${list.length}) ` +
+          `in ${((performance.now() - started) / 1000).toFixed(1)} s`,
       )
     }
     db.prepare('INSERT INTO meta VALUES (?,?)').run('verses', String(total))

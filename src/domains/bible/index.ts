@@ -8,7 +8,7 @@ import { SEARCH_BUDGET_MS, SEARCH_INLINE_MS } from './budget.ts'
 import { BIBLE_ARTIFACT } from './artifacts.ts'
 import { bibleBuilder } from './build.ts'
 import { bibleRoutes } from './routes.ts'
-import { BibleService } from './service.ts'
+import { type BibleService, openBibleService } from './service.ts'
 import { bibleSources } from './sources.ts'
 
 export default defineDomain<{ service: BibleService; pool: QueryPool; close(): Promise<void> }>({
@@ -16,14 +16,15 @@ export default defineDomain<{ service: BibleService; pool: QueryPool; close(): P
   tag: {
     name: 'bible',
     description:
-      '34 Bible translations in 28 languages: languages, translations and their books, chapters, verses and passages by reference, full-text search and a verse of the day.',
+      '34 Bible translations in 28 languages: languages, translations and their books, chapters, verses and passages by reference, ' +
+      'full-text search and a verse of the day.',
   },
   prefixes: ['/bible'],
   datasets: ['bible'],
   open: ({ data, config }) => {
     const path = data.path(BIBLE_ARTIFACT)
     const db = openReadonlySqlite(path)
-    const service = new BibleService(db)
+    const service = openBibleService(db)
     // Searches priced over SEARCH_INLINE_MS run here, each worker on its own connection (docs/bible.md).
     const init: BibleWorkerInit = { path, searchBudgetMs: SEARCH_BUDGET_MS }
     const { pool, close } = pooledDatabase(db, config.queries, {

@@ -77,8 +77,10 @@ function osisPass(raw: string): string {
  * A few modules carry markup escaped as text (`&lt;note&gt;…&lt;/note&gt;` in the Synodal, GBF
  * `&lt;FO&gt;` in the Finnish 1938): once decoded it is markup, and is stripped like the rest.
  */
-const ESCAPED_MARKUP =
-  /<\/?(note|title|reference|rdg|catchWord|hi|w|transChange|divineName|q|l|lg|lb|div|milestone|seg|foreign|F[IOR]|f[ior]|R[Ff]|C[ML]|T[Ss])\b[^>]*>/
+const ESCAPED_MARKUP = new RegExp(
+  '<\\/?(note|title|reference|rdg|catchWord|hi|w|transChange|divineName|q|l|lg|lb|div|milestone|seg|foreign|' +
+    'F[IOR]|f[ior]|R[Ff]|C[ML]|T[Ss])\\b[^>]*>',
+)
 
 export function stripOsis(raw: string): string {
   let s = decodeEntities(osisPass(raw))

@@ -40,8 +40,10 @@ export function readUsfxText(xml: string): SourceVerse[] {
 }
 
 /** Paragraph-level markers whose line is not verse text (titles, headings, introductions, remarks). */
-const NOT_TEXT =
-  /^\\(id|ide|h|toc\d?|toca\d?|mt\d?|mte\d?|ms\d?|mr|s\d?|sr|r|d|sp|cl|cp|cd|ip\w*|is\d?|io\d?|iot|imt\d?|ie|ili\d?|iq\d?|im\w*|ipr|rem|sts|usfm|periph|restore)\b/
+const NOT_TEXT = new RegExp(
+  '^\\\\(id|ide|h|toc\\d?|toca\\d?|mt\\d?|mte\\d?|ms\\d?|mr|s\\d?|sr|r|d|sp|cl|cp|cd|ip\\w*|is\\d?|io\\d?|iot|' +
+    'imt\\d?|ie|ili\\d?|iq\\d?|im\\w*|ipr|rem|sts|usfm|periph|restore)\\b',
+)
 
 /** One USFM file per book; a verse runs from its `\v` to the next `\v`, `\c` or heading. */
 export function readUsfmBook(text: string): SourceVerse[] {

@@ -39,7 +39,8 @@ const bookParam = t.String({
   minLength: 1,
   maxLength: 64,
   description:
-    'Book: USFX code (`JHN`), English name with hyphens (`song-of-solomon`, `1-john`) or a common abbreviation (`jn`, `1jn`, `gen`, `ps`); any case.',
+    'Book: USFX code (`JHN`), English name with hyphens (`song-of-solomon`, `1-john`) or a common abbreviation ' +
+    '(`jn`, `1jn`, `gen`, `ps`); any case.',
   examples: ['jn'],
 })
 const chapterParam = t.String({
@@ -63,7 +64,8 @@ const qQuery = t.String({
   minLength: 1,
   maxLength: QUERY_MAX_LENGTH,
   description:
-    'Keywords (all must match), "exact phrases" in double quotes, `prefix*` (at least 3 letters). Case, accents, Hebrew points and Arabic harakat are ignored.',
+    'Keywords (all must match), "exact phrases" in double quotes, `prefix*` (at least 3 letters). Case, accents, Hebrew points and ' +
+    'Arabic harakat are ignored.',
   error: `q: expected 1 to ${QUERY_MAX_LENGTH} characters`,
   examples: ['"only begotten" lov*'],
 })
@@ -144,7 +146,8 @@ function catalogueRoutes(service: BibleService, config: Config) {
           ...cacheable('reference'),
           summary: 'Languages with at least one translation',
           description:
-            'Form B: `{count, languages: [...]}` (the SPEC names the array `languages`); Form A: `data` is the array. `count` / `total` is the number of languages before paging; `limit` and `offset` page the array.',
+            'Form B: `{count, languages: [...]}` (the SPEC names the array `languages`); Form A: `data` is the array. `count` / `total` ' +
+            'is the number of languages before paging; `limit` and `offset` page the array.',
           ...documents({
             enveloped: t.Array(LanguageSchema),
             bare: LanguagesBareSchema,
@@ -222,7 +225,9 @@ function catalogueRoutes(service: BibleService, config: Config) {
           tags: ['bible'],
           summary: 'Verse of the day, or a random verse',
           description:
-            'Default translation `kjv` (with `language`, one of its translations). Daily: the same verse for every caller on a UTC date with the same filters, spread uniformly over the filtered verses. A filter that leaves nothing is a 404. Both forms add `date` (UTC, YYYY-MM-DD).',
+            'Default translation `kjv` (with `language`, one of its translations). Daily: the same verse for every caller on a UTC date ' +
+            'with the same filters, spread uniformly over the filtered verses. A filter that leaves nothing is a 404. Both forms ' +
+            'add `date` (UTC, YYYY-MM-DD).',
           ...dailyShapes,
         },
       },
@@ -263,7 +268,8 @@ function readingRoutes(service: BibleService, config: Config) {
           translations: t.Optional(
             t.String({
               maxLength: 400,
-              description: `Comma-separated translation ids (at most ${MAX_TRANSLATIONS}); default all. Ignored when \`translation\` is given.`,
+              description:
+                `Comma-separated translation ids (at most ${MAX_TRANSLATIONS}); default all. Ignored when \`translation\` is ` + `given.`,
             }),
           ),
           sort: sortQuery,
@@ -275,7 +281,8 @@ function readingRoutes(service: BibleService, config: Config) {
           ...cacheable('reference'),
           summary: 'Full-text search, grouped by translation',
           description:
-            'Hits are grouped by translation (catalogue order, or the order of `translations`), each group ranked by BM25 or in Bible order (`sort`); `groups` labels them with their counts, and `limit`/`offset` page the grouped sequence.',
+            'Hits are grouped by translation (catalogue order, or the order of `translations`), each group ranked by BM25 or in Bible ' +
+            'order (`sort`); `groups` labels them with their counts, and `limit`/`offset` page the grouped sequence.',
           ...searchShapes,
         },
       },

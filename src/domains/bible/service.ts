@@ -97,6 +97,14 @@ export interface DailyFilters {
 /** Most parts in a `verse_ref` list (each part a verse or a range). */
 export const REF_MAX_PARTS = 20
 
+/**
+ * The service over an open bible database (the domain's only way to make one). `now` is the daily verse's
+ * clock (tests pass a fixed one); `searchBudgetMs` the estimated milliseconds one search may take (budget.ts).
+ */
+export function openBibleService(db: Database, now?: () => Date, searchBudgetMs?: number): BibleService {
+  return new BibleService(db, now, searchBudgetMs)
+}
+
 export class BibleService {
   readonly translations: Translation[]
   private readonly byId = new Map<string, Translation>()
@@ -158,7 +166,8 @@ export class BibleService {
     this.partStmt = db.query('SELECT verse, text FROM verses WHERE id BETWEEN ? AND ? AND verse BETWEEN ? AND ? ORDER BY id')
     const page = (order: string) =>
       db.query(
-        `SELECT v.id, v.book, v.chapter, v.verse, v.text FROM verses_fts f JOIN verses v ON v.id = f.rowid WHERE verses_fts MATCH ? AND f.rowid BETWEEN ? AND ? ORDER BY ${order} LIMIT ? OFFSET ?`,
+        `SELECT v.id, v.book, v.chapter, v.verse, v.text FROM verses_fts f JOIN verses v ON v.id = f.rowid WHERE verses_fts MATCH ? AND ` +
+          `f.rowid BETWEEN ? AND ? ORDER BY ${order} LIMIT ? OFFSET ?`,
       )
     this.searchStmts = { relevance: page('f.rank'), canonical: page('f.rowid') }
     this.countAllStmt = db.query(`SELECT rowid >> ${ID_SHIFT} AS t, count(*) AS n FROM verses_fts WHERE verses_fts MATCH ? GROUP BY t`)
@@ -210,7 +219,8 @@ export class BibleService {
     const info = findBook(spelling)
     if (!info)
       throw notFound(
-        `Unknown book ${JSON.stringify(spelling)}: use a USFX code (JHN), an English name with hyphens (1-john) or a common abbreviation (jn).`,
+        `Unknown book ${JSON.stringify(spelling)}: use a USFX code (JHN), an English name with hyphens (1-john) or a common abbreviation ` +
+          `(jn).`,
         { reason: 'unknown_book', book: spelling },
       )
     const book = this.books.get(translation.idx)!.find((b) => b.book.id === info.id)
@@ -232,7 +242,8 @@ export class BibleService {
     const row = this.chapterStmt.get(translation.idx, book.book.id, chapter) as { verses: number; first_id: number; last_id: number } | null
     if (!row) {
       throw notFound(
-        `Chapter ${chapter} is out of range: ${book.book.name} has ${book.chapters} chapter${book.chapters === 1 ? '' : 's'} in ${translation.id}.`,
+        `Chapter ${chapter} is out of range: ${book.book.name} has ${book.chapters} chapter${book.chapters === 1 ? '' : 's'} ` +
+          `in ${translation.id}.`,
         {
           reason: 'chapter_out_of_range',
           chapter,
@@ -265,7 +276,9 @@ export class BibleService {
       for (const n of first !== from ? [from] : last !== to ? [to] : []) {
         const max = (this.rangeStmt.all(row.first_id, row.last_id) as VerseText[]).at(-1)?.verse ?? 0
         throw notFound(
-          `Verse ${n} is out of range: ${book.book.name} ${chapter} has verses 1-${max} in ${translation.id}${n <= max ? ` (verse ${n} is not in this translation)` : ''}.`,
+          `Verse ${n} is out of range: ${book.book.name} ${chapter} has verses 1-${max} in ${translation.id}${
+            n <= max ? ` (verse ${n} ` + `is not in this translation)` : ''
+          }.`,
           {
             reason: 'verse_out_of_range',
             verse: n,

@@ -22,7 +22,11 @@ function attribution(t: TranslationInfo): string {
     return `${base}. Text public domain; CrossWire SWORD module markup (Strong's numbers, morphology) GPL-2.0, https://crosswire.org/`
   if (t.id === 'blivre') return `${base}. Bíblia Livre (C) 2017 Diego Santos, Mario Sérgio & Marco Teles, CC BY 3.0 Brazil`
   if (t.id === 'svd')
-    return `${base}. Arabic SVD Bible (Smith & Van Dyck 1865); digitisation, formatting and diacritics by Arabic Bible Outreach Ministry (https://www.arabicbible.com/); tagged edition by STEPBible.org, CC BY-SA 4.0. Changed here: verse text rebuilt from the word rows (column 2 joined with spaces); tags dropped`
+    return (
+      `${base}. Arabic SVD Bible (Smith & Van Dyck 1865); digitisation, formatting and diacritics by Arabic Bible Outreach Ministry ` +
+      '(https://www.arabicbible.com/); tagged edition by STEPBible.org, CC BY-SA 4.0. Changed here: verse text rebuilt from the word ' +
+      'rows (column 2 joined with spaces); tags dropped'
+    )
   return `${base}. ${t.license}`
 }
 
@@ -96,7 +100,8 @@ export const bibleSources: Source[] = [
       ...(t.id === 'svd'
         ? {
             duties:
-              'Share-alike: redistributed changes stay under CC BY-SA 4.0, naming Arabic Bible Outreach Ministry and STEPBible.org and saying what was changed.',
+              'Share-alike: redistributed changes stay under CC BY-SA 4.0, naming Arabic Bible Outreach Ministry and STEPBible.org and ' +
+              'saying what was changed.',
           }
         : {}),
       homepage: HOMEPAGE.get(t.format),

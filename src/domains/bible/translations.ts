@@ -589,7 +589,8 @@ export const TRANSLATIONS: TranslationInfo[] = [
     license: 'Public Domain',
     source: 'Debian bibledit-data 5.0.994-3 (eBible.org USFM)',
     notes:
-      '66 protestant books + 15 deuterocanonical/apocryphal (incl. Greek Esther/Daniel, 1-2 Esdras, 3-4 Maccabees, Ps 151, Manasseh). Also in Debian sword-text-web (SWORD module, 37,457 verses).',
+      '66 protestant books + 15 deuterocanonical/apocryphal (incl. Greek Esther/Daniel, 1-2 Esdras, 3-4 Maccabees, Ps 151, Manasseh). ' +
+      'Also in Debian sword-text-web (SWORD module, 37,457 verses).',
     books: 81,
     chapters: 1297,
     verses: 38056,

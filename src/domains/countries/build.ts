@@ -102,7 +102,8 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 `
 
 const TAIWAN_NOTE =
-  'TW (Taiwan, Province of China) has no UN M.49 entry (the UN lists it under China); it is given region Asia and sub-region Eastern Asia, where M.49 places China.'
+  'TW (Taiwan, Province of China) has no UN M.49 entry (the UN lists it under China); it is given region Asia and sub-region Eastern ' +
+  'Asia, where M.49 places China.'
 
 const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T
 

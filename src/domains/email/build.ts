@@ -119,7 +119,8 @@ async function build(ctx: BuildContext) {
       free_removed_as_disposable: freeRemoved,
     },
     notes: [
-      `Disposable: union of mailchecker, disposable-email-domains-js and burner-email-providers minus ${BUILTIN_ALLOW.length} allowlisted providers and forwarding services (src/domains/email/allowlist.ts).`,
+      `Disposable: union of mailchecker, disposable-email-domains-js and burner-email-providers minus ${BUILTIN_ALLOW.length} ` +
+        `allowlisted providers and forwarding services (src/domains/email/allowlist.ts).`,
       'Free providers: free-email-domains minus every disposable name.',
       'Abuse: The Block List Project phishing + scam lists, exact host names.',
     ],

@@ -10,9 +10,6 @@ import { emailBuilders } from './build.ts'
 import { emailRoutes, type EmailDomainState } from './routes.ts'
 import { openEmailService, type EmailServiceOptions } from './service.ts'
 import { emailSources } from './sources.ts'
-import { logger } from '../../lib/logger.ts'
-
-const log = (fields: Record<string, unknown>) => logger({ domain: 'email', ...fields })
 
 export const emailDomain = (options: Pick<EmailServiceOptions, 'now'> = {}) =>
   defineDomain<EmailDomainState>({
@@ -20,12 +17,14 @@ export const emailDomain = (options: Pick<EmailServiceOptions, 'now'> = {}) =>
     tag: {
       name: 'email',
       description:
-        'Risk of an email address, scored 0 to 100 from its syntax, MX records, domain age (RDAP) and disposable, free-provider and abuse lists; checks that could not be made are named, never guessed.',
+        'Risk of an email address, scored 0 to 100 from its syntax, MX records, domain age (RDAP) and disposable, free-provider and ' +
+        'abuse lists; checks that could not be made are named, never guessed.',
     },
     settings: emailSettings,
     prefixes: ['/email'],
     datasets: ['email-lists', 'email-rdap'],
-    open({ config, data }) {
+    open({ config, data, log: logger }) {
+      const log = (fields: Record<string, unknown>) => logger({ domain: 'email', ...fields })
       const service = openEmailService(config, data, { ...options, log: (msg) => log({ level: 'warn', msg }) })
       const stopReloading = reloadOnHangup('operator email lists', () => service.reload(), log)
       return { service, stopReloading }

@@ -12,7 +12,8 @@ import type { Assessment, ItemError } from './service.ts'
 
 const UNKNOWN = t.Array(t.Union([t.Literal('mx_record'), t.Literal('domain_age')]), {
   description:
-    "Checks that could not be performed (DNS or RDAP unreachable, timed out, busy with this caller's share of lookups, a refused RDAP redirect, offline mode); they add no points.",
+    "Checks that could not be performed (DNS or RDAP unreachable, timed out, busy with this caller's share of lookups, a refused RDAP " +
+    'redirect, offline mode); they add no points.',
 })
 const TIER = t.Union([t.Literal('low'), t.Literal('medium'), t.Literal('high'), t.Literal('critical')])
 
@@ -29,7 +30,8 @@ export const EnvelopedSchema = t.Object({
     mx_record: t.Object({
       valid: nullable(
         t.Boolean(),
-        'true: the domain has MX records; false: it has none (SPEC "no MX records", +30), also when an A/AAAA record receives mail as implicit MX (`implicit_mx`, `accepts_mail` say so); null: unknown (`unknown_checks`, no points).',
+        'true: the domain has MX records; false: it has none (SPEC "no MX records", +30), also when an A/AAAA record receives mail as ' +
+          'implicit MX (`implicit_mx`, `accepts_mail` say so); null: unknown (`unknown_checks`, no points).',
       ),
       mx_hosts: t.Array(t.String(), { description: 'MX exchanges by preference; empty when the domain has no MX record.' }),
       implicit_mx: t.Boolean({
@@ -37,12 +39,14 @@ export const EnvelopedSchema = t.Object({
       }),
       accepts_mail: nullable(
         t.Boolean(),
-        'Mail can be delivered (MX, or implicit MX); false for a null MX (RFC 7505), a domain that does not exist, or one with neither MX nor address.',
+        'Mail can be delivered (MX, or implicit MX); false for a null MX (RFC 7505), a domain that does not exist, or one with neither ' +
+          'MX nor address.',
       ),
       domain_exists: nullable(t.Boolean(), 'false when the DNS answers NXDOMAIN.'),
       reason: nullable(
         t.String(),
-        'Why `valid` is false (nxdomain, null_mx, no_mx_no_address, no_mx_address_only) or null (offline, dns_timeout, dns_servfail, dns_busy, …).',
+        'Why `valid` is false (nxdomain, null_mx, no_mx_no_address, no_mx_address_only) or null (offline, dns_timeout, dns_servfail, ' +
+          'dns_busy, …).',
       ),
     }),
     disposable: t.Object({
@@ -57,7 +61,8 @@ export const EnvelopedSchema = t.Object({
       source: nullable(t.String(), '`rdap` when RDAP answered.'),
       reason: nullable(
         t.String(),
-        'not_registered, no_registration_event, or why it is unknown (offline, rdap_timeout, rdap_busy, rdap_redirect_refused, no_rdap_server, …).',
+        'not_registered, no_registration_event, or why it is unknown (offline, rdap_timeout, rdap_busy, rdap_redirect_refused, ' +
+          'no_rdap_server, …).',
       ),
     }),
     free_provider: t.Object({ is_free: t.Boolean() }),

@@ -55,7 +55,11 @@ export function bootstrapFromWhoisservers(doc: unknown, version: string, fill: u
     .map(([bases, tlds]) => [tlds.sort(), bases.split('\n')] as [string[], string[]])
     .sort((a, b) => a[0][0]!.localeCompare(b[0][0]!))
   return {
-    description: `RDAP servers per TLD from the npm package whoisserver-world ${version} (ISC), which records IANA's RDAP bootstrap registry per TLD; regrouped into the RFC 9224 format by Almanac's build${filled.length ? `; ${filled.sort().join(', ')} from Almanac's hand-compiled subset` : ''}.`,
+    description:
+      `RDAP servers per TLD from the npm package whoisserver-world ${version} (ISC), which records IANA's RDAP bootstrap ` +
+      `registry per TLD; regrouped into the RFC 9224 format by Almanac's build${
+        filled.length ? `; ${filled.sort().join(', ')} from ` + `Almanac's hand-compiled subset` : ''
+      }.`,
     publication: newest ? new Date(newest).toISOString() : null,
     version: '1.0',
     services,

@@ -1,8 +1,9 @@
 /**
  * Where RDAP answers are kept between requests and restarts (SPEC: "cached 7 days"): the state SQLite
  * (`<stateDir>/email-rdap.sqlite`), Redis (so every instance shares one cache) or this process's memory,
- * as ALMANAC_EMAIL_RDAP_CACHE says (unset: the quota store's Redis when that is Redis, else SQLite). The store is a cache, not a dependency: when it cannot be opened or reached, lookups go to
- * RDAP as if it were empty, and the failure is logged once.
+ * as ALMANAC_EMAIL_RDAP_CACHE says (unset: the quota store's Redis when that is Redis, else SQLite). The
+ * store is a cache, not a dependency: when it cannot be opened or reached, lookups go to RDAP as if it were
+ * empty, and the failure is logged once.
  */
 import type { Database } from 'bun:sqlite'
 import { redisConnection } from '../../stores/redis.ts'

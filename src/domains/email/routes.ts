@@ -21,7 +21,9 @@ export interface EmailDomainState {
 
 const address = t.String({
   maxLength: MAX_INPUT,
-  description: `An email address (RFC 5321 mailbox, RFC 6531 UTF-8 and IDN accepted). Invalid syntax is not an error: it scores 100 (critical). At most ${MAX_INPUT} characters.`,
+  description:
+    `An email address (RFC 5321 mailbox, RFC 6531 UTF-8 and IDN accepted). Invalid syntax is not an error: it scores 100 ` +
+    `(critical). At most ${MAX_INPUT} characters.`,
   examples: ['someone@example.com'],
 })
 
@@ -39,7 +41,9 @@ export const emailRoutes = ({ service: state, config }: DomainContext<EmailDomai
         detail: {
           summary: 'Score one email address (0-100)',
           description:
-            'Syntax, MX (DNS), domain age (RDAP), disposable, free-provider and abuse lists. `fields` accepts dotted paths such as `checks.disposable`. A check that cannot be performed is reported in `unknown_checks` and adds no points; the answer comes within the DNS and RDAP timeouts.',
+            'Syntax, MX (DNS), domain age (RDAP), disposable, free-provider and abuse lists. `fields` accepts dotted paths such ' +
+            'as `checks.disposable`. A check that cannot be performed is reported in `unknown_checks` and adds no points; the answer ' +
+            'comes within the DNS and RDAP timeouts.',
           tags: ['email'],
           ...documents({ enveloped: EnvelopedSchema, bare: BareSchema }),
         },
@@ -57,13 +61,16 @@ export const emailRoutes = ({ service: state, config }: DomainContext<EmailDomai
             emails: t.Array(
               // Unknown, checked per item by the service (SPEC rule 5): a bad item is answered in its place.
               t.Unknown({
-                description: `An email address, as the body of POST /email/risk. An item that is not a string of at most ${MAX_INPUT} characters is answered in its place as {email, error: {field, message}}; the others are scored.`,
+                description:
+                  `An email address, as the body of POST /email/risk. An item that is not a string of at most ${MAX_INPUT} ` +
+                  `characters is answered in its place as {email, error: {field, message}}; the others are scored.`,
                 examples: ['someone@example.com'],
               }),
               {
                 minItems: 1,
                 maxItems: BULK_MAX,
-                description: `1 to ${BULK_MAX} addresses, assessed concurrently and independently; each costs one quota credit, a bad item too.`,
+                description:
+                  `1 to ${BULK_MAX} addresses, assessed concurrently and independently; each costs one quota credit, a bad ` + `item too.`,
               },
             ),
           },

@@ -29,7 +29,8 @@ export const emailSources: Source[] = [
     sha256: '4bc4c52a1d89848ff75ce569714eab38e47d87e57612d530f1d3821036091bd3',
     license: 'CC0-1.0',
     attribution:
-      'Disposable email domains: disposable-email-domains (https://github.com/disposable-email-domains/disposable-email-domains), packaged by disposable-email-domains-js, CC0 1.0.',
+      'Disposable email domains: disposable-email-domains (https://github.com/disposable-email-domains/disposable-email-domains), ' +
+      'packaged by disposable-email-domains-js, CC0 1.0.',
   },
   {
     id: 'burner-email-providers',
@@ -50,9 +51,11 @@ export const emailSources: Source[] = [
     sha256: 'a2f19e1ccfc3422564f3bab33cb54898783240a743d8cbe758a9c750791b34e0',
     license: 'MIT',
     attribution:
-      "Free email providers: free-email-domains by Kiko Beats (https://github.com/Kikobeats/free-email-domains), MIT licence, from HubSpot's list of free email domains.",
+      'Free email providers: free-email-domains by Kiko Beats (https://github.com/Kikobeats/free-email-domains), MIT licence, from ' +
+      "HubSpot's list of free email domains.",
     duties:
-      "The package's postinstall script re-downloads its list from outside sources; Almanac blocks lifecycle scripts (package.json trustedDependencies: []) so the pinned, published domains.json is what is built.",
+      "The package's postinstall script re-downloads its list from outside sources; Almanac blocks lifecycle scripts (package.json " +
+      'trustedDependencies: []) so the pinned, published domains.json is what is built.',
   },
   {
     // The RDAP bootstrap the build prefers: IANA republishes it as registries change (dated, not pinned).
@@ -75,9 +78,11 @@ export const emailSources: Source[] = [
     sha256: 'abfc2439f564811c2aefc0c997cd78a0beab3fd7c5a3b78f078c82f8e4435685',
     license: 'ISC',
     attribution:
-      'RDAP servers per TLD: whoisserver-world (https://github.com/7c/whoisserver-world), ISC licence, from the IANA root zone database and RDAP bootstrap registry.',
+      'RDAP servers per TLD: whoisserver-world (https://github.com/7c/whoisserver-world), ISC licence, from the IANA root zone database ' +
+      'and RDAP bootstrap registry.',
     duties:
-      "Only its data file is read. Its dependency mybase (database and vault clients, one fetched from a git URL) is replaced by an empty package (package.json overrides), since none of the package's code runs.",
+      'Only its data file is read. Its dependency mybase (database and vault clients, one fetched from a git URL) is replaced by an ' +
+      "empty package (package.json overrides), since none of the package's code runs.",
   },
   {
     // Not built: shipped in the source tree (rdap-bootstrap.json), read by the email-rdap build only for the
@@ -88,7 +93,8 @@ export const emailSources: Source[] = [
     homepage: 'https://www.iana.org/assignments/rdap-dns/',
     license: 'IANA registry data (facts: which RDAP server answers for a TLD); the subset was compiled by hand for Almanac',
     attribution:
-      'RDAP servers per TLD: a hand-compiled subset of the IANA RDAP bootstrap registry for DNS (RFC 9224), https://data.iana.org/rdap/dns.json.',
+      'RDAP servers per TLD: a hand-compiled subset of the IANA RDAP bootstrap registry for DNS (RFC 9224), ' +
+      'https://data.iana.org/rdap/dns.json.',
     duties: "12 TLDs; used only where IANA's file is not found and whoisserver-world has no server for the TLD.",
   },
   {
@@ -110,6 +116,7 @@ export const emailSources: Source[] = [
     homepage: 'https://github.com/blocklistproject/Lists',
     license: 'Unlicense (The Block List Project)',
     attribution:
-      'Abuse domains: The Block List Project (https://github.com/blocklistproject/Lists), phishing and scam lists of 2026-07-20, Unlicense.',
+      'Abuse domains: The Block List Project (https://github.com/blocklistproject/Lists), phishing and scam lists of 2026-07-20, ' +
+      'Unlicense.',
   },
 ]

@@ -8,7 +8,7 @@ import { hashSettings } from './settings.ts'
 import { callerShare, memoryBudget } from './budget.ts'
 import { createKdfPool, poolMetrics } from './pool.ts'
 import { hashRoutes } from './routes.ts'
-import { createHashService, type HashService } from './service.ts'
+import { openHashService, type HashService } from './service.ts'
 import { hashSources } from './sources.ts'
 
 export default defineDomain<HashService>({
@@ -20,7 +20,7 @@ export default defineDomain<HashService>({
   settings: hashSettings,
   prefixes: ['/hash'],
   datasets: [],
-  open: ({ config }) => {
+  open: ({ config, log }) => {
     const size = config.hash.workers || availableParallelism()
     const limits = { ...config.hash, memoryBudgetBytes: memoryBudget(config.hash.memoryBudgetBytes, config.workers) }
     const pool = createKdfPool({
@@ -29,8 +29,9 @@ export default defineDomain<HashService>({
       perOwner: config.hash.jobsPerCaller,
       memoryBudget: limits.memoryBudgetBytes,
       memoryPerOwner: callerShare(limits.memoryBudgetBytes),
+      log,
     })
-    return createHashService(limits, pool)
+    return openHashService(limits, pool)
   },
   routes: ({ service, config }) => hashRoutes(service, config),
   close: (service) => service.pool.close(),

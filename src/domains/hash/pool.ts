@@ -8,7 +8,7 @@ import { AlmanacError, busy, unavailable } from '../../lib/errors.ts'
 import { workerUrl as libWorkerUrl } from '../../lib/threads.ts'
 import { jobMemory } from './budget.ts'
 import type { KdfJob } from './kdf.ts'
-import { logger } from '../../lib/logger.ts'
+import { createLogger, type Logger } from '../../lib/logger.ts'
 
 /** Where the KDF worker module is, from source or inside the compiled executable (lib/threads.ts). */
 export const workerUrl = () => libWorkerUrl(new URL('./kdf-worker.ts', import.meta.url), 'hash/kdf-worker')
@@ -46,8 +46,18 @@ export interface KdfPool {
   close(): Promise<void>
 }
 
-/** Logs what a worker reported; the caller gets a problem that says nothing of it (library text is not for clients). */
-const logFailure = (algorithm: string, message: string) => logger.error(`${algorithm} worker failed`, { error: message })
+export interface KdfPoolOptions {
+  size: number
+  queueSize: number
+  perOwner?: number
+  /** Bytes all running jobs together may allocate (see budget.ts). */
+  memoryBudget?: number
+  /** Bytes one owner's running jobs may allocate; also the largest job the pool accepts. */
+  memoryPerOwner?: number
+  url?: string
+  /** The domain's logger (`open`'s context); a pool made on its own (tests, benches) logs to stderr. */
+  log?: Logger
+}
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
@@ -64,16 +74,8 @@ export function createKdfPool({
   memoryBudget = Infinity,
   memoryPerOwner = memoryBudget,
   url = workerUrl(),
-}: {
-  size: number
-  queueSize: number
-  perOwner?: number
-  /** Bytes all running jobs together may allocate (see budget.ts). */
-  memoryBudget?: number
-  /** Bytes one owner's running jobs may allocate; also the largest job the pool accepts. */
-  memoryPerOwner?: number
-  url?: string
-}): KdfPool {
+  log = createLogger(),
+}: KdfPoolOptions): KdfPool {
   const slots: Slot[] = []
   const queue: Pending[] = []
   /** Jobs running or waiting, by owner; an owner is removed at zero, so the map holds only active callers. */
@@ -84,6 +86,8 @@ export function createKdfPool({
   const largestJob = Math.min(memoryBudget, memoryPerOwner)
   let nextId = 1
   let closed = false
+  /** Logs what a worker reported; the caller gets a problem that says nothing of it (library text is not for clients). */
+  const logFailure = (algorithm: string, message: string) => log.error(`${algorithm} worker failed`, { error: message })
 
   const account = (job: Pending, sign: 1 | -1) => {
     memoryInUse += sign * job.memory
@@ -166,7 +170,8 @@ export function createKdfPool({
       if (mine >= perOwner)
         return Promise.reject(
           busy(
-            `You already have ${mine} password hash${mine === 1 ? '' : 'es'} running or waiting, the most one caller may (hash.jobsPerCaller); send the next when one finishes.`,
+            `You already have ${mine} password hash${mine === 1 ? '' : 'es'} running or waiting, the most one caller may ` +
+              `(hash.jobsPerCaller); send the next when one finishes.`,
             1,
           ),
         )
@@ -178,7 +183,9 @@ export function createKdfPool({
         queue.pop()
         reject(
           busy(
-            `All ${plural(size, 'hashing worker is', 'hashing workers are')} busy or hashing memory is taken (${memoryInUse} of ${memoryBudget} bytes in use), and ${plural(queue.length, 'job is', 'jobs are')} waiting (the queue holds ${queueSize}); try again shortly.`,
+            `All ${plural(size, 'hashing worker is', 'hashing workers are')} busy or hashing memory is taken (${memoryInUse} ` +
+              `of ${memoryBudget} bytes in use), and ${plural(queue.length, 'job is', 'jobs are')} waiting (the queue ` +
+              `holds ${queueSize}); try again shortly.`,
             1,
           ),
         )

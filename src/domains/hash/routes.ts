@@ -15,18 +15,38 @@ import { digestSchema, kdfSchemas } from './schemas.ts'
 import { DEFAULTS, DIGESTS, MAX_INPUT_BYTES, type HashService } from './service.ts'
 
 const input = t.String({
-  description: `The text to hash, encoded as UTF-8 (a lone surrogate becomes U+FFFD). At most ${MAX_INPUT_BYTES} bytes (256 KB) of UTF-8; longer input is refused with 413.`,
+  description:
+    `The text to hash, encoded as UTF-8 (a lone surrogate becomes U+FFFD). At most ${MAX_INPUT_BYTES} bytes (256 KB) of ` +
+    `UTF-8; longer input is refused with 413.`,
 })
 
 const DIGEST_LENGTH: Record<(typeof DIGESTS)[number], number> = { md5: 32, sha1: 40, sha256: 64, sha512: 128 }
 
 const RESULT_NOTE =
   'The result is a Hash result: `algorithm` and `hash`; Form A (enveloped) KDF results add `params`, the parameters actually used. ' +
-  "A job waits for a free worker and for room in this server's hashing memory budget (hash.memoryBudgetBytes, of which one caller may hold half). " +
-  "A full queue, or a caller who already has hash.jobsPerCaller jobs running or waiting, answers 503 with Retry-After; a value over one of this server's ceilings (memory, work, rounds, lanes) answers 422 naming the field and the ceiling (`ceilings[]`). An empty `input` is a 422."
+  "A job waits for a free worker and for room in this server's hashing memory budget (hash.memoryBudgetBytes, of which one caller " +
+  'may hold half). A full queue, or a caller who already has hash.jobsPerCaller jobs running or waiting, answers 503 with ' +
+  "Retry-After; a value over one of this server's ceilings (memory, work, rounds, lanes) answers 422 naming the field and the " +
+  'ceiling (`ceilings[]`). An empty `input` is a 422.'
 
 /** The input's 256 KB of UTF-8 even if every byte were escaped as two in JSON (quotes, backslashes, newlines), and the options. */
 const HASH_BODY = bodyLimit(2 * MAX_INPUT_BYTES + 16 * 1024)
+
+/** What each password hash route answers (its OpenAPI description). */
+const BCRYPT_DESCRIPTION =
+  "A bcrypt hash in Modular Crypt Format, `$2b$<rounds>$<salt><hash>` (bcrypt's own base64 alphabet), with a fresh random salt on " +
+  'every call. Inputs over 72 bytes are reduced to their raw SHA-512 digest before bcrypt instead of being silently truncated ' +
+  `(Bun.password behaviour). ${RESULT_NOTE}`
+
+const SCRYPT_DESCRIPTION =
+  'An scrypt (RFC 7914) hash `$scrypt$ln=<log2 n>,r=<r>,p=<p>$<salt>$<hash>`: a fresh 16-byte random salt and a 32-byte key, both in ' +
+  "standard base64 (RFC 4648 alphabet `A-Z a-z 0-9 + /`) without `=` padding. Parameters may be sent as n/r/p or as Form A's " +
+  `cost_factor/block_size/parallelism. ${RESULT_NOTE}`
+
+const ARGON2ID_DESCRIPTION =
+  'An argon2id (RFC 9106, version 0x13) hash in PHC string format ' +
+  '`$argon2id$v=19$m=<memory_cost>,t=<time_cost>,p=<parallelism>$<salt>$<hash>`: a fresh 16-byte random salt and a 32-byte tag, ' +
+  `standard base64 without padding. ${RESULT_NOTE}`
 
 export function hashRoutes(service: HashService, config: Config) {
   const c = config.hash
@@ -41,7 +61,9 @@ export function hashRoutes(service: HashService, config: Config) {
         tags: ['hash'],
         ...HASH_BODY,
         summary: `${algorithm.toUpperCase()} digest`,
-        description: `The ${algorithm} digest of the UTF-8 bytes of \`input\`, as ${DIGEST_LENGTH[algorithm]} lowercase hexadecimal characters. Deterministic: equal inputs give equal digests.`,
+        description:
+          `The ${algorithm} digest of the UTF-8 bytes of \`input\`, as ${DIGEST_LENGTH[algorithm]} lowercase hexadecimal ` +
+          `characters. Deterministic: equal inputs give equal digests.`,
         ...documents({
           name: `${algorithm[0]!.toUpperCase()}${algorithm.slice(1)}Result`,
           enveloped: digestSchema(algorithm, DIGEST_LENGTH[algorithm]),
@@ -72,10 +94,7 @@ export function hashRoutes(service: HashService, config: Config) {
         tags: ['hash'],
         ...HASH_BODY,
         summary: 'bcrypt password hash',
-        description:
-          "A bcrypt hash in Modular Crypt Format, `$2b$<rounds>$<salt><hash>` (bcrypt's own base64 alphabet), with a fresh random salt on every call. " +
-          'Inputs over 72 bytes are reduced to their raw SHA-512 digest before bcrypt instead of being silently truncated (Bun.password behaviour). ' +
-          RESULT_NOTE,
+        description: BCRYPT_DESCRIPTION,
         ...documents({ name: 'BcryptResult', ...kdfSchemas('bcrypt') }),
       },
     })
@@ -89,7 +108,9 @@ export function hashRoutes(service: HashService, config: Config) {
               'n',
               2,
               2 ** 32,
-              `CPU/memory cost N: a power of two greater than 1 (default ${DEFAULTS.scrypt.n}). Form A name: cost_factor. 128·r·(n + 2 + p) bytes must not exceed this server's ceiling of ${memory.scryptBytes} bytes (the smaller of hash.scryptMaxMemoryBytes and half of hash.memoryBudgetBytes), nor n·r·p its work ceiling of ${c.scryptMaxWork} (hash.scryptMaxWork).`,
+              `CPU/memory cost N: a power of two greater than 1 (default ${DEFAULTS.scrypt.n}). Form A name: cost_factor. 128·r·(n + 2 + ` +
+                `p) bytes must not exceed this server's ceiling of ${memory.scryptBytes} bytes (the smaller of hash.scryptMaxMemoryBytes ` +
+                `and half of hash.memoryBudgetBytes), nor n·r·p its work ceiling of ${c.scryptMaxWork} (hash.scryptMaxWork).`,
             ),
           ),
           r: t.Optional(namedInteger('r', 1, 2 ** 20, `Block size r (default ${DEFAULTS.scrypt.r}). Form A name: block_size.`)),
@@ -98,7 +119,8 @@ export function hashRoutes(service: HashService, config: Config) {
               'p',
               1,
               2 ** 20,
-              `Parallelism p (default ${DEFAULTS.scrypt.p}); r·p < 2^30. Form A name: parallelism. This server's ceiling: ${c.scryptMaxParallelism} (hash.scryptMaxParallelism).`,
+              `Parallelism p (default ${DEFAULTS.scrypt.p}); r·p < 2^30. Form A name: parallelism. This server's ` +
+                `ceiling: ${c.scryptMaxParallelism} (hash.scryptMaxParallelism).`,
             ),
           ),
           cost_factor: t.Optional(
@@ -106,7 +128,8 @@ export function hashRoutes(service: HashService, config: Config) {
               'cost_factor',
               2,
               2 ** 32,
-              `Form A name of n (default ${DEFAULTS.scrypt.n}); a power of two greater than 1. Either spelling is accepted; both with different values is a 422.`,
+              `Form A name of n (default ${DEFAULTS.scrypt.n}); a power of two greater than 1. Either spelling is accepted; both with ` +
+                `different values is a 422.`,
             ),
           ),
           block_size: t.Optional(namedInteger('block_size', 1, 2 ** 20, `Form A name of r (default ${DEFAULTS.scrypt.r}).`)),
@@ -119,10 +142,7 @@ export function hashRoutes(service: HashService, config: Config) {
         tags: ['hash'],
         ...HASH_BODY,
         summary: 'scrypt password hash',
-        description:
-          'An scrypt (RFC 7914) hash `$scrypt$ln=<log2 n>,r=<r>,p=<p>$<salt>$<hash>`: a fresh 16-byte random salt and a 32-byte key, both in standard base64 ' +
-          "(RFC 4648 alphabet `A-Z a-z 0-9 + /`) without `=` padding. Parameters may be sent as n/r/p or as Form A's cost_factor/block_size/parallelism. " +
-          RESULT_NOTE,
+        description: SCRYPT_DESCRIPTION,
         ...documents({ name: 'ScryptResult', ...kdfSchemas('scrypt') }),
       },
     })
@@ -144,7 +164,8 @@ export function hashRoutes(service: HashService, config: Config) {
               'memory_cost',
               8,
               2 ** 32 - 1,
-              `Memory in KiB, default 65536; at least 8 × parallelism. This server's ceiling: ${memory.argon2KiB} KiB (the smaller of hash.argon2MaxMemoryKiB and half of hash.memoryBudgetBytes).`,
+              `Memory in KiB, default 65536; at least 8 × parallelism. This server's ceiling: ${memory.argon2KiB} KiB (the smaller of ` +
+                `hash.argon2MaxMemoryKiB and half of hash.memoryBudgetBytes).`,
               DEFAULTS.argon2id.memory_cost,
             ),
           ),
@@ -165,9 +186,7 @@ export function hashRoutes(service: HashService, config: Config) {
         tags: ['hash'],
         ...HASH_BODY,
         summary: 'argon2id password hash',
-        description:
-          'An argon2id (RFC 9106, version 0x13) hash in PHC string format `$argon2id$v=19$m=<memory_cost>,t=<time_cost>,p=<parallelism>$<salt>$<hash>`: a fresh 16-byte random salt and a 32-byte tag, standard base64 without padding. ' +
-          RESULT_NOTE,
+        description: ARGON2ID_DESCRIPTION,
         ...documents({ name: 'Argon2idResult', ...kdfSchemas('argon2id') }),
       },
     })

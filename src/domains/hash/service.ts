@@ -158,7 +158,9 @@ export function scryptParams(body: ScryptRequest, limits: HashCeilings): ScryptP
       setting: 'hash.scryptMaxWork',
       env: 'ALMANAC_HASH_SCRYPT_MAX_WORK',
       value: limits.scryptMaxWork,
-      message: `${n.field} × ${r.field} × ${p.field} = ${work} is over this server's work ceiling hash.scryptMaxWork = ${limits.scryptMaxWork}`,
+      message:
+        `${n.field} × ${r.field} × ${p.field} = ${work} is over this server's work ceiling hash.scryptMaxWork ` +
+        `= ${limits.scryptMaxWork}`,
     })
   }
   if (p.value > limits.scryptMaxParallelism) {
@@ -225,7 +227,9 @@ export function argon2Params(body: Partial<Argon2Params>, limits: HashCeilings):
         field: 'memory_cost',
         ...BUDGET,
         value: ceilings.argon2KiB,
-        message: `memory_cost ${params.memory_cost} KiB is over the ${ceilings.argon2KiB} KiB one caller may hold, ${shareOf(ceilings.budgetBytes)}`,
+        message:
+          `memory_cost ${params.memory_cost} KiB is over the ${ceilings.argon2KiB} KiB one caller may ` +
+          `hold, ${shareOf(ceilings.budgetBytes)}`,
       })
   } else cap('memory_cost', 'hash.argon2MaxMemoryKiB', 'ALMANAC_HASH_ARGON2_MAX_MEMORY', limits.argon2MaxMemoryKiB, ' KiB')
   cap('parallelism', 'hash.argon2MaxParallelism', 'ALMANAC_HASH_ARGON2_MAX_PARALLELISM', limits.argon2MaxParallelism)
@@ -236,7 +240,8 @@ export function argon2Params(body: Partial<Argon2Params>, limits: HashCeilings):
       setting: 'hash.argon2MaxWork',
       env: 'ALMANAC_HASH_ARGON2_MAX_WORK',
       value: limits.argon2MaxWork,
-      message: `time_cost × memory_cost = ${work} KiB-passes is over this server's work ceiling hash.argon2MaxWork = ${limits.argon2MaxWork}`,
+      message:
+        `time_cost × memory_cost = ${work} KiB-passes is over this server's work ceiling hash.argon2MaxWork ` + `= ${limits.argon2MaxWork}`,
     })
   }
   if (over.length) throw overCeilings('argon2id', over)
@@ -254,7 +259,7 @@ export interface HashService {
   pool: KdfPool
 }
 
-export function createHashService(limits: HashCeilings, pool: KdfPool): HashService {
+export function openHashService(limits: HashCeilings, pool: KdfPool): HashService {
   const kdf = async (job: KdfJob, caller: string): Promise<HashResult> => ({
     algorithm: job.algorithm,
     hash: await pool.run(job, caller),

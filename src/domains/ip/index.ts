@@ -11,9 +11,6 @@ import { ipBuilders } from './build.ts'
 import { ipRoutes, type IpDomainState } from './routes.ts'
 import { openIpService } from './service.ts'
 import { ipSources } from './sources.ts'
-import { logger } from '../../lib/logger.ts'
-
-const log = (fields: Record<string, unknown>) => logger({ domain: 'ip', ...fields })
 
 export default defineDomain<IpDomainState>({
   name: 'ip',
@@ -24,7 +21,8 @@ export default defineDomain<IpDomainState>({
   settings: ipSettings,
   prefixes: ['/ip'],
   datasets: ['ip', 'ip-lists'],
-  open({ config, data }) {
+  open({ config, data, log: logger }) {
+    const log = (fields: Record<string, unknown>) => logger({ domain: 'ip', ...fields })
     const trusted = trustedProxies(config.trustedProxies, config.trustedProxyHeader)
     const service = openIpService(config, data, (message) => log({ level: 'warn', msg: message }))
     const stopReloading = reloadOnHangup('operator lists', () => service.reload(), log)

@@ -59,7 +59,8 @@ export function loadOperatorLists(ip: Config['ip']): { set: ListSet; warnings: s
       const parsed = parseListText(text, (1 << bit) >>> 0)
       if (parsed.bad.length)
         warnings.push(
-          `${path}: ${parsed.bad.length} unreadable lines skipped (line ${parsed.bad[0]!.line}: ${JSON.stringify(parsed.bad[0]!.text)} ${parsed.bad[0]!.why})`,
+          `${path}: ${parsed.bad.length} unreadable lines skipped ` +
+            `(line ${parsed.bad[0]!.line}: ${JSON.stringify(parsed.bad[0]!.text)} ${parsed.bad[0]!.why})`,
         )
       v4.push(...parsed.v4)
       v6.push(...parsed.v6)

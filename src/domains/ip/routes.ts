@@ -49,7 +49,8 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
           tags: ['ip'],
           summary: "The caller's IP record",
           description:
-            'Geolocates the connecting address. Behind a proxy in ALMANAC_TRUSTED_PROXIES, the one forwarding header ALMANAC_TRUSTED_PROXY_HEADER names (X-Forwarded-For or Forwarded) is believed, walked from the right; the other is ignored.',
+            'Geolocates the connecting address. Behind a proxy in ALMANAC_TRUSTED_PROXIES, the one forwarding header ' +
+            'ALMANAC_TRUSTED_PROXY_HEADER names (X-Forwarded-For or Forwarded) is believed, walked from the right; the other is ignored.',
           ...documents({ name: 'IpRecord', ...IpRecordSchemas }),
         },
       },
@@ -69,7 +70,8 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
           tags: ['ip'],
           summary: 'Geolocate one address (GET form)',
           description:
-            'The same record and quota as POST /api/v1/ip, with the address in the path (IPv6 as it is written: `/api/v1/ip/2001:db8::1`). `me` is the caller, as GET /api/v1/ip/me.',
+            'The same record and quota as POST /api/v1/ip, with the address in the path (IPv6 as it is ' +
+            'written: `/api/v1/ip/2001:db8::1`). `me` is the caller, as GET /api/v1/ip/me.',
           ...documents({ name: 'IpRecord', ...IpRecordSchemas }),
         },
       },

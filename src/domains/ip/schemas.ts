@@ -11,7 +11,8 @@ const listFlag = (description: string) =>
   nullable(t.Boolean(), `${description} Null: unknown, the list was not built in (\`unavailable_sources\`).`)
 const unavailableSources = t.Array(t.String(), {
   description:
-    'Built-in anonymity lists this server was built without (e.g. `tor-exit-nodes`): the flags they feed are null unless another source set them. Empty when every list is in.',
+    'Built-in anonymity lists this server was built without (e.g. `tor-exit-nodes`): the flags they feed are null unless another source ' +
+    'set them. Empty when every list is in.',
 })
 
 const RESERVED = {

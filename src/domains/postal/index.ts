@@ -7,7 +7,7 @@ import { postalSettings } from './settings.ts'
 import { POSTAL_ARTIFACT, postalBuilder } from './build.ts'
 import type { PostalWorkerInit } from './postal-worker.ts'
 import { postalRoutes } from './routes.ts'
-import { INLINE_WORK, PostalService } from './service.ts'
+import { INLINE_WORK, type PostalService, openPostalService } from './service.ts'
 import { postalSources } from './sources.ts'
 
 export default defineDomain<{ service: PostalService; pool: QueryPool; close(): Promise<void> }>({
@@ -15,7 +15,8 @@ export default defineDomain<{ service: PostalService; pool: QueryPool; close(): 
   tag: {
     name: 'postal',
     description:
-      'Postal code systems (formats, regular expressions) and postal code records: lookup, search, radius and polygon queries, validation. From GeoNames.',
+      'Postal code systems (formats, regular expressions) and postal code records: lookup, search, radius and polygon queries, ' +
+      'validation. From GeoNames.',
   },
   settings: postalSettings,
   prefixes: ['/postal'],
@@ -23,7 +24,7 @@ export default defineDomain<{ service: PostalService; pool: QueryPool; close(): 
   open: ({ data, config }) => {
     const path = data.path(POSTAL_ARTIFACT)
     const db = openReadonlySqlite(path)
-    const service = new PostalService(db, {}, config.postal.workBudget)
+    const service = openPostalService(db, {}, config.postal.workBudget)
     // Queries whose inline budget runs out run again here, each worker on its own connection (docs/postal.md).
     const init: PostalWorkerInit = { path, workBudget: config.postal.workBudget }
     const { pool, close } = pooledDatabase(db, config.queries, {

@@ -6,7 +6,7 @@
  */
 import { openReadonlySqlite } from '../../data/sqlite.ts'
 import { serveQueries } from '../../lib/query-thread.ts'
-import { PostalService } from './service.ts'
+import { type PostalService, openPostalService } from './service.ts'
 
 export interface PostalWorkerInit {
   path: string
@@ -14,7 +14,7 @@ export interface PostalWorkerInit {
 }
 
 serveQueries<PostalWorkerInit>(({ path, workBudget }) => {
-  const service = new PostalService(openReadonlySqlite(path), {}, workBudget)
+  const service = openPostalService(openReadonlySqlite(path), {}, workBudget)
   return {
     search: (...args: Parameters<PostalService['search']>) => service.search(...args),
     nearby: (...args: Parameters<PostalService['nearby']>) => service.nearby(...args),

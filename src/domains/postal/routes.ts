@@ -269,7 +269,9 @@ export const postalRoutes = (service: PostalService, config: Config) =>
             geometry: t.Object(
               { type: t.String({ description: '`Polygon` or `MultiPolygon`.' }), coordinates: t.Array(t.Any()) },
               {
-                description: `GeoJSON Polygon or MultiPolygon ([longitude, latitude] positions, closed rings, holes allowed, at most ${MAX_VERTICES} positions).`,
+                description:
+                  `GeoJSON Polygon or MultiPolygon ([longitude, latitude] positions, closed rings, holes allowed, at ` +
+                  `most ${MAX_VERTICES} positions).`,
               },
             ),
             ...spatialPage,

@@ -64,7 +64,8 @@ export interface FormatCheck {
  * 1.3M places; a lookup touches a handful). Measured on a one-row lookup: the join cost 5 µs more than
  * the place row alone, the cached admin row nothing.
  */
-const PLACES = `SELECT p.id, p.postal_code, p.country AS country_code, p.place_name, p.admin_id, p.latitude, p.longitude, p.accuracy FROM places p`
+const PLACES =
+  `SELECT p.id, p.postal_code, p.country AS country_code, p.place_name, p.admin_id, p.latitude, p.longitude, p.accuracy ` + `FROM places p`
 
 type PlaceRow = Omit<PostalRecord, 'admin_name1' | 'admin_code1' | 'admin_name2' | 'admin_code2' | 'admin_name3' | 'admin_code3'> & {
   admin_id: number
@@ -88,6 +89,14 @@ export const INLINE_WORK = 2_000
 
 type Heavy = 'search' | 'nearby' | 'within'
 
+/**
+ * The service over an open postal database (the domain's only way to make one). `tuning` sets the spatial
+ * index's thresholds (tests); `workBudget` the units of work one search, nearby or within may spend.
+ */
+export function openPostalService(db: Database, tuning: Partial<SpatialTuning> = {}, workBudget?: number): PostalService {
+  return new PostalService(db, tuning, workBudget)
+}
+
 export class PostalService {
   private readonly spatial: Spatial
   private readonly byCode = new Map<string, PostalSystem & { re: RegExp | null }>()
@@ -110,7 +119,8 @@ export class PostalService {
     )
     const rows = db
       .query(
-        'SELECT alpha2, alpha3, name, geonames_format, geonames_regex, total_codes, total_records, first_id, last_id FROM systems ORDER BY alpha2',
+        'SELECT alpha2, alpha3, name, geonames_format, geonames_regex, total_codes, total_records, first_id, last_id FROM systems ORDER ' +
+          'BY alpha2',
       )
       .all() as any[]
     this.systems = rows.map((r) => ({
@@ -143,7 +153,8 @@ export class PostalService {
     const system = this.find(code)
     if (!system) {
       throw notFound(
-        `Country ${JSON.stringify(code)} is not supported: it is not an ISO 3166-1 alpha-2 or alpha-3 code of a country in the postal dataset.`,
+        `Country ${JSON.stringify(code)} is not supported: it is not an ISO 3166-1 alpha-2 or alpha-3 code of a country in the postal ` +
+          `dataset.`,
         {
           reason: 'country_not_supported',
           country_code: code,
@@ -254,7 +265,8 @@ export class PostalService {
     const system = this.withData(country)
     const items = this.db
       .query(
-        `SELECT c.postal_code, p.place_name, a.admin_name1 AS admin_name FROM codes c JOIN places p ON p.id = c.first_id JOIN admins a ON a.id = p.admin_id
+        `SELECT c.postal_code, p.place_name, a.admin_name1 AS admin_name FROM codes c JOIN places p ON p.id = c.first_id JOIN admins a ` +
+          `ON a.id = p.admin_id
          WHERE c.country = ? AND c.seq >= ? AND c.seq < ? ORDER BY c.seq`,
       )
       .all(system.alpha2, page.offset, page.offset + page.limit) as any[]

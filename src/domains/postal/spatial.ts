@@ -114,7 +114,8 @@ export class Spatial {
   private cellCount(scope: CountryScope, runs: Run[]): number {
     const ranges = JSON.stringify(runs.map((r) => [this.grid.key(r.row, r.from), this.grid.key(r.row, r.to)]))
     const sum = this.stmt(
-      'SELECT TOTAL(c.n) AS n FROM json_each(?) j JOIN cells c ON c.country = ? AND c.cell BETWEEN j.value ->> 0 AND j.value ->> 1 WHERE work_unit()',
+      'SELECT TOTAL(c.n) AS n FROM json_each(?) j JOIN cells c ON c.country = ? AND c.cell BETWEEN j.value ->> 0 AND j.value ->> 1 WHERE ' +
+        'work_unit()',
       scope,
     ).get(ranges, scope.alpha2) as { n: number }
     return sum.n
@@ -157,7 +158,8 @@ export class Spatial {
     }
     const rows = this.stmt(
       `SELECT j.key, r.id, r.min_lat, r.max_lat, r.min_lng, r.max_lng FROM json_each(?) j CROSS JOIN places_rtree r
-       ON r.max_lat >= j.value ->> 0 AND r.min_lat <= j.value ->> 1 AND r.max_lng >= j.value ->> 2 AND r.min_lng <= j.value ->> 3 WHERE $SCOPE AND work_unit()`,
+       ON r.max_lat >= j.value ->> 0 AND r.min_lat <= j.value ->> 1 AND r.max_lng >= j.value ->> 2 AND r.min_lng <= j.value ->> 3 ` +
+        `WHERE $SCOPE AND work_unit()`,
       scope,
     ).values(JSON.stringify(cellBoxes.map((b) => searchBox(grid, b))), ...Spatial.scopeArgs(scope)) as [number, ...BoxRow][]
     for (const [index, id, minLat, maxLat, minLng, maxLng] of rows) {

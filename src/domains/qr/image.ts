@@ -36,7 +36,10 @@ export function makeImage(payload: string, field: string, o: ImageOptions): Made
   const matrix = encodeMatrix(payload, o.error_correction, field)
   const total = matrix.size + 2 * o.margin
   if (o.format !== 'svg' && o.size < total) {
-    const message = `is ${o.size} pixels, fewer than the ${total} modules (quiet zone included) of this code (version ${matrix.version}): modules would be lost. Use a size of at least ${total} (${2 * total} or more scans reliably), a smaller margin or a lower error_correction`
+    const message =
+      `is ${o.size} pixels, fewer than the ${total} modules (quiet zone included) of this code ` +
+      `(version ${matrix.version}): modules would be lost. Use a size of at least ${total} (${2 * total} or more scans reliably), a ` +
+      `smaller margin or a lower error_correction`
     throw invalid('size', message)
   }
   const extension = o.format === 'svg' ? 'svg' : 'png'
@@ -54,7 +57,10 @@ export function makeImage(payload: string, field: string, o: ImageOptions): Made
  * 1.2-1.8 ms at 33-40; below 20 a request holds the loop well under a millisecond.
  */
 export const WORKER_VERSION = 20
-/** PNGs (and base64) this many pixels wide or more are made in the worker whatever the version: deflating ~0.5 MB of rows at 2000 px takes ~0.7-1.5 ms. */
+/**
+ * PNGs (and base64) this many pixels wide or more are made in the worker whatever the version: deflating ~0.5 MB of rows at
+ * 2000 px takes ~0.7-1.5 ms.
+ */
 export const WORKER_PIXELS = 1000
 
 /**

@@ -13,12 +13,13 @@ import { downloadRoutes } from './download.ts'
 import { createLocalStore } from './local-store.ts'
 import { qrRoutes } from './routes.ts'
 import { createS3Store } from './s3-store.ts'
-import { createQrService, qrMetrics, type StoreShares } from './service.ts'
+import { openQrService, qrMetrics, type StoreShares } from './service.ts'
 import { stateDirLedger } from './shares.ts'
 import type { QrDomainState } from './state.ts'
 import { createSigner } from './signing.ts'
 import { qrSources } from './sources.ts'
-import { logger } from '../../lib/logger.ts'
+import type { Logger } from '../../lib/logger.ts'
+import { createRenderPool } from './render-pool.ts'
 
 /** `local` -> `<stateDir>/qr`; `local:/path` -> `/path`. */
 export const localDir = (config: Config) =>
@@ -27,9 +28,9 @@ export const localDir = (config: Config) =>
 /** One caller's share of the store: the setting, else a 16th of the global cap. */
 export const qrShareOf = (config: Config) => config.qr.storeMaxBytesPerKey ?? Math.floor(config.qr.storeMaxBytes / 16)
 
-const log = (fields: Record<string, unknown>) => logger({ domain: 'qr', ...fields })
-
-export function openQr(config: Config, now: () => number = Date.now): QrDomainState {
+export function openQrState(config: Config, logger: Logger, now: () => number = Date.now): QrDomainState {
+  const log = (fields: Record<string, unknown>) => logger({ domain: 'qr', ...fields })
+  const pool = createRenderPool(undefined, undefined, logger)
   const trusted = trustedProxies(config.trustedProxies, config.trustedProxyHeader)
   const signer = createSigner(config.qr.signingKey, config.stateDir)
   const q = config.qr
@@ -52,7 +53,7 @@ export function openQr(config: Config, now: () => number = Date.now): QrDomainSt
     })
     const sweeper = setInterval(pruneLedger, q.sweepSeconds * 1000)
     sweeper.unref()
-    return { service: createQrService(store, shares, now), trusted, signer, now, sweeper }
+    return { service: openQrService(store, shares, now, pool), trusted, signer, now, sweeper }
   }
   const local = createLocalStore({ dir: localDir(config), maxBytes: q.storeMaxBytes, signer, now })
   const sweeper = setInterval(() => {
@@ -63,7 +64,7 @@ export function openQr(config: Config, now: () => number = Date.now): QrDomainSt
     )
   }, q.sweepSeconds * 1000)
   sweeper.unref()
-  return { service: createQrService(local, shares, now), trusted, local, signer, now, sweeper }
+  return { service: openQrService(local, shares, now, pool), trusted, local, signer, now, sweeper }
 }
 
 /** The domain with an injected clock (tests); the default export uses the wall clock. */
@@ -73,12 +74,13 @@ export const qrDomain = (now: () => number = Date.now) =>
     tag: {
       name: 'qr',
       description:
-        'QR code images for seven payloads (text, URL, Wi-Fi, vCard, email, SMS, geo): png or svg behind a signed link, or a base64 PNG inline.',
+        'QR code images for seven payloads (text, URL, Wi-Fi, vCard, email, SMS, geo): png or svg behind a signed link, or a base64 PNG ' +
+        'inline.',
     },
     settings: qrSettings,
     prefixes: ['/qr'],
     datasets: [],
-    open: ({ config }) => openQr(config, now),
+    open: ({ config, log }) => openQrState(config, log, now),
     routes: qrRoutes,
     publicRoutes: ({ service: state }) =>
       downloadRoutes({ dir: state.local?.dir ?? '', signer: state.signer, now: state.now, enabled: !!state.local }),

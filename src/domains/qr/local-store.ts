@@ -165,7 +165,8 @@ export function createLocalStore({ dir, maxBytes, signer, now, fsNow = Date.now 
       await sweep()
       if (bytes + object.bytes.length > maxBytes)
         throw storeDown(
-          `The QR image store is full: it holds ${bytes} bytes and its limit is ${maxBytes} (ALMANAC_QR_STORE_MAX_BYTES); expired images are swept every few minutes.`,
+          `The QR image store is full: it holds ${bytes} bytes and its limit is ${maxBytes} (ALMANAC_QR_STORE_MAX_BYTES); expired images ` +
+            `are swept every few minutes.`,
         )
     }
     const temp = join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`)

@@ -85,8 +85,10 @@ export function encodeMatrix(payload: string, level: EcLevel, field: string): Qr
     const c = capacityOf(level)
     const bytes = Buffer.byteLength(payload, 'utf8')
     const message =
-      `does not fit in a QR code at error correction level ${level}: the payload is ${payload.length} characters (${bytes} bytes of UTF-8), ` +
-      `and level ${level} holds at most ${c.numeric} digits, ${c.alphanumeric} alphanumeric characters (0-9, A-Z, space and $%*+-./:) or ${c.bytes} bytes; ` +
+      `does not fit in a QR code at error correction level ${level}: the payload is ${payload.length} characters (${bytes} bytes of ` +
+      `UTF-8), ` +
+      `and level ${level} holds at most ${c.numeric} digits, ${c.alphanumeric} alphanumeric characters (0-9, A-Z, space and $%*+-./:) ` +
+      `or ${c.bytes} bytes; ` +
       (level === 'L' ? 'shorten it' : 'shorten it or choose a lower error_correction')
     throw new AlmanacError('invalid', `${field} ${message}.`, {
       errors: [{ in: 'body', field, message }],

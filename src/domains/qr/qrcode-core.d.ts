@@ -11,7 +11,10 @@ declare module 'qrcode/lib/core/qrcode.js' {
     version: number
     maskPattern: number
   }
-  export function create(data: string | { data: string; mode: 'numeric' | 'alphanumeric' | 'byte' }[], options: { errorCorrectionLevel: 'L' | 'M' | 'Q' | 'H'; maskPattern?: number }): Symbol
+  export function create(
+    data: string | { data: string; mode: 'numeric' | 'alphanumeric' | 'byte' }[],
+    options: { errorCorrectionLevel: 'L' | 'M' | 'Q' | 'H'; maskPattern?: number },
+  ): Symbol
 }
 
 declare module 'qrcode/lib/core/version.js' {

@@ -13,7 +13,7 @@ import { AlmanacError, busy } from '../../lib/errors.ts'
 import { workerUrl } from '../../lib/threads.ts'
 import type { ImageOptions, MadeImage } from './image.ts'
 import type { RenderJob, RenderReply } from './render-worker.ts'
-import { logger } from '../../lib/logger.ts'
+import { createLogger, type Logger } from '../../lib/logger.ts'
 
 const PER_CALLER = 4
 const QUEUE = 64
@@ -42,9 +42,11 @@ export interface RenderPool {
 /** One worker per core but one (the loop's), at least one, at most two: rendering is a small share of the server's work. */
 export const defaultWorkers = () => Math.max(1, Math.min(2, availableParallelism() - 1))
 
+/** `log` is the domain's logger (`open`'s context); a pool made on its own (tests, benches) logs to stderr. */
 export function createRenderPool(
   size = defaultWorkers(),
   url = workerUrl(new URL('./render-worker.ts', import.meta.url), 'qr/render-worker'),
+  log: Logger = createLogger(),
 ): RenderPool {
   const slots: { worker: Worker; current?: Pending }[] = []
   /** Waiting jobs by caller; `turns` is the callers with waiting jobs, next first. */
@@ -76,7 +78,7 @@ export function createRenderPool(
         job.resolve(reply.image)
       } else if ('problem' in reply) job.reject(new AlmanacError(reply.problem.kind, reply.problem.detail, reply.problem.options))
       else {
-        logger.error('render worker failed', { domain: 'qr', error: reply.error })
+        log.error('render worker failed', { domain: 'qr', error: reply.error })
         job.reject(new AlmanacError('internal', 'Making the QR image failed.'))
       }
       pump()
@@ -89,7 +91,7 @@ export function createRenderPool(
       slots.splice(slots.indexOf(slot), 1)
       if (job) {
         release(job.caller)
-        logger.error('render worker died', { domain: 'qr', error: event.message })
+        log.error('render worker died', { domain: 'qr', error: event.message })
         job.reject(new AlmanacError('internal', 'Making the QR image failed.'))
       }
       pump()

@@ -54,7 +54,8 @@ const ROUTES: PresetRoute[] = [
     description: 'Encodes `text` verbatim as UTF-8 (numeric and alphanumeric runs in their denser modes).',
     fields: {
       text: str(
-        `The text, 1-${LIMITS.text} characters (UTF-16 code units). 4296 fit only for alphanumeric text at level L; the real limit is the level's capacity (a 422 states it).`,
+        `The text, 1-${LIMITS.text} characters (UTF-16 code units). 4296 fit only for alphanumeric text at level L; the real limit is ` +
+          `the level's capacity (a 422 states it).`,
         LIMITS.text,
         1,
         ['Hello, world'],
@@ -67,7 +68,8 @@ const ROUTES: PresetRoute[] = [
     preset: 'url',
     summary: 'QR code of a URL',
     description:
-      'Encodes `url` verbatim: an absolute URL with a scheme (https:, http:, or any other such as otpauth:), no spaces or control characters.',
+      'Encodes `url` verbatim: an absolute URL with a scheme (https:, http:, or any other such as otpauth:), no spaces or control ' +
+      'characters.',
     fields: { url: str(`Absolute URL, at most ${LIMITS.url} characters.`, LIMITS.url, 1, ['https://example.com/']) },
     build: (body) => urlPayload(body),
     field: () => 'url',
@@ -76,13 +78,16 @@ const ROUTES: PresetRoute[] = [
     preset: 'wifi',
     summary: 'QR code that joins a WiFi network',
     description:
-      'Encodes `WIFI:T:<WPA|WEP|nopass>;S:<ssid>;P:<password>;H:<true|false>;;`, with `\\ ; , : "` in the SSID and password escaped by a backslash; `P:` is left out for nopass. ' +
-      'With neither `encryption` nor `password` the network is encoded as open (`T:nopass`) and a warning says so; `encryption: WPA` without a password is a 422.',
+      'Encodes `WIFI:T:<WPA|WEP|nopass>;S:<ssid>;P:<password>;H:<true|false>;;`, with `\\ ; , : "` in the SSID and password escaped by a ' +
+      'backslash; `P:` is left out for nopass. ' +
+      'With neither `encryption` nor `password` the network is encoded as open (`T:nopass`) and a warning says so; `encryption: WPA` ' +
+      'without a password is a 422.',
     fields: {
       ssid: str(`Network name, 1-${LIMITS.ssid} characters and at most 32 bytes of UTF-8.`, LIMITS.ssid, 1, ['Home']),
       password: t.Optional(
         str(
-          `Passphrase or key, at most ${LIMITS.password} characters: WPA needs ${LIMITS.wpaMin}-${LIMITS.password}, WEP one, nopass none. Optional: without it (and without encryption) the network is encoded as open, with a warning.`,
+          `Passphrase or key, at most ${LIMITS.password} characters: WPA needs ${LIMITS.wpaMin}-${LIMITS.password}, WEP one, nopass ` +
+            `none. Optional: without it (and without encryption) the network is encoded as open, with a warning.`,
           LIMITS.password,
           0,
           ['correct horse battery'],
@@ -93,7 +98,8 @@ const ROUTES: PresetRoute[] = [
         // whether an encryption was given.
         t.Union([t.Literal('WPA'), t.Literal('WEP'), t.Literal('nopass')], {
           description:
-            'WPA (WPA/WPA2/WPA3 personal, the default when a password is given), WEP or nopass (open network, the default without a password).',
+            'WPA (WPA/WPA2/WPA3 personal, the default when a password is given), WEP or nopass (open network, the default without a ' +
+            'password).',
           error: 'encryption: expected WPA, WEP or nopass',
         }),
       ),
@@ -106,7 +112,8 @@ const ROUTES: PresetRoute[] = [
     preset: 'vcard',
     summary: 'QR code of a contact (vCard 3.0)',
     description:
-      'Encodes a vCard 3.0: `BEGIN:VCARD`, `VERSION:3.0`, `N` (the name split at its last space: family name last), `FN`, then `ORG`, `TEL`, `EMAIL`, `ADR` (the address as its street component), `URL` when given, `END:VCARD`. ' +
+      'Encodes a vCard 3.0: `BEGIN:VCARD`, `VERSION:3.0`, `N` (the name split at its last space: family name last), `FN`, ' +
+      'then `ORG`, `TEL`, `EMAIL`, `ADR` (the address as its street component), `URL` when given, `END:VCARD`. ' +
       'Lines end in CRLF; `\\ , ;` and newlines in text values are escaped (RFC 6350); lines are folded at 75 octets.',
     fields: {
       name: str(`Full name, 1-${LIMITS.name} characters.`, LIMITS.name, 1, ['Ada Lovelace']),
@@ -123,7 +130,8 @@ const ROUTES: PresetRoute[] = [
     preset: 'email',
     summary: 'QR code that starts an email',
     description:
-      'Encodes a `mailto:` URI (RFC 6068): `mailto:<to>?subject=...&body=...`, the subject and body percent-encoded as UTF-8 (space as %20, line breaks as %0D%0A).',
+      'Encodes a `mailto:` URI (RFC 6068): `mailto:<to>?subject=...&body=...`, the subject and body percent-encoded as UTF-8 (space as ' +
+      '%20, line breaks as %0D%0A).',
     fields: {
       to: str('Recipient: one email address.', LIMITS.email, 3, ['ada@example.com']),
       subject: t.Optional(str(`Subject, at most ${LIMITS.subject} characters.`, LIMITS.subject)),
@@ -169,9 +177,11 @@ const ROUTES: PresetRoute[] = [
 ]
 
 const COMMON_NOTE =
-  'png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works until `expires`; base64 answers the PNG inline in `data_uri`. ' +
+  'png and svg are stored (content-addressed: the same image is stored once) and answered with a signed `url` that works ' +
+  'until `expires`; base64 answers the PNG inline in `data_uri`. ' +
   'A payload over the capacity of the chosen error_correction level is a 422 stating the capacity (`capacity` member). ' +
-  "Each stored image counts against the caller's share of the image store until its link expires: over it, a 429 with Retry-After saying when the caller's own links free room; a full or unwritable image store is a 503."
+  "Each stored image counts against the caller's share of the image store until its link expires: over it, a 429 with Retry-After saying " +
+  "when the caller's own links free room; a full or unwritable image store is a 503."
 
 /** The options of the body, passed on only when given (the service fills in its defaults). */
 const OPTION_NAMES = Object.keys(commonParameters) as (keyof QrOptions)[]

@@ -96,7 +96,7 @@ export interface StoreShares {
   perCaller: number
 }
 
-export function createQrService(
+export function openQrService(
   store: ObjectStore,
   shares: StoreShares,
   now: () => number = Date.now,
@@ -147,7 +147,8 @@ export function createQrService(
     const total = image.modules + 2 * o.margin
     if (o.format !== 'svg' && o.size < 2 * total) {
       warnings.push(
-        `small modules: ${total} modules (quiet zone included) in ${o.size} pixels is under 2 pixels a module; use a size of at least ${2 * total} for reliable scanning`,
+        `small modules: ${total} modules (quiet zone included) in ${o.size} pixels is under 2 pixels a module; use a size of at ` +
+          `least ${2 * total} for reliable scanning`,
       )
     }
     const common = {
@@ -205,7 +206,8 @@ export const qrMetrics = (s: QrStats) =>
     '# TYPE almanac_qr_images_made_total counter',
     `almanac_qr_images_made_total{where="loop"} ${s.madeOnLoop}`,
     `almanac_qr_images_made_total{where="worker"} ${s.madeInWorker}`,
-    "# HELP almanac_qr_refused_unmade_total png/svg requests refused (429) before an image was made: not even the smallest fitted the key's share.",
+    '# HELP almanac_qr_refused_unmade_total png/svg requests refused (429) before an image was made: not even the smallest fitted the ' +
+      "key's share.",
     '# TYPE almanac_qr_refused_unmade_total counter',
     `almanac_qr_refused_unmade_total ${s.refusedUnmade}`,
     '# HELP almanac_qr_render_jobs Large QR images being made in a render worker or waiting for one.',

@@ -209,12 +209,14 @@ export function overShare(
   if (freesAt === undefined)
     return new AlmanacError(
       'quota',
-      `This ${bytes}-byte image alone is larger than your key's share of the QR store (${share} bytes): ask for a lower error_correction, a smaller png size, or format base64, which stores nothing.`,
+      `This ${bytes}-byte image alone is larger than your key's share of the QR store (${share} bytes): ask for a lower ` +
+        `error_correction, a smaller png size, or format base64, which stores nothing.`,
       { extra },
     )
   return new AlmanacError(
     'quota',
-    `${where}; ${needs}. Enough of your links expire at ${new Date(freesAt * 1000).toISOString()} to make room. Shorter ttl values free your share sooner, and format base64 stores nothing.`,
+    `${where}; ${needs}. Enough of your links expire at ${new Date(freesAt * 1000).toISOString()} to make room. Shorter ttl values free ` +
+      `your share sooner, and format base64 stores nothing.`,
     { headers: { 'Retry-After': String(Math.max(1, freesAt - now)) }, extra },
   )
 }

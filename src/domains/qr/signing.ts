@@ -41,7 +41,8 @@ export function createSigner(configured: string | undefined, stateDir: string): 
       key = stateKey(stateDir)
     } catch (e) {
       throw unavailable(
-        `The QR signing key could not be read or created in ${stateDir} (${(e as Error).message}); set ALMANAC_QR_SIGNING_KEY or make the state directory writable.`,
+        `The QR signing key could not be read or created in ${stateDir} (${(e as Error).message}); set ALMANAC_QR_SIGNING_KEY or make ` +
+          `the state directory writable.`,
       )
     }
     if (key.length < 32) throw unavailable(`The QR signing key in ${join(stateDir, KEY_FILE)} is shorter than 32 characters.`)

@@ -1,5 +1,5 @@
 /**
- * What the QR domain holds once open (openQr in index.ts) and its routes read: apart from the descriptor,
+ * What the QR domain holds once open (openQrState in index.ts) and its routes read: apart from the descriptor,
  * so routes.ts need not import index.ts, which imports routes.ts.
  */
 import type { TrustedProxies } from '../../http/client-ip.ts'

@@ -117,7 +117,8 @@ export const timezonesBuilder: DatasetBuilder = {
     const { version, zones, links } = readTzdataZi(readFileSync(zi.path, 'utf8'))
     if (compareTzVersions(version, TZDATA_MIN) < 0) {
       throw new Error(
-        `${zi.path} is tzdata ${version}, older than the ${TZDATA_MIN} that src/data/tzdata.ts requires: offsets changed since (upgrade with \`apt-get install tzdata\`, which .ci/run does).`,
+        `${zi.path} is tzdata ${version}, older than the ${TZDATA_MIN} that src/data/tzdata.ts requires: offsets changed since (upgrade ` +
+          `with \`apt-get install tzdata\`, which .ci/run does).`,
       )
     }
     const dir = dirname(zi.path)

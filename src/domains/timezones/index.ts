@@ -6,7 +6,7 @@ import { defineDomain } from '../types.ts'
 import { TIMEZONES_ARTIFACT } from './artifacts.ts'
 import { timezonesBuilder } from './build.ts'
 import { timezonesRoutes } from './routes.ts'
-import { TimezonesService } from './service.ts'
+import { type TimezonesService, openTimezonesService } from './service.ts'
 import { timezonesSources } from './sources.ts'
 
 export default defineDomain<TimezonesService>({
@@ -18,7 +18,7 @@ export default defineDomain<TimezonesService>({
   prefixes: ['/timezones', '/timezones-diff', '/timezones-convert'],
   datasets: ['timezones'],
   builders: [timezonesBuilder],
-  open: ({ data }) => TimezonesService.open(data.path(TIMEZONES_ARTIFACT)),
+  open: ({ data }) => openTimezonesService(data.path(TIMEZONES_ARTIFACT)),
   routes: ({ service, config }) => timezonesRoutes(service, config),
   sources: timezonesSources,
   docs: 'docs/timezones.md',

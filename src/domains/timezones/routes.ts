@@ -18,11 +18,15 @@ const DEFAULT_LIMIT = 50
 
 // Elysia cannot compile a params schema for the wildcard, so the path member is described here.
 const TZ_NAME_DESCRIPTION =
-  'The path after /timezones/ is tz_name: an IANA zone or link name, case-insensitive, `/` included (America/Argentina/Buenos_Aires), or an abbreviation in current use with one UTC offset (JST, EDT). Zone names such as EST, GMT, UTC, CET are zones first. An abbreviation with several offsets (CST, IST) is a 400 listing its zones; PST keeps its conventional meaning (Los Angeles); an unknown name a 404.'
+  'The path after /timezones/ is tz_name: an IANA zone or link name, case-insensitive, `/` included (America/Argentina/Buenos_Aires), or ' +
+  'an abbreviation in current use with one UTC offset (JST, EDT). Zone names such as EST, GMT, UTC, CET are zones first. An ' +
+  'abbreviation with several offsets (CST, IST) is a 400 listing its zones; PST keeps its conventional meaning (Los Angeles); an ' +
+  'unknown name a 404.'
 
 /** The path parameter of the document: routing keeps the wildcard, since the name may contain `/`. */
 const TZ_PARAMETER =
-  'IANA zone or link name (case-insensitive; its `/` may be sent as is or percent-encoded as `%2F`, as generated clients do), or an abbreviation in current use with one UTC offset (JST, EDT).'
+  'IANA zone or link name (case-insensitive; its `/` may be sent as is or percent-encoded as `%2F`, as generated clients do), or an ' +
+  'abbreviation in current use with one UTC offset (JST, EDT).'
 
 /** The wildcard tail, percent-decoded (`America%2FNew_York`); bad escapes are a 422 naming tz_name. */
 function pathName(raw: string): string {
@@ -37,7 +41,9 @@ const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 const zoneParam = (name: 'from' | 'to') =>
   t.String({
-    description: `IANA zone or link name (case-insensitive), or an abbreviation in current use with a single UTC offset (e.g. EST, JST). An abbreviation with several offsets (CST, IST) is a 400 listing its zones.`,
+    description:
+      `IANA zone or link name (case-insensitive), or an abbreviation in current use with a single UTC offset (e.g. EST, JST). ` +
+      `An abbreviation with several offsets (CST, IST) is a 400 listing its zones.`,
     examples: [name === 'from' ? 'America/New_York' : 'Asia/Kolkata'],
   })
 
@@ -55,7 +61,8 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
           region: t.Optional(
             t.String({
               description:
-                'First segment of the name (a continent or ocean such as Europe, America, Indian; also Etc and legacy prefixes such as US), case-insensitive.',
+                'First segment of the name (a continent or ocean such as Europe, America, Indian; also Etc and legacy prefixes such as ' +
+                'US), case-insensitive.',
               examples: ['Europe'],
             }),
           ),
@@ -115,7 +122,8 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
           date: t.Optional(
             t.String({
               description:
-                'Date in `from`, YYYY-MM-DD; default: today in `from`. A time skipped by a DST change is moved forward by the gap; a repeated one takes its first occurrence (see from_time_status).',
+                'Date in `from`, YYYY-MM-DD; default: today in `from`. A time skipped by a DST change is moved forward by the gap; a ' +
+                'repeated one takes its first occurrence (see from_time_status).',
               examples: ['2026-03-08'],
             }),
           ),

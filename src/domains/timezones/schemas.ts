@@ -78,7 +78,8 @@ export const ConversionSchema = t.Object({
   to_abbreviation: t.String(),
   from_time_status: t.Union([t.Literal('ok'), t.Literal('gap'), t.Literal('ambiguous')], {
     description:
-      'ok: the wall time exists once; gap: skipped by a DST change and read with the offset before it; ambiguous: repeated, its first occurrence is used.',
+      'ok: the wall time exists once; gap: skipped by a DST change and read with the offset before it; ambiguous: repeated, its first ' +
+      'occurrence is used.',
   }),
   utc_time: t.String({ description: 'The instant, ISO 8601 UTC.', examples: ['2026-03-08T07:30:00Z'] }),
 })

@@ -219,6 +219,11 @@ export const CONVENTIONAL_ABBREVIATIONS: Record<string, string> = { PST: 'Americ
 
 const isNumericAbbreviation = (a: string) => /^[+-]/.test(a)
 
+/** The service over the compiled artifact at `path` (the domain's only way to make one). */
+export function openTimezonesService(path: string): TimezonesService {
+  return new TimezonesService(JSON.parse(readFileSync(path, 'utf8')))
+}
+
 export class TimezonesService {
   readonly version: string
   private readonly byName = new Map<string, NamedZone>()
@@ -249,10 +254,6 @@ export class TimezonesService {
       inRegion.push(name)
     }
     this.regionNames = [...new Set(this.names.filter((n) => n.includes('/')).map((n) => n.slice(0, n.indexOf('/'))))].sort()
-  }
-
-  static open(path: string) {
-    return new TimezonesService(JSON.parse(readFileSync(path, 'utf8')))
   }
 
   /** A zone or link by name, case-insensitively. */
@@ -324,7 +325,8 @@ export class TimezonesService {
     if (use) {
       throw new AlmanacError(
         'ambiguous',
-        `${parameter}: the abbreviation ${use.abbreviation} is used with ${use.offsets.length} different UTC offsets (${use.offsets.map(formatOffset).join(', ')}); name one of its IANA zones instead.`,
+        `${parameter}: the abbreviation ${use.abbreviation} is used with ${use.offsets.length} different UTC offsets ` +
+          `(${use.offsets.map(formatOffset).join(', ')}); name one of its IANA zones instead.`,
         {
           extra: { abbreviation: use.abbreviation, offsets: use.offsets.map(formatOffset), zones: use.zones },
           errors: [

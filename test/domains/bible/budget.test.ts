@@ -139,7 +139,8 @@ describe('ordinary queries keep their hits: a direct FTS5 query on the same data
   }[]
   const matches = (order: string) =>
     bibleDb.query(
-      `SELECT v.book, v.chapter, v.verse FROM verses_fts f JOIN verses v ON v.id = f.rowid WHERE verses_fts MATCH ? AND f.rowid BETWEEN ? AND ? ORDER BY ${order}`,
+      `SELECT v.book, v.chapter, v.verse FROM verses_fts f JOIN verses v ON v.id = f.rowid WHERE verses_fts MATCH ? AND f.rowid BETWEEN ` +
+        `? AND ? ORDER BY ${order}`,
     )
   const byOrder = { relevance: matches('f.rank'), canonical: matches('f.rowid') }
   const books = new Map<string, number>()

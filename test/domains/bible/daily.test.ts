@@ -5,13 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import bible from '../../../src/domains/bible/index.ts'
-import { BibleService } from '../../../src/domains/bible/service.ts'
+import { type BibleService, openBibleService } from '../../../src/domains/bible/service.ts'
 import { AlmanacError } from '../../../src/lib/errors.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
 import { bibleDb as db } from './db.ts'
 
 let clock = new Date('2026-03-01T00:00:00Z')
-const service = new BibleService(db, () => clock)
+const service = openBibleService(db, () => clock)
 const at = (iso: string) => {
   clock = new Date(iso)
 }

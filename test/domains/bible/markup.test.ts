@@ -5,7 +5,10 @@ import { stripGbf, stripOsis, stripUsfm, stripUsfx } from '../../../src/domains/
 describe('OSIS', () => {
   test("Strong's words keep their text; study notes go with their content", () => {
     const raw =
-      '<w lemma="strong:H0776">And the whole earth</w> <w lemma="strong:H0259">was of one</w> <w lemma="strong:H08193">language</w>, <w lemma="strong:H0259">and of one</w> <w lemma="strong:H01697">speech</w>.<note type="study"><catchWord>language</catchWord>: Heb. <rdg type="x-literal">lip.</rdg></note><note type="study"><catchWord>speech</catchWord>: Heb. <rdg type="x-literal">words</rdg></note>'
+      '<w lemma="strong:H0776">And the whole earth</w> <w lemma="strong:H0259">was of one</w> <w lemma="strong:H08193">language</w>, <w ' +
+      'lemma="strong:H0259">and of one</w> <w lemma="strong:H01697">speech</w>.<note type="study"><catchWord>language</catchWord>: ' +
+      'Heb. <rdg type="x-literal">lip.</rdg></note><note type="study"><catchWord>speech</catchWord>: Heb. <rdg ' +
+      'type="x-literal">words</rdg></note>'
     expect(stripOsis(raw)).toBe('And the whole earth was of one language, and of one speech.')
   })
   test('a note between two words leaves them apart; before punctuation it leaves nothing', () => {
@@ -18,7 +21,8 @@ describe('OSIS', () => {
   test('milestones, paragraphs, titles and entities', () => {
     expect(
       stripOsis(
-        '<div type="x-milestone" subType="x-preverse" sID="pv1"/><div sID="gen11" type="x-p"/> <div eID="pv1"/> Et la <w>terre</w>  <div eID="gen11" type="x-p"/>',
+        '<div type="x-milestone" subType="x-preverse" sID="pv1"/><div sID="gen11" type="x-p"/> <div eID="pv1"/> Et la <w>terre</w>  <div ' +
+          'eID="gen11" type="x-p"/>',
       ),
     ).toBe('Et la terre')
     expect(stripOsis('<title>The Creation</title>In the beginning')).toBe('In the beginning')
@@ -77,7 +81,8 @@ describe('gaps left by dropped notes', () => {
 test('a note inside a canonical Psalm title goes; the title stays (Darby, Psalm 90)', () => {
   expect(
     stripOsis(
-      '<title canonical="true" type="psalm">A Prayer of Moses, the man of<note placement="foot"><reference type="annotateRef">90.0 </reference>Elohim</note>God.</title>Lord, thou hast been',
+      '<title canonical="true" type="psalm">A Prayer of Moses, the man of<note placement="foot"><reference type="annotateRef">90.0 ' +
+        '</reference>Elohim</note>God.</title>Lord, thou hast been',
     ),
   ).toBe('A Prayer of Moses, the man of God. Lord, thou hast been')
 })

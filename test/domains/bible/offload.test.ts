@@ -11,6 +11,7 @@ import { SEARCH_INLINE_MS } from '../../../src/domains/bible/budget.ts'
 import bible from '../../../src/domains/bible/index.ts'
 import type { BibleService, SearchSort } from '../../../src/domains/bible/service.ts'
 import { AlmanacError } from '../../../src/lib/errors.ts'
+import { createLogger } from '../../../src/lib/logger.ts'
 import type { QueryPool } from '../../../src/lib/query-pool.ts'
 import { testApp, testConfig } from '../../support/app.ts'
 
@@ -148,7 +149,7 @@ describe('a full queue and a caller at its cap', () => {
 
 test('closing the domain ends its workers once their searches are answered', async () => {
   const config = testConfig({ ALMANAC_QUERY_WORKERS: '2' })
-  const o = (await bible.open({ config, data: openDataDir(config.dataDir) })) as Opened
+  const o = (await bible.open({ config, data: openDataDir(config.dataDir), log: createLogger() })) as Opened
   const page = { limit: 20, offset: 0 }
   await Promise.all([
     o.service.searchAnywhere('the', ['kjv'], 'relevance', page, 'translations'),

@@ -9,7 +9,8 @@ export const probes: Probe[] = [
     path: '/api/v1/bible/kjv/john/3/16',
     check: (b) =>
       expect(b.verses[0].text).toBe(
-        'For God so loved the world, that he gave his only begotten Son, that whosoever believeth in him should not perish, but have everlasting life.',
+        'For God so loved the world, that he gave his only begotten Son, that whosoever believeth in him should not perish, but have ' +
+          'everlasting life.',
       ),
   },
   // The phrase opens Genesis 1:1 in the KJV; canonical order puts it first.

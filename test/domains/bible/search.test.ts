@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import bible from '../../../src/domains/bible/index.ts'
-import { BibleService } from '../../../src/domains/bible/service.ts'
+import { openBibleService } from '../../../src/domains/bible/service.ts'
 import { AlmanacError } from '../../../src/lib/errors.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
 import { rng } from '../../support/random.ts'
@@ -302,7 +302,7 @@ describe('hostile query text', () => {
   })
 
   test('seeded fuzz in process: 3,000 strings of random code points and syntax: results or an invalid-q error, nothing else', () => {
-    const service = new BibleService(bibleDb)
+    const service = openBibleService(bibleDb)
     const random = rng(1414)
     const syntax = '"*()^:-+{},.\'\\ '
     let ok = 0

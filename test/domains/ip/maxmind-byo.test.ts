@@ -155,24 +155,27 @@ describe('bring your own MaxMind databases', () => {
     expect(checked).toBeGreaterThan(20)
   })
 
-  test('GeoIP2-Anonymous-IP-Test as ALMANAC_IP_ANONYMOUS_IP_MMDB: flags (ORed with the open lists), residential proxy, source named', () => {
-    const plain = service({})
-    const s = service({ ALMANAC_IP_ANONYMOUS_IP_MMDB: db('GeoIP2-Anonymous-IP-Test') })
-    const flags = [
-      'is_anonymous',
-      'is_anonymous_vpn',
-      'is_hosting_provider',
-      'is_public_proxy',
-      'is_residential_proxy',
-      'is_tor_exit_node',
-    ] as const
-    const checked = each(s, samples(networks('GeoIP2-Anonymous-IP-Test')), (r, e, ip) => {
-      const lists = plain.lookup(ip).security
-      for (const f of flags) expect({ ip, f, v: r.security[f] }).toEqual({ ip, f, v: (e[f] ?? false) || lists[f] })
-      if (flags.some((f) => e[f])) expect(r.security.sources).toContain('maxmind-anonymous-ip')
-    })
-    expect(checked).toBeGreaterThan(10)
-  })
+  test(
+    'GeoIP2-Anonymous-IP-Test as ALMANAC_IP_ANONYMOUS_IP_MMDB: flags (ORed with the open lists), residential proxy, source ' + 'named',
+    () => {
+      const plain = service({})
+      const s = service({ ALMANAC_IP_ANONYMOUS_IP_MMDB: db('GeoIP2-Anonymous-IP-Test') })
+      const flags = [
+        'is_anonymous',
+        'is_anonymous_vpn',
+        'is_hosting_provider',
+        'is_public_proxy',
+        'is_residential_proxy',
+        'is_tor_exit_node',
+      ] as const
+      const checked = each(s, samples(networks('GeoIP2-Anonymous-IP-Test')), (r, e, ip) => {
+        const lists = plain.lookup(ip).security
+        for (const f of flags) expect({ ip, f, v: r.security[f] }).toEqual({ ip, f, v: (e[f] ?? false) || lists[f] })
+        if (flags.some((f) => e[f])) expect(r.security.sources).toContain('maxmind-anonymous-ip')
+      })
+      expect(checked).toBeGreaterThan(10)
+    },
+  )
 
   test('through HTTP: a record of the City test database in both forms', async () => {
     const app = await testApp({

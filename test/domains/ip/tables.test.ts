@@ -86,7 +86,8 @@ out = []
 for net, _ in nets:
     cls = type(net.network_address)
     top = 2 ** net.max_prefixlen - 1
-    for v in (int(net.network_address), int(net.broadcast_address), int(net.network_address) - 1, int(net.broadcast_address) + 1, (int(net.network_address) + int(net.broadcast_address)) // 2):
+    for v in (int(net.network_address), int(net.broadcast_address), int(net.network_address) - 1, int(net.broadcast_address) + 1,
+              (int(net.network_address) + int(net.broadcast_address)) // 2):
         if 0 <= v <= top:
             a = cls(v)
             out.append([str(a), next((k for n, k in nets if a in n), None)])

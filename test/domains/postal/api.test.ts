@@ -307,7 +307,8 @@ describe('nearby', () => {
   })
 
   test('across the antimeridian (Fiji has no data here; New Zealand codes near 180° are found by a query at -179.9°)', async () => {
-    // NZ has no codes east of 180°; a circle centred just across the line must still reach Chatham-side and main-island points only when in range.
+    // NZ has no codes east of 180°; a circle centred just across the line must still reach Chatham-side and main-island points only
+    // when in range.
     const raw = rawRows('NZ')
     const centre = { lat: -43.95, lng: -176.55 } // Chatham Islands
     const expected = raw.filter((r) => distanceKm(centre, r) <= 100).length

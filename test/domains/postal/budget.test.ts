@@ -12,7 +12,7 @@ import { gunzipSync } from 'node:zlib'
 import { openDataDir } from '../../../src/data/open.ts'
 import { openReadonlySqlite } from '../../../src/data/sqlite.ts'
 import postal from '../../../src/domains/postal/index.ts'
-import { PostalService } from '../../../src/domains/postal/service.ts'
+import { type PostalService, openPostalService } from '../../../src/domains/postal/service.ts'
 import { AlmanacError } from '../../../src/lib/errors.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
 import { distanceKm } from '../../support/geo.ts'
@@ -24,7 +24,7 @@ let service: PostalService
 const oracle = openReadonlySqlite(openDataDir().path('postal.sqlite'))
 beforeAll(async () => {
   app = await testApp({ domains: [postal] })
-  service = new PostalService(openReadonlySqlite(openDataDir().path('postal.sqlite')), {}, app.config.postal.workBudget)
+  service = openPostalService(openReadonlySqlite(openDataDir().path('postal.sqlite')), {}, app.config.postal.workBudget)
 })
 afterAll(() => app.close())
 

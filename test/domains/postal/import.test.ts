@@ -109,7 +109,8 @@ describe('import', () => {
     ])
     const munich = db
       .query(
-        "SELECT p.place_name, p.place_folded, a.admin_code1, a.admin_name3, p.accuracy FROM places p JOIN admins a ON a.id = p.admin_id WHERE postal_code = '80331'",
+        'SELECT p.place_name, p.place_folded, a.admin_code1, a.admin_name3, p.accuracy FROM places p JOIN admins a ON a.id = p.admin_id ' +
+          "WHERE postal_code = '80331'",
       )
       .get()
     expect(munich).toEqual({

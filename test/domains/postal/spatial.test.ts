@@ -16,7 +16,7 @@ import { openDataDir } from '../../../src/data/open.ts'
 import { openReadonlySqlite } from '../../../src/data/sqlite.ts'
 import { buildPostalDatabase } from '../../../src/domains/postal/build.ts'
 import postal from '../../../src/domains/postal/index.ts'
-import { PostalService } from '../../../src/domains/postal/service.ts'
+import { type PostalService, openPostalService } from '../../../src/domains/postal/service.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
 import { MIRROR } from '../../support/mirror.ts'
 import { distanceKm } from '../../support/geo.ts'
@@ -67,9 +67,9 @@ let services: [string, PostalService][] = []
 beforeAll(() => {
   const db = openReadonlySqlite(openDataDir().path('postal.sqlite'))
   services = [
-    ['default', new PostalService(db)],
-    ['cells', new PostalService(db, { sparseBelow: 0 })],
-    ['cells, 5-row edge boxes', new PostalService(db, { sparseBelow: 0, edgeRows: 5 })],
+    ['default', openPostalService(db)],
+    ['cells', openPostalService(db, { sparseBelow: 0 })],
+    ['cells, 5-row edge boxes', openPostalService(db, { sparseBelow: 0, edgeRows: 5 })],
   ]
 })
 
@@ -164,7 +164,7 @@ describe('a country whose ids are not contiguous', () => {
     })
     const db = new Database(out, { readonly: true })
     try {
-      const service = new PostalService(db, { sparseBelow: 0 })
+      const service = openPostalService(db, { sparseBelow: 0 })
       expect(service.find('AT')!.scope.ids).toBeNull()
       expect(service.find('LI')!.scope.ids).toBeNull()
       const centre = { lat: 47.16, lng: 9.52 } // Vaduz, with Austria a few km away

@@ -81,7 +81,8 @@ const CASES: Case[] = [
       url: 'https://example.se/zoë',
     },
     payload:
-      'BEGIN:VCARD\r\nVERSION:3.0\r\nN:Ängström;Zoë;;;\r\nFN:Zoë Ängström\r\nORG:Acme\\, Inc\\; R&D \\\\ Labs\r\nTEL:+46 8 123 456\r\nEMAIL:zoe@example.se\r\n' +
+      'BEGIN:VCARD\r\nVERSION:3.0\r\nN:Ängström;Zoë;;;\r\nFN:Zoë Ängström\r\nORG:Acme\\, Inc\\; R&D \\\\ Labs\r\nTEL:+46 8 123 ' +
+      '456\r\nEMAIL:zoe@example.se\r\n' +
       'ADR:;;Drottninggatan 1\\nStockholm;;;;\r\nURL:https://example.se/zoë\r\nEND:VCARD\r\n',
   },
   {

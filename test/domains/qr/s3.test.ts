@@ -156,48 +156,51 @@ test('per-key shares hold on S3 too: a key over its share gets a 429, another ke
   }
 })
 
-test('ALMANAC_QR_S3_PUBLIC_ENDPOINT: links are presigned for the public origin and download through it; uploads stay internal', async () => {
-  // The public address: a forwarder to s3rver on another port (as a published port or an ingress is),
-  // recording what passes through it.
-  const seen: string[] = []
-  const publicSide = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(req) {
-      const url = new URL(req.url)
-      seen.push(`${req.method} ${url.pathname}`)
-      const upstream = await fetch(endpoint + url.pathname + url.search, { method: req.method, headers: req.headers })
-      return new Response(upstream.body, { status: upstream.status, headers: upstream.headers })
-    },
-  })
-  const publicEndpoint = `http://127.0.0.1:${publicSide.port}`
-  const split = await qrApp({ ...s3env(endpoint), ALMANAC_QR_S3_PUBLIC_ENDPOINT: publicEndpoint })
-  split.clock.ms = Date.now()
-  try {
-    const { status, body } = await split.json('POST', '/api/v1/qr/text', { body: { text: 'public link', format: 'png' }, form: 'bare' })
-    expect({ status, detail: body.detail }).toEqual({ status: 200, detail: undefined })
-    const url = new URL(body.url)
-    expect(url.origin).toBe(publicEndpoint)
-    expect(url.pathname).toMatch(new RegExp(`^/${BUCKET}/codes/v1/[0-9a-f]{64}\\.png$`))
-    // The upload went to S3_ENDPOINT: nothing has passed the public side yet.
-    expect(seen).toEqual([])
-    const res = await fetch(body.url)
-    expect(res.status).toBe(200)
-    expect(decodeBoth(new Uint8Array(await res.arrayBuffer()))).toEqual({ zbar: 'public link', jsqr: 'public link' })
-    expect(seen).toEqual([`GET ${url.pathname}`])
-    // s3rver accepts any V4 signature; S3 and MinIO check it over the host the client sends. The link is
-    // signed for the public host; an internal link with its host rewritten would be refused.
-    expect(presignedSignatureValid(body.url, 'S3RVER')).toBe(true)
-    const internal = await app.json('POST', '/api/v1/qr/text', { body: { text: 'public link', format: 'png' }, form: 'bare' })
-    expect(presignedSignatureValid(internal.body.url, 'S3RVER')).toBe(true)
-    const rewritten = new URL(internal.body.url)
-    rewritten.host = url.host
-    expect(presignedSignatureValid(rewritten.href, 'S3RVER')).toBe(false)
-  } finally {
-    await split.close()
-    publicSide.stop(true)
-  }
-})
+test(
+  'ALMANAC_QR_S3_PUBLIC_ENDPOINT: links are presigned for the public origin and download through it; uploads stay ' + 'internal',
+  async () => {
+    // The public address: a forwarder to s3rver on another port (as a published port or an ingress is),
+    // recording what passes through it.
+    const seen: string[] = []
+    const publicSide = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      async fetch(req) {
+        const url = new URL(req.url)
+        seen.push(`${req.method} ${url.pathname}`)
+        const upstream = await fetch(endpoint + url.pathname + url.search, { method: req.method, headers: req.headers })
+        return new Response(upstream.body, { status: upstream.status, headers: upstream.headers })
+      },
+    })
+    const publicEndpoint = `http://127.0.0.1:${publicSide.port}`
+    const split = await qrApp({ ...s3env(endpoint), ALMANAC_QR_S3_PUBLIC_ENDPOINT: publicEndpoint })
+    split.clock.ms = Date.now()
+    try {
+      const { status, body } = await split.json('POST', '/api/v1/qr/text', { body: { text: 'public link', format: 'png' }, form: 'bare' })
+      expect({ status, detail: body.detail }).toEqual({ status: 200, detail: undefined })
+      const url = new URL(body.url)
+      expect(url.origin).toBe(publicEndpoint)
+      expect(url.pathname).toMatch(new RegExp(`^/${BUCKET}/codes/v1/[0-9a-f]{64}\\.png$`))
+      // The upload went to S3_ENDPOINT: nothing has passed the public side yet.
+      expect(seen).toEqual([])
+      const res = await fetch(body.url)
+      expect(res.status).toBe(200)
+      expect(decodeBoth(new Uint8Array(await res.arrayBuffer()))).toEqual({ zbar: 'public link', jsqr: 'public link' })
+      expect(seen).toEqual([`GET ${url.pathname}`])
+      // s3rver accepts any V4 signature; S3 and MinIO check it over the host the client sends. The link is
+      // signed for the public host; an internal link with its host rewritten would be refused.
+      expect(presignedSignatureValid(body.url, 'S3RVER')).toBe(true)
+      const internal = await app.json('POST', '/api/v1/qr/text', { body: { text: 'public link', format: 'png' }, form: 'bare' })
+      expect(presignedSignatureValid(internal.body.url, 'S3RVER')).toBe(true)
+      const rewritten = new URL(internal.body.url)
+      rewritten.host = url.host
+      expect(presignedSignatureValid(rewritten.href, 'S3RVER')).toBe(false)
+    } finally {
+      await split.close()
+      publicSide.stop(true)
+    }
+  },
+)
 
 test('the local download route does not serve anything when images go to S3', async () => {
   const res = await app.request('GET', `/files/qr/${'a'.repeat(64)}.png?expires=1&signature=x`, { key: null })

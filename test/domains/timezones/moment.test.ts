@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { SOURCE_OUT_DIR } from '../../../src/data/open.ts'
-import { TimezonesService } from '../../../src/domains/timezones/service.ts'
+import { type TimezonesService, openTimezonesService } from '../../../src/domains/timezones/service.ts'
 import { oracleAt, oraclePeriods } from './oracle.ts'
 
 const HORIZON = 5 * 366 * 86400
@@ -17,12 +17,13 @@ const INSTANTS = ['2026-01-15T12:00:00Z', '2026-04-01T00:30:00Z', '2026-07-15T12
 
 let service: TimezonesService
 beforeAll(() => {
-  service = TimezonesService.open(join(SOURCE_OUT_DIR, 'timezones.json'))
+  service = openTimezonesService(join(SOURCE_OUT_DIR, 'timezones.json'))
 })
 
 const iso = (t: number) => new Date(t * 1000).toISOString().replace('.000Z', 'Z')
+const twoDigits = (n: number) => String(n).padStart(2, '0')
 const offsetText = (seconds: number) =>
-  `${seconds < 0 ? '-' : '+'}${String(Math.floor(Math.abs(seconds) / 3600)).padStart(2, '0')}:${String(Math.floor(Math.abs(seconds) / 60) % 60).padStart(2, '0')}`
+  `${seconds < 0 ? '-' : '+'}${twoDigits(Math.floor(Math.abs(seconds) / 3600))}:${twoDigits(Math.floor(Math.abs(seconds) / 60) % 60)}`
 
 describe('timezone record: datetime, DST period and next transition', () => {
   test('every name at four instants agrees with zoneinfo', () => {

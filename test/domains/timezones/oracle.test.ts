@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SOURCE_OUT_DIR } from '../../../src/data/open.ts'
 import { readTzdataZi } from '../../../src/domains/timezones/build.ts'
-import { CONVENTIONAL_ABBREVIATIONS, TimezonesService } from '../../../src/domains/timezones/service.ts'
+import { CONVENTIONAL_ABBREVIATIONS, type TimezonesService, openTimezonesService } from '../../../src/domains/timezones/service.ts'
 import { oracleAt, oracleWall } from './oracle.ts'
 
 const FROM = Date.UTC(1970, 0, 1) / 1000
@@ -20,7 +20,7 @@ const DAY = 86400
 let service: TimezonesService
 
 beforeAll(() => {
-  service = TimezonesService.open(join(SOURCE_OUT_DIR, 'timezones.json'))
+  service = openTimezonesService(join(SOURCE_OUT_DIR, 'timezones.json'))
 })
 
 /** Transition instants of a zone in [FROM, TO), as the service sees them. */
@@ -59,7 +59,8 @@ describe('compiled tzdata against python zoneinfo', () => {
         compared++
         if (got.offset !== offset || got.isDst !== (dst === 1) || got.abbreviation !== abbreviation) {
           mismatches.push(
-            `${name} @ ${new Date(t * 1000).toISOString()}: service ${got.offset} ${got.isDst} ${got.abbreviation}, zoneinfo ${offset} ${dst === 1} ${abbreviation}`,
+            `${name} @ ${new Date(t * 1000).toISOString()}: service ${got.offset} ${got.isDst} ${got.abbreviation}, ` +
+              `zoneinfo ${offset} ${dst === 1} ${abbreviation}`,
           )
         }
       })
@@ -97,7 +98,8 @@ describe('compiled tzdata against python zoneinfo', () => {
         statuses[got.status]++
         if (got.instant !== instant || got.status !== status)
           mismatches.push(
-            `${name} wall ${new Date(wall * 1000).toISOString().slice(0, 19)}: service ${got.instant} ${got.status}, zoneinfo ${instant} ${status}`,
+            `${name} wall ${new Date(wall * 1000).toISOString().slice(0, 19)}: service ${got.instant} ${got.status}, ` +
+              `zoneinfo ${instant} ${status}`,
           )
       })
     }

@@ -40,7 +40,8 @@ elif req["kind"] == "convert":
             status = "ambiguous"
         else:
             status = "ok"
-        rows.append({"from_date": a.strftime("%Y-%m-%d"), "from_time_24h": a.strftime("%H:%M:%S"), "to_date": b.strftime("%Y-%m-%d"), "to_time_24h": b.strftime("%H:%M:%S"), "from_time_status": status})
+        rows.append({"from_date": a.strftime("%Y-%m-%d"), "from_time_24h": a.strftime("%H:%M:%S"),
+                     "to_date": b.strftime("%Y-%m-%d"), "to_time_24h": b.strftime("%H:%M:%S"), "from_time_status": status})
     out = rows
 elif req["kind"] == "periods":
     # name -> per instant: the next visible change and the DST period around it, found by scanning in

@@ -57,7 +57,8 @@ function agreement(label: string, cases: Case[], groups: (keyof typeof GROUPS)[]
         if (want === have) t.agree++
         else
           t.misses.push(
-            `${JSON.stringify(c.ua)}${c.headers ? ` ${JSON.stringify(c.headers)}` : ''}: want ${JSON.stringify(want)} got ${JSON.stringify(have)}`,
+            `${JSON.stringify(c.ua)}${c.headers ? ` ${JSON.stringify(c.headers)}` : ''}: want ${JSON.stringify(want)} ` +
+              `got ${JSON.stringify(have)}`,
           )
         tally.set(key, t)
       }
@@ -69,7 +70,9 @@ function agreement(label: string, cases: Case[], groups: (keyof typeof GROUPS)[]
       [...tally]
         .map(
           ([k, t]) =>
-            `  ${k.padEnd(22)} ${((t.agree / t.total) * 100).toFixed(1).padStart(5)}% (${t.agree}/${t.total})${t.agree < t.total ? `  e.g. ${t.misses[0]!.slice(0, 160)}` : ''}`,
+            `  ${k.padEnd(22)} ${((t.agree / t.total) * 100).toFixed(1).padStart(5)}% (${t.agree}/${t.total})${
+              t.agree < t.total ? `  ` + `e.g. ${t.misses[0]!.slice(0, 160)}` : ''
+            }`,
         )
         .join('\n'),
   )

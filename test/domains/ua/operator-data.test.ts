@@ -18,7 +18,9 @@ const MATOMO_REGEXES = join(MIRROR, 'ua-regexes')
 
 /** Puts a bot entry first in a Matomo `bots.yml` (list order: the first match wins). */
 function addYamlBot(path: string, regex: string, name: string) {
-  const entry = `- regex: '${regex}'\n  name: '${name}'\n  category: 'Crawler'\n  url: 'https://example.org/bot'\n  producer:\n    name: 'Almanac'\n    url: 'https://example.org'\n\n`
+  const entry =
+    `- regex: '${regex}'\n  name: '${name}'\n  category: 'Crawler'\n  url: 'https://example.org/bot'\n  producer:\n    ` +
+    `name: 'Almanac'\n    url: 'https://example.org'\n\n`
   const text = readFileSync(path, 'utf8')
   const first = text.search(/^- regex:/m)
   writeFileSync(path, text.slice(0, first) + entry + text.slice(first))

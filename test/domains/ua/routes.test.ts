@@ -258,17 +258,21 @@ describe('POST /ua/bulk', () => {
     expect(body.results[1].bot.name).toMatch(/^bingbot$/i)
   })
 
-  test('an item with a member it does not take is its own error naming the member and the nearest one; the others are parsed (both forms)', async () => {
-    const ua_list = [{ ua: 'curl/8.5.0' }, { ua: 'curl/8', header: { 'Sec-CH-UA-Mobile': '?1' } }, { ua: 'curl/8', zzzzzz: 1 }]
-    for (const form of ['enveloped', 'bare'] as const) {
-      const { status, body } = await app.json('POST', '/api/v1/ua/bulk', { body: { ua_list }, form })
-      expect(status).toBe(200)
-      const r = form === 'bare' ? body.results : body.data
-      expect(r[0]).toMatchObject({ ua: 'curl/8.5.0', client: { name: 'curl' } })
-      expect(r[1]).toEqual({ ua: 'curl/8', error: { field: 'ua_list.1.header', message: 'unknown member (did you mean headers?)' } })
-      expect(r[2]).toEqual({ ua: 'curl/8', error: { field: 'ua_list.2.zzzzzz', message: 'unknown member; known: ua, headers' } })
-    }
-  })
+  test(
+    'an item with a member it does not take is its own error naming the member and the nearest one; the others are parsed (both ' +
+      'forms)',
+    async () => {
+      const ua_list = [{ ua: 'curl/8.5.0' }, { ua: 'curl/8', header: { 'Sec-CH-UA-Mobile': '?1' } }, { ua: 'curl/8', zzzzzz: 1 }]
+      for (const form of ['enveloped', 'bare'] as const) {
+        const { status, body } = await app.json('POST', '/api/v1/ua/bulk', { body: { ua_list }, form })
+        expect(status).toBe(200)
+        const r = form === 'bare' ? body.results : body.data
+        expect(r[0]).toMatchObject({ ua: 'curl/8.5.0', client: { name: 'curl' } })
+        expect(r[1]).toEqual({ ua: 'curl/8', error: { field: 'ua_list.1.header', message: 'unknown member (did you mean headers?)' } })
+        expect(r[2]).toEqual({ ua: 'curl/8', error: { field: 'ua_list.2.zzzzzz', message: 'unknown member; known: ua, headers' } })
+      }
+    },
+  )
 
   test("an unknown member of the single route's body is a 422 naming it (both forms)", async () => {
     for (const form of ['enveloped', 'bare'] as const) {
