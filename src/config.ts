@@ -158,13 +158,17 @@ export const SCHEMA = {
     shown: '`x-forwarded-for`',
     env: 'ALMANAC_TRUSTED_PROXY_HEADER',
     flag: '--trusted-proxy-header',
-    doc: "The one header those proxies set: `x-forwarded-for` (with `X-Forwarded-Proto`/`-Host`) or `forwarded` (RFC 7239); the other is the client's to forge and is ignored.",
+    doc:
+      'The one header those proxies set: `x-forwarded-for` (with `X-Forwarded-Proto`/`-Host`) or `forwarded` (RFC 7239); the other is ' +
+      "the client's to forge and is ignored.",
   }),
   maxLimit: setting(integer(1, 100000), { default: 1000, env: 'ALMANAC_MAX_LIMIT', doc: 'Largest `limit` on list endpoints.' }),
   bodyLimit: setting(integer(1024, 64 * MiB), {
     default: MiB,
     env: 'ALMANAC_BODY_LIMIT',
-    doc: "Ceiling on every request body, bytes (413 beyond); each route's own limit (`x-body-limit`, 16 KiB unless it needs more) applies under it.",
+    doc:
+      "Ceiling on every request body, bytes (413 beyond); each route's own limit (`x-body-limit`, 16 KiB unless it needs more) applies " +
+      'under it.',
   }),
   accessLog: setting(boolean, {
     default: true,
@@ -180,7 +184,9 @@ export const SCHEMA = {
   requestsPerTurn: setting(integer(0, 10000), {
     default: 1,
     env: 'ALMANAC_REQUESTS_PER_TURN',
-    doc: "Requests one caller may start in one turn of the event loop (0: no limit); more wait, unread, for later turns: one caller's backlog never delays another's request.",
+    doc:
+      "Requests one caller may start in one turn of the event loop (0: no limit); more wait, unread, for later turns: one caller's " +
+      "backlog never delays another's request.",
     see: 'docs/architecture.md#who-goes-first',
   }),
   requestsWaitingPerCaller: setting(integer(1, 100000), {
@@ -197,7 +203,9 @@ export const SCHEMA = {
   shutdownDelaySeconds: setting(integer(0, 3600), {
     default: 5,
     env: 'ALMANAC_SHUTDOWN_DELAY',
-    doc: 'Seconds after SIGTERM during which `/readyz` answers 503 while the listener still accepts and answers, before it closes; 0 closes at once.',
+    doc:
+      'Seconds after SIGTERM during which `/readyz` answers 503 while the listener still accepts and answers, before it closes; 0 ' +
+      'closes at once.',
     see: 'docs/operations.md#shutdown',
   }),
   corsOrigins: setting(origins, {
@@ -347,7 +355,8 @@ export function checkEnvironment(env: Record<string, string | undefined>) {
   if (!unknown.length) return
   const list = unknown.map((u) => `${u.name}${u.nearest ? ` (did you mean ${u.nearest}?)` : ''}`).join(', ')
   throw new ConfigError(
-    `unknown environment variable${unknown.length > 1 ? 's' : ''} ${list}; the settings are listed in README.md (Configuration), or unset ${unknown.length > 1 ? 'them' : 'it'}`,
+    `unknown environment variable${unknown.length > 1 ? 's' : ''} ${list}; the settings are listed in README.md (Configuration), or ` +
+      `unset ${unknown.length > 1 ? 'them' : 'it'}`,
   )
 }
 
@@ -403,7 +412,8 @@ function validate(config: Config) {
     )
   if (!config.plans.has(config.defaultPlan)) {
     throw new ConfigError(
-      `ALMANAC_DEFAULT_PLAN: plan ${JSON.stringify(config.defaultPlan)} is not among ALMANAC_PLANS (${[...config.plans.keys()].join(', ')})`,
+      `ALMANAC_DEFAULT_PLAN: plan ${JSON.stringify(config.defaultPlan)} is not among ALMANAC_PLANS ` +
+        `(${[...config.plans.keys()].join(', ')})`,
     )
   }
   for (const { key, plan } of config.apiKeys) {

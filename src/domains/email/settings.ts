@@ -36,7 +36,9 @@ export const emailSettings = {
   rdapCache: optional(storeSetting(['memory', 'sqlite']), {
     shown: "the quota store's Redis when that is Redis, else `sqlite`",
     env: 'ALMANAC_EMAIL_RDAP_CACHE',
-    doc: 'Where RDAP answers are kept for 7 days: `memory` (this process), `sqlite` (the state dir) or `redis://…` (shared by many instances).',
+    doc:
+      'Where RDAP answers are kept for 7 days: `memory` (this process), `sqlite` (the state dir) or `redis://…` (shared by many ' +
+      'instances).',
   }),
   offline: setting(boolean, {
     default: false,

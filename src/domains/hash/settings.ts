@@ -71,6 +71,8 @@ export const hashSettings = {
     default: 0,
     shown: '0 = ¼ of min(RAM, cgroup limit) ÷ `workers`',
     env: 'ALMANAC_HASH_MEMORY_BUDGET',
-    doc: 'Bytes all running KDF jobs may allocate (scrypt 128·r·(n+2+p), argon2id memory_cost KiB); one caller may hold half. Beyond it jobs wait in the queue (503 when full); a job over half is a 422 naming it.',
+    doc:
+      'Bytes all running KDF jobs may allocate (scrypt 128·r·(n+2+p), argon2id memory_cost KiB); one caller may hold half. Beyond it ' +
+      'jobs wait in the queue (503 when full); a job over half is a 422 naming it.',
   }),
 }

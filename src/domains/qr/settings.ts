@@ -53,7 +53,9 @@ export const qrSettings = {
   s3PublicEndpoint: optional(origin, {
     shown: '`S3_ENDPOINT`',
     env: 'ALMANAC_QR_S3_PUBLIC_ENDPOINT',
-    doc: "Origin clients download S3 QR images from, when the server reaches S3 at an address they cannot (compose's `http://s3:9000`): links are presigned for it, uploads still use `S3_ENDPOINT`.",
+    doc:
+      "Origin clients download S3 QR images from, when the server reaches S3 at an address they cannot (compose's `http://s3:9000`): " +
+      'links are presigned for it, uploads still use `S3_ENDPOINT`.',
     see: 'docs/qr.md',
   }),
   s3Region: optional(text, { env: 'S3_REGION', doc: "The S3 store's region." }),

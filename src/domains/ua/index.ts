@@ -10,30 +10,28 @@ import { describeFolder, folderFiles, loadDefinitions, readDefinitions } from '.
 import { uaRoutes } from './routes.ts'
 import { openUaService, type UaService } from './service.ts'
 import { uaSources } from './sources.ts'
-import { logger } from '../../lib/logger.ts'
 
 /** Folder name under the data directory for newer detection data. */
 export const DROP_IN = 'ua-regexes'
-
-const log = (fields: Record<string, unknown>) => logger({ domain: 'ua', ...fields })
 
 export default defineDomain<UaService>({
   name: 'ua',
   tag: {
     name: 'ua',
     description:
-      "User agents parsed as Matomo device-detector does: the client, operating system, device (type, brand, model) and bots, with Client Hints taken into account. One at a time (the request's own header, or a posted string) or in bulk.",
+      'User agents parsed as Matomo device-detector does: the client, operating system, device (type, brand, model) and bots, with ' +
+      "Client Hints taken into account. One at a time (the request's own header, or a posted string) or in bulk.",
   },
   settings: uaSettings,
   prefixes: ['/ua'],
   datasets: ['ua'],
-  open({ config, data }) {
+  open({ config, data, log }) {
     // An operator's newer detection data wins over the built artifact (docs/ua.md, "Newer detection data"):
     // the folder ALMANAC_UA_REGEXES names, else a `ua-regexes` folder dropped into the data directory.
     const dropped = data.path(DROP_IN)
     const dir = config.ua.regexesDir ?? (existsSync(dropped) ? dropped : undefined)
     const defs = dir ? readDefinitions(folderFiles(dir), describeFolder(dir)) : loadDefinitions(data.path(UA_ARTIFACT))
-    if (dir) log({ level: 'info', msg: `serving detection data from ${dir}`, ...defs.source })
+    if (dir) log.info(`serving detection data from ${dir}`, { domain: 'ua', ...defs.source })
     return openUaService(defs, { cacheEntries: config.ua.cacheEntries, cacheBytes: config.ua.cacheBytes })
   },
   routes: uaRoutes,

@@ -21,8 +21,10 @@ type Requirement = string[] | null
 const FREQUENT_TEXT = [
   'mozilla/5.0 (windows nt 10.0; win64; x64) applewebkit/537.36 (khtml, like gecko) chrome/120.0.0.0 safari/537.36 edg/120.0.0.0',
   'mozilla/5.0 (linux; android 10; k) applewebkit/537.36 (khtml, like gecko) chrome/120.0.0.0 mobile safari/537.36',
-  'mozilla/5.0 (linux; android 13; sm-s911b build/tp1a.220624.014; wv) applewebkit/537.36 (khtml, like gecko) version/4.0 chrome/120.0.6099.144 mobile safari/537.36',
-  'mozilla/5.0 (iphone; cpu iphone os 17_1_2 like mac os x) applewebkit/605.1.15 (khtml, like gecko) version/17.1 mobile/15e148 safari/604.1',
+  'mozilla/5.0 (linux; android 13; sm-s911b build/tp1a.220624.014; wv) applewebkit/537.36 (khtml, like gecko) version/4.0 ' +
+    'chrome/120.0.6099.144 mobile safari/537.36',
+  'mozilla/5.0 (iphone; cpu iphone os 17_1_2 like mac os x) applewebkit/605.1.15 (khtml, like gecko) version/17.1 mobile/15e148 ' +
+    'safari/604.1',
   'mozilla/5.0 (macintosh; intel mac os x 10.15; rv:120.0) gecko/20100101 firefox/120.0',
   'mozilla/5.0 (x11; linux x86_64) applewebkit/537.36 (khtml, like gecko) chrome/120.0.0.0 safari/537.36',
 ].join('\n')

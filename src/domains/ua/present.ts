@@ -102,7 +102,8 @@ export const DeviceSchema = t.Union(
   [
     t.Object({
       type: s(
-        "Matomo's device type: desktop, smartphone, tablet, phablet, feature phone, console, tv, car browser, smart display, camera, portable media player, wearable, smart speaker, peripheral; empty when unknown.",
+        "Matomo's device type: desktop, smartphone, tablet, phablet, feature phone, console, tv, car browser, smart display, camera, " +
+          'portable media player, wearable, smart speaker, peripheral; empty when unknown.',
       ),
       brand: s('Brand (Samsung, Apple, …); may be empty.'),
       model: s('Marketing model name (Galaxy S21, iPhone, …); may be empty.'),
@@ -161,7 +162,8 @@ export const CatalogEntrySchema = t.Object({
   is_bot: t.Boolean({ description: 'As `is_bot` of the parse result.' }),
   is_touchscreen: t.Union([t.Boolean(), t.Null()], {
     description:
-      'True for smartphone, phablet, tablet, wearable, smart display, or a Windows `Touch` token; false for tv, console, smart speaker, feature phone; null when unknown.',
+      'True for smartphone, phablet, tablet, wearable, smart display, or a Windows `Touch` token; false for tv, console, smart ' +
+      'speaker, feature phone; null when unknown.',
   }),
   brand_name: s('device.brand, or empty.'),
   model_name: s('device.model, or empty.'),

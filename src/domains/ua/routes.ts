@@ -41,7 +41,10 @@ const userAgent = t.String({
 // An Unknown, checked by the service (hints.ts): Elysia coerces a string or number given for an object
 // schema into an object, which would hide a malformed `headers` instead of answering 422.
 const hintHeaders = t.Unknown({
-  description: `Client Hints, an object of header name -> value: ${[...HINT_NAMES.values()].join(', ')}. Names are case-insensitive; every entry optional; values are strings of at most ${HINT_MAX_LENGTH} characters (Sec-CH-UA-Mobile: ?0 or ?1). Other members (forwarded request headers) are ignored.`,
+  description:
+    `Client Hints, an object of header name -> value: ${[...HINT_NAMES.values()].join(', ')}. Names are case-insensitive; every entry ` +
+    `optional; values are strings of at most ${HINT_MAX_LENGTH} characters (Sec-CH-UA-Mobile: ?0 or ?1). Other members (forwarded ` +
+    `request headers) are ignored.`,
   examples: [
     {
       'Sec-CH-UA': '"Chromium";v="120", "Google Chrome";v="120"',
@@ -82,7 +85,10 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
         detail: {
           tags: ['ua'],
           summary: "Parse the caller's own user agent",
-          description: `The request's own User-Agent header with the Client Hints it carries (${[...HINT_NAMES.values()].join(', ')}), parsed as POST /api/v1/ua parses a body: the same answer, quota and forms. A browser sends the high-entropy hints only after the server asks for them (Accept-CH). Bad headers are a 422 naming \`header.<name>\`.`,
+          description:
+            `The request's own User-Agent header with the Client Hints it carries (${[...HINT_NAMES.values()].join(', ')}), parsed as ` +
+            `POST /api/v1/ua parses a body: the same answer, quota and forms. A browser sends the high-entropy hints only after the ` +
+            `server asks for them (Accept-CH). Bad headers are a 422 naming \`header.<name>\`.`,
           ...documents({ enveloped: EnvelopedSchema, bare: BareSchema }),
         },
       },
@@ -96,7 +102,8 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
         // One user agent (2,048 characters) and nine hints of 1,024, each character up to 3 bytes of UTF-8: 34 KB.
         ...bodyLimit(64 * 1024),
         description:
-          'Client, OS, device and bot of one User-Agent, with optional Client Hints (SPEC rules 1-4). Bots answer with `bot` and null client, os and device; headless browsers are bots that keep their client.',
+          'Client, OS, device and bot of one User-Agent, with optional Client Hints (SPEC rules 1-4). Bots answer with `bot` and ' +
+          'null client, os and device; headless browsers are bots that keep their client.',
         ...documents({ enveloped: EnvelopedSchema, bare: BareSchema }),
       },
     })
@@ -113,7 +120,8 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
             ua_list: t.Array(
               t.Unknown({
                 description:
-                  'An object {ua, headers?} as the body of POST /ua. A bad item (a member other than ua and headers included) is answered in its place as {ua, error: {field, message}}; the others are parsed.',
+                  'An object {ua, headers?} as the body of POST /ua. A bad item (a member other than ua and headers included) is ' +
+                  'answered in its place as {ua, error: {field, message}}; the others are parsed.',
                 examples: [{ ua: 'curl/8.5.0' }],
               }),
               {

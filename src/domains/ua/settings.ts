@@ -13,7 +13,9 @@ export const uaSettings = {
   regexesDir: optional(text, {
     shown: '`<data dir>/ua-regexes` when present',
     env: 'ALMANAC_UA_REGEXES',
-    doc: 'A newer Matomo device-detector checkout (or its `regexes/` of YAML; the older node-device-detector package layout is read too) served instead of the built detection data.',
+    doc:
+      'A newer Matomo device-detector checkout (or its `regexes/` of YAML; the older node-device-detector package layout is read too) ' +
+      'served instead of the built detection data.',
     see: 'docs/ua.md',
   }),
   cacheEntries: setting(integer(0, 10_000_000), {

@@ -55,7 +55,11 @@ export const uaSources: Source[] = FILES.map(([file, sha256]) => ({
   sha256,
   homepage: 'https://github.com/matomo-org/device-detector',
   license: 'LGPL-3.0-or-later',
-  attribution: `User-agent detection data: Matomo device-detector (https://github.com/matomo-org/device-detector), LGPL-3.0-or-later, commit ${MATOMO_COMMIT.slice(0, 8)} of ${UA_DATA_DATE}.`,
+  attribution:
+    `User-agent detection data: Matomo device-detector (https://github.com/matomo-org/device-detector), LGPL-3.0-or-later, commit ` +
+    `${MATOMO_COMMIT.slice(0, 8)} of ${UA_DATA_DATE}.`,
   duties:
-    'LGPL-3.0: the detection data is a separate dataset file (`ua-detection.json`) that an operator may replace with newer or modified data without rebuilding the executable (ALMANAC_UA_REGEXES; see docs/ua.md); pass on the LGPL-3.0 text and say where the data comes from.',
+    'LGPL-3.0: the detection data is a separate dataset file (`ua-detection.json`) that an operator may replace with newer or ' +
+    'modified data without rebuilding the executable (ALMANAC_UA_REGEXES; see docs/ua.md); pass on the LGPL-3.0 text and say where ' +
+    'the data comes from.',
 }))
