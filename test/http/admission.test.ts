@@ -7,13 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { defineDomain, type Domain } from '../../src/domains/types.ts'
-import { memoryQuotaStore, type QuotaStore } from '../../src/stores/quota.ts'
-import { redisQuotaStore } from '../../src/stores/quota-redis.ts'
-import { sqliteQuotaStore } from '../../src/stores/quota-sqlite.ts'
+import type { QuotaStore } from '../../src/stores/quota.ts'
 import { testApp, TEST_KEY, type TestApp } from '../support/app.ts'
-import { startRedis, type TestRedis } from '../support/redis.ts'
+import { quotaStores } from '../support/quota-stores.ts'
 import { sampleDomain } from '../support/sample-domain.ts'
-import { tempDirs } from '../support/temp.ts'
 
 const TINY = { ALMANAC_PLANS: 'test:1000000/1d,tiny:20/1h', ALMANAC_API_KEYS: `${TEST_KEY}:tiny` }
 /** Every app counts at 12:30 UTC, whatever the wall clock says. */
@@ -60,19 +57,7 @@ const largePolygon = () => {
   return JSON.stringify({ geometry: { type: 'Polygon', coordinates: [ring] }, limit: 10 }, null, 3)
 }
 
-let redis: TestRedis
-const tempDir = tempDirs('almanac-admission-')
-let prefixes = 0
-beforeAll(async () => {
-  redis = await startRedis()
-})
-afterAll(() => redis.close())
-
-const stores: [string, () => QuotaStore][] = [
-  ['memory', () => memoryQuotaStore()],
-  ['sqlite', () => sqliteQuotaStore(tempDir())],
-  ['redis', () => redisQuotaStore(redis.url, { keyPrefix: `admission${++prefixes}:` })],
-]
+const stores = quotaStores('admission')
 
 describe('a JSON route answers 415 to any other content type, before reading the body', () => {
   let app: TestApp

@@ -73,8 +73,10 @@ export interface QrStats {
 }
 
 export interface QrService {
-  /** `options` holds only the options given: a member set to undefined would replace its default. */
-  /** `payloadWarnings`: what the route said about reading the payload (e.g. a WiFi network taken as open), first in `warnings`. */
+  /**
+   * `options` holds only the options given: a member set to undefined would replace its default.
+   * `payloadWarnings`: what the route said about reading the payload (e.g. a WiFi network taken as open), first in `warnings`.
+   */
   generate(
     preset: Preset,
     payload: string,
