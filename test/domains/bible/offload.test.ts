@@ -10,9 +10,9 @@ import { openDataDir } from '../../../src/data/open.ts'
 import { SEARCH_INLINE_MS } from '../../../src/domains/bible/budget.ts'
 import bible from '../../../src/domains/bible/index.ts'
 import type { BibleService, SearchSort } from '../../../src/domains/bible/service.ts'
-import { AlmanacError } from '../../../src/lib/errors.ts'
 import { createLogger } from '../../../src/lib/logger.ts'
 import type { QueryPool } from '../../../src/lib/query-pool.ts'
+import { settled } from '../../support/settled.ts'
 import { testApp, testConfig } from '../../support/app.ts'
 
 type Opened = { service: BibleService; pool: QueryPool; close(): Promise<void> }
@@ -31,16 +31,6 @@ const SEARCHES: Search[] = [
   ['and the', undefined, 'relevance', { limit: 20, offset: 0 }],
   [Array(16).fill('the*').join(' '), undefined, 'relevance', { limit: 20, offset: 0 }],
 ]
-
-/** The answer, or the problem, as comparable data. */
-const settled = async (run: () => unknown) => {
-  try {
-    return { value: await run() }
-  } catch (e) {
-    if (!(e instanceof AlmanacError)) throw e
-    return { problem: { kind: e.kind, detail: e.detail, options: e.options } }
-  }
-}
 
 describe('one app, default pool', () => {
   const opened = testApp({ domains: [bible] })

@@ -6,11 +6,12 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import hash from '../../../src/domains/hash/index.ts'
 import { createKdfPool } from '../../../src/domains/hash/pool.ts'
 import { AlmanacError } from '../../../src/lib/errors.ts'
 import { testApp, TEST_KEY } from '../../support/app.ts'
+import { runCompiledProbe } from '../../support/compile-probe.ts'
 
 setDefaultTimeout(120_000)
 
@@ -137,7 +138,6 @@ describe('the pool itself', () => {
 })
 
 describe('inside a compiled executable', () => {
-  const ROOT = resolve(import.meta.dir, '../../..')
   const dir = mkdtempSync(join(tmpdir(), 'almanac-hash-compile-'))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -145,20 +145,7 @@ describe('inside a compiled executable', () => {
     // A minimal program (fixtures/compile-probe.ts) that imports the pool the way the server does; built like
     // build/compile.ts does (root = the repository, every *worker.ts an extra entry point), then run from
     // another directory.
-    const entry = join(import.meta.dir, 'fixtures/compile-probe.ts')
-    const outfile = join(dir, 'probe')
-    const built = await Bun.build({
-      entrypoints: [entry, join(ROOT, 'src/domains/hash/kdf-worker.ts')],
-      root: ROOT,
-      target: 'bun',
-      compile: { outfile },
-      throw: false,
-    })
-    expect(built.logs.map(String)).toEqual([])
-    expect(built.success).toBe(true)
-    const run = Bun.spawnSync([outfile], { cwd: dir })
-    expect(run.stderr.toString()).toBe('')
-    const out = run.stdout.toString().trim()
+    const out = (await runCompiledProbe(join(import.meta.dir, 'fixtures/compile-probe.ts'), 'src/domains/hash/kdf-worker.ts', dir)).trim()
     expect(out).toStartWith('$argon2id$v=19$m=64,t=1,p=2$')
     expect(await Bun.password.verify('compiled', out)).toBe(true)
   })

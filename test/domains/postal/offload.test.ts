@@ -7,8 +7,8 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import postal from '../../../src/domains/postal/index.ts'
 import { INLINE_WORK, type PostalService } from '../../../src/domains/postal/service.ts'
-import { AlmanacError } from '../../../src/lib/errors.ts'
 import type { QueryPool } from '../../../src/lib/query-pool.ts'
+import { settled } from '../../support/settled.ts'
 import { testApp } from '../../support/app.ts'
 import { requestOf, runCase, worstCases, type WorstCase } from './worst.ts'
 
@@ -58,15 +58,6 @@ const ORDINARY: WorstCase[] = [
 const CASES = [...ORDINARY, ...worstCases(200)]
 
 const argsOf = (c: WorstCase) => [c.country, c.kind === 'search' ? c.filters : c.kind === 'nearby' ? c.at : c.geometry, c.page]
-
-const settled = async (run: () => unknown) => {
-  try {
-    return { value: await run() }
-  } catch (e) {
-    if (!(e instanceof AlmanacError)) throw e
-    return { problem: { kind: e.kind, detail: e.detail, options: e.options } }
-  }
-}
 
 describe('postal queries on the loop and on a worker', () => {
   const opened = testApp({ domains: [postal] })

@@ -7,26 +7,15 @@
 import { afterAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { makeImage } from '../../../src/domains/qr/image.ts'
+import { runCompiledProbe } from '../../support/compile-probe.ts'
 
-const ROOT = resolve(import.meta.dir, '../../..')
 const dir = mkdtempSync(join(tmpdir(), 'almanac-qr-compile-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 test('the pool finds render-worker among the compiled entry points, and makes the loop’s image', async () => {
-  const outfile = join(dir, 'probe')
-  const built = await Bun.build({
-    entrypoints: [join(import.meta.dir, 'fixtures/compile-probe.ts'), join(ROOT, 'src/domains/qr/render-worker.ts')],
-    root: ROOT,
-    target: 'bun',
-    compile: { outfile },
-    throw: false,
-  })
-  expect(built.logs.map(String)).toEqual([])
-  expect(built.success).toBe(true)
-  const run = Bun.spawnSync([outfile], { cwd: dir })
-  expect(run.stderr.toString()).toBe('')
+  const printed = await runCompiledProbe(join(import.meta.dir, 'fixtures/compile-probe.ts'), 'src/domains/qr/render-worker.ts', dir)
   const loop = makeImage('compiled '.repeat(200), 'text', {
     format: 'svg',
     size: 400,
@@ -35,5 +24,5 @@ test('the pool finds render-worker among the compiled entry points, and makes th
     error_correction: 'M',
     margin: 4,
   })
-  expect(JSON.parse(run.stdout.toString())).toEqual({ version: loop.version, name: loop.name, bytes: loop.bytes.length, made: 1 })
+  expect(JSON.parse(printed)).toEqual({ version: loop.version, name: loop.name, bytes: loop.bytes.length, made: 1 })
 }, 60_000)
