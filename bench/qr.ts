@@ -13,7 +13,8 @@ import { encodeMatrix } from '../src/domains/qr/matrix.ts'
 import { parseColor } from '../src/domains/qr/colors.ts'
 import { renderPng } from '../src/domains/qr/png.ts'
 import { renderSvg } from '../src/domains/qr/svg.ts'
-import { DEFAULTS, renderImage } from '../src/domains/qr/service.ts'
+import { makeImage } from '../src/domains/qr/image.ts'
+import { DEFAULTS } from '../src/domains/qr/service.ts'
 import { compareWithHello } from './lib.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -59,7 +60,7 @@ const longMatrix = encodeMatrix(LONG_TEXT, 'M', 'text')
 
 const baseline400 = await timeEach(1000, () => QRCode.toBuffer(URL_TEXT, { width: 400, margin: 4, errorCorrectionLevel: 'M', type: 'png' }))
 row('node-qrcode toBuffer: URL, 400 px (baseline)', baseline400)
-row('ours: URL -> matrix -> PNG, 400 px', await timeEach(5000, () => renderImage(URL_TEXT, 'text', options(400))), baseline400)
+row('ours: URL -> matrix -> PNG, 400 px', await timeEach(5000, () => makeImage(URL_TEXT, 'text', options(400))), baseline400)
 row(
   'ours: PNG only from the matrix, 400 px',
   await timeEach(5000, () => renderPng(urlMatrix, { size: 400, margin: 4, fg, bg })),
@@ -72,7 +73,7 @@ const baseline2000 = await timeEach(200, () =>
   QRCode.toBuffer(LONG_TEXT, { width: 2000, margin: 4, errorCorrectionLevel: 'M', type: 'png' }),
 )
 row('node-qrcode toBuffer: 900 bytes, 2000 px (baseline)', baseline2000)
-row('ours: 900 bytes -> matrix -> PNG, 2000 px', await timeEach(1000, () => renderImage(LONG_TEXT, 'text', options(2000))), baseline2000)
+row('ours: 900 bytes -> matrix -> PNG, 2000 px', await timeEach(1000, () => makeImage(LONG_TEXT, 'text', options(2000))), baseline2000)
 row(
   'ours: PNG only, 900 bytes (version 24), 2000 px',
   await timeEach(1000, () => renderPng(longMatrix, { size: 2000, margin: 4, fg, bg })),
@@ -80,7 +81,7 @@ row(
 )
 row(
   'ours: 4296 alphanumeric at L (version 40) -> PNG 400 px',
-  await timeEach(50, () => renderImage('A1'.repeat(2148), 'text', options(400, 'png', 'L'))),
+  await timeEach(50, () => makeImage('A1'.repeat(2148), 'text', options(400, 'png', 'L'))),
 )
 
 console.log('\nIn process, one call at a time (µs; ratio = baseline p50 / ours p50, higher is faster)')

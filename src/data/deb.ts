@@ -9,7 +9,7 @@
 import { mkdirSync, readFileSync } from 'node:fs'
 
 /** Members of an ar archive: name and bytes. */
-export function arMembers(bytes: Uint8Array): { name: string; data: Uint8Array }[] {
+function arMembers(bytes: Uint8Array): { name: string; data: Uint8Array }[] {
   const text = (from: number, length: number) => Buffer.from(bytes.subarray(from, from + length)).toString('latin1')
   if (text(0, 8) !== '!<arch>\n') throw new Error('not an ar archive (a .deb starts with !<arch>)')
   const members: { name: string; data: Uint8Array }[] = []

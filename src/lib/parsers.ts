@@ -95,7 +95,7 @@ export const secret =
   }
 
 /** The one place a store's spelling is read: the settings keep it as written, `storesOf` turns it into a StoreLocation. */
-export const isRedisUrl = (s: string) => /^rediss?:\/\//.test(s)
+const isRedisUrl = (s: string) => /^rediss?:\/\//.test(s)
 
 /** `memory`, `sqlite` or a `redis://` URL; `kinds` are those this store may be. */
 export const storeSetting =

@@ -9,6 +9,7 @@
  * Workers start on first use and are unref'd: an idle pool costs nothing and never holds the process.
  * No domain knowledge here: a job is a method name and its arguments, answered by the worker module.
  */
+import { plural } from './plural.ts'
 import { availableParallelism } from 'node:os'
 import { AlmanacError, busy, unavailable, type ErrorKind } from './errors.ts'
 import { logger } from './logger.ts'
@@ -135,8 +136,6 @@ export function pooledDatabase<D extends { close(): void }>(
 
 /** Seconds a refused caller is asked to wait: queued jobs are tens of milliseconds each. */
 const RETRY_SECONDS = 1
-
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
 export function createQueryPool({ url, init, size, queueSize, perCaller, what }: QueryPoolOptions): QueryPool {
   const slots: Slot[] = []

@@ -4,6 +4,7 @@
  * (503 + Retry-After) instead of letting work pile up.
  * Workers start on first use and are unref'd, so an idle pool costs nothing and never holds the process.
  */
+import { plural } from '../../lib/plural.ts'
 import { AlmanacError, busy, unavailable } from '../../lib/errors.ts'
 import { workerUrl as libWorkerUrl } from '../../lib/threads.ts'
 import { jobMemory } from './budget.ts'
@@ -58,8 +59,6 @@ export interface KdfPoolOptions {
   /** The domain's logger (`open`'s context); a pool made on its own (tests, benches) logs to stderr. */
   log?: Logger
 }
-
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
 /**
  * A job starts when a worker is free and its memory fits both the pool's budget and its owner's share of it.

@@ -60,9 +60,6 @@ export interface QrResult {
   warnings: string[]
 }
 
-/** The image alone, for one payload and fully resolved options, on the calling thread (the bench uses it). */
-export const renderImage = (payload: string, field: string, o: Required<QrOptions>): MadeImage => makeImage(payload, field, o)
-
 export interface QrStats {
   /** Images made on the event loop and in the render workers. */
   madeOnLoop: number

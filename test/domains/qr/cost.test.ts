@@ -9,7 +9,8 @@ import { describe, expect, test } from 'bun:test'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { capacityOf } from '../../../src/domains/qr/matrix.ts'
-import { DEFAULTS, renderImage } from '../../../src/domains/qr/service.ts'
+import { makeImage } from '../../../src/domains/qr/image.ts'
+import { DEFAULTS } from '../../../src/domains/qr/service.ts'
 import { rng } from '../../support/random.ts'
 import { fromDataUri, rasterise, zbar } from './decode.ts'
 import { KEY_B, qrApp, type QrTestApp, TWO_KEYS } from './harness.ts'
@@ -99,7 +100,7 @@ describe('large symbols are made in the render worker', () => {
       const svg = await app.json('POST', '/api/v1/qr/text', { body: { text, format: 'svg', error_correction: 'L' }, form: 'bare' })
       expect(svg.status).toBe(200)
       expect(svg.body).toMatchObject({ version: 40, modules: 177 })
-      const loopSvg = renderImage(text, 'text', { ...DEFAULTS, format: 'svg', error_correction: 'L' })
+      const loopSvg = makeImage(text, 'text', { ...DEFAULTS, format: 'svg', error_correction: 'L' })
       expect(svg.body.url).toContain(loopSvg.name)
       const svgBytes = new Uint8Array(await (await app.download(svg.body.url)).arrayBuffer())
       expect(Buffer.from(svgBytes).equals(Buffer.from(loopSvg.bytes))).toBe(true)
@@ -110,7 +111,7 @@ describe('large symbols are made in the render worker', () => {
         form: 'bare',
       })
       expect(png.status).toBe(200)
-      const loopPng = renderImage('https://example.com/a', 'url', { ...DEFAULTS, size: 2000 })
+      const loopPng = makeImage('https://example.com/a', 'url', { ...DEFAULTS, size: 2000 })
       expect(Buffer.from(fromDataUri(png.body.data_uri)).equals(Buffer.from(loopPng.bytes))).toBe(true)
       expect(zbar(fromDataUri(png.body.data_uri))).toBe('https://example.com/a')
       expect(await counters(app)).toEqual({ loop: 0, worker: 2, refusedUnmade: 0 })
