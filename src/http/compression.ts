@@ -104,11 +104,17 @@ const mayRefuseIdentity = (header: string) => header.includes('identity') || hea
 
 const weak = (etag: string | null) => (etag && !etag.startsWith('W/') ? `W/${etag}` : etag)
 
+/**
+ * Compressed forms of the bodies that are the same on every request, by their key and coding. One for the
+ * process, not per app: an app is rebuilt at every data swap and, on a first start, as each domain opens,
+ * and the /docs bundle (1.7 MB at brotli 11) must not be compressed again each time. A key names its bytes
+ * exactly (a file path; the OpenAPI document's `path#hash`, whose older versions are dropped when a new one
+ * is kept), so the set stays as small as the set of assets.
+ */
+const kept = new Map<string, Promise<Uint8Array>>()
+
 /** Wraps the app's handler: declared bodies are compressed as the caller accepts. */
 export function withCompression(handle: Handle): Handle {
-  /** Compressed forms of the bodies that are the same on every request, by their key and coding. */
-  const kept = new Map<string, Promise<Uint8Array>>()
-
   const encode = (request: Request, response: Response): Response | Promise<Response> => {
     const exchange = existingExchange(request)
     const body = exchange?.body
@@ -132,7 +138,11 @@ export function withCompression(handle: Handle): Handle {
     if (key) {
       const id = `${coding}:${key}`
       let made = kept.get(id)
-      if (!made) kept.set(id, (made = compressOffLoop(coding, body, true)))
+      if (!made) {
+        const base = `${coding}:${key.split('#')[0]}#`
+        if (key.includes('#')) for (const old of kept.keys()) if (old.startsWith(base)) kept.delete(old)
+        kept.set(id, (made = compressOffLoop(coding, body, true)))
+      }
       return made.then(reply)
     }
     if (body.length >= OFF_LOOP_BYTES) return compressOffLoop(coding, body, false).then(reply)

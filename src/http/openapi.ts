@@ -545,16 +545,19 @@ export function buildOpenApiDocument(app: AnyElysia, options: { definitionsPrefi
 
 /** `GET /openapi.json`, built once from the finished app on first request; `tags` are the domains'. */
 export function openApiRoutes(getApp: () => AnyElysia, definitionsPrefixes: () => string[] = () => [], tags: ApiTag[] = []) {
-  let cached: string | undefined
+  let cached: { text: string; key: string } | undefined
   return new Elysia({ name: 'almanac:openapi' }).get(
     OPENAPI_PATH,
     ({ request }) => {
-      cached ??= JSON.stringify(buildOpenApiDocument(getApp(), { definitionsPrefixes: definitionsPrefixes(), tags }))
-      // The same bytes every time: compressed once (compression.ts).
+      if (!cached) {
+        const text = JSON.stringify(buildOpenApiDocument(getApp(), { definitionsPrefixes: definitionsPrefixes(), tags }))
+        cached = { text, key: `${OPENAPI_PATH}#${Bun.hash(text).toString(36)}` }
+      }
+      // The same bytes every time: compressed once per document (compression.ts keys them by their hash).
       const exchange = exchangeOf(request)
-      exchange.body = cached
-      exchange.bodyKey = OPENAPI_PATH
-      return new Response(cached, {
+      exchange.body = cached.text
+      exchange.bodyKey = cached.key
+      return new Response(cached.text, {
         headers: { 'content-type': 'application/json', 'cache-control': 'no-cache', vary: 'Accept-Encoding' },
       })
     },
