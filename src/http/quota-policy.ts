@@ -7,13 +7,12 @@
  */
 import type { Config } from '../config.ts'
 import type { QuotaStore } from '../stores/quota.ts'
-import { badRequest } from '../lib/errors.ts'
 import { admissions, checkBodyHeaders } from './admission.ts'
 import type { Principal } from './auth.ts'
 import { costOf } from './cost.ts'
 import { type Credits, createCredits } from './credits.ts'
 import { addResponseHeaders, exchangeOf, type Exchange } from './exchange.ts'
-import { pathIsWellFormed } from './request-guards.ts'
+import { checkPath } from './request-guards.ts'
 import { callerTurns } from './turns.ts'
 
 export interface QuotaPolicy {
@@ -52,7 +51,7 @@ export function quotaPolicy(
     admit(request, path, principal) {
       const exchange = exchangeOf(request)
       exchange.principal = principal
-      if (!pathIsWellFormed(path)) throw badRequest('The path holds an invalid percent-encoding (such as %ZZ or a lone %).')
+      checkPath(path)
       const admission = (exchange.admission = admitting.forPath(request.method, path))
       checkBodyHeaders(request, admission, config.bodyLimit)
       if (!admission) return

@@ -46,9 +46,14 @@ export function pathIsWellFormed(path: string): boolean {
   }
 }
 
+/** A path with a broken percent-escape (`%ZZ`, a lone `%`) is a 400. */
+export function checkPath(path: string): void {
+  if (!pathIsWellFormed(path)) throw badRequest('The path holds an invalid percent-encoding (such as %ZZ or a lone %).')
+}
+
 /** The checks made before routing on the request and its path (from the app's one request hook): throws a 400 or a 413. */
 export function checkRequest(request: Request, path: string, limit: number): void {
-  if (!pathIsWellFormed(path)) throw badRequest('The path holds an invalid percent-encoding (such as %ZZ or a lone %).')
+  checkPath(path)
   const declared = request.headers.get('content-length')
   if (declared !== null && !(Number(declared) <= limit)) throw overLimit(limit)
 }
