@@ -36,7 +36,7 @@ async function readCapped(request: Request, limit: number): Promise<string> {
   return new TextDecoder().decode(Buffer.concat(chunks))
 }
 
-export function pathIsWellFormed(path: string): boolean {
+function pathIsWellFormed(path: string): boolean {
   if (!path.includes('%')) return true
   try {
     decodeURIComponent(path)
