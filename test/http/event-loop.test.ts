@@ -32,5 +32,6 @@ test('the longest block and the lag histogram are exposed', async () => {
 test('a blocked loop shows in the next scrape', async () => {
   await scrape() // resets the since-last-scrape maximum
   holdLoop(120)
-  expect(maxBlock(await scrape())).toBeGreaterThan(0)
+  // The 10 ms timer ran about 110 ms late: the gauge says at least most of the 120 ms hold.
+  expect(maxBlock(await scrape())).toBeGreaterThanOrEqual(0.1)
 })
