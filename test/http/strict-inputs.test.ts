@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import countries from '../../src/domains/countries/index.ts'
 import hash from '../../src/domains/hash/index.ts'
-import { testApp, type TestApp } from '../support/app.ts'
+import { problemIn, testApp, type TestApp } from '../support/app.ts'
 
 let app: TestApp
 beforeAll(async () => {
@@ -16,13 +16,11 @@ beforeAll(async () => {
 afterAll(() => app.close())
 
 const FORMS = ['enveloped', 'bare'] as const
-const problemOf = (body: any, form: (typeof FORMS)[number]) => (form === 'bare' ? body : body.error)
-
 test('/countries?regoin=Europe is a 422 naming regoin and region, not all 249 countries', async () => {
   for (const form of FORMS) {
     const res = await app.json('GET', '/api/v1/countries?regoin=Europe', { form })
     expect(res.status).toBe(422)
-    const problem = problemOf(res.body, form)
+    const problem = problemIn(res.body, form)
     expect(problem.detail).toBe('regoin: unknown query parameter (did you mean region?)')
     expect(problem.errors).toEqual([{ in: 'query', field: 'regoin', message: 'unknown query parameter (did you mean region?)' }])
     // Spelled right, it filters.
@@ -47,7 +45,7 @@ test('/hash/bcrypt {"round":4} is a 422 naming round and rounds, not a hash with
   for (const form of FORMS) {
     const res = await app.json('POST', '/api/v1/hash/bcrypt', { body: { input: 'x', round: 4 }, form })
     expect(res.status).toBe(422)
-    expect(problemOf(res.body, form).errors).toEqual([{ in: 'body', field: 'round', message: 'unknown member (did you mean rounds?)' }])
+    expect(problemIn(res.body, form).errors).toEqual([{ in: 'body', field: 'round', message: 'unknown member (did you mean rounds?)' }])
     const right = await app.json('POST', '/api/v1/hash/bcrypt', { body: { input: 'x', rounds: 4 }, form })
     expect(right.status).toBe(200)
     expect((form === 'bare' ? right.body : right.body.data).hash).toStartWith('$2b$04$')
@@ -59,7 +57,7 @@ test('integers in the query are plain decimal digits: 1e2, 0x10, +5, " 5" and 5.
     for (const value of ['1e2', '0x10', '+5', ' 5', '5.0', '0b11']) {
       const res = await app.json('GET', `/api/v1/countries?limit=${encodeURIComponent(value)}`, { form })
       expect({ value, status: res.status }).toEqual({ value, status: 422 })
-      expect(problemOf(res.body, form).errors.map((e: any) => [e.in, e.field])).toEqual([['query', 'limit']])
+      expect(problemIn(res.body, form).errors.map((e: any) => [e.in, e.field])).toEqual([['query', 'limit']])
     }
     const ok = await app.json('GET', '/api/v1/countries?limit=16&offset=007', { form })
     expect(ok.status).toBe(200)
@@ -71,7 +69,7 @@ test('fields=,,, is a 400 (it names nothing), not a list of empty objects', asyn
   for (const form of FORMS) {
     const res = await app.json('GET', '/api/v1/countries?limit=2&fields=,,,', { form })
     expect(res.status).toBe(400)
-    expect(problemOf(res.body, form).errors).toEqual([
+    expect(problemIn(res.body, form).errors).toEqual([
       { in: 'query', field: 'fields', message: 'names no field (only commas): name at least one, or leave fields out' },
     ])
     // Empty names beside real ones are skipped.
@@ -85,7 +83,7 @@ test('fields=name.foo on a string is a 400 naming the path and why, not `name`',
   for (const form of FORMS) {
     const res = await app.json('GET', '/api/v1/countries/FR?fields=name.foo', { form })
     expect(res.status).toBe(400)
-    const problem = problemOf(res.body, form)
+    const problem = problemIn(res.body, form)
     expect(problem.detail).toBe('fields name.foo: name is a string, not an object; fields selects members of objects only.')
     expect(problem.errors).toEqual([{ in: 'query', field: 'fields', message: 'name.foo: name is a string, not an object' }])
   }

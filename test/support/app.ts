@@ -119,3 +119,6 @@ export async function testApp(
     },
   }
 }
+
+/** The problem in an answer's body: the body itself in Form B, its `error` member in Form A. */
+export const problemIn = (body: any, form: 'enveloped' | 'bare') => (form === 'bare' ? body : body.error)

@@ -11,7 +11,7 @@ import { BCRYPT_MEMORY, jobMemory, memoryBudget } from '../../../src/domains/has
 import { scryptMemory } from '../../../src/domains/hash/kdf.ts'
 import { createKdfPool } from '../../../src/domains/hash/pool.ts'
 import { AlmanacError } from '../../../src/lib/errors.ts'
-import { testApp, testConfig, TEST_KEY } from '../../support/app.ts'
+import { problemIn, testApp, testConfig, TEST_KEY } from '../../support/app.ts'
 import { pythonJson } from '../../support/python.ts'
 
 setDefaultTimeout(120_000)
@@ -123,8 +123,6 @@ print(json.dumps(out))
 `
 
 /** The RFC 9457 problem: the body itself (Form B), or the envelope's `error` (Form A). */
-const problemOf = (res: { body: any }, form: 'enveloped' | 'bare') => (form === 'enveloped' ? res.body.error : res.body)
-
 describe('over HTTP, a budget of 8 MiB (4 MiB a caller) and a queue of one', () => {
   const opened = testApp({
     domains: [hash],
@@ -143,18 +141,22 @@ describe('over HTTP, a budget of 8 MiB (4 MiB a caller) and a queue of one', () 
       const scrypt = await app.json('POST', '/api/v1/hash/scrypt', { body: { input: 'pw', n: 2 ** 13, r: 8 }, form })
       expect(scrypt.status).toBe(422)
       if (form === 'enveloped') expect(scrypt.body).toMatchObject({ status: 'error', data: null })
-      expect(problemOf(scrypt, form).errors).toEqual([{ in: 'body', field: 'n', message: expect.stringContaining('half of') }])
-      expect(problemOf(scrypt, form).ceilings).toEqual([
+      expect(problemIn(scrypt.body, form).errors).toEqual([{ in: 'body', field: 'n', message: expect.stringContaining('half of') }])
+      expect(problemIn(scrypt.body, form).ceilings).toEqual([
         { field: 'n', setting: 'hash.memoryBudgetBytes', env: 'ALMANAC_HASH_MEMORY_BUDGET', value: 4 * MiB },
       ])
-      expect(problemOf(scrypt, form).detail).toContain(`128 × r × (n + 2 + p) = ${scryptMemory({ n: 2 ** 13, r: 8, p: 1 })} bytes`)
+      expect(problemIn(scrypt.body, form).detail).toContain(`128 × r × (n + 2 + p) = ${scryptMemory({ n: 2 ** 13, r: 8, p: 1 })} bytes`)
       // More than the whole budget, under Form A's names.
       const whole = await app.json('POST', '/api/v1/hash/scrypt', { body: { input: 'pw', cost_factor: 2 ** 14, block_size: 8 }, form })
       expect(whole.status).toBe(422)
-      expect(problemOf(whole, form).ceilings[0]).toMatchObject({ field: 'cost_factor', setting: 'hash.memoryBudgetBytes', value: 4 * MiB })
+      expect(problemIn(whole.body, form).ceilings[0]).toMatchObject({
+        field: 'cost_factor',
+        setting: 'hash.memoryBudgetBytes',
+        value: 4 * MiB,
+      })
       const argon = await app.json('POST', '/api/v1/hash/argon2id', { body: { input: 'pw', memory_cost: 4097, parallelism: 1 }, form })
       expect(argon.status).toBe(422)
-      expect(problemOf(argon, form).ceilings).toEqual([
+      expect(problemIn(argon.body, form).ceilings).toEqual([
         { field: 'memory_cost', setting: 'hash.memoryBudgetBytes', env: 'ALMANAC_HASH_MEMORY_BUDGET', value: 4096 },
       ])
       // At the share exactly, it runs.
@@ -175,10 +177,10 @@ describe('over HTTP, a budget of 8 MiB (4 MiB a caller) and a queue of one', () 
       const refused = results.find((r) => r.status === 503)!
       expect(refused.headers.get('retry-after')).toBe('1')
       if (form === 'enveloped') expect(refused.body).toMatchObject({ status: 'error', data: null })
-      expect(problemOf(refused, form).type).toBe('urn:almanac:problem:busy')
-      expect(problemOf(refused, form).detail).toContain('the queue holds 1')
+      expect(problemIn(refused.body, form).type).toBe('urn:almanac:problem:busy')
+      expect(problemIn(refused.body, form).detail).toContain('the queue holds 1')
       // Workers were free: what the first job held was memory.
-      expect(problemOf(refused, form).detail).toContain(`${scryptMemory(SLOW_SMALL)} of ${8 * MiB} bytes in use`)
+      expect(problemIn(refused.body, form).detail).toContain(`${scryptMemory(SLOW_SMALL)} of ${8 * MiB} bytes in use`)
       const hashOf = (body: any): string => (form === 'enveloped' ? body.data.hash : body.hash)
       const served = inputs.flatMap((input, i) => (results[i]!.status === 200 ? [{ input, hash: hashOf(results[i]!.body) }] : []))
       expect(pythonJson<boolean[]>(VERIFY_SCRYPT, served)).toEqual([true, true])

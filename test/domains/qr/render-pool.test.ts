@@ -4,18 +4,16 @@
  * an extra entry point) and run from another directory, finds the worker module and gets the image the
  * loop would make (the same content-addressed name).
  */
-import { afterAll, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { makeImage } from '../../../src/domains/qr/image.ts'
 import { runCompiledProbe } from '../../support/compile-probe.ts'
+import { tempDirs } from '../../support/temp.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'almanac-qr-compile-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const tempDir = tempDirs('almanac-qr-compile-')
 
 test('the pool finds render-worker among the compiled entry points, and makes the loop’s image', async () => {
-  const printed = await runCompiledProbe(join(import.meta.dir, 'fixtures/compile-probe.ts'), 'src/domains/qr/render-worker.ts', dir)
+  const printed = await runCompiledProbe(join(import.meta.dir, 'fixtures/compile-probe.ts'), 'src/domains/qr/render-worker.ts', tempDir())
   const loop = makeImage('compiled '.repeat(200), 'text', {
     format: 'svg',
     size: 400,
