@@ -18,7 +18,8 @@
  *   `OFF_LOOP_BYTES` are compressed on zlib's thread pool, so a large list does not hold the loop.
  * - Bodies the same on every request (`bodyKey`: /docs assets, /openapi.json) are compressed once, off the
  *   event loop, at the best settings (brotli 11, gzip 9: the 1.7 MB Swagger bundle goes to 359 KB and
- *   459 KB; 2.4 s of a pool thread, once), and kept. brotli is preferred for them.
+ *   459 KB; 2.4 s of a pool thread, once), and kept. brotli is preferred for them. Until the best form is
+ *   ready, callers get the per-request form rather than waiting seconds for it (the first /docs visit).
  *
  * ETags: a compressed answer is a different representation, so its ETag is made weak (`W/"…"`, RFC 9110
  * section 8.8.1 and 8.8.3); If-None-Match uses the weak comparison, so either form revalidates to a 304,
@@ -111,7 +112,14 @@ const weak = (etag: string | null) => (etag && !etag.startsWith('W/') ? `W/${eta
  * exactly (a file path; the OpenAPI document's `path#hash`, whose older versions are dropped when a new one
  * is kept), so the set stays as small as the set of assets.
  */
-const kept = new Map<string, Promise<Uint8Array>>()
+interface Kept {
+  best?: Uint8Array
+  made: Promise<void>
+}
+const kept = new Map<string, Kept>()
+
+/** Settles when every best form started so far is kept (tests: the answer after the first is the best one). */
+export const bestFormsKept = () => Promise.all([...kept.values()].map((k) => k.made))
 
 /** Wraps the app's handler: declared bodies are compressed as the caller accepts. */
 export function withCompression(handle: Handle): Handle {
@@ -137,13 +145,18 @@ export function withCompression(handle: Handle): Handle {
     const reply = (bytes: Uint8Array) => new Response(bytes, { status: response.status, statusText: response.statusText, headers })
     if (key) {
       const id = `${coding}:${key}`
-      let made = kept.get(id)
-      if (!made) {
+      let entry = kept.get(id)
+      if (!entry) {
         const base = `${coding}:${key.split('#')[0]}#`
         if (key.includes('#')) for (const old of kept.keys()) if (old.startsWith(base)) kept.delete(old)
-        kept.set(id, (made = compressOffLoop(coding, body, true)))
+        const fresh: Kept = { made: Promise.resolve() }
+        fresh.made = compressOffLoop(coding, body, true).then(
+          (bytes) => void (fresh.best = bytes),
+          () => void kept.delete(id), // made again for the next caller
+        )
+        kept.set(id, (entry = fresh))
       }
-      return made.then(reply)
+      if (entry.best) return reply(entry.best)
     }
     if (body.length >= OFF_LOOP_BYTES) return compressOffLoop(coding, body, false).then(reply)
     return reply(compressNow(coding, body))

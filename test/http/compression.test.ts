@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import zlib from 'node:zlib'
-import { MIN_BYTES, negotiate } from '../../src/http/compression.ts'
+import { bestFormsKept, MIN_BYTES, negotiate } from '../../src/http/compression.ts'
 import { serve, type Running } from '../../src/serve.ts'
 import { TEST_KEY, type TestApp, testApp, testConfig } from '../support/app.ts'
 import { tempDirs } from '../support/temp.ts'
@@ -132,6 +132,7 @@ describe('static assets: compressed once, brotli preferred', () => {
     for (const path of ['/openapi.json', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css']) {
       const identity = await bodyOf(await app.handle(new Request(`http://localhost${path}`)))
       for (const accept of ['gzip, br', 'br', 'gzip']) {
+        const sizes: number[] = []
         for (let round = 0; round < 2; round++) {
           const res = await app.handle(new Request(`http://localhost${path}`, { headers: { 'accept-encoding': accept } }))
           const coding = res.headers.get('content-encoding')
@@ -140,7 +141,13 @@ describe('static assets: compressed once, brotli preferred', () => {
           const bytes = await bodyOf(res)
           expect(bytes.length).toBeLessThan(identity.length / 3)
           expect(decode(coding, bytes) === identity.toString()).toBe(true)
+          sizes.push(bytes.length)
+          // The first caller got the quick form without waiting for the best one (seconds for the bundle);
+          // once that is kept, the next caller gets it.
+          await bestFormsKept()
         }
+        // ('br' comes after 'gzip, br', whose brotli form is already kept.)
+        if (accept !== 'br') expect({ path, accept, smaller: sizes[1]! < sizes[0]! }).toEqual({ path, accept, smaller: true })
       }
     }
     const png = await app.handle(
