@@ -41,13 +41,60 @@ function foldWord(word: string): string[] {
   return folded
 }
 
-function wordsWithOffsets(text: string): Word[] {
-  const out: Word[] = []
+/**
+ * The display words of a text (their spans) and the index words they stand for, in order: `matches(i)`
+ * says whether index word `i` is `want` (or starts with it), `of(i)` which display word it came from.
+ */
+interface TextWords {
+  start: number[]
+  end: number[]
+  indexWords: number
+  matches(i: number, want: string, prefix: boolean): boolean
+  of(i: number): number
+}
+
+/** Texts of ASCII only: most verses of the English translations (92% of the KJV's). */
+const ASCII_TEXT = /^[\x00-\x7f]*$/
+
+const isAsciiWordChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
+
+/**
+ * ASCII: the same words as the general path gives, without its Unicode classes, fold cache and objects
+ * per word: a display word is a run of letters and digits, its index word its lower case, compared in
+ * place in the lower-cased text.
+ */
+function asciiWords(text: string): TextWords {
+  const lower = text.toLowerCase()
+  const start: number[] = []
+  const end: number[] = []
+  for (let i = 0; i < text.length; ) {
+    if (!isAsciiWordChar(text.charCodeAt(i))) {
+      i++
+      continue
+    }
+    start.push(i)
+    while (i < text.length && isAsciiWordChar(text.charCodeAt(i))) i++
+    end.push(i)
+  }
+  return {
+    start,
+    end,
+    indexWords: start.length,
+    matches: (i, want, prefix) => {
+      const length = end[i]! - start[i]!
+      return (prefix ? length >= want.length : length === want.length) && lower.startsWith(want, start[i])
+    },
+    of: (i) => i,
+  }
+}
+
+function unicodeWords(text: string): TextWords {
+  const words: Word[] = []
   for (const m of text.matchAll(DISPLAY_WORD)) {
     if (!CJK.test(m[0])) {
       const parts = foldWord(m[0])
       if (parts.length <= 1) {
-        if (parts.length) out.push({ start: m.index!, end: m.index! + m[0].length, folded: parts })
+        if (parts.length) words.push({ start: m.index!, end: m.index! + m[0].length, folded: parts })
         continue
       }
     }
@@ -56,43 +103,48 @@ function wordsWithOffsets(text: string): Word[] {
     let at = m.index!
     for (const ch of m[0]) {
       const f = foldWord(ch)
-      if (f.length) out.push({ start: at, end: at + ch.length, folded: f })
+      if (f.length) words.push({ start: at, end: at + ch.length, folded: f })
       at += ch.length
     }
   }
-  return out
-}
-
-/** Flattened index words of the display words, with the display word each came from. */
-function flatten(words: Word[]) {
   const flat: { w: string; of: number }[] = []
   words.forEach((word, i) => word.folded.forEach((w) => flat.push({ w, of: i })))
-  return flat
+  return {
+    start: words.map((w) => w.start),
+    end: words.map((w) => w.end),
+    indexWords: flat.length,
+    matches: (i, want, prefix) => (prefix ? flat[i]!.w.startsWith(want) : flat[i]!.w === want),
+    of: (i) => flat[i]!.of,
+  }
 }
 
-export function snippet(text: string, terms: Term[]): string {
-  const words = wordsWithOffsets(text)
-  const flat = flatten(words)
-  const marked = new Set<number>()
+/** Which display words a term of the query covers (1 = marked). */
+function mark(words: TextWords, terms: Term[]): Uint8Array {
+  const marked = new Uint8Array(words.start.length)
   for (const term of terms) {
     const n = term.words.length
-    for (let i = 0; i + n <= flat.length; i++) {
+    for (let i = 0; i + n <= words.indexWords; i++) {
       let ok = true
-      for (let k = 0; k < n && ok; k++) {
-        const w = flat[i + k]!.w
-        const want = term.words[k]!
-        ok = k === n - 1 && term.prefix ? w.startsWith(want) : w === want
-      }
-      if (ok) for (let k = 0; k < n; k++) marked.add(flat[i + k]!.of)
+      for (let k = 0; k < n && ok; k++) ok = words.matches(i + k, term.words[k]!, k === n - 1 && term.prefix)
+      if (ok) for (let k = 0; k < n; k++) marked[words.of(i + k)] = 1
     }
   }
+  return marked
+}
+
+const HTML_SPECIAL = /[&<>]/
+const BLANK = /^\s*$/
+
+export function snippet(text: string, terms: Term[]): string {
+  const words = ASCII_TEXT.test(text) ? asciiWords(text) : unicodeWords(text)
+  const marked = mark(words, terms)
   // Spans of consecutive marked words (with what lies between them) become one <mark>.
   const spans: [number, number][] = []
-  for (const i of [...marked].sort((a, b) => a - b)) {
-    const w = words[i]!
+  for (let i = 0; i < marked.length; i++) {
+    if (!marked[i]) continue
     const last = spans[spans.length - 1]
-    if (last && marked.has(i - 1) && /^\s*$/.test(text.slice(last[1], w.start))) last[1] = w.end
-    else spans.push([w.start, w.end])
+    if (last && i > 0 && marked[i - 1] && BLANK.test(text.slice(last[1], words.start[i]))) last[1] = words.end[i]!
+    else spans.push([words.start[i]!, words.end[i]!])
   }
   let from = 0
   let to = text.length
@@ -104,15 +156,16 @@ export function snippet(text: string, terms: Term[]): string {
     while (from > 0 && /\S/.test(text[from - 1]!) && first - from < SNIPPET_CHARS / 2) from--
     while (to < text.length && /\S/.test(text[to]!) && to - from < SNIPPET_CHARS + 40) to++
   }
+  const html = HTML_SPECIAL.test(text) ? escapeHtml : (x: string) => x
   let out = from > 0 ? '…' : ''
   let at = from
   for (const [s, e] of spans) {
     if (e <= from || s >= to) continue
     const a = Math.max(s, from)
     const b = Math.min(e, to)
-    out += escapeHtml(text.slice(at, a)) + '<mark>' + escapeHtml(text.slice(a, b)) + '</mark>'
+    out += html(text.slice(at, a)) + '<mark>' + html(text.slice(a, b)) + '</mark>'
     at = b
   }
-  out += escapeHtml(text.slice(at, to)) + (to < text.length ? '…' : '')
+  out += html(text.slice(at, to)) + (to < text.length ? '…' : '')
   return out
 }
