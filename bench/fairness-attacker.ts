@@ -78,8 +78,10 @@ function shot(hostile: Hostile, c: number, n: number): Shot {
     case 'content-type':
       return { path: TEXT_ROUTES[(c + n) % TEXT_ROUTES.length]!, method: 'POST', contentType: 'text/plain', body: MEGABYTE_TEXT }
     case 'bible': {
-      const q = n % 2 === 0 ? SIXTEEN_PREFIXES : 'the'
-      return { path: `/api/v1/bible/search?q=${encodeURIComponent(q)}&offset=${n % 50}` }
+      // Two common words are ranked live over all their verses (one common word reads a stored ranking),
+      // and a new offset each time is a question the answer cache has not seen.
+      const q = n % 2 === 0 ? SIXTEEN_PREFIXES : 'the lord'
+      return { path: `/api/v1/bible/search?q=${encodeURIComponent(q)}&offset=${(c * 1000 + n) % 5000}` }
     }
     case 'postal': {
       const r = POSTAL_WORST[(c + n) % POSTAL_WORST.length]!

@@ -5,7 +5,7 @@
  * hostile class four hostile keys in another process (bench/fairness-attacker.ts):
  *
  * - content-type: 1 MB text/plain bodies to JSON routes (postal within, qr/text, hash/scrypt)
- * - bible: sixteen `the*` prefixes, and `the`, over every translation
+ * - bible: sixteen `the*` prefixes, and `the lord` (ranked live) at a new offset each time, over every translation
  * - postal: the costliest searches and 500 km radius queries the postal work budget admits
  * - scrypt: the largest scrypt the default ceilings allow (~960 MiB each)
  * - email: bulks of ten never-seen domains against a loopback resolver that holds every answer 1.5 s

@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { didYouMean, nearest } from './lib/did-you-mean.ts'
+import { bibleSettings } from './domains/bible/settings.ts'
 import { emailSettings } from './domains/email/settings.ts'
 import { hashSettings } from './domains/hash/settings.ts'
 import { ipSettings } from './domains/ip/settings.ts'
@@ -236,6 +237,7 @@ export const SCHEMA = {
     }),
   },
   postal: postalSettings,
+  bible: bibleSettings,
   ip: ipSettings,
   qr: qrSettings,
   email: emailSettings,

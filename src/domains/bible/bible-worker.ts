@@ -13,6 +13,6 @@ export interface BibleWorkerInit {
 }
 
 serveQueries<BibleWorkerInit>(({ path, searchBudgetMs }) => {
-  const service = openBibleService(openReadonlySqlite(path), undefined, searchBudgetMs)
+  const service = openBibleService(openReadonlySqlite(path), { searchBudgetMs })
   return { search: (...args: Parameters<BibleService['search']>) => service.search(...args) }
 })

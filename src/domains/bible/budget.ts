@@ -158,6 +158,14 @@ export class SearchPrice {
     return us / 1000
   }
 
+  /**
+   * The verses per translation index of a query that is one plain common word: exact, from the term
+   * statistics, so counting its matches reads nothing. Undefined for any other query.
+   */
+  loneWordCounts(): ReadonlyMap<number, number> | undefined {
+    return this.terms.length === 1 && this.words.length === 1 && !this.prefixes.length ? this.words[0]!.perTranslation : undefined
+  }
+
   /** At most this many verses match in translation `idx` (or all): the rarest term's. */
   matchBound(idx?: number): number {
     return Math.min(...this.terms.map((t) => Math.min(...t.words.map((w) => this.wordDocs(w, idx)), t.prefix?.docs ?? Infinity)))

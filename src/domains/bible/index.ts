@@ -8,6 +8,7 @@ import { SEARCH_BUDGET_MS, SEARCH_INLINE_MS } from './budget.ts'
 import { BIBLE_ARTIFACT } from './artifacts.ts'
 import { bibleBuilder } from './build.ts'
 import { bibleRoutes } from './routes.ts'
+import { bibleSettings } from './settings.ts'
 import { type BibleService, openBibleService } from './service.ts'
 import { bibleSources } from './sources.ts'
 
@@ -20,11 +21,12 @@ export default defineDomain<{ service: BibleService; pool: QueryPool; close(): P
       'full-text search and a verse of the day.',
   },
   prefixes: ['/bible'],
+  settings: bibleSettings,
   datasets: ['bible'],
   open: ({ data, config }) => {
     const path = data.path(BIBLE_ARTIFACT)
     const db = openReadonlySqlite(path)
-    const service = openBibleService(db)
+    const service = openBibleService(db, { searchCacheBytes: config.bible.searchCacheBytes })
     // Searches priced over SEARCH_INLINE_MS run here, each worker on its own connection (docs/bible.md).
     const init: BibleWorkerInit = { path, searchBudgetMs: SEARCH_BUDGET_MS }
     const { pool, close } = pooledDatabase(db, config.queries, {

@@ -5,10 +5,11 @@
  */
 import type { Database, Statement } from 'bun:sqlite'
 import { createHash, randomInt } from 'node:crypto'
+import { GenerationalCache } from '../../lib/cache.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
 import type { Page, Paged } from '../../lib/page.ts'
 import { bookById, findBook, type BookInfo, type Testament } from './books.ts'
-import { ID_SHIFT } from './artifacts.ts'
+import { ID_SHIFT, RANKED_IDS, RANKED_MIN_DOCS, searchPageSql } from './artifacts.ts'
 import { inlineOr, type QueryPool } from '../../lib/query-pool.ts'
 import { SEARCH_BUDGET_MS, SearchCosts, type SearchPrice } from './budget.ts'
 import { parseQuery, type Term } from './query.ts'
@@ -94,15 +95,31 @@ export interface DailyFilters {
   book?: string
 }
 
+/** A relevance search whose rarest term is in at most this many verses (all translations) is read at once (`searchFew`). */
+const FEW_MATCHES = 64
+
+/** An estimate of a kept search answer's heap bytes: its strings as UTF-16 and ~200 bytes per object. */
+function weighResult(key: string, r: SearchResult): number {
+  let chars = key.length
+  for (const h of r.hits) chars += h.text.length + h.snippet.length + h.reference.length + 16
+  return chars * 2 + (r.hits.length + r.groups.length) * 200 + 200
+}
+
 /** Most parts in a `verse_ref` list (each part a verse or a range). */
 export const REF_MAX_PARTS = 20
 
-/**
- * The service over an open bible database (the domain's only way to make one). `now` is the daily verse's
- * clock (tests pass a fixed one); `searchBudgetMs` the estimated milliseconds one search may take (budget.ts).
- */
-export function openBibleService(db: Database, now?: () => Date, searchBudgetMs?: number): BibleService {
-  return new BibleService(db, now, searchBudgetMs)
+export interface BibleServiceOptions {
+  /** The clock of the daily verse (tests pass a fixed one). */
+  now?: () => Date
+  /** The estimated milliseconds one search may take (budget.ts); benchmarks pass Infinity to price everything. */
+  searchBudgetMs?: number
+  /** Bytes of search answers kept (`ALMANAC_BIBLE_SEARCH_CACHE_BYTES`); 0 or absent: none. */
+  searchCacheBytes?: number
+}
+
+/** The service over an open bible database (the domain's only way to make one). */
+export function openBibleService(db: Database, options: BibleServiceOptions = {}): BibleService {
+  return new BibleService(db, options)
 }
 
 export class BibleService {
@@ -118,16 +135,27 @@ export class BibleService {
   private readonly searchStmts: Record<SearchSort, Statement>
   private readonly countAllStmt: Statement
   private readonly countOneStmt: Statement
+  /** Every match of a query with its rank, in id order (`searchFew`): in all translations, in one id range. */
+  private readonly rankAllStmt: Statement
+  private readonly rankRangeStmt: Statement
+  /** The stored first RANKED_IDS positions of a common word in one translation, in rank order (build.ts). */
+  private readonly rankedStmt: Statement
   private readonly costs: SearchCosts
   private languageList: ReturnType<BibleService['listLanguages']> | undefined
 
-  constructor(
-    db: Database,
-    /** The clock of the daily verse; tests pass a fixed one. */
-    private readonly now: () => Date = () => new Date(),
-    /** The estimated milliseconds one search may take (budget.ts); benchmarks pass Infinity to price everything. */
-    private readonly searchBudgetMs = SEARCH_BUDGET_MS,
-  ) {
+  private readonly now: () => Date
+  private readonly searchBudgetMs: number
+  /**
+   * Answers of searches by their question, for this database only (a data swap opens a new service).
+   * Weighed by their text (UTF-16) plus a little per hit: a page of 20 KJV hits is ~12 KB.
+   */
+  private readonly searchCache: GenerationalCache<string, SearchResult> | undefined
+
+  constructor(db: Database, options: BibleServiceOptions) {
+    this.now = options.now ?? (() => new Date())
+    this.searchBudgetMs = options.searchBudgetMs ?? SEARCH_BUDGET_MS
+    if (options.searchCacheBytes)
+      this.searchCache = new GenerationalCache(Number.MAX_SAFE_INTEGER, options.searchCacheBytes, (key, r) => weighResult(key, r))
     const rows = db.query('SELECT * FROM translations ORDER BY idx').all() as any[]
     this.translations = rows.map((r) => ({
       idx: r.idx,
@@ -164,14 +192,12 @@ export class BibleService {
     this.rangeStmt = db.query('SELECT verse, text FROM verses WHERE id BETWEEN ? AND ? ORDER BY id')
     this.verseStmt = db.query('SELECT id, book, chapter, verse, text FROM verses WHERE id = ?')
     this.partStmt = db.query('SELECT verse, text FROM verses WHERE id BETWEEN ? AND ? AND verse BETWEEN ? AND ? ORDER BY id')
-    const page = (order: string) =>
-      db.query(
-        `SELECT v.id, v.book, v.chapter, v.verse, v.text FROM verses_fts f JOIN verses v ON v.id = f.rowid WHERE verses_fts MATCH ? AND ` +
-          `f.rowid BETWEEN ? AND ? ORDER BY ${order} LIMIT ? OFFSET ?`,
-      )
-    this.searchStmts = { relevance: page('f.rank'), canonical: page('f.rowid') }
+    this.searchStmts = { relevance: db.query(searchPageSql('f.rank')), canonical: db.query(searchPageSql('f.rowid')) }
     this.countAllStmt = db.query(`SELECT rowid >> ${ID_SHIFT} AS t, count(*) AS n FROM verses_fts WHERE verses_fts MATCH ? GROUP BY t`)
     this.countOneStmt = db.query('SELECT count(*) AS n FROM verses_fts WHERE verses_fts MATCH ? AND rowid BETWEEN ? AND ?')
+    this.rankAllStmt = db.query('SELECT rowid AS id, rank FROM verses_fts WHERE verses_fts MATCH ?')
+    this.rankRangeStmt = db.query('SELECT rowid AS id, rank FROM verses_fts WHERE verses_fts MATCH ? AND rowid BETWEEN ? AND ?')
+    this.rankedStmt = db.query('SELECT positions FROM search_ranked WHERE term = ? AND translation = ?')
     this.costs = new SearchCosts(db)
   }
 
@@ -315,13 +341,15 @@ export class BibleService {
     const parsed = parseQuery(q)
     const chosen = translationIds ? dedupe(translationIds.map((id) => this.translation(id, field))) : this.translations
     const price = this.costs.price(parsed.terms, this.searchBudgetMs, inlineMs)
+    if (sort === 'relevance' && price.matchBound() <= FEW_MATCHES) return this.searchFew(parsed.fts, parsed.terms, chosen, page, price)
     const counts = this.countMatches(parsed.fts, chosen, price)
     const groups: SearchGroup[] = chosen
       .map((t) => ({ translation: t.id, name: t.name, count: counts.get(t.idx) ?? 0 }))
       .filter((g) => g.count > 0)
     const total = groups.reduce((s, g) => s + g.count, 0)
     // The page: which groups it reads, how many rows each skips and keeps; priced as a whole first.
-    const reads: { t: Translation; skip: number; take: number }[] = []
+    const reads: { t: Translation; skip: number; take: number; ranked?: Uint8Array }[] = []
+    const lone = parsed.terms.length === 1 && parsed.terms[0]!.words.length === 1 && !parsed.terms[0]!.prefix
     let skip = page.offset
     let want = page.limit
     let rankMs = 0
@@ -335,10 +363,15 @@ export class BibleService {
       }
       const t = this.byId.get(g.translation)!
       const take = Math.min(want, g.count - skip)
-      reads.push({ t, skip, take })
-      statementsMs += price.statementMs(t.idx)
-      rowsMs += price.pageMs(skip, take)
-      if (sort === 'relevance') rankMs += price.rankMs(g.count)
+      // A common word's page within its stored ranking is read from there: no matching, no BM25.
+      const ranked =
+        lone && sort === 'relevance' && g.count >= RANKED_MIN_DOCS && skip + take <= RANKED_IDS
+          ? ((this.rankedStmt.get(parsed.terms[0]!.words[0]!, t.idx) as { positions: Uint8Array } | null)?.positions ?? undefined)
+          : undefined
+      reads.push({ t, skip, take, ranked })
+      rowsMs += price.pageMs(ranked ? 0 : skip, take)
+      if (!ranked) statementsMs += price.statementMs(t.idx)
+      if (!ranked && sort === 'relevance') rankMs += price.rankMs(g.count)
       want -= take
       skip = 0
     }
@@ -348,11 +381,53 @@ export class BibleService {
     if (rowsMs > pageMs / 4) advice.push('a smaller limit or offset')
     price.spend(pageMs, advice)
     const hits: SearchHit[] = []
-    for (const { t, skip, take } of reads) {
-      const rows = this.searchStmts[sort].all(parsed.fts, t.firstId, t.lastId, take, skip) as VerseRow[]
+    for (const { t, skip, take, ranked } of reads) {
+      const rows = ranked
+        ? this.rankedRows(t, ranked, skip, take)
+        : (this.searchStmts[sort].all(parsed.fts, t.firstId, t.lastId, take, skip) as VerseRow[])
       for (const v of rows) hits.push(this.hit(t, v, parsed.terms))
     }
     return { total, groups, hits, estimatedMs: price.spentMs }
+  }
+
+  /**
+   * A relevance search whose rarest term is in at most FEW_MATCHES verses of all translations: one
+   * statement reads every match with its BM25 rank, unordered, and the counts and the page come from
+   * that, instead of a counting statement and a ranking statement per group (FTS5 prepares a statement
+   * of its own for `ORDER BY rank`): ~160 → ~60 µs for a rare KJV word. Rows arrive in id order, so a
+   * stable sort by rank gives FTS5's own order, equal ranks included (test/domains/bible/search.test.ts).
+   */
+  private searchFew(fts: string, terms: Term[], chosen: Translation[], page: Page, price: SearchPrice): SearchResult {
+    const bound = price.matchBound()
+    price.spend(price.statementMs() + price.rankMs(bound) + price.pageMs(0, Math.min(bound, page.limit)))
+    const matches = new Map<number, { id: number; rank: number }[]>()
+    // One translation: only its id range is read and ranked (a KJV-rare word is often common in the ASV).
+    const only = chosen.length === 1 ? chosen[0]! : undefined
+    const rows = only ? this.rankRangeStmt.all(fts, only.firstId, only.lastId) : this.rankAllStmt.all(fts)
+    for (const row of rows as { id: number; rank: number }[]) {
+      const idx = row.id >> ID_SHIFT
+      const list = matches.get(idx)
+      if (list) list.push(row)
+      else matches.set(idx, [row])
+    }
+    const groups: SearchGroup[] = []
+    const hits: SearchHit[] = []
+    let skip = page.offset
+    let want = page.limit
+    for (const t of chosen) {
+      const list = matches.get(t.idx)
+      if (!list) continue
+      groups.push({ translation: t.id, name: t.name, count: list.length })
+      if (want <= 0 || skip >= list.length) {
+        skip -= Math.min(skip, list.length)
+        continue
+      }
+      list.sort((a, b) => a.rank - b.rank)
+      for (const { id } of list.slice(skip, skip + want)) hits.push(this.hit(t, this.verseStmt.get(id) as VerseRow, terms))
+      want -= Math.min(want, list.length - skip)
+      skip = 0
+    }
+    return { total: groups.reduce((s, g) => s + g.count, 0), groups, hits, estimatedMs: price.spentMs }
   }
 
   /** Where searches too costly for the event loop run (index.ts sets it); unset, every search runs inline. */
@@ -372,12 +447,19 @@ export class BibleService {
     field: string,
     caller?: string,
   ): SearchResult | Promise<SearchResult> {
+    const key = this.searchCache && JSON.stringify([q, translationIds, sort, page.offset, page.limit])
+    const kept = key && this.searchCache!.get(key)
+    if (kept) return kept
     const offload = this.offload
-    if (!offload) return this.search(q, translationIds, sort, page, field)
-    return inlineOr(
-      () => this.search(q, translationIds, sort, page, field, offload.inlineMs),
-      () => offload.pool.run<SearchResult>('search', [q, translationIds, sort, page, field], caller),
-    )
+    const found = !offload
+      ? this.search(q, translationIds, sort, page, field)
+      : inlineOr(
+          () => this.search(q, translationIds, sort, page, field, offload.inlineMs),
+          () => offload.pool.run<SearchResult>('search', [q, translationIds, sort, page, field], caller),
+        )
+    if (!key) return found
+    const keep = (r: SearchResult) => (this.searchCache!.set(key, r), r)
+    return found instanceof Promise ? found.then(keep) : keep(found)
   }
 
   /**
@@ -385,7 +467,9 @@ export class BibleService {
    * translation (a rowid range), whichever is priced lower: a lone word is read only in each range, but
    * a prefix is merged and a phrase read once per statement, and the grouped one sorts its matches.
    */
-  private countMatches(fts: string, chosen: Translation[], price: SearchPrice): Map<number, number> {
+  private countMatches(fts: string, chosen: Translation[], price: SearchPrice): ReadonlyMap<number, number> {
+    const known = price.loneWordCounts()
+    if (known) return known
     const counts = new Map<number, number>()
     const groupedMs = price.groupedCountMs()
     const eachMs = chosen.reduce((s, t) => s + price.statementMs(t.idx), 0)
@@ -397,6 +481,14 @@ export class BibleService {
     }
     for (const t of chosen) counts.set(t.idx, (this.countOneStmt.get(fts, t.firstId, t.lastId) as { n: number }).n)
     return counts
+  }
+
+  /** Verses `skip` to `skip + take` of a stored ranking (positions as little-endian uint16, build.ts). */
+  private rankedRows(t: Translation, positions: Uint8Array, skip: number, take: number): VerseRow[] {
+    const rows: VerseRow[] = []
+    const view = new DataView(positions.buffer, positions.byteOffset, positions.byteLength)
+    for (let i = skip; i < skip + take; i++) rows.push(this.verseStmt.get(t.firstId + view.getUint16(i * 2, true)) as VerseRow)
+    return rows
   }
 
   private hit(t: Translation, v: VerseRow, terms: Term[]): SearchHit {

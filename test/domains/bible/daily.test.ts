@@ -11,7 +11,7 @@ import { testApp, type TestApp } from '../../support/app.ts'
 import { bibleDb as db } from './db.ts'
 
 let clock = new Date('2026-03-01T00:00:00Z')
-const service = openBibleService(db, () => clock)
+const service = openBibleService(db, { now: () => clock })
 const at = (iso: string) => {
   clock = new Date(iso)
 }

@@ -66,10 +66,11 @@ describe('one app, default pool', () => {
     expect(inline.body.count).toBe(cheap.total)
     expect(pool.stats().completed).toBe(before)
 
-    const costly = service.search('the', undefined, 'relevance', { limit: 20, offset: 0 })
+    // Two common words: ranked live over their shared verses (one common word reads its stored ranking).
+    const costly = service.search('the lord', undefined, 'relevance', { limit: 20, offset: 0 })
     expect(costly.estimatedMs).toBeGreaterThan(SEARCH_INLINE_MS)
     before = pool.stats().completed
-    const pooled = await search('the')
+    const pooled = await search('the lord')
     expect(pooled.status).toBe(200)
     expect(pooled.body.count).toBe(costly.total)
     expect(pooled.body.results.map((h: { reference: string }) => h.reference)).toEqual(costly.hits.map((h) => h.reference))
@@ -102,7 +103,7 @@ describe('a full queue and a caller at its cap', () => {
   test('are refused at once with 503 + Retry-After, spending no credit; the held searches are answered', async () => {
     const app = await opened
     const { pool } = app.opened<Opened>('bible')
-    const costly = (key: string) => app.json('GET', '/api/v1/bible/search?q=the&translation=kjv', { key, form: 'bare' })
+    const costly = (key: string) => app.json('GET', '/api/v1/bible/search?q=the%20lord&translation=kjv', { key, form: 'bare' })
     /** Waits until the pool has taken the search just sent (no timing: it only polls the counters). */
     const taken = async (running: number, queued: number) => {
       while (pool.stats().running !== running || pool.stats().queued !== queued) await Bun.sleep(1)
@@ -142,8 +143,8 @@ test('closing the domain ends its workers once their searches are answered', asy
   const o = (await bible.open({ config, data: openDataDir(config.dataDir), log: createLogger() })) as Opened
   const page = { limit: 20, offset: 0 }
   await Promise.all([
-    o.service.searchAnywhere('the', ['kjv'], 'relevance', page, 'translations'),
-    o.pool.run('search', ['the', ['web'], 'relevance', page]),
+    o.service.searchAnywhere('the lord', ['kjv'], 'relevance', page, 'translations'),
+    o.pool.run('search', ['the lord', ['web'], 'relevance', page]),
   ])
   expect(o.pool.stats().workers).toBe(2)
   const release = o.pool.hold()

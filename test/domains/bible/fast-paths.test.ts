@@ -1,0 +1,142 @@
+/**
+ * The search's fast paths against FTS5's own answer to the same question: the stored rankings of common
+ * words (`search_ranked`), the one-statement read of rare queries (`searchFew`) and the answer cache must
+ * give the hits, order (equal BM25 scores included), counts and pages that FTS5's `ORDER BY rank` and
+ * `count(*)` give, on the built database, in every translation.
+ */
+import { describe, expect, test } from 'bun:test'
+import { bookById } from '../../../src/domains/bible/books.ts'
+import { RANKED_IDS, RANKED_MIN_DOCS, searchPageSql } from '../../../src/domains/bible/artifacts.ts'
+import { openBibleService, type SearchResult } from '../../../src/domains/bible/service.ts'
+import { bibleDb } from './db.ts'
+
+const service = openBibleService(bibleDb, { searchBudgetMs: Infinity })
+const translations = bibleDb.query('SELECT idx, id, first_id AS first, last_id AS last FROM translations ORDER BY idx').all() as {
+  idx: number
+  id: string
+  first: number
+  last: number
+}[]
+const rankedPage = bibleDb.query(searchPageSql('f.rank'))
+const countIn = bibleDb.query('SELECT count(*) AS n FROM verses_fts WHERE verses_fts MATCH ? AND rowid BETWEEN ? AND ?')
+const quoted = (term: string) => `"${term.replace(/"/g, '""')}"`
+
+/** FTS5's page of `fts` in translation `t`, as `book chapter:verse` (book ids as the service's abbreviations). */
+const fts5Page = (fts: string, t: (typeof translations)[0], offset: number, limit: number) =>
+  (rankedPage.all(fts, t.first, t.last, limit, offset) as { book: number; chapter: number; verse: number }[]).map(
+    (v) => `${bookById(v.book)!.abbr} ${v.chapter}:${v.verse}`,
+  )
+/** The service's page the same way (its hits are grouped by translation; `t` is theirs). */
+const servicePage = (r: Pick<SearchResult, 'hits'>, t: (typeof translations)[0]) =>
+  r.hits.map((h) => {
+    expect(h.translation).toBe(t.id)
+    return `${h.book} ${h.chapter}:${h.verse}`
+  })
+
+describe('stored rankings of common words', () => {
+  const pairs = bibleDb
+    .query('SELECT term, translation FROM search_term_translations WHERE docs >= ? ORDER BY term, translation')
+    .all(RANKED_MIN_DOCS) as { term: string; translation: number }[]
+
+  test('every twelfth stored pair: first page, last stored page and a page past the store equal FTS5 ranking every match', () => {
+    // Every twelfth pair (~370 of 4,440, all 34 translations): each check ranks the word's matches live.
+    expect(pairs.length).toBeGreaterThan(3000)
+    let checked = 0
+    for (let i = 0; i < pairs.length; i += 12) {
+      const { term, translation } = pairs[i]!
+      const t = translations.find((x) => x.idx === translation)!
+      for (const [offset, limit] of [
+        [0, 20],
+        [RANKED_IDS - 20, 20],
+        [RANKED_IDS - 10, 20], // crosses the end of the stored ranking: ranked live
+      ] as const) {
+        const r = service.search(term, [t.id], 'relevance', { offset, limit })
+        expect({ term, t: t.id, offset, ids: servicePage(r, t) }).toEqual({
+          term,
+          t: t.id,
+          offset,
+          ids: fts5Page(quoted(term), t, offset, limit),
+        })
+        expect(r.total).toBe((countIn.get(quoted(term), t.first, t.last) as { n: number }).n)
+      }
+      checked++
+    }
+    expect(checked).toBeGreaterThan(300)
+  }, 120_000)
+
+  test('`the` over all 34 translations: counts per translation and the first page are FTS5s', () => {
+    const r = service.search('the', undefined, 'relevance', { offset: 0, limit: 20 })
+    for (const g of r.groups) {
+      const t = translations.find((x) => x.id === g.translation)!
+      expect({ t: t.id, count: g.count }).toEqual({ t: t.id, count: (countIn.get('"the"', t.first, t.last) as { n: number }).n })
+    }
+    const first = translations.find((x) => x.id === r.groups[0]!.translation)!
+    expect(servicePage(r, first)).toEqual(fts5Page('"the"', first, 0, 20))
+  })
+})
+
+describe('rare queries read in one statement', () => {
+  // Words in 2–64 verses of all translations, one in 60 of them (~1,400 words of every script).
+  const rare = (bibleDb.query('SELECT term FROM search_terms WHERE docs BETWEEN 2 AND 64 ORDER BY term').all() as { term: string }[])
+    .filter((_, i) => i % 60 === 0)
+    .map((r) => r.term)
+
+  test('one translation and all: groups, counts and every page equal FTS5 (equal scores in FTS5s order)', () => {
+    expect(rare.length).toBeGreaterThan(1000)
+    let ties = 0
+    for (const term of rare) {
+      const all = service.search(term, undefined, 'relevance', { offset: 0, limit: 1000 })
+      let at = 0
+      for (const g of all.groups) {
+        const t = translations.find((x) => x.id === g.translation)!
+        const want = fts5Page(quoted(term), t, 0, 1000)
+        expect({ term, t: t.id, count: g.count }).toEqual({ term, t: t.id, count: want.length })
+        const got = all.hits.slice(at, at + g.count)
+        expect({ term, t: t.id, ids: servicePage({ hits: got }, t) }).toEqual({ term, t: t.id, ids: want })
+        at += g.count
+        // The same translation alone, and its second hit onwards (paging inside the group).
+        const one = service.search(term, [t.id], 'relevance', { offset: 1, limit: 5 })
+        expect({ term, t: t.id, ids: servicePage(one, t) }).toEqual({ term, t: t.id, ids: want.slice(1, 6) })
+        const scores = bibleDb
+          .query('SELECT rank FROM verses_fts WHERE verses_fts MATCH ? AND rowid BETWEEN ? AND ?')
+          .all(quoted(term), t.first, t.last) as { rank: number }[]
+        if (new Set(scores.map((s) => s.rank)).size < scores.length) ties++
+      }
+    }
+    // The order of equal scores was tested, not just assumed: many groups have them.
+    expect(ties).toBeGreaterThan(100)
+  }, 120_000)
+})
+
+describe('the answer cache', () => {
+  test('a repeated question is answered from the cache, equal to a fresh answer; off, every answer is made anew', async () => {
+    const cached = openBibleService(bibleDb, { searchCacheBytes: 1 << 20 })
+    const q = ['jerusalem', ['kjv', 'asv'], 'relevance', { offset: 3, limit: 7 }, 'q'] as const
+    const first = await cached.searchAnywhere(q[0], [...q[1]], q[2], q[3], q[4])
+    const again = await cached.searchAnywhere(q[0], [...q[1]], q[2], { ...q[3] }, q[4])
+    expect(again).toBe(first)
+    expect(again).toEqual(service.search(q[0], [...q[1]], q[2], q[3]))
+    // Another page, sort or translation list is another question.
+    expect(await cached.searchAnywhere(q[0], [...q[1]], 'canonical', q[3], q[4])).not.toBe(first)
+    expect(await cached.searchAnywhere(q[0], ['asv', 'kjv'], q[2], q[3], q[4])).not.toBe(first)
+    const uncached = openBibleService(bibleDb)
+    expect(await uncached.searchAnywhere(q[0], [...q[1]], q[2], q[3], q[4])).not.toBe(
+      await uncached.searchAnywhere(q[0], [...q[1]], q[2], q[3], q[4]),
+    )
+  })
+
+  test('bounded in bytes: many different questions do not keep more than the budget', async () => {
+    const budget = 256 * 1024
+    const cached = openBibleService(bibleDb, { searchCacheBytes: budget })
+    const words = (bibleDb.query('SELECT term FROM search_terms WHERE docs BETWEEN 50 AND 60 LIMIT 400').all() as { term: string }[]).map(
+      (r) => r.term,
+    )
+    const answers = []
+    for (const w of words) answers.push(await cached.searchAnywhere(w, undefined, 'relevance', { offset: 0, limit: 20 }, 'q'))
+    // The earliest answers were dropped with their generation: asked again, they are made anew.
+    let remade = 0
+    for (let i = 0; i < 50; i++)
+      if ((await cached.searchAnywhere(words[i]!, undefined, 'relevance', { offset: 0, limit: 20 }, 'q')) !== answers[i]) remade++
+    expect(remade).toBe(50)
+  })
+})
