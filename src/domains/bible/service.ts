@@ -98,6 +98,9 @@ export interface DailyFilters {
 /** A relevance search whose rarest term is in at most this many verses (all translations) is read at once (`searchFew`). */
 const FEW_MATCHES = 64
 
+/** Most search answers kept, whatever their bytes (the byte budget is the bound that matters). */
+const SEARCH_CACHE_ENTRIES = 65_536
+
 /** An estimate of a kept search answer's heap bytes: its strings as UTF-16 and ~200 bytes per object. */
 function weighResult(key: string, r: SearchResult): number {
   let chars = key.length
@@ -155,7 +158,7 @@ export class BibleService {
     this.now = options.now ?? (() => new Date())
     this.searchBudgetMs = options.searchBudgetMs ?? SEARCH_BUDGET_MS
     if (options.searchCacheBytes)
-      this.searchCache = new GenerationalCache(Number.MAX_SAFE_INTEGER, options.searchCacheBytes, (key, r) => weighResult(key, r))
+      this.searchCache = new GenerationalCache(SEARCH_CACHE_ENTRIES, options.searchCacheBytes, (key, r) => weighResult(key, r))
     const rows = db.query('SELECT * FROM translations ORDER BY idx').all() as any[]
     this.translations = rows.map((r) => ({
       idx: r.idx,

@@ -119,6 +119,10 @@ describe('the answer cache', () => {
     // Another page, sort or translation list is another question.
     expect(await cached.searchAnywhere(q[0], [...q[1]], 'canonical', q[3], q[4])).not.toBe(first)
     expect(await cached.searchAnywhere(q[0], ['asv', 'kjv'], q[2], q[3], q[4])).not.toBe(first)
+    // Many questions are kept at once, not only the last one.
+    const words = ['jerusalem', 'moses', 'aaron', 'david', 'egypt', 'babylon', 'pharaoh', 'jordan']
+    const firsts = await Promise.all(words.map((w) => cached.searchAnywhere(w, ['kjv'], 'relevance', q[3], q[4])))
+    for (const [i, w] of words.entries()) expect(await cached.searchAnywhere(w, ['kjv'], 'relevance', q[3], q[4])).toBe(firsts[i]!)
     const uncached = openBibleService(bibleDb)
     expect(await uncached.searchAnywhere(q[0], [...q[1]], q[2], q[3], q[4])).not.toBe(
       await uncached.searchAnywhere(q[0], [...q[1]], q[2], q[3], q[4]),
