@@ -23,7 +23,9 @@
  * - POST /ip: Almanac's full record (City + ASN + security lists); maxmind's GeoLite2 City record (no ASN,
  *   no lists: the peer does less).
  * req/s and CPU µs count 2xx answers only (non-2xx and wrk timeouts are shown apart); p50 is wrk's over
- * every request. Almanac runs with its defaults but ALMANAC_QUERY_JOBS_PER_CALLER=64: the 32 connections
+ * every request. The Bible rows run twice on Almanac's side: with its answer cache (the default; the
+ * inputs repeat, as real searches do) and with it off (a second Almanac, ALMANAC_BIBLE_SEARCH_CACHE_BYTES=0,
+ * started for those rows only). Almanac runs with its defaults but ALMANAC_QUERY_JOBS_PER_CALLER=64: the 32 connections
  * share one key, and the default cap (4 heavy searches per caller) would answer most `the` searches 503.
  * The machine is shared (2 cores): compare ratios within one run. Prints figures; asserts nothing.
  * Run: `bun bench/peers.ts` (after `bun run data`); PEERS_SECONDS (default 5) per wrk run.
@@ -172,6 +174,8 @@ interface Side {
   method: 'GET' | 'POST'
   path: string
   unique?: boolean
+  /** Almanac with its Bible answer cache off (ALMANAC_BIBLE_SEARCH_CACHE_BYTES=0): every search made anew. */
+  uncached?: boolean
 }
 interface Case {
   measure: string
@@ -188,8 +192,18 @@ const CASES: Case[] = [
     peer: { library: `MiniSearch ${version('minisearch')}`, file: files.rare, method: 'GET', path: '/bible/kjv/search?q=' },
   },
   {
+    measure: `Bible KJV search, ${queries.rare.length} rare words, Almanac's answer cache off`,
+    almanac: { file: files.rare, method: 'GET', path: '/api/v1/bible/kjv/search?q=', uncached: true },
+    peer: { library: `MiniSearch ${version('minisearch')}`, file: files.rare, method: 'GET', path: '/bible/kjv/search?q=' },
+  },
+  {
     measure: `Bible KJV search, ${queries.mixed.length} mixed queries`,
     almanac: { file: files.mixed, method: 'GET', path: '/api/v1/bible/kjv/search?q=' },
+    peer: { library: `MiniSearch ${version('minisearch')}`, file: files.mixed, method: 'GET', path: '/bible/kjv/search?q=' },
+  },
+  {
+    measure: `Bible KJV search, ${queries.mixed.length} mixed queries, Almanac's answer cache off`,
+    almanac: { file: files.mixed, method: 'GET', path: '/api/v1/bible/kjv/search?q=', uncached: true },
     peer: { library: `MiniSearch ${version('minisearch')}`, file: files.mixed, method: 'GET', path: '/bible/kjv/search?q=' },
   },
   {
@@ -237,6 +251,8 @@ const startPeer = (runtime: string) =>
 // One key sends all 32 connections here, where a real load would be 32 callers: the per-caller cap of
 // query-worker jobs (default 4, beyond it a 503) is lifted so heavy searches are answered, not refused.
 const almanac = await startAlmanac({ ALMANAC_QUERY_JOBS_PER_CALLER: '64' })
+// Started only while its rows run, so the other rows have the machine to themselves.
+const uncached = () => startAlmanac({ ALMANAC_QUERY_JOBS_PER_CALLER: '64', ALMANAC_BIBLE_SEARCH_CACHE_BYTES: '0' })
 const peers: { label: string; server: BenchServer }[] = []
 try {
   if (nodeVersion) peers.push({ label: 'Node', server: await startPeer('node') })
@@ -260,13 +276,16 @@ try {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const c of CASES) {
       const r = results.get(c)!
-      const runs: [BenchServer, Side, Run[]][] = [[almanac, c.almanac, r.almanac]]
+      const own = c.almanac.uncached ? await uncached() : almanac
+      const runs: [BenchServer, Side, Run[]][] = [[own, c.almanac, r.almanac]]
       if (c.peer) peers.forEach((p, i) => runs.push([p.server, c.peer!, r.peers[i]!]))
       for (const [server, side, into] of runs) {
         const script = luaScript(side.file, side.method, side.path, side.unique ?? false)
-        if (round === 1) await wrk(server, script, 1) // warm-up: JIT, caches of the route, lazily built tables
+        // Warm-up: JIT, caches of the route, lazily built tables (the uncached Almanac is new each round).
+        if (round === 1 || (server === own && own !== almanac)) await wrk(server, script, 1)
         into.push(await wrk(server, script, SECONDS))
       }
+      if (own !== almanac) await own.stop()
       console.error(`round ${round}: ${c.measure} done`)
     }
   }
