@@ -6,7 +6,8 @@
  * Results are cached by the path's shape, not the raw path: each segment that is a literal of some
  * pattern stays, any other becomes one placeholder, and segments past the deepest pattern are cut. Which
  * patterns match depends only on that shape, and the number of shapes is bounded by the patterns, so
- * clients sending arbitrary paths (up to 16 KB each) cannot grow the cache.
+ * clients sending arbitrary paths (up to 16 KB each) cannot grow the cache. A smaller cache of raw paths
+ * sits in front, bounded in entries and bytes.
  */
 import { GenerationalCache } from '../lib/cache.ts'
 
