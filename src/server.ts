@@ -123,7 +123,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       if (query) for (const name of IGNORED_QUERY) delete (query as Record<string, unknown>)[name]
       // A domain disabled after start (a corrupt artifact) keeps its routes but answers 503.
       checkOpen(route)
-      const dated = definitions(route)
+      const dated = definitions.ofRoute(route)
       if (dated) addResponseHeaders(request, dated)
       // The credits admission did not take: the rest of a per-item cost.
       return policy.chargeRest(request, exchange, route, body)

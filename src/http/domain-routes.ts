@@ -42,10 +42,18 @@ export function disabledAfterStart(mounted: MountedDomain[]): (route: string) =>
   const openAtStart = mounted
     .filter((m) => !m.problem && !m.opening)
     .flatMap((m) => m.domain.prefixes.map((prefix) => ({ mounted: m, base: API_PREFIX + prefix })))
+  // The owner of each route pattern, found once (the patterns are the app's, a bounded set); a domain's
+  // `problem` is read on every request, as the check may set it at any time.
+  const owners = new Map<string, MountedDomain | null>()
+  const ownerOf = (route: string) => {
+    let owner = owners.get(route)
+    if (owner === undefined)
+      owners.set(route, (owner = openAtStart.find(({ base }) => route === base || route.startsWith(base + '/'))?.mounted ?? null))
+    return owner
+  }
   return (route) => {
-    for (const { mounted: m, base } of openAtStart)
-      if (m.problem && (route === base || route.startsWith(base + '/')))
-        throw unavailable(m.problem, { domain: m.domain.name, datasets: m.domain.datasets })
+    const m = ownerOf(route)
+    if (m?.problem) throw unavailable(m.problem, { domain: m.domain.name, datasets: m.domain.datasets })
   }
 }
 
@@ -53,7 +61,10 @@ export function disabledAfterStart(mounted: MountedDomain[]): (route: string) =>
  * The definitions-date header of the domain a path or route pattern belongs to, if it has one (open
  * domains only). A handful of prefixes: a scan.
  */
-export function definitionsOf(data: DataDir, mounted: MountedDomain[]): (path: string) => Record<string, string> | undefined {
+export function definitionsOf(
+  data: DataDir,
+  mounted: MountedDomain[],
+): ((path: string) => Record<string, string> | undefined) & { ofRoute(route: string): Record<string, string> | undefined } {
   const definitions = mounted.flatMap(({ domain, service, problem, opening }) => {
     const date = problem || opening ? undefined : domain.definitionsUpdated?.({ data, service })
     if (!date) return []
@@ -61,5 +72,14 @@ export function definitionsOf(data: DataDir, mounted: MountedDomain[]): (path: s
     // `/countries` covers `/api/v1/countries` and `/api/v1/countries/...`, not `/api/v1/countriesx`.
     return domain.prefixes.map((prefix) => ({ base: API_PREFIX + prefix, prefix: `${API_PREFIX}${prefix}/`, headers }))
   })
-  return (path) => definitions.find((d) => path.startsWith(d.prefix) || path === d.base)?.headers
+  const find = (path: string) => definitions.find((d) => path.startsWith(d.prefix) || path === d.base)?.headers
+  // server.ts asks with route patterns, a bounded set: each is scanned for once. Raw paths are scanned.
+  const byRoute = new Map<string, Record<string, string> | undefined>()
+  const ofRoute = (route: string) => {
+    if (byRoute.has(route)) return byRoute.get(route)
+    const headers = find(route)
+    byRoute.set(route, headers)
+    return headers
+  }
+  return Object.assign(find, { ofRoute })
 }

@@ -26,7 +26,7 @@ export function randomBase62(bytes: number): string {
 /** The stored form of a key. */
 export const keyHash = (key: string): Uint8Array => Bun.SHA256.hash(key) as Uint8Array
 
-/** A key hash as hex (configured keys and the Redis key store are found by it; SQLite by the bytes). */
+/** A key hash as hex (the Redis key store finds keys by it, SQLite by the bytes; configured keys' subjects are named by it). */
 export const hex = (digest: Uint8Array) => Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('hex')
 
 export interface StoredKey {
