@@ -98,6 +98,13 @@ export interface DailyFilters {
 /** A relevance search whose rarest term is in at most this many verses (all translations) is read at once (`searchFew`). */
 const FEW_MATCHES = 64
 
+/**
+ * Most search answers kept; the byte budget is the bound that matters (16 MiB: ~1,300 pages of 20 KJV
+ * hits, many more rare-word answers). Not Number.MAX_SAFE_INTEGER: the cache halves it with `>> 1`,
+ * which on a number past 2^31 gives -1, and a cache of one answer per generation.
+ */
+const SEARCH_CACHE_ENTRIES = 1 << 20
+
 /** An estimate of a kept search answer's heap bytes: its strings as UTF-16 and ~200 bytes per object. */
 function weighResult(key: string, r: SearchResult): number {
   let chars = key.length
@@ -155,7 +162,7 @@ export class BibleService {
     this.now = options.now ?? (() => new Date())
     this.searchBudgetMs = options.searchBudgetMs ?? SEARCH_BUDGET_MS
     if (options.searchCacheBytes)
-      this.searchCache = new GenerationalCache(Number.MAX_SAFE_INTEGER, options.searchCacheBytes, (key, r) => weighResult(key, r))
+      this.searchCache = new GenerationalCache(SEARCH_CACHE_ENTRIES, options.searchCacheBytes, (key, r) => weighResult(key, r))
     const rows = db.query('SELECT * FROM translations ORDER BY idx').all() as any[]
     this.translations = rows.map((r) => ({
       idx: r.idx,

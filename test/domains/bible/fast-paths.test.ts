@@ -125,6 +125,19 @@ describe('the answer cache', () => {
     )
   })
 
+  test('many different questions are kept, not the last one or two: asked again, each comes from the cache', async () => {
+    const cached = openBibleService(bibleDb, { searchCacheBytes: 16 << 20 })
+    const words = (bibleDb.query('SELECT term FROM search_terms WHERE docs BETWEEN 1 AND 10 LIMIT 500').all() as { term: string }[]).map(
+      (r) => r.term,
+    )
+    const answers = []
+    for (const w of words) answers.push(await cached.searchAnywhere(w, ['kjv'], 'relevance', { offset: 0, limit: 20 }, 'q'))
+    let kept = 0
+    for (let i = 0; i < words.length; i++)
+      if ((await cached.searchAnywhere(words[i]!, ['kjv'], 'relevance', { offset: 0, limit: 20 }, 'q')) === answers[i]) kept++
+    expect(kept).toBe(words.length)
+  })
+
   test('bounded in bytes: many different questions do not keep more than the budget', async () => {
     const budget = 256 * 1024
     const cached = openBibleService(bibleDb, { searchCacheBytes: budget })
