@@ -95,7 +95,7 @@ export interface DailyFilters {
   book?: string
 }
 
-/** A relevance search whose rarest term is in at most this many verses (all translations) is read at once (`searchFew`). */
+/** A relevance search whose rarest term is in at most this many verses (of the one translation asked, or all) is read at once. */
 const FEW_MATCHES = 64
 
 /**
@@ -403,8 +403,8 @@ export class BibleService {
   }
 
   /**
-   * A relevance search whose rarest term is in at most `bound` <= FEW_MATCHES verses of the chosen translations: one
-   * statement reads every match with its BM25 rank, unordered, and the counts and the page come from
+   * A relevance search whose rarest term is in at most `bound` <= FEW_MATCHES verses of the chosen translations:
+   * one statement reads every match with its BM25 rank, unordered, and the counts and the page come from
    * that, instead of a counting statement and a ranking statement per group (FTS5 prepares a statement
    * of its own for `ORDER BY rank`): ~160 → ~60 µs for a rare KJV word. Rows arrive in id order, so a
    * stable sort by rank gives FTS5's own order, equal ranks included (test/domains/bible/search.test.ts).
