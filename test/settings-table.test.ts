@@ -49,7 +49,7 @@ test("each domain's settings are declared in its folder, named by its descriptor
   const { domains } = await import('../src/domains/index.ts')
   const { SCHEMA } = await import('../src/config.ts')
   const declared = domains.filter((d) => d.settings).map((d) => d.name)
-  expect(declared.sort()).toEqual(['email', 'hash', 'ip', 'postal', 'qr', 'ua'])
+  expect(declared.sort()).toEqual(['bible', 'email', 'hash', 'ip', 'postal', 'qr', 'ua'])
   for (const d of domains) {
     // The very same declarations: config cannot import the registry (it sits below it), so it imports these.
     if (d.settings)
