@@ -25,7 +25,7 @@ function oracle(text: string, word: string): string {
 
 describe('snippets of ASCII words among non-ASCII punctuation', () => {
   for (const id of ['kjv', 'asv', 'darby', 'web']) {
-    test(`every such verse of ${id}, four words each`, () => {
+    test(`every fourth such verse of ${id}, four words each`, () => {
       let checked = 0
       const wrong: string[] = []
       let n = 0
