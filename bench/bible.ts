@@ -1,7 +1,8 @@
 /**
  * Bible domain figures: database size and build time, RSS when the domain opens and after the query
- * set, search p50/p95 over a fixed query set (keyword, phrase, prefix; one translation and all), chapter
- * and verse fetches, each against a baseline measured in the same run (the bare FTS5 MATCH of the same
+ * set, search p50/p95 over a fixed query set (keyword, phrase, prefix; one translation and all), CPU per
+ * search of the peers benchmark's KJV words with the answer cache off and on (filled), chapter and verse
+ * fetches, each against a baseline measured in the same run (the bare FTS5 MATCH of the same
  * query with bun:sqlite, a bare primary-key SELECT), then HTTP against a hello-world.
  * The machine is shared (2 cores, other engineers' builds and tests): figures are noisy.
  * Prints figures; asserts nothing. Run: `bun bench/bible.ts` (after `bun run data`), `--build` to time
@@ -15,6 +16,7 @@ import { parseQuery } from '../src/domains/bible/query.ts'
 import { openBibleService } from '../src/domains/bible/service.ts'
 import { MIRROR } from '../test/support/mirror.ts'
 import { compareWithHello, percentile, ROOT } from './lib.ts'
+import { kjvVerses, searchQueries } from './peers/inputs.ts'
 
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`
 function memory() {
@@ -109,6 +111,37 @@ console.log('|---|---:|---:|---:|---:|---:|')
 for (const [kind, qs] of Object.entries(QUERIES)) {
   timeSearch(`${kind}, one translation (kjv)`, ['kjv'], qs, 20)
   timeSearch(`${kind}, all 34 translations`, undefined, qs, kind.startsWith('common') ? 5 : 20)
+}
+
+// The peers benchmark's KJV words (bench/peers/inputs.ts), CPU per search without and with the answer cache,
+// alternated in rounds: a benchmark of a few dozen distinct questions measures the cache when it is on.
+{
+  const { rare, mixed } = searchQueries(kjvVerses())
+  const cached = openBibleService(db, { searchCacheBytes: 16 * 2 ** 20 })
+  const cpu = (words: string[], search: (w: string) => unknown, calls: number) => {
+    const start = process.cpuUsage()
+    for (let i = 0; i < calls; i++) search(words[i % words.length]!)
+    const used = process.cpuUsage(start)
+    return (used.user + used.system) / calls
+  }
+  const page = { limit: 20, offset: 0 }
+  console.log('\nKJV search, in process, µs CPU per search (3 rounds, cache off and on alternated)')
+  console.log('| query set | cache off | cache on |')
+  console.log('|---|---:|---:|')
+  for (const [label, words, calls] of [
+    [`${rare.length} rare words (1–10 hits)`, rare, 5000],
+    [`${mixed.length} mixed queries`, mixed, 1000],
+  ] as const) {
+    const off: number[] = []
+    const on: number[] = []
+    for (const w of words) cached.searchAnywhere(w, ['kjv'], 'relevance', page, 'translation') // the cache filled first
+    for (let round = 0; round < 3; round++) {
+      off.push(cpu(words, (w) => service.search(w, ['kjv'], 'relevance', page), calls))
+      on.push(cpu(words, (w) => cached.searchAnywhere(w, ['kjv'], 'relevance', page, 'translation'), calls))
+    }
+    const span = (xs: number[]) => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`
+    console.log(`| ${label} | ${span(off)} | ${span(on)} |`)
+  }
 }
 
 function timeFetch(label: string, rounds: number, fn: (i: number) => unknown, base: (i: number) => unknown) {

@@ -28,7 +28,8 @@
  * started for those rows only). Almanac runs with its defaults but ALMANAC_QUERY_JOBS_PER_CALLER=64: the 32 connections
  * share one key, and the default cap (4 heavy searches per caller) would answer most `the` searches 503.
  * The machine is shared (2 cores): compare ratios within one run. Prints figures; asserts nothing.
- * Run: `bun bench/peers.ts` (after `bun run data`); PEERS_SECONDS (default 5) per wrk run.
+ * Run: `bun bench/peers.ts` (after `bun run data`); PEERS_SECONDS (default 5) per wrk run; PEERS_ONLY (a regular
+ * expression) keeps the measures whose name it matches, e.g. PEERS_ONLY=Bible.
  */
 import { spawn, spawnSync } from 'bun'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -185,7 +186,7 @@ interface Case {
 }
 
 const ndd = `node-device-detector ${version('node-device-detector')}`
-const CASES: Case[] = [
+const ALL_CASES: Case[] = [
   {
     measure: `Bible KJV search, ${queries.rare.length} rare words (1–10 hits)`,
     almanac: { file: files.rare, method: 'GET', path: '/api/v1/bible/kjv/search?q=' },
@@ -243,6 +244,9 @@ const CASES: Case[] = [
     peer: { library: `Fastify ${version('fastify')} + maxmind ${version('maxmind')}`, file: files.ip, method: 'POST', path: '/ip' },
   },
 ]
+
+const only = process.env.PEERS_ONLY ? new RegExp(process.env.PEERS_ONLY, 'i') : undefined
+const CASES = ALL_CASES.filter((c) => !only || only.test(c.measure))
 
 const peerEnv = { PEER_KEYS: BENCH_KEY, PEER_VERSES: versesFile, PEER_MANIFEST: `${ROOT}/datasets/out/manifest.json` }
 const startPeer = (runtime: string) =>

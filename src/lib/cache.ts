@@ -30,7 +30,7 @@ export class GenerationalCache<K, V> {
     const bytes = this.weigh ? this.weigh(key, value) : 0
     if (bytes > this.maxBytes / 2) return
     // Each generation holds at most half the entries and half the bytes, so both together stay in bounds.
-    if (this.young.size >= Math.max(1, this.size >> 1) || this.youngBytes + bytes > this.maxBytes / 2) {
+    if (this.young.size >= Math.max(1, Math.floor(this.size / 2)) || this.youngBytes + bytes > this.maxBytes / 2) {
       this.old = this.young
       this.oldBytes = this.youngBytes
       this.young = new Map()

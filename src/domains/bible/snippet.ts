@@ -53,18 +53,20 @@ interface TextWords {
   of(i: number): number
 }
 
-/** Texts of ASCII only: most verses of the English translations (92% of the KJV's). */
-const ASCII_TEXT = /^[\x00-\x7f]*$/
+/**
+ * A display word character outside ASCII. Texts without one have only ASCII words, whatever punctuation
+ * they hold (`’`, `–`, `“`): 99.9% of the KJV's verses (92% are ASCII alone), all of the WEB's (61%).
+ */
+const NON_ASCII_WORD_CHAR = /[[\p{L}\p{N}\p{M}\u0640]--[\x00-\x7f]]/v
 
 const isAsciiWordChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
 
 /**
- * ASCII: the same words as the general path gives, without its Unicode classes, fold cache and objects
- * per word: a display word is a run of letters and digits, its index word its lower case, compared in
- * place in the lower-cased text.
+ * ASCII words: the same words as the general path gives, without its Unicode classes, fold cache and
+ * objects per word: a display word is a run of letters and digits, its index word its lower case,
+ * compared in place in the lower-cased text (punctuation keeps its length when lower-cased).
  */
-function asciiWords(text: string): TextWords {
-  const lower = text.toLowerCase()
+function asciiWords(text: string, lower: string): TextWords {
   const start: number[] = []
   const end: number[] = []
   for (let i = 0; i < text.length; ) {
@@ -136,7 +138,8 @@ const HTML_SPECIAL = /[&<>]/
 const BLANK = /^\s*$/
 
 export function snippet(text: string, terms: Term[]): string {
-  const words = ASCII_TEXT.test(text) ? asciiWords(text) : unicodeWords(text)
+  const lower = NON_ASCII_WORD_CHAR.test(text) ? undefined : text.toLowerCase()
+  const words = lower?.length === text.length ? asciiWords(text, lower) : unicodeWords(text)
   const marked = mark(words, terms)
   // Spans of consecutive marked words (with what lies between them) become one <mark>.
   const spans: [number, number][] = []

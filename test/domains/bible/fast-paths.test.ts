@@ -108,6 +108,32 @@ describe('rare queries read in one statement', () => {
   }, 120_000)
 })
 
+describe('words rare in the one translation asked, common in all', () => {
+  // Common words (1,000+ verses, which have counts per translation) in 2–64 verses of one translation, one pair
+  // in five: read in one statement over that translation only.
+  const pairs = (
+    bibleDb
+      .query(
+        `SELECT st.term, st.translation FROM search_term_translations st JOIN search_terms s ON s.term = st.term
+         WHERE st.docs BETWEEN 2 AND 64 AND s.docs > 64 ORDER BY st.term, st.translation`,
+      )
+      .all() as { term: string; translation: number }[]
+  ).filter((_, i) => i % 5 === 0)
+
+  test('counts and pages equal FTS5, in 20+ translations', () => {
+    expect(pairs.length).toBeGreaterThan(300)
+    expect(new Set(pairs.map((p) => p.translation)).size).toBeGreaterThan(20)
+    for (const { term, translation } of pairs) {
+      const t = translations.find((x) => x.idx === translation)!
+      const want = fts5Page(quoted(term), t, 0, 1000)
+      const whole = service.search(term, [t.id], 'relevance', { offset: 0, limit: 1000 })
+      expect({ term, t: t.id, total: whole.total, ids: servicePage(whole, t) }).toEqual({ term, t: t.id, total: want.length, ids: want })
+      const page = service.search(term, [t.id], 'relevance', { offset: 1, limit: 3 })
+      expect({ term, t: t.id, ids: servicePage(page, t) }).toEqual({ term, t: t.id, ids: want.slice(1, 4) })
+    }
+  }, 120_000)
+})
+
 describe('the answer cache', () => {
   test('a repeated question is answered from the cache, equal to a fresh answer; off, every answer is made anew', async () => {
     const cached = openBibleService(bibleDb, { searchCacheBytes: 1 << 20 })
@@ -127,6 +153,19 @@ describe('the answer cache', () => {
     expect(await uncached.searchAnywhere(q[0], [...q[1]], q[2], q[3], q[4])).not.toBe(
       await uncached.searchAnywhere(q[0], [...q[1]], q[2], q[3], q[4]),
     )
+  })
+
+  test('many different questions are kept, not the last one or two: asked again, each comes from the cache', async () => {
+    const cached = openBibleService(bibleDb, { searchCacheBytes: 16 << 20 })
+    const words = (bibleDb.query('SELECT term FROM search_terms WHERE docs BETWEEN 1 AND 10 LIMIT 500').all() as { term: string }[]).map(
+      (r) => r.term,
+    )
+    const answers = []
+    for (const w of words) answers.push(await cached.searchAnywhere(w, ['kjv'], 'relevance', { offset: 0, limit: 20 }, 'q'))
+    let kept = 0
+    for (let i = 0; i < words.length; i++)
+      if ((await cached.searchAnywhere(words[i]!, ['kjv'], 'relevance', { offset: 0, limit: 20 }, 'q')) === answers[i]) kept++
+    expect(kept).toBe(words.length)
   })
 
   test('bounded in bytes: many different questions do not keep more than the budget', async () => {
