@@ -63,13 +63,13 @@ class PackedBuckets {
   readonly ids: Int32Array
   readonly at: Int32Array
   readonly chars: Uint16Array
-  /** Literals with a non-ASCII character among their key characters, which the scan's keys never reach. */
+  /** Literals the scan's keys never reach: empty, or with a non-ASCII character among their key characters. */
   readonly unkeyed: number[] = []
 
   constructor(literals: string[]) {
     const keys = literals.map((l, id) => {
       const tier = tierOf(l.length)
-      if (/[^\0-\x7f]/.test(l.slice(0, tier))) {
+      if (l === '' || /[^\0-\x7f]/.test(l.slice(0, tier))) {
         this.unkeyed.push(id)
         return -1
       }
@@ -102,9 +102,9 @@ class LiteralTable {
   readonly literals: string[] = []
   private readonly ids = new Map<string, number>()
   private packed: PackedBuckets | null = null
-  /** Ids of the literals added since the last packing. */
-  private unpacked: number[] = []
-  /** Ids the scan searches with `includes`: the unpacked and the unkeyed ones. */
+  /** How many literals were added since the last packing. */
+  private unpacked = 0
+  /** Ids the scan searches with `includes`: those added since the last packing, and the unkeyed ones. */
   private loose: number[] = []
   /** Hit stamps: literal i occurs in the current text when stamp[i] === generation. */
   private stamp = new Int32Array(1024)
@@ -128,7 +128,7 @@ class LiteralTable {
       grown.set(this.stamp)
       this.stamp = grown
     }
-    this.unpacked.push(id)
+    this.unpacked++
     this.loose.push(id)
     this.scanned = null // a new literal: the last scan no longer covers every literal
     return id
@@ -156,9 +156,9 @@ class LiteralTable {
   /** Finds every literal in `text` (once per distinct text in a row). */
   scan(text: string) {
     if (text === this.scanned) return
-    if (this.unpacked.length >= REPACK_AFTER || !this.packed) {
+    if (this.unpacked >= REPACK_AFTER || !this.packed) {
       this.packed = new PackedBuckets(this.literals)
-      this.unpacked = []
+      this.unpacked = 0
       this.loose = this.packed.unkeyed.slice()
     }
     this.scanned = text

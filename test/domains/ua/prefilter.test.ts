@@ -31,6 +31,10 @@ test.each([
   expect(literalOf(m, 'Mozilla/5.0 (X11; Linux x86_64)')).toBe(false)
 })
 
+test('an empty literal is found in every text, as includes() finds it', () => {
+  expect(new Matcher('x?', ['']).possible('Mozilla/5.0')).toBe(true)
+})
+
 test('literals of every length and position are found as includes() finds them', () => {
   const words = ['a', 'ab', 'abc', 'abcd', 'abcde', 'abcdef', 'abcdefgh', 'cdef', 'xyz12', 'build/', '; wv)']
   const matchers = words.map((w) => new Matcher(w, [w]))
