@@ -5,6 +5,9 @@
  *   a copy of the package whose `regexes/*.js` are the built collections (Matomo's YAML); parses/s on fresh UAs;
  * - ours with the result cache off: the first pass (every regex list compiled on first use) and the
  *   second (steady state; still no result reused);
+ * - unique strings, as bench/peers.ts sends them: uap-core's test_ua.yaml UAs (1,424) each with a suffix
+ *   ` u1.<n>` never used before, ours (cache off) and ua-parser-js 1.0 (`getResult()`) alternated, 3 rounds of 4 passes;
+ *   the issue's in-process target (25,000/s) and ratio are on these;
  * - ours with the result cache, on 1,000 UAs repeated;
  * - agreement with stock, field for field (detect + parseBot as JSON), on every 3rd UA of the corpus
  *   (UA_BENCH_FULL=1: all of it; stock needs minutes);
@@ -20,7 +23,7 @@ import { loadDefinitions } from '../src/domains/ua/definitions.ts'
 import { openUaService } from '../src/domains/ua/service.ts'
 import Ours from '../src/vendor/node-device-detector/index.js'
 import * as prefilter from '../src/domains/ua/prefilter.ts'
-import { every, realUserAgents } from '../test/domains/ua/corpus.ts'
+import { every, realUserAgents, uapCoreTestAgents } from '../test/domains/ua/corpus.ts'
 import { compareWithHello } from './lib.ts'
 
 const corpus = realUserAgents()
@@ -63,6 +66,22 @@ time('Almanac service, result cache, 1,000 UAs repeated (same string objects)', 
 // A request brings a new string each time, whose hash is not known yet: copies, made inside the timing.
 time('Almanac service, result cache, 1,000 UAs repeated (a fresh copy each call)', hot, (ua) => cached.parse((' ' + ua).slice(1)), 300)
 
+// Unique strings: a new suffix per parse, so no per-text memory (the engine's last scan, a cache) answers.
+const UAParser = require('ua-parser-js')
+const agents = uapCoreTestAgents()
+let serial = 0
+/** Four passes over the UAs, each UA with a new suffix (5,696 parses a round). */
+const unique = () => [1, 2, 3, 4].flatMap(() => agents.map((ua) => `${ua} u1.${serial++}`))
+for (const ua of unique()) new UAParser(ua).getResult() // warm-up (ours is warm from the passes above)
+for (let round = 1; round <= 3; round++) {
+  time(`unique uap-core UAs (${agents.length.toLocaleString('en')}), Almanac service, no result cache, round ${round}`, unique(), (ua) =>
+    uncached.parse(ua),
+  )
+  time(`unique uap-core UAs, ua-parser-js ${require('ua-parser-js/package.json').version} getResult(), round ${round}`, unique(), (ua) =>
+    new UAParser(ua).getResult(),
+  )
+}
+
 const base = rows[0]!
 console.log('\nIn-process parses (rate per CPU-second: parses one core does, whatever else the machine runs)')
 console.log('| case | parses | rate (wall) | rate per CPU-second | ratio to stock (CPU) |')
@@ -73,14 +92,23 @@ for (const [label, n, wall, cpu] of rows)
       `| ${(cpu / base[3]).toFixed(1)}x |`,
   )
 
+const rates = (label: string) => rows.filter(([l]) => l.startsWith(label)).map((r) => r[3])
+const ours = rates('unique uap-core UAs (')
+const peer = rates('unique uap-core UAs, ua-parser-js')
+const range = (xs: number[]) => `${Math.round(Math.min(...xs)).toLocaleString('en')}–${Math.round(Math.max(...xs)).toLocaleString('en')}`
+console.log(
+  `\nUnique strings, per CPU-second: Almanac ${range(ours)}/s (target 25,000), ua-parser-js ${range(peer)}/s; ` +
+    `ratio by round ${ours.map((o, i) => (o / peer[i]!).toFixed(2)).join(', ')}x`,
+)
+
 // Agreement: the raw engine answers (before our mapping), ours against stock.
 prefilter.seedLiterals(defs.literals)
-const ours = new Ours({ collections: defs.collections, matchers: prefilter })
+const oursEngine = new Ours({ collections: defs.collections, matchers: prefilter })
 const sample = process.env.UA_BENCH_FULL ? corpus : every(corpus, 3)
 let same = 0
 const differ: string[] = []
 for (const ua of sample) {
-  const a = JSON.stringify({ ...ours.detect(ua), bot: ours.parseBot(ua) })
+  const a = JSON.stringify({ ...oursEngine.detect(ua), bot: oursEngine.parseBot(ua) })
   const b = JSON.stringify(stockParse(ua))
   if (a === b) same++
   else if (differ.length < 5) differ.push(ua)

@@ -10,9 +10,9 @@ const UAP_CORE = '/usr/share/uap-core/tests'
 const USER_AGENTS = resolve(import.meta.dir, '../../../node_modules/user-agents/dist/user-agents.json')
 
 /** `user_agent_string: '…'` lines of uap-core's YAML (single-quoted, '' for a quote, or double-quoted). */
-function uapCore(): string[] {
+function uapCore(files = ['test_ua.yaml', 'test_os.yaml', 'test_device.yaml']): string[] {
   const out: string[] = []
-  for (const file of ['test_ua.yaml', 'test_os.yaml', 'test_device.yaml']) {
+  for (const file of files) {
     const path = `${UAP_CORE}/${file}`
     if (!existsSync(path)) throw new Error(`${path} is missing: install the Debian package uap-core`)
     for (const m of readFileSync(path, 'utf8').matchAll(/user_agent_string: *(['"])(.*)\1\s*$/gm))
@@ -24,6 +24,9 @@ function uapCore(): string[] {
 function userAgents(): string[] {
   return (JSON.parse(readFileSync(USER_AGENTS, 'utf8')) as { userAgent: string }[]).map((u) => u.userAgent)
 }
+
+/** uap-core's user-agent test file alone (what bench/peers.ts sends), distinct, in file order. */
+export const uapCoreTestAgents = () => [...new Set(uapCore(['test_ua.yaml']))].filter((ua) => ua.trim() !== '' && ua.length <= 2048)
 
 export function realUserAgents(): string[] {
   return [...new Set([...uapCore(), ...userAgents()])].filter((ua) => ua.trim() !== '' && ua.length <= 2048)

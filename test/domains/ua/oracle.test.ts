@@ -17,7 +17,7 @@ import Ours from '../../../src/vendor/node-device-detector/index.js'
 import OurHints from '../../../src/vendor/node-device-detector/client-hints.js'
 import * as prefilter from '../../../src/domains/ua/prefilter.ts'
 import { tempDirs } from '../../support/temp.ts'
-import { every, FIXTURES, realUserAgents } from './corpus.ts'
+import { every, FIXTURES, realUserAgents, uapCoreTestAgents } from './corpus.ts'
 
 const defs = loadDefinitions(openDataDir().path(UA_ARTIFACT))
 prefilter.seedLiterals(defs.literals)
@@ -41,6 +41,16 @@ test('identical to stock node-device-detector on a sample of real user agents', 
   console.log(`oracle: ${sample.length - differ.length}/${sample.length} identical`)
   expect(differ).toEqual([])
 }, 120_000)
+
+// A request's UA is new to the engine: the same real UAs with a suffix never seen before (as bench/peers.ts
+// sends them), so nothing the engine remembers from one text (the literal scan, the candidate lists) carries over.
+test('identical to stock node-device-detector on every uap-core test user agent, each with a unique suffix', () => {
+  const agents = uapCoreTestAgents()
+  expect(agents.length).toBeGreaterThan(1000)
+  const differ = agents.map((ua, i) => `${ua} u1.${i}`).filter((ua) => answer(ours, ua) !== answer(stock, ua))
+  console.log(`oracle, unique uap-core UAs: ${agents.length - differ.length}/${agents.length} identical`)
+  expect(differ).toEqual([])
+}, 300_000)
 
 test("identical to stock node-device-detector with Client Hints, or Matomo's own answer (the Matomo hint fixtures)", () => {
   type Case = { ua: string; headers: Record<string, string>; device?: Record<string, string> | null }
