@@ -120,6 +120,8 @@ const kept = new Map<string, Kept>()
 
 /** Settles when every best form started so far is kept (tests: the answer after the first is the best one). */
 export const bestFormsKept = () => Promise.all([...kept.values()].map((k) => k.made))
+/** Forgets every kept form (tests: they are the process's, and another test file may have made them). */
+export const forgetKeptForms = () => kept.clear()
 
 /** Wraps the app's handler: declared bodies are compressed as the caller accepts. */
 export function withCompression(handle: Handle): Handle {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import zlib from 'node:zlib'
-import { bestFormsKept, MIN_BYTES, negotiate } from '../../src/http/compression.ts'
+import { bestFormsKept, forgetKeptForms, MIN_BYTES, negotiate } from '../../src/http/compression.ts'
 import { serve, type Running } from '../../src/serve.ts'
 import { TEST_KEY, type TestApp, testApp, testConfig } from '../support/app.ts'
 import { tempDirs } from '../support/temp.ts'
@@ -129,6 +129,7 @@ describe('ETags of compressed answers (RFC 9110 section 8.8.3)', () => {
 
 describe('static assets: compressed once, brotli preferred', () => {
   test('/openapi.json and the Swagger bundle in br and gzip decode to the identity bytes; the PNG is never compressed', async () => {
+    forgetKeptForms() // kept per process: another test file may have asked for these assets already
     for (const path of ['/openapi.json', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css']) {
       const identity = await bodyOf(await app.handle(new Request(`http://localhost${path}`)))
       for (const accept of ['gzip, br', 'br', 'gzip']) {
