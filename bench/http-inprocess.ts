@@ -33,6 +33,11 @@ const cases: Record<string, (i: number) => Request> = {
   'GET …/countries?fields=id,version (Form B)': () =>
     new Request('http://localhost/api/v1/meta/datasets/countries?fields=id,version', { headers: bare }),
   'GET /api/v1/countries/FR?fields=name (Form B)': () => new Request('http://localhost/api/v1/countries/FR?fields=name', { headers: bare }),
+  'GET /api/v1/timezones/America/New_York (Form B)': () =>
+    new Request('http://localhost/api/v1/timezones/America/New_York', { headers: bare }),
+  'GET /api/v1/postal/US/90210 (Form B)': () => new Request('http://localhost/api/v1/postal/US/90210', { headers: bare }),
+  'GET /api/v1/bible/kjv/search?q=jehoshaphat (Form B)': () =>
+    new Request('http://localhost/api/v1/bible/kjv/search?q=jehoshaphat', { headers: bare }),
   'POST /api/v1/ip (Form A, public IPv4)': (i) => {
     const body = JSON.stringify({ ip: ips[i & 4095] })
     // With its Content-Length, as over HTTP (a string body alone gives a Request without one).

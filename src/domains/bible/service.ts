@@ -403,7 +403,7 @@ export class BibleService {
    * one statement reads every match with its BM25 rank, unordered, and the counts and the page come from
    * that, instead of a counting statement and a ranking statement per group (FTS5 prepares a statement
    * of its own for `ORDER BY rank`): ~160 → ~60 µs for a rare KJV word. Rows arrive in id order, so a
-   * stable sort by rank gives FTS5's own order, equal ranks included (test/domains/bible/search.test.ts).
+   * stable sort by rank gives FTS5's own order, equal ranks included (test/domains/bible/fast-paths.test.ts).
    */
   private searchFew(fts: string, terms: Term[], chosen: Translation[], page: Page, price: SearchPrice, bound: number): SearchResult {
     price.spend(price.statementMs() + price.rankMs(bound) + price.pageMs(0, Math.min(bound, page.limit)))
