@@ -125,6 +125,8 @@ export class SearchPrice {
   spentMs = 0
   private readonly words: WordCost[]
   private readonly prefixes: PrefixCost[]
+  /** The query's one plain word, when it is nothing else (no second term, no phrase, no prefix). */
+  private readonly lone: WordCost | undefined
 
   constructor(
     private readonly terms: TermCost[],
@@ -134,6 +136,12 @@ export class SearchPrice {
   ) {
     this.words = terms.flatMap((t) => t.words)
     this.prefixes = terms.flatMap((t) => (t.prefix ? [t.prefix] : []))
+    this.lone = terms.length === 1 && this.words.length === 1 && !this.prefixes.length ? this.words[0] : undefined
+  }
+
+  /** The query's one plain word (folded), when it is nothing else. */
+  get loneWord(): string | undefined {
+    return this.lone?.label
   }
 
   private wordDocs(w: WordCost, idx: number | undefined) {
@@ -150,7 +158,7 @@ export class SearchPrice {
    * 0.5 ms, `"the the"` 9 ms), and every prefix at its whole expansion.
    */
   statementMs(idx?: number): number {
-    const lone = this.terms.length === 1 && this.words.length === 1 && !this.prefixes.length
+    const lone = this.lone !== undefined
     const rarest = lone ? Infinity : this.matchBound() * US_SEEK
     let us = US.statement
     for (const w of this.words) us += Math.min(this.wordDocs(w, lone ? idx : undefined), rarest) * US.read
@@ -163,7 +171,7 @@ export class SearchPrice {
    * statistics, so counting its matches reads nothing. Undefined for any other query.
    */
   loneWordCounts(): ReadonlyMap<number, number> | undefined {
-    return this.terms.length === 1 && this.words.length === 1 && !this.prefixes.length ? this.words[0]!.perTranslation : undefined
+    return this.lone?.perTranslation
   }
 
   /** At most this many verses match in translation `idx` (or all): the rarest term's. */

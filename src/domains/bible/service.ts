@@ -357,7 +357,7 @@ export class BibleService {
     const total = groups.reduce((s, g) => s + g.count, 0)
     // The page: which groups it reads, how many rows each skips and keeps; priced as a whole first.
     const reads: { t: Translation; skip: number; take: number; ranked?: Uint8Array }[] = []
-    const lone = parsed.terms.length === 1 && parsed.terms[0]!.words.length === 1 && !parsed.terms[0]!.prefix
+    const lone = price.loneWord
     let skip = page.offset
     let want = page.limit
     let rankMs = 0
@@ -374,7 +374,7 @@ export class BibleService {
       // A common word's page within its stored ranking is read from there: no matching, no BM25.
       const ranked =
         lone && sort === 'relevance' && g.count >= RANKED_MIN_DOCS && skip + take <= RANKED_IDS
-          ? ((this.rankedStmt.get(parsed.terms[0]!.words[0]!, t.idx) as { positions: Uint8Array } | null)?.positions ?? undefined)
+          ? ((this.rankedStmt.get(lone, t.idx) as { positions: Uint8Array } | null)?.positions ?? undefined)
           : undefined
       reads.push({ t, skip, take, ranked })
       rowsMs += price.pageMs(ranked ? 0 : skip, take)
