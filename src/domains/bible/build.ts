@@ -15,6 +15,7 @@ import { extractDeb } from '../../data/deb.ts'
 import type { BuildContext, BuildResult, DatasetBuilder } from '../../data/types.ts'
 import { bookByCode, bookById, bookByOsis, type BookInfo } from './books.ts'
 import { foldText } from './fold.ts'
+import { quote } from './query.ts'
 import { stripGbf, stripOsis } from './markup.ts'
 import { type NameList, readSwordLocales, swordBookTitle, usfxTitles } from './book-names.ts'
 import { readStepBible, readUsfmBooks, readUsfxText, type SourceVerse, usfxText } from './readers.ts'
@@ -66,7 +67,7 @@ function writeTermStatistics(db: Database) {
   const insert = db.prepare(
     `INSERT INTO search_term_translations SELECT ?1, rowid >> ${ID_SHIFT}, count(*) FROM verses_fts WHERE verses_fts MATCH ?2 GROUP BY 2`,
   )
-  for (const { term } of common) insert.run(term, `"${term.replace(/"/g, '""')}"`)
+  for (const { term } of common) insert.run(term, quote(term))
   db.exec('DROP TABLE temp.vocab')
   writeRankedPositions(db)
 }
@@ -76,7 +77,7 @@ function writeTermStatistics(db: Database) {
  * own `ORDER BY rank` gives them (the very statement a search runs, so order and ties are FTS5's), each
  * a verse's position in its translation (id minus the first id) as a little-endian uint16. A one-word
  * search reads its page from here instead of ranking every match: `the` over all 34 translations costs
- * the rows of its page, not BM25 over 24,127 KJV verses. 4,440 pairs, ~1.8 MB, ~10 s of the build.
+ * the rows of its page, not BM25 over 24,127 KJV verses. 4,440 pairs, ~1.8 MB, ~30 s of the build (11.8 M matches ranked).
  */
 function writeRankedPositions(db: Database) {
   const pairs = db
@@ -88,7 +89,7 @@ function writeRankedPositions(db: Database) {
   const ranked = db.query(searchPageSql('f.rank'))
   const insert = db.prepare('INSERT INTO search_ranked VALUES (?, ?, ?)')
   for (const p of pairs) {
-    const ids = ranked.all(`"${p.term.replace(/"/g, '""')}"`, p.first, p.last, RANKED_IDS, 0) as { id: number }[]
+    const ids = ranked.all(quote(p.term), p.first, p.last, RANKED_IDS, 0) as { id: number }[]
     const positions = Buffer.alloc(ids.length * 2)
     ids.forEach((r, i) => positions.writeUInt16LE(r.id - p.first, i * 2))
     insert.run(p.term, p.translation, positions)

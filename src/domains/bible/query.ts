@@ -27,7 +27,8 @@ export interface ParsedQuery {
   fts: string
 }
 
-const quote = (w: string) => `"${w.replace(/"/g, '""')}"`
+/** A word or phrase as an FTS5 string: no character of it is syntax. */
+export const quote = (w: string) => `"${w.replace(/"/g, '""')}"`
 
 export function parseQuery(q: string): ParsedQuery {
   if (q.length > QUERY_MAX_LENGTH) throw invalid('q', `at most ${QUERY_MAX_LENGTH} characters`, 'query')

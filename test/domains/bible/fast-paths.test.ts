@@ -7,6 +7,7 @@
 import { describe, expect, test } from 'bun:test'
 import { bookById } from '../../../src/domains/bible/books.ts'
 import { RANKED_IDS, RANKED_MIN_DOCS, searchPageSql } from '../../../src/domains/bible/artifacts.ts'
+import { quote } from '../../../src/domains/bible/query.ts'
 import { openBibleService, type SearchResult } from '../../../src/domains/bible/service.ts'
 import { bibleDb } from './db.ts'
 
@@ -19,7 +20,6 @@ const translations = bibleDb.query('SELECT idx, id, first_id AS first, last_id A
 }[]
 const rankedPage = bibleDb.query(searchPageSql('f.rank'))
 const countIn = bibleDb.query('SELECT count(*) AS n FROM verses_fts WHERE verses_fts MATCH ? AND rowid BETWEEN ? AND ?')
-const quoted = (term: string) => `"${term.replace(/"/g, '""')}"`
 
 /** FTS5's page of `fts` in translation `t`, as `book chapter:verse` (book ids as the service's abbreviations). */
 const fts5Page = (fts: string, t: (typeof translations)[0], offset: number, limit: number) =>
@@ -55,9 +55,9 @@ describe('stored rankings of common words', () => {
           term,
           t: t.id,
           offset,
-          ids: fts5Page(quoted(term), t, offset, limit),
+          ids: fts5Page(quote(term), t, offset, limit),
         })
-        expect(r.total).toBe((countIn.get(quoted(term), t.first, t.last) as { n: number }).n)
+        expect(r.total).toBe((countIn.get(quote(term), t.first, t.last) as { n: number }).n)
       }
       checked++
     }
@@ -89,7 +89,7 @@ describe('rare queries read in one statement', () => {
       let at = 0
       for (const g of all.groups) {
         const t = translations.find((x) => x.id === g.translation)!
-        const want = fts5Page(quoted(term), t, 0, 1000)
+        const want = fts5Page(quote(term), t, 0, 1000)
         expect({ term, t: t.id, count: g.count }).toEqual({ term, t: t.id, count: want.length })
         const got = all.hits.slice(at, at + g.count)
         expect({ term, t: t.id, ids: servicePage({ hits: got }, t) }).toEqual({ term, t: t.id, ids: want })
@@ -99,7 +99,7 @@ describe('rare queries read in one statement', () => {
         expect({ term, t: t.id, ids: servicePage(one, t) }).toEqual({ term, t: t.id, ids: want.slice(1, 6) })
         const scores = bibleDb
           .query('SELECT rank FROM verses_fts WHERE verses_fts MATCH ? AND rowid BETWEEN ? AND ?')
-          .all(quoted(term), t.first, t.last) as { rank: number }[]
+          .all(quote(term), t.first, t.last) as { rank: number }[]
         if (new Set(scores.map((s) => s.rank)).size < scores.length) ties++
       }
     }
@@ -125,7 +125,7 @@ describe('words rare in the one translation asked, common in all', () => {
     expect(new Set(pairs.map((p) => p.translation)).size).toBeGreaterThan(20)
     for (const { term, translation } of pairs) {
       const t = translations.find((x) => x.idx === translation)!
-      const want = fts5Page(quoted(term), t, 0, 1000)
+      const want = fts5Page(quote(term), t, 0, 1000)
       const whole = service.search(term, [t.id], 'relevance', { offset: 0, limit: 1000 })
       expect({ term, t: t.id, total: whole.total, ids: servicePage(whole, t) }).toEqual({ term, t: t.id, total: want.length, ids: want })
       const page = service.search(term, [t.id], 'relevance', { offset: 1, limit: 3 })
