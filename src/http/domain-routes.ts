@@ -35,6 +35,18 @@ export function domainRoutes(config: Config, data: DataDir, m: MountedDomain, lo
 }
 
 /**
+ * `find` answered once per route pattern: server.ts asks with the app's patterns, a bounded set, so the
+ * prefix scans behind these answers run once each rather than per request.
+ */
+function perRoute<T>(find: (route: string) => T): (route: string) => T {
+  const answers = new Map<string, T>()
+  return (route) => {
+    if (!answers.has(route)) answers.set(route, find(route))
+    return answers.get(route) as T
+  }
+}
+
+/**
  * Throws the 503 of a domain open at start that the background integrity check has since disabled, when
  * `route` (a route pattern) is one of its: its routes stay mounted, so the check is made per request.
  */
@@ -42,15 +54,9 @@ export function disabledAfterStart(mounted: MountedDomain[]): (route: string) =>
   const openAtStart = mounted
     .filter((m) => !m.problem && !m.opening)
     .flatMap((m) => m.domain.prefixes.map((prefix) => ({ mounted: m, base: API_PREFIX + prefix })))
-  // The owner of each route pattern, found once (the patterns are the app's, a bounded set); a domain's
-  // `problem` is read on every request, as the check may set it at any time.
-  const owners = new Map<string, MountedDomain | null>()
-  const ownerOf = (route: string) => {
-    let owner = owners.get(route)
-    if (owner === undefined)
-      owners.set(route, (owner = openAtStart.find(({ base }) => route === base || route.startsWith(base + '/'))?.mounted ?? null))
-    return owner
-  }
+  // The owner of each route pattern is found once; its `problem` is read on every request, as the check may
+  // set it at any time.
+  const ownerOf = perRoute((route) => openAtStart.find(({ base }) => route === base || route.startsWith(base + '/'))?.mounted)
   return (route) => {
     const m = ownerOf(route)
     if (m?.problem) throw unavailable(m.problem, { domain: m.domain.name, datasets: m.domain.datasets })
@@ -73,13 +79,6 @@ export function definitionsOf(
     return domain.prefixes.map((prefix) => ({ base: API_PREFIX + prefix, prefix: `${API_PREFIX}${prefix}/`, headers }))
   })
   const find = (path: string) => definitions.find((d) => path.startsWith(d.prefix) || path === d.base)?.headers
-  // server.ts asks with route patterns, a bounded set: each is scanned for once. Raw paths are scanned.
-  const byRoute = new Map<string, Record<string, string> | undefined>()
-  const ofRoute = (route: string) => {
-    if (byRoute.has(route)) return byRoute.get(route)
-    const headers = find(route)
-    byRoute.set(route, headers)
-    return headers
-  }
-  return Object.assign(find, { ofRoute })
+  // Raw paths (problem responses) are scanned; route patterns (server.ts) once each.
+  return Object.assign(find, { ofRoute: perRoute(find) })
 }
