@@ -151,11 +151,12 @@ export function withCompression(handle: Handle): Handle {
       if (!entry) {
         const base = `${coding}:${key.split('#')[0]}#`
         if (key.includes('#')) for (const old of kept.keys()) if (old.startsWith(base)) kept.delete(old)
-        const fresh: Kept = { made: Promise.resolve() }
-        fresh.made = compressOffLoop(coding, body, true).then(
-          (bytes) => void (fresh.best = bytes),
-          () => void kept.delete(id), // made again for the next caller
-        )
+        const fresh: Kept = {
+          made: compressOffLoop(coding, body, true).then(
+            (bytes) => void (fresh.best = bytes),
+            () => void kept.delete(id), // made again for the next caller
+          ),
+        }
         kept.set(id, (entry = fresh))
       }
       if (entry.best) return reply(entry.best)
