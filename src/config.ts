@@ -186,8 +186,17 @@ export const SCHEMA = {
     default: 1,
     env: 'ALMANAC_REQUESTS_PER_TURN',
     doc:
-      "Requests one caller may start in one turn of the event loop (0: no limit); more wait, unread, for later turns: one caller's " +
-      "backlog never delays another's request.",
+      'Requests one caller may start in one turn of the event loop once the turn is busy (0: no limit); more wait, unread, for ' +
+      "later turns: one caller's backlog never delays another's request by more than the turn slice.",
+    see: 'docs/architecture.md#who-goes-first',
+  }),
+  turnSliceMicros: setting(integer(0, 1_000_000), {
+    default: 1000,
+    env: 'ALMANAC_TURN_SLICE_US',
+    doc:
+      'A turn of the event loop that has run for less than this many microseconds is not busy: a caller past its requests per turn ' +
+      'still starts (0: the count alone rules). Waiting costs ~20 µs a request over HTTP; this bounds what another caller waits for ' +
+      'by time, and one caller alone with cheap requests never waits.',
     see: 'docs/architecture.md#who-goes-first',
   }),
   requestsWaitingPerCaller: setting(integer(1, 100000), {

@@ -45,6 +45,7 @@ export function quotaPolicy(
     perTurn: config.requestsPerTurn,
     maxWaiting: config.requestsWaitingPerCaller,
     maxWaitingBytes: config.requestBytesWaitingPerCaller,
+    sliceMs: config.turnSliceMicros / 1000,
   })
   return {
     credits,

@@ -2,13 +2,16 @@
  * Turns of the event loop shared between callers (src/http/turns.ts), through the real app: requests sent
  * in one go, their answers' order observed (no clock). A caller with a backlog starts one request a turn;
  * another caller's request, arriving behind that backlog, is answered in the first turn. Nothing waiting
- * is lost; past what one caller may have waiting, a 429 whose credit is given back.
+ * is lost; past what one caller may have waiting, a 429 whose credit is given back. Through the app the
+ * slice is 0 (the count alone rules: a turn's length is the machine's); the slice itself is tested on
+ * `callerTurns` with a clock the test moves.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { callerTurns } from '../../src/http/turns.ts'
 import { testApp, TEST_KEY, type TestApp } from '../support/app.ts'
 
 const OTHER_KEY = 'other-caller-key-0002'
-const env = { ALMANAC_PLANS: 'test:1000000/1d', ALMANAC_API_KEYS: `${TEST_KEY},${OTHER_KEY}` }
+const env = { ALMANAC_PLANS: 'test:1000000/1d', ALMANAC_API_KEYS: `${TEST_KEY},${OTHER_KEY}`, ALMANAC_TURN_SLICE_US: '0' }
 const get = (app: TestApp, key: string, path = '/api/v1/countries/FR') =>
   app.handle(new Request(`http://localhost${path}`, { headers: { 'x-api-key': key, 'x-response-form': 'bare' } }))
 
@@ -83,5 +86,67 @@ describe('what one caller may have waiting', () => {
     } finally {
       await small.close()
     }
+  })
+})
+
+describe('a turn not yet busy (the slice)', () => {
+  /** Turns over a clock the test sets; `started` lists requests as they start, by name. */
+  const turnsAt = (sliceMs: number) => {
+    const clock = { ms: 0 }
+    const turns = callerTurns({ perTurn: 1, maxWaiting: 64, maxWaitingBytes: 1 << 20, sliceMs, now: () => clock.ms })
+    const started: string[] = []
+    const send = (caller: string, name: string) => {
+      const turn = turns.take(caller, 0)
+      if (turn) void turn.then(() => started.push(name))
+      else started.push(name)
+    }
+    return { clock, turns, started, send }
+  }
+  const nextTurn = () => new Promise((next) => setImmediate(next))
+
+  test('under the slice a caller starts past its one request a turn; past it, the rest wait', async () => {
+    const { clock, started, send } = turnsAt(0.25)
+    await nextTurn()
+    send('a', 'a0')
+    clock.ms = 0.1
+    send('a', 'a1')
+    clock.ms = 0.24
+    send('a', 'a2')
+    clock.ms = 0.25 // the turn has now run for its slice
+    send('a', 'a3')
+    send('b', 'b0') // another caller still gets its one start
+    send('a', 'a4')
+    expect(started).toEqual(['a0', 'a1', 'a2', 'b0'])
+    await nextTurn()
+    // The next turn starts one waiting request a caller, in order.
+    expect(started).toEqual(['a0', 'a1', 'a2', 'b0', 'a3'])
+  })
+
+  test('a caller with requests waiting, in a turn with room: its oldest starts first', async () => {
+    const { clock, turns, started, send } = turnsAt(0.25)
+    await nextTurn()
+    send('a', 'a0')
+    clock.ms = 1 // busy: these wait
+    send('a', 'a1')
+    send('a', 'a2')
+    expect(turns.waiting()).toBe(2)
+    await nextTurn() // the new turn began at 1 ms; a1 starts
+    await Promise.resolve()
+    expect(started).toEqual(['a0', 'a1'])
+    // The turn has room: a2, the oldest, is let go, and a3 with it since none other waits (a3 runs on at
+    // once, a2 at the next microtask).
+    send('a', 'a3')
+    expect(turns.waiting()).toBe(0)
+    await Promise.resolve()
+    expect(started).toEqual(['a0', 'a1', 'a3', 'a2'])
+  })
+
+  test('slice 0: one start a turn, whatever the clock says', async () => {
+    const { started, send } = turnsAt(0)
+    await nextTurn()
+    for (let i = 0; i < 4; i++) send('a', `a${i}`)
+    expect(started).toEqual(['a0'])
+    await nextTurn()
+    expect(started).toEqual(['a0', 'a1'])
   })
 })
