@@ -111,8 +111,10 @@ const translationList = (s: string | undefined) => {
   return ids
 }
 
+// Stable: the service's answer cache hands the same result to every caller of the same question, and
+// nothing changes it, so its hits' JSON is made once (~9 µs of a 50 µs cached answer in process).
 const searchReply = ({ total, groups, hits }: SearchResult) =>
-  list(hits, { total, enveloped: { groups }, bare: { groups }, fieldNames: SEARCH_HIT_FIELDS })
+  list(hits, { total, enveloped: { groups }, bare: { groups }, fieldNames: SEARCH_HIT_FIELDS, stable: true })
 
 export const bibleRoutes = (service: BibleService, config: Config) =>
   new Elysia({ prefix: '/bible' })
