@@ -43,6 +43,38 @@ export function enveloped(r: IpRecord) {
   }
 }
 
+/** JSON of the shared frozen parts of records (places, networks, security flags), made once each. */
+const partJson = new WeakMap<object, string>()
+const NO_PLACE = '"country":null,"registered_country":null,"represented_country":null,"continent":null,"location":null'
+
+/** A place's members of Form A, from `country` to `location`: every address of its network shares them. */
+function placeJson(p: Place | null): string {
+  if (!p) return NO_PLACE
+  let json = partJson.get(p)
+  if (json === undefined) {
+    const { country, registered_country, represented_country, continent, location } = enveloped({ place: p } as IpRecord)
+    json = JSON.stringify({ country, registered_country, represented_country, continent, location }).slice(1, -1)
+    partJson.set(p, json)
+  }
+  return json
+}
+
+function sharedJson(o: object | null): string {
+  if (o === null) return 'null'
+  let json = partJson.get(o)
+  if (json === undefined) partJson.set(o, (json = JSON.stringify(o)))
+  return json
+}
+
+/**
+ * `JSON.stringify(enveloped(r))`, written from the record's shared parts, each serialised once: a fresh
+ * record of ~900 bytes took JSON.stringify 2.4-6 µs, most of it on text every address of a network shares.
+ */
+export const envelopedJson = (r: IpRecord): string =>
+  `{"ip":${JSON.stringify(r.ip)},"ip_version":${r.ip_version},"is_reserved":${r.reserved !== null},` +
+  `"reserved_range":${JSON.stringify(r.reserved)},${placeJson(r.place)},"network":${sharedJson(r.network)},` +
+  `"security":${sharedJson(r.security)}}`
+
 export function bare(r: IpRecord) {
   const p = r.place
   const s = r.security

@@ -12,9 +12,10 @@ import { fieldsQuery } from '../../http/paging.ts'
 import { documents } from '../../http/openapi.ts'
 import { list, one } from '../../http/reply.ts'
 import { AlmanacError, badRequest } from '../../lib/errors.ts'
-import { FIELD_NAMES, present, presentItem } from './present.ts'
+import type { ResponseForm } from '../../config.ts'
+import { envelopedJson, FIELD_NAMES, present, presentItem } from './present.ts'
 import { IpBulkItemSchemas, IpRecordSchemas } from './schemas.ts'
-import type { IpService } from './service.ts'
+import type { IpRecord, IpService } from './service.ts'
 
 export const BULK_MAX = 100
 
@@ -24,6 +25,10 @@ export interface IpDomainState {
   /** Removes the SIGHUP listener that reloads the operator lists. */
   stopReloading: () => void
 }
+
+/** One record's reply; Form A's JSON written from the record's parts, each serialised once (present.ts). */
+const recordReply = (r: IpRecord, form: ResponseForm) =>
+  one(present(r, form), { fieldNames: FIELD_NAMES[form], json: form === 'enveloped' ? () => envelopedJson(r) : undefined })
 
 const address = t.String({
   description: 'An IPv4 or IPv6 address without port, zone or prefix; IPv4-mapped IPv6 (::ffff:a.b.c.d) is answered as IPv4.',
@@ -41,7 +46,7 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
         const client = clientAddress(request.headers, peer, trusted)
         if (!client.ip)
           throw badRequest('The client address is unknown: the request did not arrive over a TCP connection this server can see.')
-        return one(present(service.lookupAddress(client.ip), form), { fieldNames: FIELD_NAMES[form] })
+        return recordReply(service.lookupAddress(client.ip), form)
       },
       {
         query: t.Object(fieldsQuery),
@@ -61,7 +66,7 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
         // GET /ip/bulk lands here (the literal is a POST route): the same 405 as before this route existed.
         if (params.ip === 'bulk')
           throw new AlmanacError('method', 'GET is not allowed on /api/v1/ip/bulk; use POST.', { headers: { Allow: 'POST' } })
-        return one(present(service.lookup(params.ip, 'ip'), form), { fieldNames: FIELD_NAMES[form] })
+        return recordReply(service.lookup(params.ip, 'ip'), form)
       },
       {
         params: t.Object({ ip: address }),
@@ -76,7 +81,7 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
         },
       },
     )
-    .post('', ({ body, form }) => one(present(service.lookup(body.ip, 'ip'), form), { fieldNames: FIELD_NAMES[form] }), {
+    .post('', ({ body, form }) => recordReply(service.lookup(body.ip, 'ip'), form), {
       body: t.Object({ ip: address }, { examples: [{ ip: '8.8.8.8' }] }),
       query: t.Object(fieldsQuery),
       detail: {
