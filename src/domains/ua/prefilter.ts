@@ -36,33 +36,47 @@ const TIER_BASE = [0, 0, 128, 128 + (1 << 14), 128 + (1 << 14) + (1 << 16), 0, 1
 const KEY_SPACE = 128 + (1 << 14) + (3 << 16)
 /** Literals added since the last packing that make the next scan pack again. */
 const REPACK_AFTER = 64
+/** Bits of the second filter of the hashed tiers (32 KB). */
+const CHECK_BITS = 18
 
-/** Rolling key of `s[at..at+n)`, n in 1..6, as the scan computes it. */
-function keyOf(s: string, at: number, n: number) {
+/** Rolling value of `s[at..at+n)`, n in 1..6, as the scan computes it: exact for n <= 2, unmasked above. */
+function rollingOf(s: string, at: number, n: number) {
   const a = s.charCodeAt(at)
   if (n === 1) return a
   const b = s.charCodeAt(at + 1)
   if (n === 2) return (a << 7) | b
   let h = (a * 131 + b) * 131 + s.charCodeAt(at + 2)
-  if (n === 3) return h & HASH_MASK
+  if (n === 3) return h
   h = h * 131 + s.charCodeAt(at + 3)
-  if (n === 4) return h & HASH_MASK
-  h = (h * 131 + s.charCodeAt(at + 4)) * 131 + s.charCodeAt(at + 5)
-  return h & HASH_MASK
+  if (n === 4) return h
+  return (h * 131 + s.charCodeAt(at + 4)) * 131 + s.charCodeAt(at + 5)
 }
+
+/** Bucket key of a rolling value of tier n. */
+const keyOf = (h: number, n: number) => TIER_BASE[n]! + (n <= 2 ? h : h & HASH_MASK)
+/**
+ * Second filter position of a hashed tier's rolling value: another hash of it (its high bits by a
+ * multiplicative hash, where the bucket key took its low bits), so a text position whose key merely
+ * collides with a filled bucket's is mostly turned away before the bucket is read.
+ */
+const checkOf = (h: number, n: number) => Math.imul((h | 0) + n, 0x9e3779b1) >>> (32 - CHECK_BITS)
+
+const hasBit = (bits: Int32Array, k: number) => (bits[k >>> 5]! & (1 << (k & 31))) !== 0
 
 /**
  * Every packed literal by bucket, in typed arrays: a bit per key says whether its bucket holds anything
- * (27 KB, stays in cache, so the empty buckets most positions hit cost no memory access); entries of key K
- * are `start[K] .. start[K + 1]`, entry e is literal `ids[e]` whose characters are `chars[at[e] .. at[e + 1])`,
- * laid out in bucket order so one bucket's literals sit side by side.
+ * (27 KB, stays in cache, so the empty buckets most positions hit cost no memory access), and for the
+ * hashed tiers a second bit, set by another hash of the same characters (a two-hash Bloom filter, 32 KB),
+ * turns away most positions whose key only collides with a filled bucket's (two thirds of the buckets a
+ * scan read before had none of its literals). Bucket K's literals are the records `start[K] .. start[K + 1]`
+ * of `records`, each `[length, id >> 16, id & 0xffff, ...characters]`: one bucket's literals, their ids
+ * and characters sit side by side, so a visit reads one stretch of memory.
  */
 class PackedBuckets {
   readonly filled = new Int32Array(KEY_SPACE >>> 5)
+  readonly check = new Int32Array(1 << (CHECK_BITS - 5))
   readonly start = new Int32Array(KEY_SPACE + 1)
-  readonly ids: Int32Array
-  readonly at: Int32Array
-  readonly chars: Uint16Array
+  readonly records: Uint16Array
   /** Literals the scan's keys never reach: empty, or with a non-ASCII character among their key characters. */
   readonly unkeyed: number[] = []
 
@@ -73,28 +87,30 @@ class PackedBuckets {
         this.unkeyed.push(id)
         return -1
       }
-      return TIER_BASE[tier]! + keyOf(l, 0, tier)
+      const h = rollingOf(l, 0, tier)
+      if (tier >= 3) {
+        const c = checkOf(h, tier)
+        this.check[c >>> 5]! |= 1 << (c & 31)
+      }
+      return keyOf(h, tier)
     })
-    for (const key of keys) if (key >= 0) this.start[key + 1]!++
+    keys.forEach((key, id) => {
+      if (key >= 0) this.start[key + 1]! += 3 + literals[id]!.length
+    })
     for (let k = 1; k <= KEY_SPACE; k++) this.start[k]! += this.start[k - 1]!
     const slot = this.start.slice()
-    this.ids = new Int32Array(this.start[KEY_SPACE]!)
+    this.records = new Uint16Array(this.start[KEY_SPACE]!)
     keys.forEach((key, id) => {
       if (key < 0) return
-      this.ids[slot[key]!++] = id
+      const l = literals[id]!
+      let at = slot[key]!
+      slot[key] = at + 3 + l.length
+      this.records[at++] = l.length
+      this.records[at++] = id >>> 16
+      this.records[at++] = id & 0xffff
+      for (let k = 0; k < l.length; k++) this.records[at++] = l.charCodeAt(k)
       this.filled[key >>> 5]! |= 1 << (key & 31)
     })
-    this.at = new Int32Array(this.ids.length + 1)
-    let length = 0
-    for (const id of this.ids) length += literals[id]!.length
-    this.chars = new Uint16Array(length)
-    let offset = 0
-    this.ids.forEach((id, e) => {
-      const l = literals[id]!
-      this.at[e] = offset
-      for (let k = 0; k < l.length; k++) this.chars[offset++] = l.charCodeAt(k)
-    })
-    this.at[this.ids.length] = offset
   }
 }
 
@@ -134,22 +150,22 @@ class LiteralTable {
     return id
   }
 
-  /** Marks the entries of key `key` that occur in `lower` at `i`. */
+  /** Marks the literals of bucket `key` that occur in `lower` at `i`. */
   private visit(p: PackedBuckets, key: number, lower: string, i: number, gen: number) {
-    const { ids, at, chars } = p
-    const stamp = this.stamp
-    for (let e = p.start[key]!, end = p.start[key + 1]!; e < end; e++) {
-      const id = ids[e]!
-      if (stamp[id] === gen) continue
-      const from = at[e]!
-      const length = at[e + 1]! - from
-      if (i + length > lower.length) continue
+    const records = p.records
+    const room = lower.length - i
+    for (let r = p.start[key]!, end = p.start[key + 1]!; r < end; ) {
+      const length = records[r]!
+      const from = r + 3
+      r = from + length
+      if (length > room) continue
       let k = 0
-      while (k < length && chars[from + k] === lower.charCodeAt(i + k)) k++
-      if (k === length) {
-        stamp[id] = gen
-        this.hits.push(id)
-      }
+      while (k < length && records[from + k] === lower.charCodeAt(i + k)) k++
+      if (k < length) continue
+      const id = (records[from - 2]! << 16) | records[from - 1]!
+      if (this.stamp[id] === gen) continue // found before at another position
+      this.stamp[id] = gen
+      this.hits.push(id)
     }
   }
 
@@ -165,36 +181,38 @@ class LiteralTable {
     const gen = ++this.generation
     this.hits = []
     const p = this.packed
-    const filled = p.filled
+    const { filled, check } = p
     const lower = text.toLowerCase()
     const n = lower.length
+    // keyOf and checkOf written out for each tier, with the rolling value carried from one tier to the next.
     for (let i = 0; i < n; i++) {
       const a = lower.charCodeAt(i)
       if (a > 127) continue
-      if (filled[a >>> 5]! & (1 << (a & 31))) this.visit(p, a, lower, i, gen)
+      if (hasBit(filled, a)) this.visit(p, a, lower, i, gen)
       if (i + 1 >= n) continue
       const b = lower.charCodeAt(i + 1)
       if (b > 127) continue
       let key = 128 + ((a << 7) | b)
-      if (filled[key >>> 5]! & (1 << (key & 31))) this.visit(p, key, lower, i, gen)
+      if (hasBit(filled, key)) this.visit(p, key, lower, i, gen)
       if (i + 2 >= n) continue
       const c = lower.charCodeAt(i + 2)
       if (c > 127) continue
       let h = (a * 131 + b) * 131 + c
       key = TIER_BASE[3]! + (h & HASH_MASK)
-      if (filled[key >>> 5]! & (1 << (key & 31))) this.visit(p, key, lower, i, gen)
+      if (hasBit(filled, key) && hasBit(check, checkOf(h, 3))) this.visit(p, key, lower, i, gen)
       if (i + 3 >= n) continue
       const d = lower.charCodeAt(i + 3)
       if (d > 127) continue
       h = h * 131 + d
       key = TIER_BASE[4]! + (h & HASH_MASK)
-      if (filled[key >>> 5]! & (1 << (key & 31))) this.visit(p, key, lower, i, gen)
+      if (hasBit(filled, key) && hasBit(check, checkOf(h, 4))) this.visit(p, key, lower, i, gen)
       if (i + 5 >= n) continue
       const e = lower.charCodeAt(i + 4)
       const f = lower.charCodeAt(i + 5)
       if (e > 127 || f > 127) continue
-      key = TIER_BASE[6]! + (((h * 131 + e) * 131 + f) & HASH_MASK)
-      if (filled[key >>> 5]! & (1 << (key & 31))) this.visit(p, key, lower, i, gen)
+      h = (h * 131 + e) * 131 + f
+      key = TIER_BASE[6]! + (h & HASH_MASK)
+      if (hasBit(filled, key) && hasBit(check, checkOf(h, 6))) this.visit(p, key, lower, i, gen)
     }
     for (const id of this.loose)
       if (lower.includes(this.literals[id]!)) {
