@@ -298,59 +298,73 @@ export function fixedRegExp(source: string): RegExp {
   return m as unknown as RegExp
 }
 
-/** Lists shorter than this check each entry's literals; longer ones are indexed by literal. */
-const INDEXED_FROM = 48
-
-/** An ordered list of patterns indexed by literal, to visit only the entries that may match. */
+/**
+ * An ordered list of patterns indexed by literal, to visit only the entries that may match: a small
+ * open-addressing table from literal id to the entries requiring it, so asking costs one probe per literal
+ * found in the text, whatever the list's length. (Short lists used to ask each entry's `possible`, ~120
+ * entries and ~330 reads of scattered hit stamps a parse; long ones kept an offset per literal of the
+ * whole table, 150 KB a list, read at random.)
+ */
 class ListIndex {
+  /** Entries without literals: candidates for every text. */
   private readonly always: number[] = []
-  /** Large lists: entries of literal id L are postings[offsets[L] .. offsets[L + 1]) (CSR). */
-  private readonly offsets: Int32Array | null = null
-  private readonly postings: Int32Array | null = null
+  /** Slot s holds literal id `keys[s] - 1` (0: empty), whose entries are postings[from[s] .. from[s] + count[s]). */
+  private readonly keys: Int32Array
+  private readonly from: Int32Array
+  private readonly count: Int32Array
+  private readonly postings: Int32Array
+  private readonly shift: number
   private lastText: string | null = null
   private last: number[] = []
 
   constructor(readonly matchers: Matcher[]) {
-    if (matchers.length < INDEXED_FROM) return
-    const size = table.size + 1
-    const counts = new Int32Array(size + 1)
+    const byLiteral = new Map<number, number[]>()
     matchers.forEach((m, i) => {
-      if (!m.literals) this.always.push(i)
-      else for (const id of new Set(m.literals)) counts[id + 1]!++
+      if (!m.literals) return void this.always.push(i)
+      for (const id of new Set(m.literals)) (byLiteral.get(id) ?? byLiteral.set(id, []).get(id)!).push(i)
     })
-    for (let k = 1; k <= size; k++) counts[k]! += counts[k - 1]!
-    const postings = new Int32Array(counts[size]!)
-    const fill = counts.slice()
-    matchers.forEach((m, i) => {
-      if (m.literals) for (const id of new Set(m.literals)) postings[fill[id]!++] = i
-    })
-    this.offsets = counts
-    this.postings = postings
+    let bits = 2
+    while (1 << bits < byLiteral.size * 2) bits++
+    this.shift = 32 - bits
+    this.keys = new Int32Array(1 << bits)
+    this.from = new Int32Array(1 << bits)
+    this.count = new Int32Array(1 << bits)
+    this.postings = new Int32Array([...byLiteral.values()].reduce((n, entries) => n + entries.length, 0))
+    let at = 0
+    for (const [id, entries] of byLiteral) {
+      let slot = this.slotOf(id)
+      while (this.keys[slot] !== 0) slot = (slot + 1) & (this.keys.length - 1)
+      this.keys[slot] = id + 1
+      this.from[slot] = at
+      this.count[slot] = entries.length
+      this.postings.set(entries, at)
+      at += entries.length
+    }
+  }
+
+  private slotOf(id: number) {
+    return Math.imul(id + 1, 0x9e3779b1) >>> this.shift
   }
 
   /** Indices of the entries that may match `text`, ascending (so the first match is the stock one). */
   candidates(text: string): number[] {
     if (text === this.lastText) return this.last
     table.scan(text)
-    let out: number[]
-    if (!this.offsets) {
-      out = []
-      for (let i = 0; i < this.matchers.length; i++) if (this.matchers[i]!.possible(text)) out.push(i)
-    } else {
-      out = this.always.slice()
-      const offsets = this.offsets
-      const postings = this.postings!
-      const limit = offsets.length - 1
-      for (const id of table.hits) {
-        if (id >= limit) continue // a literal added after this list was indexed is none of its own
-        for (let k = offsets[id]!, end = offsets[id + 1]!; k < end; k++) out.push(postings[k]!)
+    const out = this.always.slice()
+    const { keys, from, count, postings } = this
+    const mask = keys.length - 1
+    for (const id of table.hits) {
+      for (let slot = this.slotOf(id); keys[slot] !== 0; slot = (slot + 1) & mask) {
+        if (keys[slot] !== id + 1) continue
+        for (let k = from[slot]!, end = k + count[slot]!; k < end; k++) out.push(postings[k]!)
+        break
       }
-      if (out.length > 1) {
-        out.sort((a, b) => a - b)
-        let n = 1
-        for (let k = 1; k < out.length; k++) if (out[k] !== out[n - 1]) out[n++] = out[k]!
-        out.length = n
-      }
+    }
+    if (out.length > 1) {
+      out.sort((a, b) => a - b)
+      let n = 1
+      for (let k = 1; k < out.length; k++) if (out[k] !== out[n - 1]) out[n++] = out[k]!
+      out.length = n
     }
     this.lastText = text
     this.last = out
