@@ -305,11 +305,11 @@ export function fixedRegExp(source: string): RegExp {
  * entries and ~330 reads of scattered hit stamps a parse; long ones kept an offset per literal of the
  * whole table, 150 KB a list, read at random.)
  */
-class ListIndex {
+export class ListIndex {
   /** Entries without literals: candidates for every text. */
   private readonly always: number[] = []
-  /** Slot s holds literal id `keys[s] - 1` (0: empty), whose entries are postings[from[s] .. from[s] + count[s]). */
-  private readonly keys: Int32Array
+  /** Slot s holds literal id `slots[s] - 1` (0: empty), whose entries are postings[from[s] .. from[s] + count[s]). */
+  private readonly slots: Int32Array
   private readonly from: Int32Array
   private readonly count: Int32Array
   private readonly postings: Int32Array
@@ -317,7 +317,15 @@ class ListIndex {
   private lastText: string | null = null
   private last: number[] = []
 
-  constructor(readonly matchers: Matcher[]) {
+  /**
+   * @param matchers each entry's Matcher, by position, for the engine to run a candidate's without looking
+   *   it up by pattern (a Map of 30,000 long strings, read at random: ~7% of a parse, 22 lookups)
+   * @param keys for an object of entries (brands), their keys in `for…in` order
+   */
+  constructor(
+    readonly matchers: Matcher[],
+    readonly keys: string[] = [],
+  ) {
     const byLiteral = new Map<number, number[]>()
     matchers.forEach((m, i) => {
       if (!m.literals) return void this.always.push(i)
@@ -326,15 +334,15 @@ class ListIndex {
     let bits = 2
     while (1 << bits < byLiteral.size * 2) bits++
     this.shift = 32 - bits
-    this.keys = new Int32Array(1 << bits)
+    this.slots = new Int32Array(1 << bits)
     this.from = new Int32Array(1 << bits)
     this.count = new Int32Array(1 << bits)
     this.postings = new Int32Array([...byLiteral.values()].reduce((n, entries) => n + entries.length, 0))
     let at = 0
     for (const [id, entries] of byLiteral) {
       let slot = this.slotOf(id)
-      while (this.keys[slot] !== 0) slot = (slot + 1) & (this.keys.length - 1)
-      this.keys[slot] = id + 1
+      while (this.slots[slot] !== 0) slot = (slot + 1) & (this.slots.length - 1)
+      this.slots[slot] = id + 1
       this.from[slot] = at
       this.count[slot] = entries.length
       this.postings.set(entries, at)
@@ -351,11 +359,11 @@ class ListIndex {
     if (text === this.lastText) return this.last
     table.scan(text)
     const out = this.always.slice()
-    const { keys, from, count, postings } = this
-    const mask = keys.length - 1
+    const { slots, from, count, postings } = this
+    const mask = slots.length - 1
     for (const id of table.hits) {
-      for (let slot = this.slotOf(id); keys[slot] !== 0; slot = (slot + 1) & mask) {
-        if (keys[slot] !== id + 1) continue
+      for (let slot = this.slotOf(id); slots[slot] !== 0; slot = (slot + 1) & mask) {
+        if (slots[slot] !== id + 1) continue
         for (let k = from[slot]!, end = k + count[slot]!; k < end; k++) out.push(postings[k]!)
         break
       }
@@ -374,28 +382,27 @@ class ListIndex {
 
 const indexes = new WeakMap<object, ListIndex>()
 
-/** Candidate positions of an array of `{regex}` items for `text`. */
-export function candidateIndexes(list: { regex: string }[], text: string): number[] {
+/** The index of an ordered array of `{regex}` items: its candidates for a text, and each entry's Matcher. */
+export function listIndex(list: { regex: string }[]): ListIndex {
   let index = indexes.get(list)
   if (!index) indexes.set(list, (index = new ListIndex(list.map((item) => baseMatcher(item.regex)))))
-  return index.candidates(text)
+  return index
 }
 
-const keyLists = new WeakMap<object, string[]>()
-
-/** Candidate keys of an object of `{regex}` items (brands), in `for…in` order, for `text`. */
-export function candidateKeys(collection: Record<string, { regex: string }>, text: string): string[] {
-  let keys = keyLists.get(collection)
-  if (!keys) {
-    keys = Object.keys(collection)
-    keyLists.set(collection, keys)
-    indexes.set(keys, new ListIndex(keys.map((k) => baseMatcher(collection[k]!.regex))))
+/** The index of an object of `{regex}` items (brands), as the list of its keys in `for…in` order. */
+export function keyIndex(collection: Record<string, { regex: string }>): ListIndex {
+  let index = indexes.get(collection)
+  if (!index) {
+    const keys = Object.keys(collection)
+    indexes.set(
+      collection,
+      (index = new ListIndex(
+        keys.map((k) => baseMatcher(collection[k]!.regex)),
+        keys,
+      )),
+    )
   }
-  const all = keys
-  return indexes
-    .get(keys)!
-    .candidates(text)
-    .map((i) => all[i]!)
+  return index
 }
 
 /** Literals computed by the builder for each normalized pattern, to skip the analysis at start. */

@@ -359,15 +359,16 @@ class Browser extends ClientAbstractParser {
    *
    * @param {string} userAgent
    * @param {number} position
+   * @param {*} matcher - Almanac: the entry's Matcher when the caller has it (from matchers.listIndex)
    * @return {ResultClient|null}
    */
-  parseUserAgentByPosition(userAgent, position = 0) {
+  parseUserAgentByPosition(userAgent, position = 0, matcher = null) {
     let item = this.collection[position];
     if (item === void 0) {
       return null;
     }
 
-    let regex = this.getBaseRegExp(item.regex);
+    let regex = matcher || this.getBaseRegExp(item.regex);
     let match = regex.exec(userAgent);
 
     if (match !== null) {
@@ -502,9 +503,12 @@ class Browser extends ClientAbstractParser {
    */
   parseEngine(userAgent) {
     let result = '';
-    for (let i = 0, l = this.engine_collection.length; i < l; i++) {
-      let item = this.engine_collection[i];
-      let regex = this.getBaseRegExp(item.regex);
+    // Almanac: only the engines whose literals occur in the user agent, in list order, each with its Matcher.
+    const index = matchers.listIndex(this.engine_collection);
+    const candidates = index.candidates(userAgent);
+    for (let c = 0, l = candidates.length; c < l; c++) {
+      let item = this.engine_collection[candidates[c]];
+      let regex = index.matchers[candidates[c]];
       let match = regex.exec(userAgent);
       if (match !== null) {
         result = item.name;
