@@ -358,7 +358,7 @@ export class ListIndex {
   candidates(text: string): number[] {
     if (text === this.lastText) return this.last
     table.scan(text)
-    const out = this.always.slice()
+    const out: number[] = this.always.length ? this.always.slice() : []
     const { slots, from, count, postings } = this
     const mask = slots.length - 1
     for (const id of table.hits) {
@@ -368,16 +368,26 @@ export class ListIndex {
         break
       }
     }
-    if (out.length > 1) {
-      out.sort((a, b) => a - b)
-      let n = 1
-      for (let k = 1; k < out.length; k++) if (out[k] !== out[n - 1]) out[n++] = out[k]!
-      out.length = n
-    }
+    sortUnique(out)
     this.lastText = text
     this.last = out
     return out
   }
+}
+
+/** Sorts ascending and drops repeats, in place: by insertion when short, as candidate lists mostly are (a few entries). */
+function sortUnique(out: number[]) {
+  if (out.length > 32) out.sort((a, b) => a - b)
+  else
+    for (let i = 1; i < out.length; i++) {
+      const v = out[i]!
+      let j = i
+      while (j > 0 && out[j - 1]! > v) out[j] = out[--j]!
+      out[j] = v
+    }
+  let n = out.length ? 1 : 0
+  for (let k = 1; k < out.length; k++) if (out[k] !== out[n - 1]) out[n++] = out[k]!
+  out.length = n
 }
 
 const indexes = new WeakMap<object, ListIndex>()
