@@ -82,6 +82,14 @@ const PLATFORMS = [
   { regex: '.+32bit|.+win32|(?:i[0-9]|x)86|i86pc', platform: 'x86' },
 ];
 
+// Almanac: parseOsFamily's loop as one lookup (the first family in table order wins, as the loop returned it).
+const FAMILY_BY_OS = new Map();
+for (const family in OS_FAMILIES) {
+  for (const os of OS_FAMILIES[family]) {
+    if (!FAMILY_BY_OS.has(os)) FAMILY_BY_OS.set(os, String(family));
+  }
+}
+
 const OS_BY_LOWER_NAME = new Map();
 for (let key in OS_SYSTEMS) {
   const lower = String(OS_SYSTEMS[key]).toLowerCase();
@@ -110,12 +118,8 @@ class OsAbstractParser extends ParserAbstract {
    * @return {string}
    */
   parseOsFamily(name) {
-    for (let family in OS_FAMILIES) {
-      if (OS_FAMILIES[family].indexOf(name) !== -1) {
-        return String(family);
-      }
-    }
-    return '';
+    const family = FAMILY_BY_OS.get(name);
+    return family !== void 0 ? family : '';
   }
 
   /**
