@@ -34,8 +34,14 @@ const tierOf = (length: number) => (length >= 6 ? 6 : length >= 4 ? 4 : length)
 /** Where each tier's keys start in the one key space: tier 1 has 128 keys, tier 2 2^14, the hashed ones 2^16. */
 const TIER_BASE = [0, 0, 128, 128 + (1 << 14), 128 + (1 << 14) + (1 << 16), 0, 128 + (1 << 14) + (2 << 16)]
 const KEY_SPACE = 128 + (1 << 14) + (3 << 16)
-/** Literals added since the last packing that make the next scan pack again. */
+/**
+ * Literals added since the last packing make a scan pack again when there are this many, or when none has
+ * come for REPACK_QUIET scans: the engine's own fixed patterns (51 literals, `helper.js` and the parsers'
+ * constants) are not in the builder's seed and arrive during the first parses; left below the count, they
+ * were searched with `includes` by every scan for good (packing them: +15% parses per CPU-second).
+ */
 const REPACK_AFTER = 64
+const REPACK_QUIET = 256
 /** Bits of the second filter of the hashed tiers (32 KB). */
 const CHECK_BITS = 18
 
@@ -120,6 +126,8 @@ class LiteralTable {
   private packed: PackedBuckets | null = null
   /** How many literals were added since the last packing. */
   private unpacked = 0
+  /** Scans since the last literal was added. */
+  private quiet = 0
   /** Ids the scan searches with `includes`: those added since the last packing, and the unkeyed ones. */
   private loose: number[] = []
   /** Hit stamps: literal i occurs in the current text when stamp[i] === generation. */
@@ -160,6 +168,7 @@ class LiteralTable {
       this.stamp = grown
     }
     this.unpacked++
+    this.quiet = 0
     this.loose.push(id)
     this.scanned = null // a new literal: the last scan no longer covers every literal
     return id
@@ -187,7 +196,7 @@ class LiteralTable {
   /** Finds every literal in `text` (once per distinct text in a row). */
   scan(text: string) {
     if (text === this.scanned) return
-    if (this.unpacked >= REPACK_AFTER || !this.packed) {
+    if (!this.packed || this.unpacked >= REPACK_AFTER || (this.unpacked > 0 && ++this.quiet > REPACK_QUIET)) {
       this.packed = new PackedBuckets(this.literals)
       this.unpacked = 0
       this.loose = this.packed.unkeyed.slice()

@@ -19,6 +19,19 @@ test('a literal added after packing is found, before and after the table packs a
   })
 })
 
+test('a few literals added after packing are found before and after the scans pack them once no new one comes', () => {
+  // Fewer than the repacking count, as the engine's own fixed patterns are: searched with includes() at
+  // first, packed after a run of scans without a new literal; found the same either way.
+  const made = Array.from({ length: 10 }, (_, i) => new Matcher(`qz${i}w`, [`qz${i}w`]))
+  for (let round = 0; round < 3; round++) {
+    made.forEach((m, i) => {
+      expect(m.possible(`Mozilla/5.0 (QZ${i}W; r${round})`)).toBe(true)
+      expect(m.possible(`Mozilla/5.0 (qz${i}v; r${round})`)).toBe(false)
+    })
+    for (let n = 0; n < 300; n++) made[0]!.possible(`Mozilla/5.0 (quiet ${round}.${n})`)
+  }
+})
+
 test.each([
   ['é', 'Agent é/1.0'],
   ['éa', 'Agent éa/1.0'],
