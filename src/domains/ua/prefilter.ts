@@ -136,20 +136,15 @@ class LiteralTable {
   private scanned: string | null = null
   /** Literal ids found in the last scanned text. */
   hits: number[] = []
-  /** By literal id: the indexed lists with entries requiring it, and those entries (see `ListIndex`). */
-  private readonly users: { lists: ListIndex[]; entries: number[] }[] = []
+  /** By literal id: pairs (list number, entry) of the indexed lists' entries requiring it (see `ListIndex`). */
+  private readonly users: number[][] = []
+  /** Pairs (list number, entry) whose literals the last scan found, for the lists to pick theirs. */
+  found: number[] = []
 
-  /** The generation of the last scan: lists found by it carry it. */
-  get scanGeneration() {
-    return this.generation
-  }
-
-  /** Registers entry `entry` of `list` as requiring literal `id`: each scan finding the literal hands it to the list. */
-  use(id: number, list: ListIndex, entry: number) {
-    const user = (this.users[id] ??= { lists: [], entries: [] })
-    user.lists.push(list)
-    user.entries.push(entry)
-    this.scanned = null // the last scan handed its hits to the lists known then
+  /** Registers entry `entry` of list number `list` as requiring literal `id`. */
+  use(id: number, list: number, entry: number) {
+    ;(this.users[id] ??= []).push(list, entry)
+    this.scanned = null // the last scan's `found` holds only the lists known then
   }
 
   get size() {
@@ -243,11 +238,11 @@ class LiteralTable {
         this.stamp[id] = gen
         this.hits.push(id)
       }
-    // Each list gets its entries whose literals are here now, so asking a list for candidates reads no table.
+    // The lists' entries whose literals are here, so asking a list for candidates reads no table of its own.
+    this.found = []
     for (const id of this.hits) {
       const user = this.users[id]
-      if (!user) continue
-      for (let k = 0; k < user.lists.length; k++) user.lists[k]!.found(gen, user.entries[k]!)
+      if (user) for (let k = 0; k < user.length; k++) this.found.push(user[k]!)
     }
   }
 
@@ -328,19 +323,20 @@ export function fixedRegExp(source: string): RegExp {
   return m as unknown as RegExp
 }
 
+/** How many lists are indexed: each has a number, under which the literal table collects its entries. */
+let listCount = 0
+
 /**
  * An ordered list of patterns indexed by literal, to visit only the entries that may match. Each entry is
- * registered with the literal table under its literals, and a scan hands every list the entries whose
- * literals it found (~23 a scan over all lists), so asking a list costs nothing but sorting its few
- * candidates. (Short lists used to ask each entry's `possible`, ~120 entries a parse; long ones probed a
+ * registered with the literal table under its literals, and a scan collects the (list, entry) pairs of the
+ * literals it found (~23 a scan over all lists), so asking a list costs a pass over those and sorting its
+ * few candidates. (Short lists used to ask each entry's `possible`, ~120 entries a parse; long ones probed a
  * table per literal found, ~160 probes of cold memory a parse, 5-6 µs.)
  */
 export class ListIndex {
+  private readonly no = listCount++
   /** Entries without literals: candidates for every text. */
   private readonly always: number[] = []
-  /** Entries handed in by the scan of generation `generation`. */
-  private generation = -1
-  private hits: number[] = []
   private lastText: string | null = null
   private last: number[] = []
 
@@ -355,17 +351,8 @@ export class ListIndex {
   ) {
     matchers.forEach((m, i) => {
       if (!m.literals) this.always.push(i)
-      else for (const id of new Set(m.literals)) table.use(id, this, i)
+      else for (const id of new Set(m.literals)) table.use(id, this.no, i)
     })
-  }
-
-  /** Called by the scan of generation `gen` for each entry with a literal in the text. */
-  found(gen: number, entry: number) {
-    if (this.generation !== gen) {
-      this.generation = gen
-      this.hits = []
-    }
-    this.hits.push(entry)
   }
 
   /** Indices of the entries that may match `text`, ascending (so the first match is the stock one). */
@@ -373,7 +360,8 @@ export class ListIndex {
     if (text === this.lastText) return this.last
     table.scan(text)
     const out: number[] = this.always.length ? this.always.slice() : []
-    if (this.generation === table.scanGeneration) for (const entry of this.hits) out.push(entry)
+    const found = table.found
+    for (let k = 0; k < found.length; k += 2) if (found[k] === this.no) out.push(found[k + 1]!)
     sortUnique(out)
     this.lastText = text
     this.last = out
