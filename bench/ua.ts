@@ -114,11 +114,9 @@ const base = rows[0]!
 console.log('\nIn-process parses (rate per CPU-second: parses one core does, whatever else the machine runs)')
 console.log('| case | parses | rate (wall) | rate per CPU-second | ratio to stock (CPU) |')
 console.log('|---|---:|---:|---:|---:|')
+const perSecond = (rate: number) => (Number.isNaN(rate) ? '–' : `${Math.round(rate).toLocaleString('en')}/s`)
 for (const [label, n, wall, cpu] of rows)
-  console.log(
-    `| ${label} | ${n.toLocaleString('en')} | ${Number.isNaN(wall) ? '–' : `${Math.round(wall).toLocaleString('en')}/s`} | ${Math.round(cpu).toLocaleString('en')}/s ` +
-      `| ${(cpu / base[3]).toFixed(1)}x |`,
-  )
+  console.log(`| ${label} | ${n.toLocaleString('en')} | ${perSecond(wall)} | ${perSecond(cpu)} | ${(cpu / base[3]).toFixed(1)}x |`)
 
 const rates = (label: string) => rows.filter(([l]) => l.startsWith(label)).map((r) => r[3])
 const ours = rates('unique uap-core UAs (')
