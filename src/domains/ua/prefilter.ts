@@ -17,9 +17,10 @@ const MATCH_PREFIX = '(?:^|[^A-Z_-])(?:'
 export const normalizePattern = (p: string) => p.replace(/\//g, '\\/').replace(/\+\+/g, '+')
 
 /**
- * Literal table: an id per literal, and buckets by the literal's first characters: one, two or three
- * (literals that short), four (literals of 4-5 characters) or six (longer ones), the last three hashed.
- * A scan looks up at most five buckets per text position, and a bucket rarely holds more than a few
+ * Literal table: an id per literal, and buckets by the literal's first characters: two or three
+ * (literals that short), four (literals of 4-5 characters) or six (longer ones), the last three hashed;
+ * one-character literals are searched with `includes` (see `PackedBuckets.unkeyed`). A scan looks up at
+ * most four buckets per text position, and a bucket rarely holds more than a few
  * literals, each confirmed by comparing its characters.
  *
  * The buckets are packed (see `PackedBuckets`) because a scan is bound by memory, not arithmetic: with
@@ -34,67 +35,93 @@ const tierOf = (length: number) => (length >= 6 ? 6 : length >= 4 ? 4 : length)
 /** Where each tier's keys start in the one key space: tier 1 has 128 keys, tier 2 2^14, the hashed ones 2^16. */
 const TIER_BASE = [0, 0, 128, 128 + (1 << 14), 128 + (1 << 14) + (1 << 16), 0, 128 + (1 << 14) + (2 << 16)]
 const KEY_SPACE = 128 + (1 << 14) + (3 << 16)
-/** Literals added since the last packing that make the next scan pack again. */
+/**
+ * Literals added since the last packing make a scan pack again when there are this many, or when none has
+ * come for REPACK_QUIET scans: the engine's own fixed patterns (51 literals, `helper.js` and the parsers'
+ * constants) are not in the builder's seed and arrive during the first parses; left below the count, they
+ * were searched with `includes` by every scan for good (packing them: +15% parses per CPU-second).
+ */
 const REPACK_AFTER = 64
+const REPACK_QUIET = 256
+/** Bits of the second filter of the hashed tiers (32 KB). */
+const CHECK_BITS = 18
 
-/** Rolling key of `s[at..at+n)`, n in 1..6, as the scan computes it. */
-function keyOf(s: string, at: number, n: number) {
+/** Rolling value of `s[at..at+n)`, n in 1..6, as the scan computes it: exact for n <= 2, unmasked above. */
+function rollingOf(s: string, at: number, n: number) {
   const a = s.charCodeAt(at)
   if (n === 1) return a
   const b = s.charCodeAt(at + 1)
   if (n === 2) return (a << 7) | b
   let h = (a * 131 + b) * 131 + s.charCodeAt(at + 2)
-  if (n === 3) return h & HASH_MASK
+  if (n === 3) return h
   h = h * 131 + s.charCodeAt(at + 3)
-  if (n === 4) return h & HASH_MASK
-  h = (h * 131 + s.charCodeAt(at + 4)) * 131 + s.charCodeAt(at + 5)
-  return h & HASH_MASK
+  if (n === 4) return h
+  return (h * 131 + s.charCodeAt(at + 4)) * 131 + s.charCodeAt(at + 5)
 }
+
+/** Bucket key of a rolling value of tier n. */
+const keyOf = (h: number, n: number) => TIER_BASE[n]! + (n <= 2 ? h : h & HASH_MASK)
+/**
+ * Second filter position of a hashed tier's rolling value: another hash of it (its high bits by a
+ * multiplicative hash, where the bucket key took its low bits), so a text position whose key merely
+ * collides with a filled bucket's is mostly turned away before the bucket is read.
+ */
+const checkOf = (h: number, n: number) => Math.imul((h | 0) + n, 0x9e3779b1) >>> (32 - CHECK_BITS)
+
+const hasBit = (bits: Int32Array, k: number) => (bits[k >>> 5]! & (1 << (k & 31))) !== 0
 
 /**
  * Every packed literal by bucket, in typed arrays: a bit per key says whether its bucket holds anything
- * (27 KB, stays in cache, so the empty buckets most positions hit cost no memory access); entries of key K
- * are `start[K] .. start[K + 1]`, entry e is literal `ids[e]` whose characters are `chars[at[e] .. at[e + 1])`,
- * laid out in bucket order so one bucket's literals sit side by side.
+ * (27 KB, stays in cache, so the empty buckets most positions hit cost no memory access), and for the
+ * hashed tiers a second bit, set by another hash of the same characters (a two-hash Bloom filter, 32 KB),
+ * turns away most positions whose key only collides with a filled bucket's (two thirds of the buckets a
+ * scan read before had none of its literals). Bucket K's literals are the records `start[K] .. start[K + 1]`
+ * of `records`, each `[length, id >> 16, id & 0xffff, ...characters]`: one bucket's literals, their ids
+ * and characters sit side by side, so a visit reads one stretch of memory.
  */
 class PackedBuckets {
   readonly filled = new Int32Array(KEY_SPACE >>> 5)
+  readonly check = new Int32Array(1 << (CHECK_BITS - 5))
   readonly start = new Int32Array(KEY_SPACE + 1)
-  readonly ids: Int32Array
-  readonly at: Int32Array
-  readonly chars: Uint16Array
-  /** Literals the scan's keys never reach: empty, or with a non-ASCII character among their key characters. */
+  readonly records: Uint16Array
+  /**
+   * Literals searched with `includes` instead: empty, with a non-ASCII character among their key characters
+   * (the scan's keys never reach them), or of one character (16 in Matomo's data, `s`, `m`, `/`…): those
+   * occur at most positions of a text, and visiting their buckets there was 27 of a scan's 47 visits.
+   */
   readonly unkeyed: number[] = []
 
   constructor(literals: string[]) {
     const keys = literals.map((l, id) => {
       const tier = tierOf(l.length)
-      if (l === '' || /[^\0-\x7f]/.test(l.slice(0, tier))) {
+      if (l.length <= 1 || /[^\0-\x7f]/.test(l.slice(0, tier))) {
         this.unkeyed.push(id)
         return -1
       }
-      return TIER_BASE[tier]! + keyOf(l, 0, tier)
+      const h = rollingOf(l, 0, tier)
+      if (tier >= 3) {
+        const c = checkOf(h, tier)
+        this.check[c >>> 5]! |= 1 << (c & 31)
+      }
+      return keyOf(h, tier)
     })
-    for (const key of keys) if (key >= 0) this.start[key + 1]!++
+    keys.forEach((key, id) => {
+      if (key >= 0) this.start[key + 1]! += 3 + literals[id]!.length
+    })
     for (let k = 1; k <= KEY_SPACE; k++) this.start[k]! += this.start[k - 1]!
     const slot = this.start.slice()
-    this.ids = new Int32Array(this.start[KEY_SPACE]!)
+    this.records = new Uint16Array(this.start[KEY_SPACE]!)
     keys.forEach((key, id) => {
       if (key < 0) return
-      this.ids[slot[key]!++] = id
+      const l = literals[id]!
+      let at = slot[key]!
+      slot[key] = at + 3 + l.length
+      this.records[at++] = l.length
+      this.records[at++] = id >>> 16
+      this.records[at++] = id & 0xffff
+      for (let k = 0; k < l.length; k++) this.records[at++] = l.charCodeAt(k)
       this.filled[key >>> 5]! |= 1 << (key & 31)
     })
-    this.at = new Int32Array(this.ids.length + 1)
-    let length = 0
-    for (const id of this.ids) length += literals[id]!.length
-    this.chars = new Uint16Array(length)
-    let offset = 0
-    this.ids.forEach((id, e) => {
-      const l = literals[id]!
-      this.at[e] = offset
-      for (let k = 0; k < l.length; k++) this.chars[offset++] = l.charCodeAt(k)
-    })
-    this.at[this.ids.length] = offset
   }
 }
 
@@ -104,6 +131,8 @@ class LiteralTable {
   private packed: PackedBuckets | null = null
   /** How many literals were added since the last packing. */
   private unpacked = 0
+  /** Scans since the last literal was added. */
+  private quiet = 0
   /** Ids the scan searches with `includes`: those added since the last packing, and the unkeyed ones. */
   private loose: number[] = []
   /** Hit stamps: literal i occurs in the current text when stamp[i] === generation. */
@@ -112,6 +141,16 @@ class LiteralTable {
   private scanned: string | null = null
   /** Literal ids found in the last scanned text. */
   hits: number[] = []
+  /** By literal id: pairs (list number, entry) of the indexed lists' entries requiring it (see `ListIndex`). */
+  private readonly users: number[][] = []
+  /** Pairs (list number, entry) whose literals the last scan found, for the lists to pick theirs. */
+  found: number[] = []
+
+  /** Registers entry `entry` of list number `list` as requiring literal `id`. */
+  use(id: number, list: number, entry: number) {
+    ;(this.users[id] ??= []).push(list, entry)
+    this.scanned = null // the last scan's `found` holds only the lists known then
+  }
 
   get size() {
     return this.literals.length
@@ -129,34 +168,35 @@ class LiteralTable {
       this.stamp = grown
     }
     this.unpacked++
+    this.quiet = 0
     this.loose.push(id)
     this.scanned = null // a new literal: the last scan no longer covers every literal
     return id
   }
 
-  /** Marks the entries of key `key` that occur in `lower` at `i`. */
+  /** Marks the literals of bucket `key` that occur in `lower` at `i`. */
   private visit(p: PackedBuckets, key: number, lower: string, i: number, gen: number) {
-    const { ids, at, chars } = p
-    const stamp = this.stamp
-    for (let e = p.start[key]!, end = p.start[key + 1]!; e < end; e++) {
-      const id = ids[e]!
-      if (stamp[id] === gen) continue
-      const from = at[e]!
-      const length = at[e + 1]! - from
-      if (i + length > lower.length) continue
+    const records = p.records
+    const room = lower.length - i
+    for (let r = p.start[key]!, end = p.start[key + 1]!; r < end; ) {
+      const length = records[r]!
+      const from = r + 3
+      r = from + length
+      if (length > room) continue
       let k = 0
-      while (k < length && chars[from + k] === lower.charCodeAt(i + k)) k++
-      if (k === length) {
-        stamp[id] = gen
-        this.hits.push(id)
-      }
+      while (k < length && records[from + k] === lower.charCodeAt(i + k)) k++
+      if (k < length) continue
+      const id = (records[from - 2]! << 16) | records[from - 1]!
+      if (this.stamp[id] === gen) continue // found before at another position
+      this.stamp[id] = gen
+      this.hits.push(id)
     }
   }
 
   /** Finds every literal in `text` (once per distinct text in a row). */
   scan(text: string) {
     if (text === this.scanned) return
-    if (this.unpacked >= REPACK_AFTER || !this.packed) {
+    if (!this.packed || this.unpacked >= REPACK_AFTER || (this.unpacked > 0 && ++this.quiet > REPACK_QUIET)) {
       this.packed = new PackedBuckets(this.literals)
       this.unpacked = 0
       this.loose = this.packed.unkeyed.slice()
@@ -165,42 +205,49 @@ class LiteralTable {
     const gen = ++this.generation
     this.hits = []
     const p = this.packed
-    const filled = p.filled
+    const { filled, check } = p
     const lower = text.toLowerCase()
     const n = lower.length
+    // keyOf and checkOf written out for each tier, with the rolling value carried from one tier to the next.
     for (let i = 0; i < n; i++) {
       const a = lower.charCodeAt(i)
       if (a > 127) continue
-      if (filled[a >>> 5]! & (1 << (a & 31))) this.visit(p, a, lower, i, gen)
       if (i + 1 >= n) continue
       const b = lower.charCodeAt(i + 1)
       if (b > 127) continue
       let key = 128 + ((a << 7) | b)
-      if (filled[key >>> 5]! & (1 << (key & 31))) this.visit(p, key, lower, i, gen)
+      if (hasBit(filled, key)) this.visit(p, key, lower, i, gen)
       if (i + 2 >= n) continue
       const c = lower.charCodeAt(i + 2)
       if (c > 127) continue
       let h = (a * 131 + b) * 131 + c
       key = TIER_BASE[3]! + (h & HASH_MASK)
-      if (filled[key >>> 5]! & (1 << (key & 31))) this.visit(p, key, lower, i, gen)
+      if (hasBit(filled, key) && hasBit(check, checkOf(h, 3))) this.visit(p, key, lower, i, gen)
       if (i + 3 >= n) continue
       const d = lower.charCodeAt(i + 3)
       if (d > 127) continue
       h = h * 131 + d
       key = TIER_BASE[4]! + (h & HASH_MASK)
-      if (filled[key >>> 5]! & (1 << (key & 31))) this.visit(p, key, lower, i, gen)
+      if (hasBit(filled, key) && hasBit(check, checkOf(h, 4))) this.visit(p, key, lower, i, gen)
       if (i + 5 >= n) continue
       const e = lower.charCodeAt(i + 4)
       const f = lower.charCodeAt(i + 5)
       if (e > 127 || f > 127) continue
-      key = TIER_BASE[6]! + (((h * 131 + e) * 131 + f) & HASH_MASK)
-      if (filled[key >>> 5]! & (1 << (key & 31))) this.visit(p, key, lower, i, gen)
+      h = (h * 131 + e) * 131 + f
+      key = TIER_BASE[6]! + (h & HASH_MASK)
+      if (hasBit(filled, key) && hasBit(check, checkOf(h, 6))) this.visit(p, key, lower, i, gen)
     }
     for (const id of this.loose)
       if (lower.includes(this.literals[id]!)) {
         this.stamp[id] = gen
         this.hits.push(id)
       }
+    // The lists' entries whose literals are here, so asking a list for candidates reads no table of its own.
+    this.found = []
+    for (const id of this.hits) {
+      const user = this.users[id]
+      if (user) for (let k = 0; k < user.length; k++) this.found.push(user[k]!)
+    }
   }
 
   present(id: number) {
@@ -280,90 +327,90 @@ export function fixedRegExp(source: string): RegExp {
   return m as unknown as RegExp
 }
 
-/** Lists shorter than this check each entry's literals; longer ones are indexed by literal. */
-const INDEXED_FROM = 48
+/** How many lists are indexed: each has a number, under which the literal table collects its entries. */
+let listCount = 0
 
-/** An ordered list of patterns indexed by literal, to visit only the entries that may match. */
-class ListIndex {
+/**
+ * An ordered list of patterns indexed by literal, to visit only the entries that may match. Each entry is
+ * registered with the literal table under its literals, and a scan collects the (list, entry) pairs of the
+ * literals it found (~23 a scan over all lists), so asking a list costs a pass over those and sorting its
+ * few candidates. (Short lists used to ask each entry's `possible`, ~120 entries a parse; long ones probed a
+ * table per literal found, ~160 probes of cold memory a parse, 5-6 µs.)
+ */
+export class ListIndex {
+  private readonly no = listCount++
+  /** Entries without literals: candidates for every text. */
   private readonly always: number[] = []
-  /** Large lists: entries of literal id L are postings[offsets[L] .. offsets[L + 1]) (CSR). */
-  private readonly offsets: Int32Array | null = null
-  private readonly postings: Int32Array | null = null
   private lastText: string | null = null
   private last: number[] = []
 
-  constructor(readonly matchers: Matcher[]) {
-    if (matchers.length < INDEXED_FROM) return
-    const size = table.size + 1
-    const counts = new Int32Array(size + 1)
+  /**
+   * @param matchers each entry's Matcher, by position, for the engine to run a candidate's without looking
+   *   it up by pattern (a Map of 30,000 long strings, read at random: ~7% of a parse, 22 lookups)
+   * @param keys for an object of entries (brands), their keys in `for…in` order
+   */
+  constructor(
+    readonly matchers: Matcher[],
+    readonly keys: string[] = [],
+  ) {
     matchers.forEach((m, i) => {
       if (!m.literals) this.always.push(i)
-      else for (const id of new Set(m.literals)) counts[id + 1]!++
+      else for (const id of new Set(m.literals)) table.use(id, this.no, i)
     })
-    for (let k = 1; k <= size; k++) counts[k]! += counts[k - 1]!
-    const postings = new Int32Array(counts[size]!)
-    const fill = counts.slice()
-    matchers.forEach((m, i) => {
-      if (m.literals) for (const id of new Set(m.literals)) postings[fill[id]!++] = i
-    })
-    this.offsets = counts
-    this.postings = postings
   }
 
   /** Indices of the entries that may match `text`, ascending (so the first match is the stock one). */
   candidates(text: string): number[] {
     if (text === this.lastText) return this.last
     table.scan(text)
-    let out: number[]
-    if (!this.offsets) {
-      out = []
-      for (let i = 0; i < this.matchers.length; i++) if (this.matchers[i]!.possible(text)) out.push(i)
-    } else {
-      out = this.always.slice()
-      const offsets = this.offsets
-      const postings = this.postings!
-      const limit = offsets.length - 1
-      for (const id of table.hits) {
-        if (id >= limit) continue // a literal added after this list was indexed is none of its own
-        for (let k = offsets[id]!, end = offsets[id + 1]!; k < end; k++) out.push(postings[k]!)
-      }
-      if (out.length > 1) {
-        out.sort((a, b) => a - b)
-        let n = 1
-        for (let k = 1; k < out.length; k++) if (out[k] !== out[n - 1]) out[n++] = out[k]!
-        out.length = n
-      }
-    }
+    const out: number[] = this.always.length ? this.always.slice() : []
+    const found = table.found
+    for (let k = 0; k < found.length; k += 2) if (found[k] === this.no) out.push(found[k + 1]!)
+    sortUnique(out)
     this.lastText = text
     this.last = out
     return out
   }
 }
 
-const indexes = new WeakMap<object, ListIndex>()
-
-/** Candidate positions of an array of `{regex}` items for `text`. */
-export function candidateIndexes(list: { regex: string }[], text: string): number[] {
-  let index = indexes.get(list)
-  if (!index) indexes.set(list, (index = new ListIndex(list.map((item) => baseMatcher(item.regex)))))
-  return index.candidates(text)
+/** Sorts ascending and drops repeats, in place: by insertion when short, as candidate lists mostly are (a few entries). */
+function sortUnique(out: number[]) {
+  if (out.length > 32) out.sort((a, b) => a - b)
+  else
+    for (let i = 1; i < out.length; i++) {
+      const v = out[i]!
+      let j = i
+      while (j > 0 && out[j - 1]! > v) out[j] = out[--j]!
+      out[j] = v
+    }
+  let n = out.length ? 1 : 0
+  for (let k = 1; k < out.length; k++) if (out[k] !== out[n - 1]) out[n++] = out[k]!
+  out.length = n
 }
 
-const keyLists = new WeakMap<object, string[]>()
+const indexes = new WeakMap<object, ListIndex>()
 
-/** Candidate keys of an object of `{regex}` items (brands), in `for…in` order, for `text`. */
-export function candidateKeys(collection: Record<string, { regex: string }>, text: string): string[] {
-  let keys = keyLists.get(collection)
-  if (!keys) {
-    keys = Object.keys(collection)
-    keyLists.set(collection, keys)
-    indexes.set(keys, new ListIndex(keys.map((k) => baseMatcher(collection[k]!.regex))))
+/** The index of an ordered array of `{regex}` items: its candidates for a text, and each entry's Matcher. */
+export function listIndex(list: { regex: string }[]): ListIndex {
+  let index = indexes.get(list)
+  if (!index) indexes.set(list, (index = new ListIndex(list.map((item) => baseMatcher(item.regex)))))
+  return index
+}
+
+/** The index of an object of `{regex}` items (brands), as the list of its keys in `for…in` order. */
+export function keyIndex(collection: Record<string, { regex: string }>): ListIndex {
+  let index = indexes.get(collection)
+  if (!index) {
+    const keys = Object.keys(collection)
+    indexes.set(
+      collection,
+      (index = new ListIndex(
+        keys.map((k) => baseMatcher(collection[k]!.regex)),
+        keys,
+      )),
+    )
   }
-  const all = keys
-  return indexes
-    .get(keys)!
-    .candidates(text)
-    .map((i) => all[i]!)
+  return index
 }
 
 /** Literals computed by the builder for each normalized pattern, to skip the analysis at start. */

@@ -110,11 +110,12 @@ export function openUaService(defs: Definitions, options: UaServiceOptions): UaS
   const parse = (input: unknown, headers?: unknown, field = 'ua', hintsField?: string): UaResult => {
     const ua = checkUserAgent(input, field)
     const hints = readHints(headers, hintsField ?? (field === 'ua' ? 'headers' : field.replace(/\.ua$/, '.headers')))
+    if (!cache) return compute(ua, hints) // answered once, to this caller alone: nothing to freeze
     const key = hints ? `${ua}\u0000${hints.key}` : ua
-    const hit = cache?.get(key)
+    const hit = cache.get(key)
     if (hit) return hit
     const result = deepFreeze(compute(ua, hints))
-    cache?.set(key, result)
+    cache.set(key, result)
     return result
   }
 

@@ -11,10 +11,19 @@ export interface Matchers {
   userAgentMatcher(pattern: string): Matcher
   /** `new RegExp(source, 'i')` for the engine's own fixed patterns. */
   fixedRegExp(source: string): RegExp
-  /** Positions of the entries of an ordered `{regex}` list that may match `text`, ascending. */
-  candidateIndexes(list: { regex: string }[], text: string): number[]
-  /** Keys of a `{regex}` object (brands) that may match `text`, in `for…in` order. */
-  candidateKeys(collection: Record<string, { regex: string }>, text: string): string[]
+  /** An ordered `{regex}` list: the positions of its entries that may match a text, and each entry's Matcher. */
+  listIndex(list: { regex: string }[]): ListIndex
+  /** A `{regex}` object (brands) as the list of its keys in `for…in` order (`keys`), indexed as listIndex does. */
+  keyIndex(collection: Record<string, { regex: string }>): ListIndex
+}
+
+export interface ListIndex {
+  /** Positions of the entries that may match `text`, ascending. */
+  candidates(text: string): number[]
+  /** Each entry's Matcher, by position. */
+  readonly matchers: Matcher[]
+  /** keyIndex: the object's keys by position. */
+  readonly keys: string[]
 }
 
 export function setMatchers(given: Matchers): void

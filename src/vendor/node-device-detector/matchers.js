@@ -2,7 +2,7 @@
 // embedding code hands in (DeviceDetector's `matchers` option; Almanac's are src/domains/ua/prefilter.ts:
 // compiled once, with a literal prefilter). The parsers call them through this object, so the vendored
 // code reaches into nothing outside its own folder.
-const NAMES = ['baseMatcher', 'userAgentMatcher', 'fixedRegExp', 'candidateIndexes', 'candidateKeys'];
+const NAMES = ['baseMatcher', 'userAgentMatcher', 'fixedRegExp', 'listIndex', 'keyIndex'];
 
 function missing() {
   throw new Error('detection matchers are missing: pass DeviceDetector the `matchers` option');

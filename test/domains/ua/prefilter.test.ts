@@ -4,7 +4,11 @@
  * characters the bucket keys never reach. Each case is checked against `includes` over the lower-cased text.
  */
 import { expect, test } from 'bun:test'
-import { Matcher } from '../../../src/domains/ua/prefilter.ts'
+import { openDataDir } from '../../../src/data/open.ts'
+import { UA_ARTIFACT } from '../../../src/domains/ua/build.ts'
+import { loadDefinitions } from '../../../src/domains/ua/definitions.ts'
+import { Matcher, seedLiterals } from '../../../src/domains/ua/prefilter.ts'
+import { every, realUserAgents } from './corpus.ts'
 
 test('a literal added after packing is found, before and after the table packs again', () => {
   // More new literals than the repacking threshold, each checked on a text holding it and one without.
@@ -13,6 +17,19 @@ test('a literal added after packing is found, before and after the table packs a
     expect(m.possible(`Mozilla/5.0 (ZQ${i}X; rv:1)`)).toBe(true)
     expect(m.possible(`Mozilla/5.0 (zq${i}y; rv:1)`)).toBe(false)
   })
+})
+
+test('a few literals added after packing are found before and after the scans pack them once no new one comes', () => {
+  // Fewer than the repacking count, as the engine's own fixed patterns are: searched with includes() at
+  // first, packed after a run of scans without a new literal; found the same either way.
+  const made = Array.from({ length: 10 }, (_, i) => new Matcher(`qz${i}w`, [`qz${i}w`]))
+  for (let round = 0; round < 3; round++) {
+    made.forEach((m, i) => {
+      expect(m.possible(`Mozilla/5.0 (QZ${i}W; r${round})`)).toBe(true)
+      expect(m.possible(`Mozilla/5.0 (qz${i}v; r${round})`)).toBe(false)
+    })
+    for (let n = 0; n < 300; n++) made[0]!.possible(`Mozilla/5.0 (quiet ${round}.${n})`)
+  }
 })
 
 test.each([
@@ -39,4 +56,26 @@ test('literals of every length and position are found as includes() finds them',
   for (const text of ['ABCDEFGH', 'zzab', 'Foo; wv) bar', 'x', 'xyz1', 'Build/XYZ12', '']) {
     for (const [i, m] of matchers.entries()) expect(m.possible(text)).toBe(text.toLowerCase().includes(words[i]!))
   }
+})
+
+test('every literal of the detection data is found in real user agents exactly where includes() finds it', () => {
+  // The whole table as the service packs it (tens of thousands of literals, so buckets hold many and the
+  // hashed keys collide), over real UAs with and without the literals: a missed literal would skip a regex.
+  const defs = loadDefinitions(openDataDir().path(UA_ARTIFACT))
+  seedLiterals(defs.literals)
+  const literals = [...new Set(Object.values(defs.literals).flatMap((l) => l ?? []))]
+  expect(literals.length).toBeGreaterThan(10_000)
+  const matchers = literals.map((l) => new Matcher(l, [l]))
+  const texts = every(realUserAgents(), 150)
+  let found = 0
+  for (const text of texts) {
+    const lower = text.toLowerCase()
+    for (const [i, m] of matchers.entries()) {
+      const expected = lower.includes(literals[i]!)
+      if (m.possible(text) !== expected)
+        throw new Error(`literal ${JSON.stringify(literals[i])} in ${JSON.stringify(text)}: expected ${expected}`)
+      if (expected) found++
+    }
+  }
+  expect(found).toBeGreaterThan(texts.length * 5)
 })

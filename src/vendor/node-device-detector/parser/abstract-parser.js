@@ -96,8 +96,8 @@ class ParserAbstract {
    */
   buildVersion(version, matches) {
     version = fixStringVersion(this.buildByMatch(version, matches));
-    const skipVersion = ['Portable', ''];
-    if (skipVersion.indexOf(version) !== -1) {
+    // Almanac: compared in place, not through an array built per call.
+    if (version === 'Portable' || version === '') {
       return version;
     }
     return helper.versionTruncate(version, this.versionTruncation);

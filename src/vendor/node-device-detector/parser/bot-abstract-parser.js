@@ -14,11 +14,12 @@ class BotAbstractParser extends ParserAbstract {
    * @returns {{name: string, producer: {}, category: string, url: string}|null}
    */
   parse(userAgent, clientHintData) {
-    // Almanac: only the entries whose literals occur in the user agent, in list order.
-    const candidates = matchers.candidateIndexes(this.collection, userAgent);
+    // Almanac: only the entries whose literals occur in the user agent, in list order, each with its Matcher.
+    const index = matchers.listIndex(this.collection);
+    const candidates = index.candidates(userAgent);
     for (let c = 0, l = candidates.length; c < l; c++) {
       let item = this.collection[candidates[c]];
-      let regex = this.getBaseRegExp(item.regex);
+      let regex = index.matchers[candidates[c]];
       let match = regex.exec(userAgent);
 
       if (match !== null) {

@@ -40,10 +40,11 @@ class ClientAbstractParser extends ParserAbstract {
       }
     }
     
-    // full scan (Almanac: only the entries whose literals occur in the user agent, in list order)
-    const candidates = matchers.candidateIndexes(this.collection, ua);
+    // full scan (Almanac: only the entries whose literals occur in the user agent, in list order, each with its Matcher)
+    const index = matchers.listIndex(this.collection);
+    const candidates = index.candidates(ua);
     for (let c = 0, l = candidates.length; c < l && candidates[c] < this.collectionLength; c++) {
-      let result = this.parseUserAgentByPosition(ua, candidates[c]);
+      let result = this.parseUserAgentByPosition(ua, candidates[c], index.matchers[candidates[c]]);
       if (result !== null) {
         return result;
       }
@@ -73,16 +74,17 @@ class ClientAbstractParser extends ParserAbstract {
    *
    * @param {String} userAgent
    * @param {Number} position
+   * @param {*} matcher - Almanac: the entry's Matcher when the caller has it (from matchers.listIndex)
    * @returns {{name: (string|*), type: string, version: string}|null}
    */
-  parseUserAgentByPosition(userAgent, position = 0) {
+  parseUserAgentByPosition(userAgent, position = 0, matcher = null) {
     let item = this.collection[position];
     
     if (item === void 0) {
       return null;
     }
     
-    let regex = this.getBaseRegExp(item.regex);
+    let regex = matcher || this.getBaseRegExp(item.regex);
     let match = regex.exec(userAgent);
     
     if (match !== null) {

@@ -33,10 +33,11 @@ class DeviceParserAbstract extends ParserAbstract {
    * iteration item parse, see __parse
    * @param {string} cursor
    * @param {string} userAgent
+   * @param {*} brandMatcher - Almanac: the brand's Matcher when the caller has it (from matchers.keyIndex)
    * @return {{model: *, id: *, type, brand}|null}
    * @private
    */
-  #parseForBrand(cursor, userAgent) {
+  #parseForBrand(cursor, userAgent, brandMatcher = null) {
     let item = this.collection[cursor];
     if (item === void 0) {
       return null;
@@ -47,7 +48,7 @@ class DeviceParserAbstract extends ParserAbstract {
     let brandName = '';
     let regex = item['regex'];
     
-    let match = this.getBaseRegExp(regex).exec(userAgent);
+    let match = (brandMatcher || this.getBaseRegExp(regex)).exec(userAgent);
 
     if (match) {
       brandName = String(cursor).trim();
@@ -59,12 +60,13 @@ class DeviceParserAbstract extends ParserAbstract {
       }
       if (item['models'] !== void 0) {
         let models = item['models'];
-        // Almanac: only the models whose literals occur in the user agent, in list order.
-        const candidates = matchers.candidateIndexes(models, userAgent);
+        // Almanac: only the models whose literals occur in the user agent, in list order, each with its Matcher.
+        const index = matchers.listIndex(models);
+        const candidates = index.candidates(userAgent);
         for (let c = 0, l = candidates.length; c < l; c++) {
           let data = models[candidates[c]];
           regex = data.regex;
-          let modelMatch = this.getBaseRegExp(regex).exec(userAgent);
+          let modelMatch = index.matchers[candidates[c]].exec(userAgent);
           if (modelMatch) {
             model = this.buildModel(data.model, modelMatch);
             if (data.device !== void 0) {
@@ -119,9 +121,10 @@ class DeviceParserAbstract extends ParserAbstract {
     }
 
     if (!output.length) {
-      // Almanac: only the brands whose literals occur in the user agent, in `for…in` order.
-      for (let cursor of matchers.candidateKeys(this.collection, userAgent)) {
-        const result = this.#parseForBrand(cursor, userAgent);
+      // Almanac: only the brands whose literals occur in the user agent, in `for…in` order, each with its Matcher.
+      const brands = matchers.keyIndex(this.collection);
+      for (const i of brands.candidates(userAgent)) {
+        const result = this.#parseForBrand(brands.keys[i], userAgent, brands.matchers[i]);
         if (result === null) {
           continue;
         }
@@ -142,8 +145,9 @@ class DeviceParserAbstract extends ParserAbstract {
    */
   preMatchOverall(userAgent) {
     userAgent = this.prepareUserAgent(userAgent);
-    for (const cursor of matchers.candidateKeys(this.collection, userAgent)) {
-      if (this.getBaseRegExp(this.collection[cursor].regex).exec(userAgent)) return true;
+    const brands = matchers.keyIndex(this.collection);
+    for (const i of brands.candidates(userAgent)) {
+      if (brands.matchers[i].exec(userAgent)) return true;
     }
     return false;
   }

@@ -164,6 +164,10 @@ function versionCompare(ver1, ver2) {
  * @returns {string}
  */
 function versionTruncate(version, maxMinorParts) {
+  // Almanac: no truncation asked (Almanac never asks): the version as it is, not split and joined again.
+  if (maxMinorParts === null || maxMinorParts === '') {
+    return String(version);
+  }
   let versionParts = String(version).split('.');
   if (
     maxMinorParts !== null &&

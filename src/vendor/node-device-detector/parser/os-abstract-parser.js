@@ -71,6 +71,25 @@ function comparePlatform(platform, bitness = '') {
   return '';
 }
 
+// Almanac: parsePlatform's patterns as a list (first match wins, as the stock chain of ifs).
+const PLATFORMS = [
+  { regex: 'arm[ _;)ev]|.*arm$|.*arm64|aarch64|Apple ?TV|Watch ?OS|Watch1,[12]', platform: 'ARM' },
+  { regex: 'loongarch64', platform: 'LoongArch64' },
+  { regex: 'mips', platform: 'MIPS' },
+  { regex: 'sh4', platform: 'SuperH' },
+  { regex: 'sparc64', platform: 'SPARC64' },
+  { regex: '64-?bit|WOW64|(?:Intel)?x64|WINDOWS_64|win64|IRIX;?64|.*amd64|.*x86_?64', platform: 'x64' },
+  { regex: '.+32bit|.+win32|(?:i[0-9]|x)86|i86pc', platform: 'x86' },
+];
+
+// Almanac: parseOsFamily's loop as one lookup (the first family in table order wins, as the loop returned it).
+const FAMILY_BY_OS = new Map();
+for (const family in OS_FAMILIES) {
+  for (const os of OS_FAMILIES[family]) {
+    if (!FAMILY_BY_OS.has(os)) FAMILY_BY_OS.set(os, String(family));
+  }
+}
+
 const OS_BY_LOWER_NAME = new Map();
 for (let key in OS_SYSTEMS) {
   const lower = String(OS_SYSTEMS[key]).toLowerCase();
@@ -99,12 +118,8 @@ class OsAbstractParser extends ParserAbstract {
    * @return {string}
    */
   parseOsFamily(name) {
-    for (let family in OS_FAMILIES) {
-      if (OS_FAMILIES[family].indexOf(name) !== -1) {
-        return String(family);
-      }
-    }
-    return '';
+    const family = FAMILY_BY_OS.get(name);
+    return family !== void 0 ? family : '';
   }
 
   /**
@@ -177,9 +192,10 @@ class OsAbstractParser extends ParserAbstract {
     };
   }
 
-  parseUserAgentByPosition(userAgent, position) {
+  // Almanac: `matcher`, the entry's Matcher when the caller has it (from matchers.listIndex).
+  parseUserAgentByPosition(userAgent, position, matcher = null) {
     let item = this.collection[position];
-    let regex = this.getBaseRegExp(item.regex);
+    let regex = matcher || this.getBaseRegExp(item.regex);
     let match = regex.exec(userAgent);
     if (match !== null) {
       let {
@@ -192,9 +208,11 @@ class OsAbstractParser extends ParserAbstract {
         : '';
 
       if (item.versions !== void 0) {
-        for (let versionItem of item.versions) {
-          let regex = this.getBaseRegExp(versionItem.regex);
-          let match = regex.exec(userAgent);
+        // Almanac: the candidate versions in list order, each with its Matcher.
+        const index = matchers.listIndex(item.versions);
+        for (const v of index.candidates(userAgent)) {
+          let versionItem = item.versions[v];
+          let match = index.matchers[v].exec(userAgent);
           if (match !== null) {
             version = this.buildVersion(versionItem.version, match);
             break;
@@ -231,10 +249,11 @@ class OsAbstractParser extends ParserAbstract {
       }
     }
 
-    // Almanac: only the entries whose literals occur in the user agent, in list order.
-    const candidates = matchers.candidateIndexes(this.collection, userAgent);
+    // Almanac: only the entries whose literals occur in the user agent, in list order, each with its Matcher.
+    const index = matchers.listIndex(this.collection);
+    const candidates = index.candidates(userAgent);
     for (let c = 0, l = candidates.length; c < l; c++) {
-      let result = this.parseUserAgentByPosition(userAgent, candidates[c]);
+      let result = this.parseUserAgentByPosition(userAgent, candidates[c], index.matchers[candidates[c]]);
       if (result !== null) {
         return result;
       }
@@ -382,28 +401,11 @@ class OsAbstractParser extends ParserAbstract {
    * @return {string}
    */
   parsePlatform(userAgent) {
-    if (this.getBaseRegExp('arm[ _;)ev]|.*arm$|.*arm64|aarch64|Apple ?TV|Watch ?OS|Watch1,[12]').test(userAgent)) {
-      return 'ARM';
+    // Almanac: the stock tests as a list, in the same order: only the candidates run, each with its Matcher.
+    const index = matchers.listIndex(PLATFORMS);
+    for (const i of index.candidates(userAgent)) {
+      if (index.matchers[i].test(userAgent)) return PLATFORMS[i].platform;
     }
-    if (this.getBaseRegExp('loongarch64').test(userAgent)) {
-      return 'LoongArch64';
-    }
-    if (this.getBaseRegExp('mips').test(userAgent)) {
-      return 'MIPS';
-    }
-    if (this.getBaseRegExp('sh4').test(userAgent)) {
-      return 'SuperH';
-    }
-    if (this.getBaseRegExp('sparc64').test(userAgent)) {
-      return 'SPARC64';
-    }
-    if (this.getBaseRegExp('64-?bit|WOW64|(?:Intel)?x64|WINDOWS_64|win64|IRIX;?64|.*amd64|.*x86_?64').test(userAgent)) {
-      return 'x64';
-    }
-    if (this.getBaseRegExp('.+32bit|.+win32|(?:i[0-9]|x)86|i86pc').test(userAgent)) {
-      return 'x86';
-    }
-
     return '';
   }
 }

@@ -5,12 +5,20 @@ const COLLECTION_BRAND_LIST = helper.revertObject(
     require('./device/brand-short')
 );
 
-const PATTERNS = new Map();
+const matchers = require('../matchers'); // Almanac: compiled, prefiltered regexes (matchers.js)
 
 class VendorFragmentAbstractParser extends ParserAbstract {
   constructor() {
     super();
     this.collection = require('../data').collection('vendorfragments');
+    // Almanac: every brand's fragments as one list, in the order the stock loops visit them (brands in
+    // `for…in` order, then each brand's fragments), each pattern string built once.
+    this.fragments = [];
+    for (let cursor in this.collection) {
+      for (const item of this.collection[cursor]) {
+        this.fragments.push({ regex: item + '[^a-z0-9]+', name: String(cursor) });
+      }
+    }
   }
 
   /**
@@ -18,24 +26,16 @@ class VendorFragmentAbstractParser extends ParserAbstract {
    * @returns {ResultVendor|null}
    */
   parse(userAgent) {
-    for (let cursor in this.collection) {
-      let name = String(cursor);
-      let collection = this.collection[name];
-
-      for (let i = 0, l = collection.length; i < l; i++) {
-        let item = collection[i];
-        // Almanac: the pattern string is built once per fragment, not per call.
-        let pattern = PATTERNS.get(item);
-        if (pattern === void 0) PATTERNS.set(item, (pattern = item + '[^a-z0-9]+'));
-        let regex = this.getBaseRegExp(pattern);
-        let match = regex.exec(userAgent);
-        if (match !== null) {
-          let brandId = COLLECTION_BRAND_LIST[name];
-          return {
-            name: name,
-            id: brandId !== void 0 ? brandId : '',
-          };
-        }
+    // Almanac: only the fragments whose literals occur in the user agent, in that order; the first match wins.
+    const index = matchers.listIndex(this.fragments);
+    for (const i of index.candidates(userAgent)) {
+      if (index.matchers[i].exec(userAgent) !== null) {
+        let name = this.fragments[i].name;
+        let brandId = COLLECTION_BRAND_LIST[name];
+        return {
+          name: name,
+          id: brandId !== void 0 ? brandId : '',
+        };
       }
     }
     return null;

@@ -8,6 +8,21 @@ const BrowserHints = require('./hints/browser-hints');
 
 const BROWSER_SHORT = helper.revertObject(require('./browser-short'));
 
+// Almanac: buildName's and buildFamily's loops as lookups, built once (the first name or family in
+// table order wins, as the loops returned the first).
+const BROWSER_BY_LOWER_NAME = new Map();
+for (const browser of Object.keys(BROWSER_SHORT)) {
+  const lower = browser.toLowerCase();
+  if (!BROWSER_BY_LOWER_NAME.has(lower)) BROWSER_BY_LOWER_NAME.set(lower, browser);
+}
+const FAMILY_BY_SHORT = new Map();
+for (const browserFamily in BROWSER_FAMILIES) {
+  if (!browserFamily || !BROWSER_FAMILIES[browserFamily]) continue;
+  for (const short of BROWSER_FAMILIES[browserFamily]) {
+    if (!FAMILY_BY_SHORT.has(short)) FAMILY_BY_SHORT.set(short, browserFamily);
+  }
+}
+
 const CLIENTHINT_MAPPING = {
   'Chrome': ['Google Chrome'],
   'Chrome Webview': ['Android WebView'],
@@ -359,15 +374,16 @@ class Browser extends ClientAbstractParser {
    *
    * @param {string} userAgent
    * @param {number} position
+   * @param {*} matcher - Almanac: the entry's Matcher when the caller has it (from matchers.listIndex)
    * @return {ResultClient|null}
    */
-  parseUserAgentByPosition(userAgent, position = 0) {
+  parseUserAgentByPosition(userAgent, position = 0, matcher = null) {
     let item = this.collection[position];
     if (item === void 0) {
       return null;
     }
 
-    let regex = this.getBaseRegExp(item.regex);
+    let regex = matcher || this.getBaseRegExp(item.regex);
     let match = regex.exec(userAgent);
 
     if (match !== null) {
@@ -422,13 +438,9 @@ class Browser extends ClientAbstractParser {
     let result = name;
     let normalName = this.getCollectionBrowsers()[name];
     if (normalName === void 0) {
-      let lname = name.toLowerCase();
-      let browsers = this.getAvailableBrowsers();
-      for (let i = 0, l = browsers.length; i < l; i++) {
-        if (lname === browsers[i].toLowerCase()) {
-          result = browsers[i];
-          break;
-        }
+      const found = BROWSER_BY_LOWER_NAME.get(name.toLowerCase());
+      if (found !== void 0) {
+        result = found;
       }
     }
     return result;
@@ -456,16 +468,8 @@ class Browser extends ClientAbstractParser {
    * @returns {string}
    */
   buildFamily(shortName) {
-    for (let browserFamily in BROWSER_FAMILIES) {
-      if (
-        browserFamily &&
-        BROWSER_FAMILIES[browserFamily] &&
-        BROWSER_FAMILIES[browserFamily].indexOf(shortName) !== -1
-      ) {
-        return browserFamily;
-      }
-    }
-    return '';
+    const family = FAMILY_BY_SHORT.get(shortName);
+    return family !== void 0 ? family : '';
   }
 
   /**
@@ -502,9 +506,12 @@ class Browser extends ClientAbstractParser {
    */
   parseEngine(userAgent) {
     let result = '';
-    for (let i = 0, l = this.engine_collection.length; i < l; i++) {
-      let item = this.engine_collection[i];
-      let regex = this.getBaseRegExp(item.regex);
+    // Almanac: only the engines whose literals occur in the user agent, in list order, each with its Matcher.
+    const index = matchers.listIndex(this.engine_collection);
+    const candidates = index.candidates(userAgent);
+    for (let c = 0, l = candidates.length; c < l; c++) {
+      let item = this.engine_collection[candidates[c]];
+      let regex = index.matchers[candidates[c]];
       let match = regex.exec(userAgent);
       if (match !== null) {
         result = item.name;
