@@ -76,10 +76,11 @@ export function callerTurns({ perTurn, maxWaiting, maxWaitingBytes, sliceMs, now
   return {
     take(caller, bytes) {
       if (perTurn <= 0) return undefined
-      if (!marked) turnStarted = now()
+      const t = now()
+      if (!marked) turnStarted = t
       let queue = queues.get(caller)
       const n = started.get(caller) ?? 0
-      const roomy = sliceMs > 0 && now() - turnStarted < sliceMs
+      const roomy = sliceMs > 0 && t - turnStarted < sliceMs
       if (roomy || (!queue && n < perTurn)) {
         // With room in the turn, a caller that has requests waiting starts this one and lets its oldest go
         // with it: the queue drains while the turn has room, so none waits for long behind newer ones.

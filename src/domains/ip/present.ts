@@ -11,33 +11,37 @@ import { isItemError, type IpRecord, type ItemError } from './service.ts'
 const hasLocation = (p: Place) =>
   p.latitude !== null || p.longitude !== null || p.city !== null || p.region !== null || p.postal_code !== null || p.time_zone !== null
 
+/** Form A's members from `country` to `location`: every address of a network (one place) shares them. */
+const placeMembers = (p: Place | null) => ({
+  // country, continent, network and security are shared frozen objects already in this shape.
+  country: p?.country ?? null,
+  // Beyond the SPEC (MaxMind's names): where the network is registered, and the country a military or
+  // diplomatic network represents; shared frozen objects like country.
+  registered_country: p?.registered_country ?? null,
+  represented_country: p?.represented_country ?? null,
+  continent: p?.continent ?? null,
+  location:
+    p && hasLocation(p)
+      ? {
+          city: p.city,
+          region: p.region,
+          region_code: p.region_code,
+          postal_code: p.postal_code,
+          latitude: p.latitude,
+          longitude: p.longitude,
+          accuracy_radius: p.accuracy_radius,
+          timezone: p.time_zone,
+        }
+      : null,
+})
+
 export function enveloped(r: IpRecord) {
-  const p = r.place
   return {
     ip: r.ip,
     ip_version: r.ip_version,
     is_reserved: r.reserved !== null,
     reserved_range: r.reserved,
-    // country, continent, network and security are shared frozen objects already in this shape.
-    country: p?.country ?? null,
-    // Beyond the SPEC (MaxMind's names): where the network is registered, and the country a military or
-    // diplomatic network represents; shared frozen objects like country.
-    registered_country: p?.registered_country ?? null,
-    represented_country: p?.represented_country ?? null,
-    continent: p?.continent ?? null,
-    location:
-      p && hasLocation(p)
-        ? {
-            city: p.city,
-            region: p.region,
-            region_code: p.region_code,
-            postal_code: p.postal_code,
-            latitude: p.latitude,
-            longitude: p.longitude,
-            accuracy_radius: p.accuracy_radius,
-            timezone: p.time_zone,
-          }
-        : null,
+    ...placeMembers(r.place),
     network: r.network,
     security: r.security,
   }
@@ -45,17 +49,13 @@ export function enveloped(r: IpRecord) {
 
 /** JSON of the shared frozen parts of records (places, networks, security flags), made once each. */
 const partJson = new WeakMap<object, string>()
-const NO_PLACE = '"country":null,"registered_country":null,"represented_country":null,"continent":null,"location":null'
+const NO_PLACE = JSON.stringify(placeMembers(null)).slice(1, -1)
 
-/** A place's members of Form A, from `country` to `location`: every address of its network shares them. */
+/** A place's members as JSON text, without the braces. */
 function placeJson(p: Place | null): string {
   if (!p) return NO_PLACE
   let json = partJson.get(p)
-  if (json === undefined) {
-    const { country, registered_country, represented_country, continent, location } = enveloped({ place: p } as IpRecord)
-    json = JSON.stringify({ country, registered_country, represented_country, continent, location }).slice(1, -1)
-    partJson.set(p, json)
-  }
+  if (json === undefined) partJson.set(p, (json = JSON.stringify(placeMembers(p)).slice(1, -1)))
   return json
 }
 
