@@ -52,3 +52,30 @@ export class GenerationalCache<K, V> {
     return { entries: this.young.size + this.old.size, bytes: this.youngBytes + this.oldBytes }
   }
 }
+
+/**
+ * A cache's doorkeeper: which keys were asked recently, in a fixed 4 bytes a slot (256 KiB by default), so
+ * a cache can keep an answer only from its key's second asking. A stream of keys never asked twice (a UA
+ * with a request id in it) would otherwise fill the cache with answers nobody asks for again, and each one
+ * kept costs its freezing and the collector's work. Direct-mapped 32-bit hashes: a key is remembered until
+ * another lands on its slot; two keys with one hash only let an answer in early.
+ */
+export class Doorkeeper {
+  private readonly slots: Uint32Array
+  private readonly mask: number
+
+  constructor(bits = 16) {
+    this.slots = new Uint32Array(2 ** bits)
+    this.mask = 2 ** bits - 1
+  }
+
+  /** Whether `key` was asked before and is still remembered; it is remembered from now on either way. */
+  askedBefore(key: string): boolean {
+    // | 1: an empty slot (0) never reads as a key's hash.
+    const hash = (Bun.hash.crc32(key) | 1) >>> 0
+    const slot = hash & this.mask
+    if (this.slots[slot] === hash) return true
+    this.slots[slot] = hash
+    return false
+  }
+}

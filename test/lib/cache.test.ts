@@ -1,6 +1,6 @@
 /** GenerationalCache keeps at most its entries and its bytes, and keeps the newest. */
 import { expect, test } from 'bun:test'
-import { GenerationalCache } from '../../src/lib/cache.ts'
+import { Doorkeeper, GenerationalCache } from '../../src/lib/cache.ts'
 
 test('bounded in entries and in bytes; recent entries survive, the oldest go', () => {
   const byEntries = new GenerationalCache<string, number>(20, 1 << 21, (k) => k.length * 2)
@@ -14,4 +14,15 @@ test('bounded in entries and in bytes; recent entries survive, the oldest go', (
   // An entry heavier than half the budget is not kept at all.
   byBytes.set('y'.repeat(6000), 1)
   expect(byBytes.get('y'.repeat(6000))).toBeUndefined()
+})
+
+test('Doorkeeper: a key is new once, then asked before; a full table forgets it', () => {
+  const keeper = new Doorkeeper(4) // 16 slots
+  expect(keeper.askedBefore('a')).toBe(false)
+  expect(keeper.askedBefore('a')).toBe(true)
+  expect(keeper.askedBefore('b')).toBe(false)
+  expect(keeper.askedBefore('b')).toBe(true)
+  // 200 other keys through 16 slots: 'a' has lost its slot, and is new again.
+  for (let i = 0; i < 200; i++) keeper.askedBefore(`other-${i}`)
+  expect(keeper.askedBefore('a')).toBe(false)
 })

@@ -21,7 +21,7 @@ export const uaSettings = {
   cacheEntries: setting(integer(0, 10_000_000), {
     default: 50_000,
     env: 'ALMANAC_UA_CACHE_ENTRIES',
-    doc: 'UA parse results kept per cache generation (two generations); 0 turns the cache off.',
+    doc: 'UA parse results kept per cache generation (two generations), each from its second asking; 0 turns the cache off.',
   }),
   cacheBytes: setting(integer(0, 2 ** 34), {
     default: 32 * MiB,

@@ -58,11 +58,17 @@ test('every pattern that matches a real UA has one of its literals in it', () =>
   expect(wrong).toEqual([])
 }, 120_000)
 
-test('the result cache answers a repeated UA with the same frozen result; 0 entries turns it off', () => {
+test('the result cache keeps a UA from its second asking, frozen, and answers it after; 0 entries turns it off', () => {
   const defs = loadDefinitions(openDataDir().path(UA_ARTIFACT))
   const ua = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0'
   const cached = openUaService(defs, { cacheEntries: 10, cacheBytes: 1 << 20 })
-  expect(cached.parse(ua)).toBe(cached.parse(ua))
+  // Asked once: answered, not kept (a UA asked once is the common case for unique strings).
+  const first = cached.parse(ua)
+  const second = cached.parse(ua)
+  expect(second).not.toBe(first)
+  expect(second).toEqual(first)
+  expect(Object.isFrozen(second)).toBe(true)
+  expect(cached.parse(ua)).toBe(second)
   const off = openUaService(defs, { cacheEntries: 0, cacheBytes: 0 })
   const [a, b] = [off.parse(ua), off.parse(ua)]
   expect(a).not.toBe(b)
