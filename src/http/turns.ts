@@ -5,7 +5,7 @@
  * the other's whole backlog. So a caller may start at most `perTurn` requests in one turn: the rest wait,
  * in arrival order and unread, for the next turns (a `setImmediate`, which runs after the loop has taken
  * in new arrivals), where each waiting caller gets `perTurn` more. Another caller's request starts in the
- * turn it arrives in, after at most `perTurn` requests of each busy caller.
+ * turn it arrives in, after at most `perTurn` requests of each busy caller once the turn is busy (below).
  *
  * Waiting is not free: a request that waits answers through a promise in a later turn, and over HTTP that
  * cost ~20-25 µs a request (measured with one key on 32 connections: one start a turn kept a queue that

@@ -49,22 +49,16 @@ export function enveloped(r: IpRecord) {
 
 /** JSON of the shared frozen parts of records (places, networks, security flags), made once each. */
 const partJson = new WeakMap<object, string>()
+const keptJson = (part: object, make: () => string) => {
+  let json = partJson.get(part)
+  if (json === undefined) partJson.set(part, (json = make()))
+  return json
+}
 const NO_PLACE = JSON.stringify(placeMembers(null)).slice(1, -1)
 
 /** A place's members as JSON text, without the braces. */
-function placeJson(p: Place | null): string {
-  if (!p) return NO_PLACE
-  let json = partJson.get(p)
-  if (json === undefined) partJson.set(p, (json = JSON.stringify(placeMembers(p)).slice(1, -1)))
-  return json
-}
-
-function sharedJson(o: object | null): string {
-  if (o === null) return 'null'
-  let json = partJson.get(o)
-  if (json === undefined) partJson.set(o, (json = JSON.stringify(o)))
-  return json
-}
+const placeJson = (p: Place | null) => (p ? keptJson(p, () => JSON.stringify(placeMembers(p)).slice(1, -1)) : NO_PLACE)
+const sharedJson = (o: object | null) => (o ? keptJson(o, () => JSON.stringify(o)) : 'null')
 
 /**
  * `JSON.stringify(enveloped(r))`, written from the record's shared parts, each serialised once: a fresh

@@ -83,7 +83,7 @@ export function openUaService(defs: Definitions, options: UaServiceOptions): UaS
       : undefined
   // A result is kept from its UA's second asking: unique UAs (a suffix per request) cost 14 µs more a
   // request when each was frozen and kept (POST /ua in process, 146-148 against 132-133 µs).
-  const doorkeeper = new Doorkeeper()
+  const doorkeeper = cache && new Doorkeeper()
 
   const uaOnly = (ua: string): Parse => {
     const bot = detector.bot(ua)
@@ -117,7 +117,7 @@ export function openUaService(defs: Definitions, options: UaServiceOptions): UaS
     const key = hints ? `${ua}\u0000${hints.key}` : ua
     const hit = cache.get(key)
     if (hit) return hit
-    if (!doorkeeper.askedBefore(key)) return compute(ua, hints)
+    if (!doorkeeper!.askedBefore(key)) return compute(ua, hints)
     const result = deepFreeze(compute(ua, hints))
     cache.set(key, result)
     return result

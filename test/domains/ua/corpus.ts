@@ -25,11 +25,14 @@ function userAgents(): string[] {
   return (JSON.parse(readFileSync(USER_AGENTS, 'utf8')) as { userAgent: string }[]).map((u) => u.userAgent)
 }
 
+/** What POST /ua accepts: not blank, at most 2,048 characters. */
+const usable = (ua: string) => ua.trim() !== '' && ua.length <= 2048
+
 /** uap-core's user-agent test file alone (what bench/peers.ts sends), distinct, in file order. */
-export const uapCoreTestAgents = () => [...new Set(uapCore(['test_ua.yaml']))].filter((ua) => ua.trim() !== '' && ua.length <= 2048)
+export const uapCoreTestAgents = () => [...new Set(uapCore(['test_ua.yaml']))].filter(usable)
 
 export function realUserAgents(): string[] {
-  return [...new Set([...uapCore(), ...userAgents()])].filter((ua) => ua.trim() !== '' && ua.length <= 2048)
+  return [...new Set([...uapCore(), ...userAgents()])].filter(usable)
 }
 
 /** Every `step`-th entry: a spread sample that stays the same from run to run. */
