@@ -12,6 +12,13 @@ import type { QrMatrix } from './matrix.ts'
 
 const SIGNATURE = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
 
+/**
+ * zlib level 3 rather than the default 6: a third of a 400 px image's deflate time (69 against 103-113 µs over
+ * 200 texts of 20-200 characters, where deflate was a third of a PNG request) for 5% more bytes (969 against 923
+ * on average). Levels 1-2 grow the image 20-90%; 4-6 cost more time for 0-5% fewer bytes.
+ */
+const DEFLATE = { level: 3 }
+
 /** Which module (quiet zone included) each pixel position shows. */
 function moduleIndex(size: number, total: number): Int32Array {
   const out = new Int32Array(size)
@@ -71,7 +78,7 @@ export function renderPng(matrix: QrMatrix, { size, margin, fg, bg }: PngOptions
     SIGNATURE,
     chunk('IHDR', header),
     chunk('PLTE', palette),
-    chunk('IDAT', deflateSync(raw)),
+    chunk('IDAT', deflateSync(raw, DEFLATE)),
     chunk('IEND', new Uint8Array(0)),
   ]
   const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0))
