@@ -7,8 +7,12 @@
  * the shared layers within +60% CPU of the hello-world.
  * A second baseline serves the same hello-world through `Bun.serve({ fetch: app.handle })`, as Almanac does,
  * so the table separates the transport choice from the layers themselves.
+ * `BASE=<another checkout>` adds an A/B: that checkout's server and this one's on the same rows, alternated, two
+ * rounds, CPU per request side by side. It separates what the code costs from what the machine does to every figure
+ * (the hello-world included) from one hour to the next.
  * Prints figures; asserts nothing. Run: `bun bench/http.ts` (datasets built; `SECONDS=10` for longer runs).
  */
+import { resolve } from 'node:path'
 import { load, printTable, start, startAlmanac, startHello, type Row } from './lib.ts'
 
 const seconds = Number(process.env.SECONDS ?? 5)
@@ -82,9 +86,34 @@ try {
     const added = cpuOf(row) - cpuOf(over)
     console.log(`| ${layer} | ${added.toFixed(1)} | ${added >= 0 ? '+' : ''}${((added / base.cpuUsPerRequest) * 100).toFixed(0)}% |`)
   }
+  if (process.env.BASE) await versusBase(process.env.BASE)
 } finally {
   await hello.stop()
   await helloFetch.stop()
   await almanac.stop()
   await logged.stop()
+}
+
+/** This checkout's server against BASE's on the rows that carry the shared layers, alternated, two rounds. */
+async function versusBase(root: string) {
+  const base = await startAlmanac({}, [], resolve(root))
+  const bare = { 'x-response-form': 'bare' }
+  const cases: [string, Parameters<typeof load>[1]][] = [
+    ['GET /healthz', { path: '/healthz' }],
+    [`GET ${light} (Form B)`, { path: light, headers: bare }],
+    ['GET /api/v1/countries/FR?fields=name (Form B)', { path: '/api/v1/countries/FR?fields=name', headers: bare }],
+    ['POST /api/v1/ip {"ip":"81.2.69.142"}', { method: 'POST', path: '/api/v1/ip', body: { ip: '81.2.69.142' } }],
+  ]
+  try {
+    console.log(`\n| case (CPU µs/request) | ${root} | this checkout | this / base |`)
+    console.log('|---|---:|---:|---:|')
+    for (let round = 1; round <= 2; round++)
+      for (const [name, options] of cases) {
+        const theirs = (await load(base, { seconds, ...options })).cpuUsPerRequest
+        const ours = (await load(almanac, { seconds, ...options })).cpuUsPerRequest
+        console.log(`| ${name}, round ${round} | ${theirs.toFixed(1)} | ${ours.toFixed(1)} | ${(ours / theirs).toFixed(2)} |`)
+      }
+  } finally {
+    await base.stop()
+  }
 }

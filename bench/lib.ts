@@ -62,11 +62,14 @@ export async function start(
 /** Bare Elysia answering `GET /` — the baseline. */
 export const startHello = () => start('hello-world (bare Elysia)', ['bun', 'bench/hello.ts'], {}, '/', {})
 
-/** `almanac serve` from source with a bench key on a plan that never runs out, access log off. */
-export const startAlmanac = (env: Record<string, string> = {}, args: string[] = []) =>
+/**
+ * `almanac serve` from source with a bench key on a plan that never runs out, access log off. `root`: another
+ * checkout's source (an A/B of two versions), serving this checkout's datasets.
+ */
+export const startAlmanac = (env: Record<string, string> = {}, args: string[] = [], root = ROOT) =>
   start(
-    'almanac',
-    ['bun', 'src/main.ts', 'serve', ...args],
+    root === ROOT ? 'almanac' : `almanac at ${root}`,
+    ['bun', join(root, 'src/main.ts'), 'serve', ...args],
     {
       ALMANAC_HOST: '127.0.0.1',
       ALMANAC_API_KEYS: `${BENCH_KEY}:bench`,
@@ -88,6 +91,11 @@ export interface LoadOptions {
   seconds?: number
   connections?: number
   threads?: number
+  /**
+   * Seconds of the same load run first and not counted (default 1). A route's first seconds in a fresh
+   * server include JSC compiling its code on JIT threads: ~10% of a 5 s run's CPU on the first row of a route.
+   */
+  warmupSeconds?: number
 }
 
 export interface LoadResult {
@@ -111,7 +119,7 @@ const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 10
 
 /** Runs wrk against one route of a server and reads its throughput, latency and the server's CPU time. */
 export async function load(server: BenchServer, options: LoadOptions = {}): Promise<LoadResult> {
-  const { method = 'GET', path = '/', body, seconds = 5, connections = 32, threads = 2 } = options
+  const { method = 'GET', path = '/', body, seconds = 5, connections = 32, threads = 2, warmupSeconds = 1 } = options
   const headers = { ...server.headers, ...options.headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }
   const dir = mkdtempSync(join(tmpdir(), 'almanac-bench-'))
   const script = join(dir, 'request.lua')
@@ -123,14 +131,19 @@ export async function load(server: BenchServer, options: LoadOptions = {}): Prom
       ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`),
     ].join('\n'),
   )
+  const wrk = async (runSeconds: number) => {
+    const proc = spawn({
+      cmd: ['wrk', '-t', String(threads), '-c', String(connections), '-d', `${runSeconds}s`, '--latency', '-s', script, server.url + path],
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const text = await new Response(proc.stdout).text()
+    await proc.exited
+    return text
+  }
+  if (warmupSeconds > 0) await wrk(warmupSeconds)
   const cpuBefore = cpuSeconds(server.pid)
-  const proc = spawn({
-    cmd: ['wrk', '-t', String(threads), '-c', String(connections), '-d', `${seconds}s`, '--latency', '-s', script, server.url + path],
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  const out = await new Response(proc.stdout).text()
-  await proc.exited
+  const out = await wrk(seconds)
   const cpu = cpuSeconds(server.pid) - cpuBefore
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0)
   const lat = (p: string) => {

@@ -31,8 +31,7 @@ try {
   for (const setup of setups) {
     const server = await setup.start()
     try {
-      // A short warm-up so both workers have compiled their hot paths before the measured run.
-      await load(server, { path: routes[0]!.path, headers: routes[0]!.headers, seconds: 1 })
+      // load() warms each route up for a second first, so both workers have compiled their hot paths.
       const out: LoadResult[] = []
       for (const route of routes) out.push(await load(server, { path: route.path, headers: route.headers, seconds }))
       results.set(setup.name, out)
