@@ -29,6 +29,7 @@ export const UNIT_TESTS = [
   'domains/postal/grid.test.ts',
   'domains/qr/mask.test.ts',
   'domains/qr/payloads.test.ts',
+  'domains/qr/png.test.ts',
   'domains/qr/segments.test.ts',
   'http/reply.test.ts',
   'data/extract.test.ts',

