@@ -109,8 +109,13 @@ export function admissions(routes: () => readonly RouteLike[], ceiling: number):
 
 const JSON_TYPE = /^application\/(?:[\w.-]+\+)?json$/
 
-/** The media type of a Content-Type value, lower case, without parameters; null when absent. */
-const mediaType = (value: string | null) => (value === null ? null : value.split(';', 1)[0]!.trim().toLowerCase())
+/**
+ * The media type of a Content-Type value, lower case, without parameters; null when absent. The exact
+ * `application/json` nearly every client sends is returned as it is (the split, trim and lower-casing of
+ * every other value cost ~1 µs a POST).
+ */
+const mediaType = (value: string | null) =>
+  value === null ? null : value === 'application/json' ? value : value.split(';', 1)[0]!.trim().toLowerCase()
 
 /**
  * Whether a request carries a body, from its headers: a Content-Length above 0, chunked transfer, or (a
