@@ -11,7 +11,8 @@ import type { Page, Paged } from '../../lib/page.ts'
 import { bookById, findBook, type BookInfo, type Testament } from './books.ts'
 import { ID_SHIFT, RANKED_IDS, RANKED_MIN_DOCS, searchPageSql } from './artifacts.ts'
 import { inlineOr, type QueryPool } from '../../lib/query-pool.ts'
-import { SEARCH_BUDGET_MS, SearchCosts, type SearchPrice } from './budget.ts'
+import { bm25Rank, corpusOf, frequencies, idf, varints, type Corpus } from './bm25.ts'
+import { SEARCH_BUDGET_MS, SearchCosts, type SearchPrice, type WordCost } from './budget.ts'
 import { parseQuery, type Term } from './query.ts'
 import { snippet } from './snippet.ts'
 
@@ -88,6 +89,9 @@ interface VerseRow {
   text: string
 }
 
+/** A match with its BM25 rank as FTS5 gives it (lower first). */
+type RankedRow = VerseRow & { rank: number }
+
 export interface DailyFilters {
   translation?: string
   language?: string
@@ -97,6 +101,11 @@ export interface DailyFilters {
 
 /** A relevance search whose rarest term is in at most this many verses (of the one translation asked, or all) is read at once. */
 const FEW_MATCHES = 64
+/**
+ * The most matches of one group ranked here (bm25.ts) rather than by FTS5, whatever the price says: each is
+ * read whole (its text) into one array before the page is cut from it.
+ */
+const SCORED_MAX = 2000
 
 /** Most search answers kept, whatever their bytes (the byte budget is the bound that matters). */
 const SEARCH_CACHE_ENTRIES = 65_536
@@ -141,6 +150,11 @@ export class BibleService {
   /** Every match of a query with its rank and verse, in id order (`searchFew`): in all translations, in one id range. */
   private readonly rankAllStmt: Statement
   private readonly rankRangeStmt: Statement
+  /** The same, with each row's size (its FTS5 docsize record) instead of its rank, for bm25.ts. */
+  private readonly sizedAllStmt: Statement
+  private readonly sizedRangeStmt: Statement
+  /** The index's row count and mean row size: what bm25.ts needs besides the row. */
+  private readonly corpus: Corpus
   /** The stored first RANKED_IDS positions of a common word in one translation, in rank order (build.ts). */
   private readonly rankedStmt: Statement
   private readonly costs: SearchCosts
@@ -203,6 +217,12 @@ export class BibleService {
       'SELECT v.id, v.book, v.chapter, v.verse, v.text, f.rank FROM verses_fts f JOIN verses v ON v.id = f.rowid WHERE verses_fts MATCH ?'
     this.rankAllStmt = db.query(rankSql)
     this.rankRangeStmt = db.query(`${rankSql} AND f.rowid BETWEEN ? AND ?`)
+    const sizedSql =
+      'SELECT v.id, v.book, v.chapter, v.verse, v.text, d.sz FROM verses_fts f JOIN verses v ON v.id = f.rowid ' +
+      'JOIN verses_fts_docsize d ON d.id = f.rowid WHERE verses_fts MATCH ?'
+    this.sizedAllStmt = db.query(sizedSql)
+    this.sizedRangeStmt = db.query(`${sizedSql} AND f.rowid BETWEEN ? AND ?`)
+    this.corpus = corpusOf(db)
     this.rankedStmt = db.query('SELECT positions FROM search_ranked WHERE term = ? AND translation = ?')
     this.costs = new SearchCosts(db)
   }
@@ -356,7 +376,7 @@ export class BibleService {
       .filter((g) => g.count > 0)
     const total = groups.reduce((s, g) => s + g.count, 0)
     // The page: which groups it reads, how many rows each skips and keeps; priced as a whole first.
-    const reads: { t: Translation; skip: number; take: number; ranked?: Uint8Array }[] = []
+    const reads: { t: Translation; skip: number; take: number; count: number; ranked?: Uint8Array }[] = []
     const lone = price.loneWord
     let skip = page.offset
     let want = page.limit
@@ -376,7 +396,7 @@ export class BibleService {
         lone && sort === 'relevance' && g.count >= RANKED_MIN_DOCS && skip + take <= RANKED_IDS
           ? ((this.rankedStmt.get(lone, t.idx) as { positions: Uint8Array } | null)?.positions ?? undefined)
           : undefined
-      reads.push({ t, skip, take, ranked })
+      reads.push({ t, skip, take, count: g.count, ranked })
       rowsMs += price.pageMs(ranked ? 0 : skip, take)
       if (!ranked) statementsMs += price.statementMs(t.idx)
       if (!ranked && sort === 'relevance') rankMs += price.rankMs(g.count)
@@ -389,10 +409,16 @@ export class BibleService {
     if (rowsMs > pageMs / 4) advice.push('a smaller limit or offset')
     price.spend(pageMs, advice)
     const hits: SearchHit[] = []
-    for (const { t, skip, take, ranked } of reads) {
+    for (const { t, skip, take, ranked, count } of reads) {
+      const scored =
+        !ranked && sort === 'relevance' && count <= SCORED_MAX && price.rankedForLessHere(count)
+          ? this.scoredMatches(parsed.fts, price.plainWords, t)
+          : undefined
       const rows = ranked
         ? this.rankedRows(t, ranked, skip, take)
-        : (this.searchStmts[sort].all(parsed.fts, t.firstId, t.lastId, take, skip) as VerseRow[])
+        : scored
+          ? scored.sort((a, b) => a.rank - b.rank).slice(skip, skip + take)
+          : (this.searchStmts[sort].all(parsed.fts, t.firstId, t.lastId, take, skip) as VerseRow[])
       for (const v of rows) hits.push(this.hit(t, v, parsed.terms))
     }
     return { total, groups, hits, estimatedMs: price.spentMs }
@@ -407,11 +433,13 @@ export class BibleService {
    */
   private searchFew(fts: string, terms: Term[], chosen: Translation[], page: Page, price: SearchPrice, bound: number): SearchResult {
     price.spend(price.statementMs() + price.rankMs(bound) + price.pageMs(0, Math.min(bound, page.limit)))
-    const matches = new Map<number, (VerseRow & { rank: number })[]>()
+    const matches = new Map<number, RankedRow[]>()
     // One translation: only its id range is read and ranked (a KJV-rare word is often common in the ASV).
     const only = chosen.length === 1 ? chosen[0]! : undefined
-    const rows = only ? this.rankRangeStmt.all(fts, only.firstId, only.lastId) : this.rankAllStmt.all(fts)
-    for (const row of rows as (VerseRow & { rank: number })[]) {
+    const rows =
+      (price.rankedForLessHere(bound) ? this.scoredMatches(fts, price.plainWords, only) : undefined) ??
+      ((only ? this.rankRangeStmt.all(fts, only.firstId, only.lastId) : this.rankAllStmt.all(fts)) as RankedRow[])
+    for (const row of rows) {
       const idx = row.id >> ID_SHIFT
       const list = matches.get(idx)
       if (list) list.push(row)
@@ -491,6 +519,27 @@ export class BibleService {
   }
 
   /** Verses `skip` to `skip + take` of a stored ranking (positions as little-endian uint16, build.ts). */
+  /**
+   * Every match of a query of plain words (in one translation, or all) with FTS5's rank computed by bm25.ts,
+   * in id order. Undefined for any other query, and when a row the index matched does not hold every word in
+   * its text as folded here (the two disagree on a word): FTS5 ranks that query instead.
+   */
+  private scoredMatches(fts: string, words: readonly WordCost[] | undefined, only?: Translation): RankedRow[] | undefined {
+    if (!words) return undefined
+    const labels = words.map((w) => w.label)
+    const idfs = words.map((w) => idf(this.corpus, w.docs))
+    const rows = (only ? this.sizedRangeStmt.all(fts, only.firstId, only.lastId) : this.sizedAllStmt.all(fts)) as (VerseRow & {
+      sz: Uint8Array
+    })[]
+    const out: RankedRow[] = []
+    for (const { sz, ...row } of rows) {
+      const freqs = frequencies(row.text, labels)
+      if (freqs.includes(0)) return undefined
+      out.push({ ...row, rank: bm25Rank(idfs, freqs, varints(sz)[0]!, this.corpus.avgdl) })
+    }
+    return out
+  }
+
   private rankedRows(t: Translation, positions: Uint8Array, skip: number, take: number): VerseRow[] {
     const rows: VerseRow[] = []
     const view = new DataView(positions.buffer, positions.byteOffset, positions.byteLength)
