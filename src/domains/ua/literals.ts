@@ -46,8 +46,50 @@ function better(a: Requirement, b: Requirement): Requirement {
 
 const QUANTIFIER = /^(?:[?*+]|\{(\d+)(?:,(\d*))?\})\??/
 
-/** Characters kept in a literal run: printable ASCII only (non-ASCII case folding is left to the regex). */
-const plain = (c: string) => c.charCodeAt(0) >= 0x20 && c.charCodeAt(0) < 0x7f
+/**
+ * Characters kept in a literal run: printable ASCII, and the non-ASCII characters whose case the scan's
+ * `toLowerCase()` folds exactly as the regex `i` flag does (see `foldsLikeTheRegex`). Other characters
+ * end a run (their case folding is left to the regex).
+ */
+const plain = (c: string) => {
+  const code = c.charCodeAt(0)
+  return code < 0x80 ? code >= 0x20 && code < 0x7f : foldsLikeTheRegex(code)
+}
+
+/** By character code: 1 when a non-ASCII character may be in a literal (built at the first such character). */
+let foldSafe: Uint8Array | null = null
+
+/**
+ * Whether every character the regex `i` flag matches to `code` lower-cases to the same single character as
+ * it, so that the literal (lower case) is found in the scan's lower-cased text whenever the regex matches.
+ * Without the `u` flag a regex compares characters by their upper case (ECMA-262 Canonicalize: the
+ * character itself when its upper case is several characters, or ASCII for a non-ASCII one), so the
+ * characters with the same such key form a class; a class is safe when `toLowerCase` maps all its members
+ * to one and the same character. Not safe, hence never in a literal: the sigmas (Σ, σ and final ς lower-case
+ * apart, and `toLowerCase` of a whole text depends on the next letter), İ (two characters lower-cased),
+ * those lower-cased into ASCII (the Kelvin sign), and surrogates (the scan's `toLowerCase` works on code
+ * points, the regex on halves).
+ */
+function foldsLikeTheRegex(code: number): boolean {
+  if (!foldSafe) {
+    const keyOf = (c: number) => {
+      const upper = String.fromCharCode(c).toUpperCase()
+      return upper.length !== 1 || upper.charCodeAt(0) < 0x80 ? c : upper.charCodeAt(0)
+    }
+    // The one lower-case character of each class (by key), or -2 when its members disagree.
+    const lowerOf = new Int32Array(0x10000).fill(-1)
+    for (let c = 0x80; c < 0x10000; c++) {
+      if (c >= 0xd800 && c <= 0xdfff) continue
+      const lower = String.fromCharCode(c).toLowerCase()
+      const l = lower.length === 1 && lower.charCodeAt(0) >= 0x80 ? lower.charCodeAt(0) : -2
+      const k = keyOf(c)
+      lowerOf[k] = lowerOf[k] === -1 || lowerOf[k] === l ? l : -2
+    }
+    foldSafe = new Uint8Array(0x10000)
+    for (let c = 0x80; c < 0x10000; c++) if (!(c >= 0xd800 && c <= 0xdfff) && lowerOf[keyOf(c)]! >= 0) foldSafe[c] = 1
+  }
+  return foldSafe[code] === 1
+}
 
 /** Most strings an exact set may hold (products of classes and groups grow fast). */
 const EXACT_CAP = 32
@@ -215,7 +257,8 @@ class Walker {
         }
         const from = ch.charCodeAt(0)
         const until = to.charCodeAt(0)
-        if (until - from >= CLASS_CAP || !plain(ch) || !plain(to)) exact = false
+        if (until - from >= CLASS_CAP || from < 0x20 || until >= 0x7f)
+          exact = false // ASCII ranges only
         else for (let code = from; code <= until; code++) members.push(String.fromCharCode(code))
         continue
       }

@@ -46,12 +46,14 @@ const REPACK_QUIET = 256
 /** Bits of the second filter of the hashed tiers (32 KB). */
 const CHECK_BITS = 18
 
-/** Rolling value of `s[at..at+n)`, n in 1..6, as the scan computes it: exact for n <= 2, unmasked above. */
+/**
+ * Rolling value of `s[at..at+n)`, n in 2..6, as the scan computes it: for n = 2 the low 7 bits of each
+ * character (exact for ASCII; non-ASCII characters share keys, told apart by comparing), unmasked above.
+ */
 function rollingOf(s: string, at: number, n: number) {
   const a = s.charCodeAt(at)
-  if (n === 1) return a
   const b = s.charCodeAt(at + 1)
-  if (n === 2) return (a << 7) | b
+  if (n === 2) return ((a & 127) << 7) | (b & 127)
   let h = (a * 131 + b) * 131 + s.charCodeAt(at + 2)
   if (n === 3) return h
   h = h * 131 + s.charCodeAt(at + 3)
@@ -85,16 +87,16 @@ class PackedBuckets {
   readonly start = new Int32Array(KEY_SPACE + 1)
   readonly records: Uint16Array
   /**
-   * Literals searched with `includes` instead: empty, with a non-ASCII character among their key characters
-   * (the scan's keys never reach them), or of one character (16 in Matomo's data, `s`, `m`, `/`…): those
-   * occur at most positions of a text, and visiting their buckets there was 27 of a scan's 47 visits.
+   * Literals searched with `includes` instead: empty, or of one character (16 in Matomo's data, `s`, `m`,
+   * `/`…): those occur at most positions of a text, and visiting their buckets there was 27 of a scan's 47
+   * visits.
    */
   readonly unkeyed: number[] = []
 
   constructor(literals: string[]) {
     const keys = literals.map((l, id) => {
       const tier = tierOf(l.length)
-      if (l.length <= 1 || /[^\0-\x7f]/.test(l.slice(0, tier))) {
+      if (l.length <= 1) {
         this.unkeyed.push(id)
         return -1
       }
@@ -209,30 +211,25 @@ class LiteralTable {
     const lower = text.toLowerCase()
     const n = lower.length
     // keyOf and checkOf written out for each tier, with the rolling value carried from one tier to the next.
-    for (let i = 0; i < n; i++) {
+    // Non-ASCII characters are keyed too (literals may hold caseless ones: 붉은별, أنغامي, ’), at no cost to ASCII text.
+    for (let i = 0; i + 1 < n; i++) {
       const a = lower.charCodeAt(i)
-      if (a > 127) continue
-      if (i + 1 >= n) continue
       const b = lower.charCodeAt(i + 1)
-      if (b > 127) continue
-      let key = 128 + ((a << 7) | b)
+      let key = 128 + (((a & 127) << 7) | (b & 127))
       if (hasBit(filled, key)) this.visit(p, key, lower, i, gen)
       if (i + 2 >= n) continue
       const c = lower.charCodeAt(i + 2)
-      if (c > 127) continue
       let h = (a * 131 + b) * 131 + c
       key = TIER_BASE[3]! + (h & HASH_MASK)
       if (hasBit(filled, key) && hasBit(check, checkOf(h, 3))) this.visit(p, key, lower, i, gen)
       if (i + 3 >= n) continue
       const d = lower.charCodeAt(i + 3)
-      if (d > 127) continue
       h = h * 131 + d
       key = TIER_BASE[4]! + (h & HASH_MASK)
       if (hasBit(filled, key) && hasBit(check, checkOf(h, 4))) this.visit(p, key, lower, i, gen)
       if (i + 5 >= n) continue
       const e = lower.charCodeAt(i + 4)
       const f = lower.charCodeAt(i + 5)
-      if (e > 127 || f > 127) continue
       h = (h * 131 + e) * 131 + f
       key = TIER_BASE[6]! + (h & HASH_MASK)
       if (hasBit(filled, key) && hasBit(check, checkOf(h, 6))) this.visit(p, key, lower, i, gen)

@@ -28,12 +28,45 @@ test.each([
   ['Build\\/K', ['build/k']],
   ['Opera Tablet|\\d+', null],
   ['(?:Nexus)*', null],
-  ['붉은별', null],
+  ['붉은별', ['붉은별']], // caseless non-ASCII characters are literal characters
+  ['Podcast’ler\\/', ['podcast’ler/']],
+  ['Подкасты', ['ка']], // о, д, с, т are not: the regex also matches old forms (ᲂ, ᲁ, ᲃ, ᲄ) that lower-case apart
+  ['Σσς', null], // σ and ς lower-case apart
+  ['İstanbul', ['stanbul']], // İ lower-cases to two characters
   ['a{0,3}bc', ['bc']],
   ['\\x41BC', ['bc']],
 ])('requiredLiterals(%p)', (pattern, expected) => {
   const got = requiredLiterals(pattern)
   expect(got === null ? null : [...got].sort()).toEqual(expected === null ? null : [...expected].sort())
+})
+
+test('a non-ASCII character is kept in a literal only when every character the regex i flag matches to it lower-cases into it', () => {
+  // The regex engine is the oracle: every character it matches to c (case-insensitively, as the engine's
+  // regexes run) must hold the literal once lower-cased, as the scan lower-cases the user agent. Checked for
+  // the non-ASCII characters of the detection data, those whose folding is known to be odd, and a sample
+  // of the whole BMP.
+  const defs = loadDefinitions(openDataDir().path(UA_ARTIFACT))
+  const chars = new Set<number>()
+  for (const pattern of Object.keys(defs.literals)) for (const ch of pattern) if (ch.charCodeAt(0) >= 0x80) chars.add(ch.charCodeAt(0))
+  for (const ch of 'ΣσςİıſKÅµẞßᲀᲁᲂвдоςΐﬀǅǄǆ’') chars.add(ch.charCodeAt(0))
+  for (let c = 0x80; c < 0x10000; c += 7) chars.add(c)
+  let all = ''
+  for (let c = 0; c < 0x10000; c++) if (c < 0xd800 || c > 0xdfff) all += String.fromCharCode(c)
+  const unicodeEscape = (ch: string) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`
+  let kept = 0
+  const wrong: string[] = []
+  for (const code of chars) {
+    if (code >= 0xd800 && code <= 0xdfff) continue
+    const ch = String.fromCharCode(code)
+    const literals = requiredLiterals(`${ch}qx`) // no non-ASCII character is a regex metacharacter
+    expect(literals).not.toBeNull()
+    if (literals![0] === 'qx') continue // not kept: the literal is the ASCII part
+    kept++
+    for (const [t] of all.matchAll(new RegExp(unicodeEscape(ch), 'gi')))
+      if (!literals!.some((l) => `${t}qx`.toLowerCase().includes(l))) wrong.push(`${ch} (U+${code.toString(16)}) matches ${t}`)
+  }
+  expect(kept).toBeGreaterThan(1000)
+  expect(wrong).toEqual([])
 })
 
 test('every pattern that matches a real UA has one of its literals in it', () => {

@@ -1,7 +1,6 @@
 /**
  * The literal scan behind every prefiltered regex (prefilter.ts): a literal is found wherever it occurs,
- * whether it is packed into the scan's buckets, added after the last packing, or keyed by non-ASCII
- * characters the bucket keys never reach. Each case is checked against `includes` over the lower-cased text.
+ * whether it is packed into the scan's buckets (non-ASCII characters too), or added after the last packing. Each case is checked against `includes` over the lower-cased text.
  */
 import { expect, test } from 'bun:test'
 import { openDataDir } from '../../../src/data/open.ts'
@@ -66,7 +65,16 @@ test('every literal of the detection data is found in real user agents exactly w
   const literals = [...new Set(Object.values(defs.literals).flatMap((l) => l ?? []))]
   expect(literals.length).toBeGreaterThan(10_000)
   const matchers = literals.map((l) => new Matcher(l, [l]))
-  const texts = every(realUserAgents(), 150)
+  // With the user agents of the data's non-ASCII literals (keyed like any other since the `ua` artifact's revision 5).
+  const texts = [
+    ...every(realUserAgents(), 150),
+    'Podcast’ler/1.0 CFNetwork/1240.0.4 Darwin/20.6.0',
+    'ПОДКАСТЫ/3.0 CFNetwork/1240.0.4 Darwin/20.6.0',
+    'أنغامي/5.1 (Android 12; SM-G991B)',
+    'Mozilla/5.0 (Linux; U; Android 13; zh-cn) QQ浏览器/12.1 Mobile',
+    'Mozilla/5.0 (X11; 붉은별 3.0; Linux i686) Firefox/3.5',
+    '팟캐스트/1.0 ポッドキャスト/2.0 播客/3.0 éàü ÉÀÜ',
+  ]
   let found = 0
   for (const text of texts) {
     const lower = text.toLowerCase()
