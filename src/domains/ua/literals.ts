@@ -13,6 +13,14 @@
 type Requirement = string[] | null
 
 /**
+ * The start of the text, as a character: `^` (no `m` flag in the engine's regexes) is read as this
+ * character, and the scan searches the literals in the lower-cased text behind it (prefilter.ts), so
+ * `^Anghami\/` requires `\u0001anghami/` and `^(?:chrome|node)$` (a bot list's branch) no longer runs
+ * on every UA that holds `chrome` somewhere. A UA holding the character itself is only scanned in vain.
+ */
+export const TEXT_START = '\u0001'
+
+/**
  * Text of the most frequent user agents (Chrome on Windows and Android, Safari on iPhone, Firefox on a
  * Mac, a WebView): a literal found in it would admit nearly every request, so a requirement made of such
  * literals is chosen only when a pattern offers nothing rarer. `Apple ?TV` is thus prefiltered on `tv`,
@@ -27,7 +35,9 @@ const FREQUENT_TEXT = [
     'safari/604.1',
   'mozilla/5.0 (macintosh; intel mac os x 10.15; rv:120.0) gecko/20100101 firefox/120.0',
   'mozilla/5.0 (x11; linux x86_64) applewebkit/537.36 (khtml, like gecko) chrome/120.0.0.0 safari/537.36',
-].join('\n')
+]
+  .map((ua) => TEXT_START + ua)
+  .join('\n')
 
 const frequent = (literals: string[]) => literals.some((l) => FREQUENT_TEXT.includes(l))
 
@@ -147,7 +157,7 @@ class Walker {
     let segment: string[] | null = null
     let whole: string[] | null = ['']
     const flush = () => {
-      if (segment && segment.every((s) => s.length > 0)) best = better(best, segment)
+      if (segment && segment.every((s) => s.length > 0 && s !== TEXT_START)) best = better(best, segment)
       segment = null
     }
     const extend = (set: string[]) => {
@@ -213,7 +223,8 @@ class Walker {
         continue
       }
       this.i++
-      if (c === '^' || c === '$') atom(null, null, true)
+      if (c === '^') atom([TEXT_START], null)
+      else if (c === '$') atom(null, null, true)
       else atom(c !== '.' && plain(c) ? [c.toLowerCase()] : null, null)
     }
     flush()

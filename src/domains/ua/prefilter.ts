@@ -6,7 +6,7 @@
  * are indexed by literal, so only their candidate entries are visited, in their original order, which
  * keeps first-match semantics identical to the stock engine.
  */
-import { requiredLiterals } from './literals.ts'
+import { requiredLiterals, TEXT_START } from './literals.ts'
 
 /** The prefix node-device-detector puts before every pattern (helper.getBaseRegExp). */
 const BASE_PREFIX = '(?:^|[^A-Z0-9_-]|[^A-Z0-9-]_|sprd-|MZ-)(?:'
@@ -208,7 +208,7 @@ class LiteralTable {
     this.hits = []
     const p = this.packed
     const { filled, check } = p
-    const lower = text.toLowerCase()
+    const lower = TEXT_START + text.toLowerCase() // `^` in a literal is this character (literals.ts)
     const n = lower.length
     // keyOf and checkOf written out for each tier, with the rolling value carried from one tier to the next.
     // Non-ASCII characters are keyed too (literals may hold caseless ones: 붉은별, أنغامي, ’), at no cost to ASCII text.

@@ -7,7 +7,7 @@ import { expect, test } from 'bun:test'
 import { openDataDir } from '../../../src/data/open.ts'
 import { UA_ARTIFACT } from '../../../src/domains/ua/build.ts'
 import { loadDefinitions } from '../../../src/domains/ua/definitions.ts'
-import { requiredLiterals } from '../../../src/domains/ua/literals.ts'
+import { requiredLiterals, TEXT_START } from '../../../src/domains/ua/literals.ts'
 import { openUaService } from '../../../src/domains/ua/service.ts'
 import { readFileSync } from 'node:fs'
 import { every, FIXTURES, realUserAgents } from './corpus.ts'
@@ -33,6 +33,10 @@ test.each([
   ['Подкасты', ['ка']], // о, д, с, т are not: the regex also matches old forms (ᲂ, ᲁ, ᲃ, ᲄ) that lower-case apart
   ['Σσς', null], // σ and ς lower-case apart
   ['İstanbul', ['stanbul']], // İ lower-cases to two characters
+  ['^A\\/', ['\u0001a/']], // `^` is the start of the text, a character the scan puts before it
+  ['^(?:chrome|node)$|curl', ['\u0001chrome', '\u0001node', 'curl']],
+  ['(?:^|x)foo', ['\u0001foo', 'xfoo']],
+  ['^(?:Mozilla)?', null],
   ['a{0,3}bc', ['bc']],
   ['\\x41BC', ['bc']],
 ])('requiredLiterals(%p)', (pattern, expected) => {
@@ -74,7 +78,7 @@ test('every pattern that matches a real UA has one of its literals in it', () =>
   // Real browser UAs, and Matomo's fixture UAs, which reach the device and model patterns.
   const fixtures = JSON.parse(readFileSync(FIXTURES, 'utf8')) as Record<string, { ua: string }[]>
   const uas = [...every(realUserAgents(), 20), ...['devices', 'bots', 'client_hints'].flatMap((k) => fixtures[k]!.map((c) => c.ua))]
-  const lower = uas.map((u) => u.toLowerCase())
+  const lower = uas.map((u) => TEXT_START + u.toLowerCase()) // as the scan reads a UA
   const wrong: string[] = []
   let checked = 0
   for (const [pattern, literals] of Object.entries(defs.literals)) {

@@ -6,6 +6,7 @@ import { expect, test } from 'bun:test'
 import { openDataDir } from '../../../src/data/open.ts'
 import { UA_ARTIFACT } from '../../../src/domains/ua/build.ts'
 import { loadDefinitions } from '../../../src/domains/ua/definitions.ts'
+import { TEXT_START } from '../../../src/domains/ua/literals.ts'
 import { Matcher, seedLiterals } from '../../../src/domains/ua/prefilter.ts'
 import { every, realUserAgents } from './corpus.ts'
 
@@ -45,6 +46,14 @@ test.each([
   expect(m.possible('Mozilla/5.0 (X11; Linux x86_64)')).toBe(false)
 })
 
+test('a literal behind the start of the text (`^`) is found only at the start', () => {
+  const m = new Matcher('^ab', [`${TEXT_START}ab`])
+  expect(m.possible('AB/1.0')).toBe(true)
+  expect(m.possible('ab')).toBe(true)
+  expect(m.possible('Mozilla/5.0 ab/1.0')).toBe(false)
+  expect(m.possible('a')).toBe(false)
+})
+
 test('an empty literal is found in every text, as includes() finds it', () => {
   expect(new Matcher('x?', ['']).possible('Mozilla/5.0')).toBe(true)
 })
@@ -77,7 +86,7 @@ test('every literal of the detection data is found in real user agents exactly w
   ]
   let found = 0
   for (const text of texts) {
-    const lower = text.toLowerCase()
+    const lower = TEXT_START + text.toLowerCase() // as the scan reads it
     for (const [i, m] of matchers.entries()) {
       const expected = lower.includes(literals[i]!)
       if (m.possible(text) !== expected)
