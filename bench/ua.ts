@@ -10,7 +10,8 @@
  *   are parsed by each side in turn (fresh strings each), CPU time summed per side, 4 passes per round, 3 rounds,
  *   so load that comes and goes falls on both alike; the issue's in-process target (25,000/s) and ratio are on these.
  *   `BASE=<another checkout> bun bench/ua.ts` adds that checkout's service (cache off) as a third side: an A/B
- *   of two versions of the code in one process (each has its own module instances);
+ *   of two versions of the code in one process (each has its own module instances), each on its own `ua` artifact
+ *   (the BASE checkout's `datasets/out`, or BASE_UA_DATA=<file>; else this checkout's);
  * - ours with the result cache, on 1,000 UAs repeated;
  * - agreement with stock, field for field (detect + parseBot as JSON), on every 3rd UA of the corpus
  *   (UA_BENCH_FULL=1: all of it; stock needs minutes);
@@ -18,7 +19,7 @@
  * Prints figures; asserts nothing. Run: `bun bench/ua.ts` (after `bun src/main.ts data build --only ua`);
  * `UA_BENCH_HTTP=0` leaves out the HTTP part.
  */
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { openDataDir } from '../src/data/open.ts'
@@ -81,7 +82,9 @@ if (process.env.BASE) {
   const root = resolve(process.env.BASE)
   const baseDefinitions = await import(join(root, 'src/domains/ua/definitions.ts'))
   const baseService = await import(join(root, 'src/domains/ua/service.ts'))
-  const base = baseService.openUaService(baseDefinitions.loadDefinitions(openDataDir().path(UA_ARTIFACT)), {
+  // Its own artifact when it has one (or BASE_UA_DATA): the literals in it follow the code's analysis (`ua` revision).
+  const baseData = [process.env.BASE_UA_DATA, join(root, 'datasets/out', UA_ARTIFACT)].find((p) => p && existsSync(p))
+  const base = baseService.openUaService(baseDefinitions.loadDefinitions(baseData ?? openDataDir().path(UA_ARTIFACT)), {
     cacheEntries: 0,
     cacheBytes: 0,
   })
