@@ -19,7 +19,7 @@ export const normalizePattern = (p: string) => p.replace(/\//g, '\\/').replace(/
 /**
  * Literal table: an id per literal, and buckets by the literal's first characters: two or three
  * (literals that short), four (literals of 4-5 characters) or six (longer ones), the last three hashed;
- * one-character literals are searched with `includes` (see `PackedBuckets.unkeyed`). A scan looks up at
+ * one-character literals are looked up in the set of characters the scan read (`PackedBuckets.singles`). A scan looks up at
  * most four buckets per text position, and a bucket rarely holds more than a few
  * literals, each confirmed by comparing its characters.
  *
@@ -87,17 +87,21 @@ class PackedBuckets {
   readonly start = new Int32Array(KEY_SPACE + 1)
   readonly records: Uint16Array
   /**
-   * Literals searched with `includes` instead: empty, or of one character (16 in Matomo's data, `s`, `m`,
-   * `/`…): those occur at most positions of a text, and visiting their buckets there was 27 of a scan's 47
-   * visits.
+   * One-character ASCII literals (16 in Matomo's data, `s`, `m`, `/`…), as pairs (character code, id): they
+   * occur at most positions of a text (visiting their buckets there was 27 of a scan's 47 visits), so the
+   * scan marks the characters it reads in a 128-bit set and looks them up there once, reading no string.
    */
+  readonly singles: Int32Array
+  /** Literals searched with `includes` instead: empty, or one non-ASCII character. */
   readonly unkeyed: number[] = []
 
   constructor(literals: string[]) {
+    const singles: number[] = []
     const keys = literals.map((l, id) => {
       const tier = tierOf(l.length)
       if (l.length <= 1) {
-        this.unkeyed.push(id)
+        if (l.length === 1 && l.charCodeAt(0) < 128) singles.push(l.charCodeAt(0), id)
+        else this.unkeyed.push(id)
         return -1
       }
       const h = rollingOf(l, 0, tier)
@@ -107,6 +111,7 @@ class PackedBuckets {
       }
       return keyOf(h, tier)
     })
+    this.singles = Int32Array.from(singles)
     keys.forEach((key, id) => {
       if (key >= 0) this.start[key + 1]! += 3 + literals[id]!.length
     })
@@ -139,6 +144,8 @@ class LiteralTable {
   private loose: number[] = []
   /** Hit stamps: literal i occurs in the current text when stamp[i] === generation. */
   private stamp = new Int32Array(1024)
+  /** The ASCII characters of the text being scanned, a bit each (for the one-character literals). */
+  private readonly seen = new Int32Array(4)
   private generation = 0
   private scanned: string | null = null
   /** Literal ids found in the last scanned text. */
@@ -210,11 +217,14 @@ class LiteralTable {
     const { filled, check } = p
     const lower = TEXT_START + text.toLowerCase() // `^` in a literal is this character (literals.ts)
     const n = lower.length
+    const seen = this.seen
+    seen.fill(0)
     // keyOf and checkOf written out for each tier, with the rolling value carried from one tier to the next.
     // Non-ASCII characters are keyed too (literals may hold caseless ones: 붉은별, أنغامي, ’), at no cost to ASCII text.
     for (let i = 0; i + 1 < n; i++) {
       const a = lower.charCodeAt(i)
       const b = lower.charCodeAt(i + 1)
+      if (a < 128) seen[a >>> 5]! |= 1 << (a & 31)
       let key = 128 + (((a & 127) << 7) | (b & 127))
       if (hasBit(filled, key)) this.visit(p, key, lower, i, gen)
       if (i + 2 >= n) continue
@@ -233,6 +243,16 @@ class LiteralTable {
       h = (h * 131 + e) * 131 + f
       key = TIER_BASE[6]! + (h & HASH_MASK)
       if (hasBit(filled, key) && hasBit(check, checkOf(h, 6))) this.visit(p, key, lower, i, gen)
+    }
+    const last = lower.charCodeAt(n - 1)
+    if (last < 128) seen[last >>> 5]! |= 1 << (last & 31)
+    const singles = p.singles
+    for (let k = 0; k < singles.length; k += 2) {
+      const c = singles[k]!
+      if ((seen[c >>> 5]! & (1 << (c & 31))) === 0) continue
+      const id = singles[k + 1]!
+      this.stamp[id] = gen
+      this.hits.push(id)
     }
     for (const id of this.loose)
       if (lower.includes(this.literals[id]!)) {

@@ -54,6 +54,22 @@ test('a literal behind the start of the text (`^`) is found only at the start', 
   expect(m.possible('a')).toBe(false)
 })
 
+test('a one-character literal is found at any position, the last one too, once packed into the set of characters', () => {
+  const [q, tilde] = [new Matcher('q', ['q']), new Matcher('~', ['~'])]
+  for (let n = 0; n < 300; n++) q.possible(`Mozilla/5.0 (quiet ${n})`) // no new literal for a while: the table packs them
+  for (const [text, hasQ] of [
+    ['abc q', true],
+    ['Q abc', true],
+    ['q', true],
+    ['abc', false],
+    ['', false],
+  ] as const) {
+    expect(q.possible(text)).toBe(hasQ)
+    expect(tilde.possible(`${text}~`)).toBe(true)
+    expect(tilde.possible(text)).toBe(false)
+  }
+})
+
 test('an empty literal is found in every text, as includes() finds it', () => {
   expect(new Matcher('x?', ['']).possible('Mozilla/5.0')).toBe(true)
 })
