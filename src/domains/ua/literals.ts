@@ -114,6 +114,8 @@ interface Analysis {
 }
 
 const product = (a: string[], b: string[]) => a.flatMap((x) => b.map((y) => x + y))
+/** Drops the strings that hold another of the set: where they occur, it does (`bar`, `foobar` -> `bar`). */
+const shortest = (set: string[]) => set.filter((s) => !set.some((t) => t !== s && s.includes(t)))
 const dedupe = (xs: string[]) => [...new Set(xs)]
 
 class Walker {
@@ -132,13 +134,15 @@ class Walker {
     return { req, exact: exact && exact.length <= EXACT_CAP ? exact : null }
   }
 
-  /** Whether the last atom read had a quantifier. */
+  /** Whether the last atom read had a quantifier; `optional` when that was `?` (zero or one). */
   quantified = false
+  optional = false
 
   /** Reads a quantifier after an atom; returns the least number of repetitions (1 when none). */
   quantifier(): number {
     const m = QUANTIFIER.exec(this.p.slice(this.i, this.i + 24))
     this.quantified = !!m
+    this.optional = m?.[0][0] === '?'
     if (!m) return 1
     this.i += m[0].length
     const q = m[0][0]
@@ -157,7 +161,7 @@ class Walker {
     let segment: string[] | null = null
     let whole: string[] | null = ['']
     const flush = () => {
-      if (segment && segment.every((s) => s.length > 0 && s !== TEXT_START)) best = better(best, segment)
+      if (segment && segment.every((s) => s.length > 0 && s !== TEXT_START)) best = better(best, shortest(segment))
       segment = null
     }
     const extend = (set: string[]) => {
@@ -170,6 +174,13 @@ class Walker {
     /** One atom with its language (`set`, null when inexact) and its inner requirement. */
     const atom = (set: string[] | null, inner: Requirement, zeroWidth = false) => {
       const min = this.quantifier()
+      if (!zeroWidth && set && this.optional) {
+        // `x?`: its language is x's and the empty string, so the stretch goes on (`Le ?X` -> lex, le x).
+        const maybe = dedupe(['', ...set])
+        extend(maybe)
+        if (whole) whole = whole.length * maybe.length <= EXACT_CAP ? dedupe(product(whole, maybe)) : null
+        return
+      }
       if (zeroWidth || min === 0) {
         flush()
         whole = null

@@ -17,13 +17,16 @@ test.each([
   ['(?:SM-G|GT-I)(\\d+)', ['sm-g', 'gt-i']],
   ['ab+c', ['ab']],
   ['a?bc', ['bc']],
-  ['foo(?:bar)?baz', ['foo']],
+  ['foo(?:bar)?baz', ['foobaz', 'foobarbaz']], // an optional exact part goes on the stretch
+  ['Le ?X[0-9]', ['lex', 'le x']],
+  ['(?:foo)?bar', ['bar']], // foobar holds bar: bar alone suffices
+  ['(?:WH|WhaleTV)\\/', ['wh/', 'whaletv/']],
   ['[abc]def|ghi', ['adef', 'bdef', 'cdef', 'ghi']],
   ['S(?:3[78]0|670)', ['s370', 's380', 's670']], // small classes and groups multiply out
   ['BLU[ _]', ['blu ', 'blu_']],
   ['KF[ADFGJKMORSTQ]', ['kf']], // a large class ends the stretch
   ['qwer(?=abc)', ['qwer']],
-  ['Apple ?TV', ['tv']], // `apple` is in every AppleWebKit UA: the rarer literal is chosen
+  ['Apple[ _]*TV', ['tv']], // `apple` is in every AppleWebKit UA: the rarer literal is chosen
   ['(?<!Lenovo )Tab 10', ['tab 10']],
   ['Build\\/K', ['build/k']],
   ['Opera Tablet|\\d+', null],
