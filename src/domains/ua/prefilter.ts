@@ -78,8 +78,11 @@ const hasBit = (bits: Int32Array, k: number) => (bits[k >>> 5]! & (1 << (k & 31)
  * hashed tiers a second bit, set by another hash of the same characters (a two-hash Bloom filter, 32 KB),
  * turns away most positions whose key only collides with a filled bucket's (two thirds of the buckets a
  * scan read before had none of its literals). Bucket K's literals are the records `start[K] .. start[K + 1]`
- * of `records`, each `[length, offset, id >> 16, id & 0xffff, ...characters]`: one bucket's literals, their
- * ids and characters sit side by side, so a visit reads one stretch of memory.
+ * of `records`, each `[length, offset, id >> 16, id & 0xffff, pairs, ...characters, ...(list, entry >> 16,
+ * entry & 0xffff) for each of its pairs]`: one bucket's literals, their ids, characters and the list entries
+ * that require them sit side by side, so a visit reads one stretch of memory, and a literal found hands its
+ * entries to the lists from there (from a JS array per literal, it was three more lines of cold memory a
+ * literal found, ~5 µs of a scan after 2 MB written elsewhere).
  *
  * A literal is keyed by one window of its characters (of its tier's length), at `offset`: the window the
  * fewest literals share. Keyed by their first characters, `iphone`, `androi` and `window` each keyed
@@ -100,7 +103,10 @@ class PackedBuckets {
   /** Literals searched with `includes` instead: empty, or one non-ASCII character. */
   readonly unkeyed: number[] = []
 
-  constructor(literals: string[]) {
+  /**
+   * @param users by literal id, its (list number, entry) pairs (`LiteralTable.use`)
+   */
+  constructor(literals: string[], users: number[][]) {
     const singles: number[] = []
     // The key of every window of every literal (literal i's from `first[i]`), and how many literals have a
     // window on each key, to key each literal by its least shared window.
@@ -136,8 +142,9 @@ class PackedBuckets {
       return keyOf(h, tier)
     })
     this.singles = Int32Array.from(singles)
+    const size = (id: number) => 5 + literals[id]!.length + ((users[id]?.length ?? 0) / 2) * 3
     keys.forEach((key, id) => {
-      if (key >= 0) this.start[key + 1]! += 4 + literals[id]!.length
+      if (key >= 0) this.start[key + 1]! += size(id)
     })
     for (let k = 1; k <= KEY_SPACE; k++) this.start[k]! += this.start[k - 1]!
     const slot = this.start.slice()
@@ -145,13 +152,20 @@ class PackedBuckets {
     keys.forEach((key, id) => {
       if (key < 0) return
       const l = literals[id]!
+      const pairs = users[id] ?? []
       let at = slot[key]!
-      slot[key] = at + 4 + l.length
+      slot[key] = at + size(id)
       this.records[at++] = l.length
       this.records[at++] = offsets[id]!
       this.records[at++] = id >>> 16
       this.records[at++] = id & 0xffff
+      this.records[at++] = pairs.length / 2
       for (let k = 0; k < l.length; k++) this.records[at++] = l.charCodeAt(k)
+      for (let k = 0; k < pairs.length; k += 2) {
+        this.records[at++] = pairs[k]!
+        this.records[at++] = pairs[k + 1]! >>> 16
+        this.records[at++] = pairs[k + 1]! & 0xffff
+      }
       this.filled[key >>> 5]! |= 1 << (key & 31)
     })
   }
@@ -179,11 +193,18 @@ class LiteralTable {
   private readonly users: number[][] = []
   /** Pairs (list number, entry) whose literals the last scan found, for the lists to pick theirs. */
   found: number[] = []
+  /** Whether the packed records hold every literal's pairs (see `use`). */
+  private usersPacked = false
 
   /** Registers entry `entry` of list number `list` as requiring literal `id`. */
   use(id: number, list: number, entry: number) {
+    if (list > 0xffff) throw new Error('more than 65,536 indexed lists: the packed records keep a list number in 16 bits')
     ;(this.users[id] ??= []).push(list, entry)
     this.scanned = null // the last scan's `found` holds only the lists known then
+    // The packed records lack this pair: the scans read every literal's pairs from `users` until the
+    // table packs again, once no new literal or pair has come for REPACK_QUIET scans.
+    this.usersPacked = false
+    this.quiet = 0
   }
 
   get size() {
@@ -214,30 +235,35 @@ class LiteralTable {
     for (let r = p.start[key]!, end = p.start[key + 1]!; r < end; ) {
       const length = records[r]!
       const at = i - records[r + 1]!
-      const from = r + 4
-      r = from + length
+      const from = r + 5
+      r = from + length + records[r + 4]! * 3
       if (at < 0 || at + length > lower.length) continue
       let k = 0
       while (k < length && records[from + k] === lower.charCodeAt(at + k)) k++
       if (k < length) continue
-      const id = (records[from - 2]! << 16) | records[from - 1]!
+      const id = (records[from - 3]! << 16) | records[from - 2]!
       if (this.stamp[id] === gen) continue // found before at another position
       this.stamp[id] = gen
       this.hits.push(id)
+      if (!this.usersPacked) continue
+      for (let q = from + length, end = r; q < end; q += 3) this.found.push(records[q]!, (records[q + 1]! << 16) | records[q + 2]!)
     }
   }
 
   /** Finds every literal in `text` (once per distinct text in a row). */
   scan(text: string) {
     if (text === this.scanned) return
-    if (!this.packed || this.unpacked >= REPACK_AFTER || (this.unpacked > 0 && ++this.quiet > REPACK_QUIET)) {
-      this.packed = new PackedBuckets(this.literals)
+    const pending = this.unpacked > 0 || !this.usersPacked
+    if (!this.packed || this.unpacked >= REPACK_AFTER || (pending && ++this.quiet > REPACK_QUIET)) {
+      this.packed = new PackedBuckets(this.literals, this.users)
+      this.usersPacked = true
       this.unpacked = 0
       this.loose = this.packed.unkeyed.slice()
     }
     this.scanned = text
     const gen = ++this.generation
     this.hits = []
+    this.found = []
     const p = this.packed
     const { filled, check } = p
     const lower = TEXT_START + text.toLowerCase() // `^` in a literal is this character (literals.ts)
@@ -269,6 +295,7 @@ class LiteralTable {
       key = TIER_BASE[6]! + (h & HASH_MASK)
       if (hasBit(filled, key) && hasBit(check, checkOf(h, 6))) this.visit(p, key, lower, i, gen)
     }
+    const fromBuckets = this.hits.length // their pairs are in `found` already, when the records hold them
     const last = lower.charCodeAt(n - 1)
     if (last < 128) seen[last >>> 5]! |= 1 << (last & 31)
     const singles = p.singles
@@ -284,10 +311,10 @@ class LiteralTable {
         this.stamp[id] = gen
         this.hits.push(id)
       }
-    // The lists' entries whose literals are here, so asking a list for candidates reads no table of its own.
-    this.found = []
-    for (const id of this.hits) {
-      const user = this.users[id]
+    // The lists' entries whose literals are here, so asking a list for candidates reads no table of its own;
+    // the buckets' literals handed theirs from the records (see `PackedBuckets`).
+    for (let h = this.usersPacked ? fromBuckets : 0; h < this.hits.length; h++) {
+      const user = this.users[this.hits[h]!]
       if (user) for (let k = 0; k < user.length; k++) this.found.push(user[k]!)
     }
   }
