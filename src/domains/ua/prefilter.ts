@@ -17,10 +17,10 @@ const MATCH_PREFIX = '(?:^|[^A-Z_-])(?:'
 export const normalizePattern = (p: string) => p.replace(/\//g, '\\/').replace(/\+\+/g, '+')
 
 /**
- * Literal table: an id per literal, and buckets by the literal's first characters: two or three
+ * Literal table: an id per literal, and buckets by a window of the literal's characters: two or three
  * (literals that short), four (literals of 4-5 characters) or six (longer ones), the last three hashed;
- * one-character literals are looked up in the set of characters the scan read (`PackedBuckets.singles`). A scan looks up at
- * most four buckets per text position, and a bucket rarely holds more than a few
+ * one-character literals are looked up in the set of characters the scan read (`PackedBuckets.singles`).
+ * A scan looks up at most four buckets per text position, and a bucket rarely holds more than a few
  * literals, each confirmed by comparing its characters.
  *
  * The buckets are packed (see `PackedBuckets`) because a scan is bound by memory, not arithmetic: with

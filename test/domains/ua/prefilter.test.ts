@@ -1,6 +1,7 @@
 /**
  * The literal scan behind every prefiltered regex (prefilter.ts): a literal is found wherever it occurs,
- * whether it is packed into the scan's buckets (non-ASCII characters too), or added after the last packing. Each case is checked against `includes` over the lower-cased text.
+ * whether it is packed into the scan's buckets (non-ASCII characters too), or added after the last packing.
+ * Each case is checked against `includes` over the lower-cased text.
  */
 import { expect, test } from 'bun:test'
 import { openDataDir } from '../../../src/data/open.ts'
