@@ -87,7 +87,7 @@ const hasBit = (bits: Int32Array, k: number) => (bits[k >>> 5]! & (1 << (k & 31)
  * A literal is keyed by one window of its characters (of its tier's length), at `offset`: the window the
  * fewest literals share. Keyed by their first characters, `iphone`, `androi` and `window` each keyed
  * hundreds of literals (`iphone10c3`, `iphone x`, `android tv`…), which every iPhone, Android or Windows
- * UA compared one by one: 110 records a scan, against 30 keyed by their rarest window.
+ * UA compared one by one: 110 records a scan of a uap-core UA, against 14 keyed by their rarest window (51 on main).
  */
 class PackedBuckets {
   readonly filled = new Int32Array(KEY_SPACE >>> 5)
@@ -246,7 +246,7 @@ class LiteralTable {
       this.stamp[id] = gen
       this.hits.push(id)
       if (!this.usersPacked) continue
-      for (let q = from + length, end = r; q < end; q += 3) this.found.push(records[q]!, (records[q + 1]! << 16) | records[q + 2]!)
+      for (let q = from + length; q < r; q += 3) this.found.push(records[q]!, (records[q + 1]! << 16) | records[q + 2]!)
     }
   }
 
