@@ -9,8 +9,11 @@
  *   ` u1.<n>` never used before, ours (cache off) and ua-parser-js 1.0 (`getResult()`), interleaved: every 20 UAs
  *   are parsed by each side in turn (fresh strings each), CPU time summed per side, 4 passes per round, 3 rounds,
  *   so load that comes and goes falls on both alike; the issue's in-process target (25,000/s) and ratio are on these.
+ *   The same sides again from cold caches (2 MB written between two parses, one parse per side in turn), as a
+ *   parse runs inside a server: the in-process figure the HTTP ratio follows.
  *   `BASE=<another checkout> bun bench/ua.ts` adds that checkout's service (cache off) as a third side: an A/B
- *   of two versions of the code in one process (each has its own module instances);
+ *   of two versions of the code in one process (each has its own module instances), each on its own `ua` artifact
+ *   (the BASE checkout's `datasets/out`, or BASE_UA_DATA=<file>; else this checkout's);
  * - ours with the result cache, on 1,000 UAs repeated;
  * - agreement with stock, field for field (detect + parseBot as JSON), on every 3rd UA of the corpus
  *   (UA_BENCH_FULL=1: all of it; stock needs minutes);
@@ -18,7 +21,7 @@
  * Prints figures; asserts nothing. Run: `bun bench/ua.ts` (after `bun src/main.ts data build --only ua`);
  * `UA_BENCH_HTTP=0` leaves out the HTTP part.
  */
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { openDataDir } from '../src/data/open.ts'
@@ -81,7 +84,9 @@ if (process.env.BASE) {
   const root = resolve(process.env.BASE)
   const baseDefinitions = await import(join(root, 'src/domains/ua/definitions.ts'))
   const baseService = await import(join(root, 'src/domains/ua/service.ts'))
-  const base = baseService.openUaService(baseDefinitions.loadDefinitions(openDataDir().path(UA_ARTIFACT)), {
+  // Its own artifact when it has one (or BASE_UA_DATA): the literals in it follow the code's analysis (`ua` revision).
+  const baseData = [process.env.BASE_UA_DATA, join(root, 'datasets/out', UA_ARTIFACT)].find((p) => p && existsSync(p))
+  const base = baseService.openUaService(baseDefinitions.loadDefinitions(baseData ?? openDataDir().path(UA_ARTIFACT)), {
     cacheEntries: 0,
     cacheBytes: 0,
   })
@@ -110,6 +115,27 @@ for (let round = 1; round <= 3; round++) {
   )
 }
 
+// From cold caches, as in a server: 2 MB written between two parses (a request's other work, the other
+// tenant), every UA parsed by each side in turn, 1 pass per round; the issue's HTTP target depends on this.
+const COLD_BYTES = 2 << 20
+const evict = new Int32Array(COLD_BYTES / 4)
+for (let round = 1; round <= 3; round++) {
+  const cpu = sides.map(() => 0)
+  agents.forEach((ua, n) => {
+    for (const i of n % 2 ? [...sides.keys()].reverse() : sides.keys()) {
+      const input = `${ua} u1.${serial++}`
+      for (let k = 0; k < evict.length; k += 16) evict[k]!++
+      const c0 = process.cpuUsage()
+      sides[i]![1](input)
+      const d = process.cpuUsage(c0)
+      cpu[i]! += d.user + d.system
+    }
+  })
+  sides.forEach(([label], i) =>
+    rows.push([`${label.replace('unique', 'cold unique')}, round ${round}`, agents.length, Number.NaN, agents.length / (cpu[i]! / 1e6)]),
+  )
+}
+
 const base = rows[0]!
 console.log('\nIn-process parses (rate per CPU-second: parses one core does, whatever else the machine runs)')
 console.log('| case | parses | rate (wall) | rate per CPU-second | ratio to stock (CPU) |')
@@ -126,9 +152,19 @@ console.log(
   `\nUnique strings, per CPU-second: Almanac ${range(ours)}/s (target 25,000), ua-parser-js ${range(peer)}/s; ` +
     `ratio by round ${ours.map((o, i) => (o / peer[i]!).toFixed(2)).join(', ')}x`,
 )
+const coldOurs = rates('cold unique uap-core UAs (')
+const coldPeer = rates('cold unique uap-core UAs, ua-parser-js')
+console.log(
+  `Cold (2 MB written between parses), per CPU-second: Almanac ${range(coldOurs)}/s, ua-parser-js ${range(coldPeer)}/s; ` +
+    `ratio by round ${coldOurs.map((o, i) => (o / coldPeer[i]!).toFixed(2)).join(', ')}x`,
+)
 const baseRates = rates('unique uap-core UAs, BASE=')
+const coldBase = rates('cold unique uap-core UAs, BASE=')
 if (baseRates.length)
-  console.log(`BASE ${range(baseRates)}/s; this checkout / BASE by round ${ours.map((o, i) => (o / baseRates[i]!).toFixed(2)).join(', ')}x`)
+  console.log(
+    `BASE ${range(baseRates)}/s; this checkout / BASE by round ${ours.map((o, i) => (o / baseRates[i]!).toFixed(2)).join(', ')}x; ` +
+      `cold ${coldOurs.map((o, i) => (o / coldBase[i]!).toFixed(2)).join(', ')}x`,
+  )
 
 // Agreement: the raw engine answers (before our mapping), ours against stock.
 prefilter.seedLiterals(defs.literals)

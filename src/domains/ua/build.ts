@@ -12,7 +12,7 @@ export const uaBuilder: DatasetBuilder = {
   id: 'ua',
   sources: UA_COLLECTION_SOURCES.map(([, id]) => id),
   artifacts: [UA_ARTIFACT],
-  revision: 4,
+  revision: 7,
   async build(ctx) {
     // Each of Matomo's `regexes/*.yml` files is its own pinned source (mirror path or raw GitHub URL).
     const files = {} as Record<Collection, string>

@@ -13,10 +13,19 @@
 type Requirement = string[] | null
 
 /**
+ * The start of the text, as a character: `^` (no `m` flag in the engine's regexes) is read as this
+ * character, and the scan searches the literals in the lower-cased text behind it (prefilter.ts), so
+ * `^Anghami\/` requires `\u0001anghami/` and `^(?:chrome|node)$` (a bot list's branch) no longer runs
+ * on every UA that holds `chrome` somewhere. A UA holding the character itself is only scanned in vain.
+ */
+export const TEXT_START = '\u0001'
+
+/**
  * Text of the most frequent user agents (Chrome on Windows and Android, Safari on iPhone, Firefox on a
  * Mac, a WebView): a literal found in it would admit nearly every request, so a requirement made of such
- * literals is chosen only when a pattern offers nothing rarer. `Apple ?TV` is thus prefiltered on `tv`,
- * not on `apple` (every AppleWebKit UA).
+ * literals is chosen only when a pattern offers nothing rarer. `Apple[ _]*TV` is thus prefiltered on `tv`,
+ * not on `apple` (every AppleWebKit UA). (Adding the common Android versions' UAs here made it worse: 4.40 ->
+ * 4.49 regexes run a parse, as patterns fell back to shorter literals.)
  */
 const FREQUENT_TEXT = [
   'mozilla/5.0 (windows nt 10.0; win64; x64) applewebkit/537.36 (khtml, like gecko) chrome/120.0.0.0 safari/537.36 edg/120.0.0.0',
@@ -27,7 +36,9 @@ const FREQUENT_TEXT = [
     'safari/604.1',
   'mozilla/5.0 (macintosh; intel mac os x 10.15; rv:120.0) gecko/20100101 firefox/120.0',
   'mozilla/5.0 (x11; linux x86_64) applewebkit/537.36 (khtml, like gecko) chrome/120.0.0.0 safari/537.36',
-].join('\n')
+]
+  .map((ua) => TEXT_START + ua)
+  .join('\n')
 
 const frequent = (literals: string[]) => literals.some((l) => FREQUENT_TEXT.includes(l))
 
@@ -46,8 +57,50 @@ function better(a: Requirement, b: Requirement): Requirement {
 
 const QUANTIFIER = /^(?:[?*+]|\{(\d+)(?:,(\d*))?\})\??/
 
-/** Characters kept in a literal run: printable ASCII only (non-ASCII case folding is left to the regex). */
-const plain = (c: string) => c.charCodeAt(0) >= 0x20 && c.charCodeAt(0) < 0x7f
+/**
+ * Characters kept in a literal run: printable ASCII, and the non-ASCII characters whose case the scan's
+ * `toLowerCase()` folds exactly as the regex `i` flag does (see `foldsLikeTheRegex`). Other characters
+ * end a run (their case folding is left to the regex).
+ */
+const plain = (c: string) => {
+  const code = c.charCodeAt(0)
+  return code < 0x80 ? code >= 0x20 && code < 0x7f : foldsLikeTheRegex(code)
+}
+
+/** By character code: 1 when a non-ASCII character may be in a literal (built at the first such character). */
+let foldSafe: Uint8Array | null = null
+
+/**
+ * Whether every character the regex `i` flag matches to `code` lower-cases to the same single character as
+ * it, so that the literal (lower case) is found in the scan's lower-cased text whenever the regex matches.
+ * Without the `u` flag a regex compares characters by their upper case (ECMA-262 Canonicalize: the
+ * character itself when its upper case is several characters, or ASCII for a non-ASCII one), so the
+ * characters with the same such key form a class; a class is safe when `toLowerCase` maps all its members
+ * to one and the same character. Not safe, hence never in a literal: the sigmas (Σ, σ and final ς lower-case
+ * apart, and `toLowerCase` of a whole text depends on the next letter), İ (two characters lower-cased),
+ * those lower-cased into ASCII (the Kelvin sign), and surrogates (the scan's `toLowerCase` works on code
+ * points, the regex on halves).
+ */
+function foldsLikeTheRegex(code: number): boolean {
+  if (!foldSafe) {
+    const keyOf = (c: number) => {
+      const upper = String.fromCharCode(c).toUpperCase()
+      return upper.length !== 1 || upper.charCodeAt(0) < 0x80 ? c : upper.charCodeAt(0)
+    }
+    // The one lower-case character of each class (by key), or -2 when its members disagree.
+    const lowerOf = new Int32Array(0x10000).fill(-1)
+    for (let c = 0x80; c < 0x10000; c++) {
+      if (c >= 0xd800 && c <= 0xdfff) continue
+      const lower = String.fromCharCode(c).toLowerCase()
+      const l = lower.length === 1 && lower.charCodeAt(0) >= 0x80 ? lower.charCodeAt(0) : -2
+      const k = keyOf(c)
+      lowerOf[k] = lowerOf[k] === -1 || lowerOf[k] === l ? l : -2
+    }
+    foldSafe = new Uint8Array(0x10000)
+    for (let c = 0x80; c < 0x10000; c++) if (!(c >= 0xd800 && c <= 0xdfff) && lowerOf[keyOf(c)]! >= 0) foldSafe[c] = 1
+  }
+  return foldSafe[code] === 1
+}
 
 /** Most strings an exact set may hold (products of classes and groups grow fast). */
 const EXACT_CAP = 32
@@ -62,6 +115,8 @@ interface Analysis {
 }
 
 const product = (a: string[], b: string[]) => a.flatMap((x) => b.map((y) => x + y))
+/** Drops the strings that hold another of the set: where they occur, it does (`bar`, `foobar` -> `bar`). */
+const shortest = (set: string[]) => set.filter((s) => !set.some((t) => t !== s && s.includes(t)))
 const dedupe = (xs: string[]) => [...new Set(xs)]
 
 class Walker {
@@ -80,13 +135,15 @@ class Walker {
     return { req, exact: exact && exact.length <= EXACT_CAP ? exact : null }
   }
 
-  /** Whether the last atom read had a quantifier. */
+  /** Whether the last atom read had a quantifier; `optional` when that was `?` (zero or one). */
   quantified = false
+  optional = false
 
   /** Reads a quantifier after an atom; returns the least number of repetitions (1 when none). */
   quantifier(): number {
     const m = QUANTIFIER.exec(this.p.slice(this.i, this.i + 24))
     this.quantified = !!m
+    this.optional = m?.[0][0] === '?'
     if (!m) return 1
     this.i += m[0].length
     const q = m[0][0]
@@ -105,7 +162,7 @@ class Walker {
     let segment: string[] | null = null
     let whole: string[] | null = ['']
     const flush = () => {
-      if (segment && segment.every((s) => s.length > 0)) best = better(best, segment)
+      if (segment && segment.every((s) => s.length > 0 && s !== TEXT_START)) best = better(best, shortest(segment))
       segment = null
     }
     const extend = (set: string[]) => {
@@ -118,6 +175,13 @@ class Walker {
     /** One atom with its language (`set`, null when inexact) and its inner requirement. */
     const atom = (set: string[] | null, inner: Requirement, zeroWidth = false) => {
       const min = this.quantifier()
+      if (!zeroWidth && set && this.optional) {
+        // `x?`: its language is x's and the empty string, so the stretch goes on (`Le ?X` -> lex, le x).
+        const maybe = dedupe(['', ...set])
+        extend(maybe)
+        if (whole) whole = whole.length * maybe.length <= EXACT_CAP ? dedupe(product(whole, maybe)) : null
+        return
+      }
       if (zeroWidth || min === 0) {
         flush()
         whole = null
@@ -171,7 +235,8 @@ class Walker {
         continue
       }
       this.i++
-      if (c === '^' || c === '$') atom(null, null, true)
+      if (c === '^') atom([TEXT_START], null)
+      else if (c === '$') atom(null, null, true)
       else atom(c !== '.' && plain(c) ? [c.toLowerCase()] : null, null)
     }
     flush()
@@ -215,7 +280,8 @@ class Walker {
         }
         const from = ch.charCodeAt(0)
         const until = to.charCodeAt(0)
-        if (until - from >= CLASS_CAP || !plain(ch) || !plain(to)) exact = false
+        if (until - from >= CLASS_CAP || from < 0x20 || until >= 0x7f)
+          exact = false // ASCII ranges only
         else for (let code = from; code <= until; code++) members.push(String.fromCharCode(code))
         continue
       }

@@ -6,7 +6,7 @@
  * are indexed by literal, so only their candidate entries are visited, in their original order, which
  * keeps first-match semantics identical to the stock engine.
  */
-import { requiredLiterals } from './literals.ts'
+import { requiredLiterals, TEXT_START } from './literals.ts'
 
 /** The prefix node-device-detector puts before every pattern (helper.getBaseRegExp). */
 const BASE_PREFIX = '(?:^|[^A-Z0-9_-]|[^A-Z0-9-]_|sprd-|MZ-)(?:'
@@ -17,10 +17,10 @@ const MATCH_PREFIX = '(?:^|[^A-Z_-])(?:'
 export const normalizePattern = (p: string) => p.replace(/\//g, '\\/').replace(/\+\+/g, '+')
 
 /**
- * Literal table: an id per literal, and buckets by the literal's first characters: two or three
+ * Literal table: an id per literal, and buckets by a window of the literal's characters: two or three
  * (literals that short), four (literals of 4-5 characters) or six (longer ones), the last three hashed;
- * one-character literals are searched with `includes` (see `PackedBuckets.unkeyed`). A scan looks up at
- * most four buckets per text position, and a bucket rarely holds more than a few
+ * one-character literals are looked up in the set of characters the scan read (`PackedBuckets.singles`).
+ * A scan looks up at most four buckets per text position, and a bucket rarely holds more than a few
  * literals, each confirmed by comparing its characters.
  *
  * The buckets are packed (see `PackedBuckets`) because a scan is bound by memory, not arithmetic: with
@@ -46,12 +46,14 @@ const REPACK_QUIET = 256
 /** Bits of the second filter of the hashed tiers (32 KB). */
 const CHECK_BITS = 18
 
-/** Rolling value of `s[at..at+n)`, n in 1..6, as the scan computes it: exact for n <= 2, unmasked above. */
+/**
+ * Rolling value of `s[at..at+n)`, n in 2..6, as the scan computes it: for n = 2 the low 7 bits of each
+ * character (exact for ASCII; non-ASCII characters share keys, told apart by comparing), unmasked above.
+ */
 function rollingOf(s: string, at: number, n: number) {
   const a = s.charCodeAt(at)
-  if (n === 1) return a
   const b = s.charCodeAt(at + 1)
-  if (n === 2) return (a << 7) | b
+  if (n === 2) return ((a & 127) << 7) | (b & 127)
   let h = (a * 131 + b) * 131 + s.charCodeAt(at + 2)
   if (n === 3) return h
   h = h * 131 + s.charCodeAt(at + 3)
@@ -76,8 +78,16 @@ const hasBit = (bits: Int32Array, k: number) => (bits[k >>> 5]! & (1 << (k & 31)
  * hashed tiers a second bit, set by another hash of the same characters (a two-hash Bloom filter, 32 KB),
  * turns away most positions whose key only collides with a filled bucket's (two thirds of the buckets a
  * scan read before had none of its literals). Bucket K's literals are the records `start[K] .. start[K + 1]`
- * of `records`, each `[length, id >> 16, id & 0xffff, ...characters]`: one bucket's literals, their ids
- * and characters sit side by side, so a visit reads one stretch of memory.
+ * of `records`, each `[length, offset, id >> 16, id & 0xffff, pairs, ...characters, ...(list, entry >> 16,
+ * entry & 0xffff) for each of its pairs]`: one bucket's literals, their ids, characters and the list entries
+ * that require them sit side by side, so a visit reads one stretch of memory, and a literal found hands its
+ * entries to the lists from there (from a JS array per literal, it was three more lines of cold memory a
+ * literal found, ~5 µs of a scan after 2 MB written elsewhere).
+ *
+ * A literal is keyed by one window of its characters (of its tier's length), at `offset`: the window the
+ * fewest literals share. Keyed by their first characters, `iphone`, `androi` and `window` each keyed
+ * hundreds of literals (`iphone10c3`, `iphone x`, `android tv`…), which every iPhone, Android or Windows
+ * UA compared one by one: 110 records a scan of a uap-core UA, against 14 keyed by their rarest window (51 on main).
  */
 class PackedBuckets {
   readonly filled = new Int32Array(KEY_SPACE >>> 5)
@@ -85,28 +95,56 @@ class PackedBuckets {
   readonly start = new Int32Array(KEY_SPACE + 1)
   readonly records: Uint16Array
   /**
-   * Literals searched with `includes` instead: empty, with a non-ASCII character among their key characters
-   * (the scan's keys never reach them), or of one character (16 in Matomo's data, `s`, `m`, `/`…): those
-   * occur at most positions of a text, and visiting their buckets there was 27 of a scan's 47 visits.
+   * One-character ASCII literals (16 in Matomo's data, `s`, `m`, `/`…), as pairs (character code, id): they
+   * occur at most positions of a text (visiting their buckets there was 27 of a scan's 47 visits), so the
+   * scan marks the characters it reads in a 128-bit set and looks them up there once, reading no string.
    */
+  readonly singles: Int32Array
+  /** Literals searched with `includes` instead: empty, or one non-ASCII character. */
   readonly unkeyed: number[] = []
 
-  constructor(literals: string[]) {
+  /**
+   * @param users by literal id, its (list number, entry) pairs (`LiteralTable.use`)
+   */
+  constructor(literals: string[], users: number[][]) {
+    const singles: number[] = []
+    // The key of every window of every literal (literal i's from `first[i]`), and how many literals have a
+    // window on each key, to key each literal by its least shared window.
+    const first = new Int32Array(literals.length + 1)
+    const windows: number[] = []
+    const load = new Int32Array(KEY_SPACE)
+    literals.forEach((l, id) => {
+      const tier = tierOf(l.length)
+      if (l.length > 1)
+        for (let o = 0; o + tier <= l.length; o++) {
+          const key = keyOf(rollingOf(l, o, tier), tier)
+          windows.push(key)
+          load[key]!++
+        }
+      first[id + 1] = windows.length
+    })
+    const offsets = new Int32Array(literals.length)
     const keys = literals.map((l, id) => {
       const tier = tierOf(l.length)
-      if (l.length <= 1 || /[^\0-\x7f]/.test(l.slice(0, tier))) {
-        this.unkeyed.push(id)
+      if (l.length <= 1) {
+        if (l.length === 1 && l.charCodeAt(0) < 128) singles.push(l.charCodeAt(0), id)
+        else this.unkeyed.push(id)
         return -1
       }
-      const h = rollingOf(l, 0, tier)
+      let best = first[id]!
+      for (let w = best + 1; w < first[id + 1]!; w++) if (load[windows[w]!]! < load[windows[best]!]!) best = w
+      offsets[id] = best - first[id]!
+      const h = rollingOf(l, offsets[id]!, tier)
       if (tier >= 3) {
         const c = checkOf(h, tier)
         this.check[c >>> 5]! |= 1 << (c & 31)
       }
       return keyOf(h, tier)
     })
+    this.singles = Int32Array.from(singles)
+    const size = (id: number) => 5 + literals[id]!.length + ((users[id]?.length ?? 0) / 2) * 3
     keys.forEach((key, id) => {
-      if (key >= 0) this.start[key + 1]! += 3 + literals[id]!.length
+      if (key >= 0) this.start[key + 1]! += size(id)
     })
     for (let k = 1; k <= KEY_SPACE; k++) this.start[k]! += this.start[k - 1]!
     const slot = this.start.slice()
@@ -114,12 +152,20 @@ class PackedBuckets {
     keys.forEach((key, id) => {
       if (key < 0) return
       const l = literals[id]!
+      const pairs = users[id] ?? []
       let at = slot[key]!
-      slot[key] = at + 3 + l.length
+      slot[key] = at + size(id)
       this.records[at++] = l.length
+      this.records[at++] = offsets[id]!
       this.records[at++] = id >>> 16
       this.records[at++] = id & 0xffff
+      this.records[at++] = pairs.length / 2
       for (let k = 0; k < l.length; k++) this.records[at++] = l.charCodeAt(k)
+      for (let k = 0; k < pairs.length; k += 2) {
+        this.records[at++] = pairs[k]!
+        this.records[at++] = pairs[k + 1]! >>> 16
+        this.records[at++] = pairs[k + 1]! & 0xffff
+      }
       this.filled[key >>> 5]! |= 1 << (key & 31)
     })
   }
@@ -137,6 +183,8 @@ class LiteralTable {
   private loose: number[] = []
   /** Hit stamps: literal i occurs in the current text when stamp[i] === generation. */
   private stamp = new Int32Array(1024)
+  /** The ASCII characters of the text being scanned, a bit each (for the one-character literals). */
+  private readonly seen = new Int32Array(4)
   private generation = 0
   private scanned: string | null = null
   /** Literal ids found in the last scanned text. */
@@ -145,11 +193,18 @@ class LiteralTable {
   private readonly users: number[][] = []
   /** Pairs (list number, entry) whose literals the last scan found, for the lists to pick theirs. */
   found: number[] = []
+  /** Whether the packed records hold every literal's pairs (see `use`). */
+  private usersPacked = false
 
   /** Registers entry `entry` of list number `list` as requiring literal `id`. */
   use(id: number, list: number, entry: number) {
+    if (list > 0xffff) throw new Error('more than 65,536 indexed lists: the packed records keep a list number in 16 bits')
     ;(this.users[id] ??= []).push(list, entry)
     this.scanned = null // the last scan's `found` holds only the lists known then
+    // The packed records lack this pair: the scans read every literal's pairs from `users` until the
+    // table packs again, once no new literal or pair has come for REPACK_QUIET scans.
+    this.usersPacked = false
+    this.quiet = 0
   }
 
   get size() {
@@ -174,78 +229,92 @@ class LiteralTable {
     return id
   }
 
-  /** Marks the literals of bucket `key` that occur in `lower` at `i`. */
+  /** Marks the literals of bucket `key` that occur in `lower` with their key window at `i`. */
   private visit(p: PackedBuckets, key: number, lower: string, i: number, gen: number) {
     const records = p.records
-    const room = lower.length - i
     for (let r = p.start[key]!, end = p.start[key + 1]!; r < end; ) {
       const length = records[r]!
-      const from = r + 3
-      r = from + length
-      if (length > room) continue
+      const at = i - records[r + 1]!
+      const from = r + 5
+      r = from + length + records[r + 4]! * 3
+      if (at < 0 || at + length > lower.length) continue
       let k = 0
-      while (k < length && records[from + k] === lower.charCodeAt(i + k)) k++
+      while (k < length && records[from + k] === lower.charCodeAt(at + k)) k++
       if (k < length) continue
-      const id = (records[from - 2]! << 16) | records[from - 1]!
+      const id = (records[from - 3]! << 16) | records[from - 2]!
       if (this.stamp[id] === gen) continue // found before at another position
       this.stamp[id] = gen
       this.hits.push(id)
+      if (!this.usersPacked) continue
+      for (let q = from + length; q < r; q += 3) this.found.push(records[q]!, (records[q + 1]! << 16) | records[q + 2]!)
     }
   }
 
   /** Finds every literal in `text` (once per distinct text in a row). */
   scan(text: string) {
     if (text === this.scanned) return
-    if (!this.packed || this.unpacked >= REPACK_AFTER || (this.unpacked > 0 && ++this.quiet > REPACK_QUIET)) {
-      this.packed = new PackedBuckets(this.literals)
+    const pending = this.unpacked > 0 || !this.usersPacked
+    if (!this.packed || this.unpacked >= REPACK_AFTER || (pending && ++this.quiet > REPACK_QUIET)) {
+      this.packed = new PackedBuckets(this.literals, this.users)
+      this.usersPacked = true
       this.unpacked = 0
       this.loose = this.packed.unkeyed.slice()
     }
     this.scanned = text
     const gen = ++this.generation
     this.hits = []
+    this.found = []
     const p = this.packed
     const { filled, check } = p
-    const lower = text.toLowerCase()
+    const lower = TEXT_START + text.toLowerCase() // `^` in a literal is this character (literals.ts)
     const n = lower.length
+    const seen = this.seen
+    seen.fill(0)
     // keyOf and checkOf written out for each tier, with the rolling value carried from one tier to the next.
-    for (let i = 0; i < n; i++) {
+    // Non-ASCII characters are keyed too (literals may hold caseless ones: 붉은별, أنغامي, ’), at no cost to ASCII text.
+    for (let i = 0; i + 1 < n; i++) {
       const a = lower.charCodeAt(i)
-      if (a > 127) continue
-      if (i + 1 >= n) continue
       const b = lower.charCodeAt(i + 1)
-      if (b > 127) continue
-      let key = 128 + ((a << 7) | b)
+      if (a < 128) seen[a >>> 5]! |= 1 << (a & 31)
+      let key = 128 + (((a & 127) << 7) | (b & 127))
       if (hasBit(filled, key)) this.visit(p, key, lower, i, gen)
       if (i + 2 >= n) continue
       const c = lower.charCodeAt(i + 2)
-      if (c > 127) continue
       let h = (a * 131 + b) * 131 + c
       key = TIER_BASE[3]! + (h & HASH_MASK)
       if (hasBit(filled, key) && hasBit(check, checkOf(h, 3))) this.visit(p, key, lower, i, gen)
       if (i + 3 >= n) continue
       const d = lower.charCodeAt(i + 3)
-      if (d > 127) continue
       h = h * 131 + d
       key = TIER_BASE[4]! + (h & HASH_MASK)
       if (hasBit(filled, key) && hasBit(check, checkOf(h, 4))) this.visit(p, key, lower, i, gen)
       if (i + 5 >= n) continue
       const e = lower.charCodeAt(i + 4)
       const f = lower.charCodeAt(i + 5)
-      if (e > 127 || f > 127) continue
       h = (h * 131 + e) * 131 + f
       key = TIER_BASE[6]! + (h & HASH_MASK)
       if (hasBit(filled, key) && hasBit(check, checkOf(h, 6))) this.visit(p, key, lower, i, gen)
+    }
+    const fromBuckets = this.hits.length // their pairs are in `found` already, when the records hold them
+    const last = lower.charCodeAt(n - 1)
+    if (last < 128) seen[last >>> 5]! |= 1 << (last & 31)
+    const singles = p.singles
+    for (let k = 0; k < singles.length; k += 2) {
+      const c = singles[k]!
+      if ((seen[c >>> 5]! & (1 << (c & 31))) === 0) continue
+      const id = singles[k + 1]!
+      this.stamp[id] = gen
+      this.hits.push(id)
     }
     for (const id of this.loose)
       if (lower.includes(this.literals[id]!)) {
         this.stamp[id] = gen
         this.hits.push(id)
       }
-    // The lists' entries whose literals are here, so asking a list for candidates reads no table of its own.
-    this.found = []
-    for (const id of this.hits) {
-      const user = this.users[id]
+    // The lists' entries whose literals are here, so asking a list for candidates reads no table of its own;
+    // the buckets' literals handed theirs from the records (see `PackedBuckets`).
+    for (let h = this.usersPacked ? fromBuckets : 0; h < this.hits.length; h++) {
+      const user = this.users[this.hits[h]!]
       if (user) for (let k = 0; k < user.length; k++) this.found.push(user[k]!)
     }
   }

@@ -1,12 +1,13 @@
 /**
  * The literal scan behind every prefiltered regex (prefilter.ts): a literal is found wherever it occurs,
- * whether it is packed into the scan's buckets, added after the last packing, or keyed by non-ASCII
- * characters the bucket keys never reach. Each case is checked against `includes` over the lower-cased text.
+ * whether it is packed into the scan's buckets (non-ASCII characters too), or added after the last packing.
+ * Each case is checked against `includes` over the lower-cased text.
  */
 import { expect, test } from 'bun:test'
 import { openDataDir } from '../../../src/data/open.ts'
 import { UA_ARTIFACT } from '../../../src/domains/ua/build.ts'
 import { loadDefinitions } from '../../../src/domains/ua/definitions.ts'
+import { TEXT_START } from '../../../src/domains/ua/literals.ts'
 import { Matcher, seedLiterals } from '../../../src/domains/ua/prefilter.ts'
 import { every, realUserAgents } from './corpus.ts'
 
@@ -46,6 +47,30 @@ test.each([
   expect(m.possible('Mozilla/5.0 (X11; Linux x86_64)')).toBe(false)
 })
 
+test('a literal behind the start of the text (`^`) is found only at the start', () => {
+  const m = new Matcher('^ab', [`${TEXT_START}ab`])
+  expect(m.possible('AB/1.0')).toBe(true)
+  expect(m.possible('ab')).toBe(true)
+  expect(m.possible('Mozilla/5.0 ab/1.0')).toBe(false)
+  expect(m.possible('a')).toBe(false)
+})
+
+test('a one-character literal is found at any position, the last one too, once packed into the set of characters', () => {
+  const [q, tilde] = [new Matcher('q', ['q']), new Matcher('~', ['~'])]
+  for (let n = 0; n < 300; n++) q.possible(`Mozilla/5.0 (quiet ${n})`) // no new literal for a while: the table packs them
+  for (const [text, hasQ] of [
+    ['abc q', true],
+    ['Q abc', true],
+    ['q', true],
+    ['abc', false],
+    ['', false],
+  ] as const) {
+    expect(q.possible(text)).toBe(hasQ)
+    expect(tilde.possible(`${text}~`)).toBe(true)
+    expect(tilde.possible(text)).toBe(false)
+  }
+})
+
 test('an empty literal is found in every text, as includes() finds it', () => {
   expect(new Matcher('x?', ['']).possible('Mozilla/5.0')).toBe(true)
 })
@@ -66,10 +91,19 @@ test('every literal of the detection data is found in real user agents exactly w
   const literals = [...new Set(Object.values(defs.literals).flatMap((l) => l ?? []))]
   expect(literals.length).toBeGreaterThan(10_000)
   const matchers = literals.map((l) => new Matcher(l, [l]))
-  const texts = every(realUserAgents(), 150)
+  // With the user agents of the data's non-ASCII literals (keyed like any other since the `ua` artifact's revision 5).
+  const texts = [
+    ...every(realUserAgents(), 150),
+    'Podcast’ler/1.0 CFNetwork/1240.0.4 Darwin/20.6.0',
+    'ПОДКАСТЫ/3.0 CFNetwork/1240.0.4 Darwin/20.6.0',
+    'أنغامي/5.1 (Android 12; SM-G991B)',
+    'Mozilla/5.0 (Linux; U; Android 13; zh-cn) QQ浏览器/12.1 Mobile',
+    'Mozilla/5.0 (X11; 붉은별 3.0; Linux i686) Firefox/3.5',
+    '팟캐스트/1.0 ポッドキャスト/2.0 播客/3.0 éàü ÉÀÜ',
+  ]
   let found = 0
   for (const text of texts) {
-    const lower = text.toLowerCase()
+    const lower = TEXT_START + text.toLowerCase() // as the scan reads it
     for (const [i, m] of matchers.entries()) {
       const expected = lower.includes(literals[i]!)
       if (m.possible(text) !== expected)
