@@ -161,7 +161,9 @@ export class SearchPrice {
    */
   rankedForLessHere(matches: number): boolean {
     const words = this.plainWords
-    return !!words && matches * SCAN_ROWS_PER_SCORED_ROW < words.reduce((sum, w) => sum + w.docs, 0)
+    // A word the index does not hold as one token (docs 0) could still match as FTS5 splits it: FTS5 ranks that.
+    if (!words || words.some((w) => w.docs === 0)) return false
+    return matches * SCAN_ROWS_PER_SCORED_ROW < words.reduce((sum, w) => sum + w.docs, 0)
   }
 
   private wordDocs(w: WordCost, idx: number | undefined) {
