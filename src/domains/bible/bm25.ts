@@ -6,7 +6,7 @@
  * totals are FTS5's own averages record, a row's size is its docsize record, and a word's frequency in a
  * verse is counted in the verse's text folded as the index folded it (fold.ts). The formula and the order
  * of its operations are fts5_aux.c's, so the doubles are identical (test/domains/bible/bm25.test.ts compares
- * every row of thousands of queries with FTS5's `rank`).
+ * every row of ~700 queries in all 34 translations with FTS5's `rank`).
  */
 import type { Database } from 'bun:sqlite'
 import { foldText, wordsOf } from './fold.ts'
@@ -39,8 +39,8 @@ export interface Corpus {
   avgdl: number
 }
 
-export function corpusOf(db: Database, table = 'verses_fts'): Corpus {
-  const record = db.query(`SELECT block FROM ${table}_data WHERE id = 1`).get() as { block: Uint8Array } | null
+export function corpusOf(db: Database): Corpus {
+  const record = db.query('SELECT block FROM verses_fts_data WHERE id = 1').get() as { block: Uint8Array } | null
   const [rows = 0, tokens = 0] = record ? varints(record.block) : []
   const n = rows > 0 ? rows : 1
   return { rows: n, avgdl: tokens / n }
@@ -53,7 +53,7 @@ export function idf(corpus: Corpus, hits: number): number {
 }
 
 const isAsciiWordChar = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 122)
-/** Anything that folding could turn into a word character, or that is one: past ASCII, all of it is left to foldText. */
+/** A character past ASCII: such a text is folded and split as the index was (for ASCII, folding only lower-cases). */
 const NOT_PLAIN_ASCII = /[^\x00-\x7f]/
 
 /**
