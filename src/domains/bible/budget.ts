@@ -67,7 +67,7 @@ interface TermCost {
   prefix: PrefixCost | undefined
 }
 
-/** What ranking one match in bm25.ts costs, in rows of a doclist FTS5 counts for its IDF (see rankedForLessHere). */
+/** What ranking one match in bm25.ts costs, in rows of a doclist FTS5 counts for its IDF (see wordsToRankHere). */
 const SCAN_ROWS_PER_SCORED_ROW = 100
 
 /** Term statistics lookups, prepared once per database. */
@@ -147,23 +147,19 @@ export class SearchPrice {
     return this.lone?.label
   }
 
-  /** The query's words in query order, when every term is one plain word (no phrase, no prefix): what bm25.ts ranks. */
-  get plainWords(): readonly WordCost[] | undefined {
-    return this.prefixes.length || this.terms.some((t) => t.words.length !== 1) ? undefined : this.words
-  }
-
   /**
-   * Whether `matches` rows of a query of plain words are ranked for less by bm25.ts than by FTS5. FTS5's IDF
-   * first counts the rows of each word's whole doclist, over all translations (~0.05 µs a row: 1.3 ms for
-   * `have`, in 27,302 verses); bm25.ts reads each match's text and counts its words (a few µs a match more).
-   * Measured over the 212 mixed KJV queries of bench/peers.ts (A/B in one process, 6 passes): ratios of 50 to
-   * 200 are alike, 20 and 400 worse; at 100 the set took 72 ms a pass against 98 with FTS5 ranking all.
+   * The query's words in query order, when every term is one plain word (no phrase, no prefix) and `matches`
+   * rows are ranked for less by bm25.ts than by FTS5; otherwise undefined. FTS5's IDF first counts the rows
+   * of each word's whole doclist, over all translations (~0.05 µs a row: 1.3 ms for `have`, in 27,302
+   * verses); bm25.ts reads each match's text and counts its words (a few µs a match more). Measured over the
+   * 212 mixed KJV queries of bench/peers.ts (A/B in one process, 6 passes): ratios of 50 to 200 are alike, 20
+   * and 400 worse; at 100 the set took 72 ms a pass against 98 with FTS5 ranking all.
    */
-  rankedForLessHere(matches: number): boolean {
-    const words = this.plainWords
+  wordsToRankHere(matches: number): readonly WordCost[] | undefined {
+    if (this.prefixes.length || this.terms.some((t) => t.words.length !== 1)) return undefined
     // A word the index does not hold as one token (docs 0) could still match as FTS5 splits it: FTS5 ranks that.
-    if (!words || words.some((w) => w.docs === 0)) return false
-    return matches * SCAN_ROWS_PER_SCORED_ROW < words.reduce((sum, w) => sum + w.docs, 0)
+    if (this.words.some((w) => w.docs === 0)) return undefined
+    return matches * SCAN_ROWS_PER_SCORED_ROW < this.words.reduce((sum, w) => sum + w.docs, 0) ? this.words : undefined
   }
 
   private wordDocs(w: WordCost, idx: number | undefined) {

@@ -410,10 +410,8 @@ export class BibleService {
     price.spend(pageMs, advice)
     const hits: SearchHit[] = []
     for (const { t, skip, take, ranked, count } of reads) {
-      const scored =
-        !ranked && sort === 'relevance' && count <= SCORED_MAX && price.rankedForLessHere(count)
-          ? this.scoredMatches(parsed.fts, price.plainWords, t)
-          : undefined
+      const words = !ranked && sort === 'relevance' && count <= SCORED_MAX ? price.wordsToRankHere(count) : undefined
+      const scored = this.scoredMatches(parsed.fts, words, t)
       const rows = ranked
         ? this.rankedRows(t, ranked, skip, take)
         : scored
@@ -437,7 +435,7 @@ export class BibleService {
     // One translation: only its id range is read and ranked (a KJV-rare word is often common in the ASV).
     const only = chosen.length === 1 ? chosen[0]! : undefined
     const rows =
-      (price.rankedForLessHere(bound) ? this.scoredMatches(fts, price.plainWords, only) : undefined) ??
+      this.scoredMatches(fts, price.wordsToRankHere(bound), only) ??
       ((only ? this.rankRangeStmt.all(fts, only.firstId, only.lastId) : this.rankAllStmt.all(fts)) as RankedRow[])
     for (const row of rows) {
       const idx = row.id >> ID_SHIFT
@@ -518,11 +516,11 @@ export class BibleService {
     return counts
   }
 
-  /** Verses `skip` to `skip + take` of a stored ranking (positions as little-endian uint16, build.ts). */
   /**
    * Every match of a query of plain words (in one translation, or all) with FTS5's rank computed by bm25.ts,
-   * in id order. Undefined for any other query, and when a row the index matched does not hold every word in
-   * its text as folded here (the two disagree on a word): FTS5 ranks that query instead.
+   * in id order. Undefined without `words` (`SearchPrice.wordsToRankHere`: not such a query, or FTS5 ranks it
+   * for less), and when a row the index matched does not hold every word in its text as folded here (the two
+   * disagree on a word): FTS5 ranks that query instead.
    */
   private scoredMatches(fts: string, words: readonly WordCost[] | undefined, only?: Translation): RankedRow[] | undefined {
     if (!words) return undefined
@@ -540,6 +538,7 @@ export class BibleService {
     return out
   }
 
+  /** Verses `skip` to `skip + take` of a stored ranking (positions as little-endian uint16, build.ts). */
   private rankedRows(t: Translation, positions: Uint8Array, skip: number, take: number): VerseRow[] {
     const rows: VerseRow[] = []
     const view = new DataView(positions.buffer, positions.byteOffset, positions.byteLength)

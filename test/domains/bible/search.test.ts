@@ -111,8 +111,8 @@ describe('search results equal a brute-force scan', () => {
       expect(count).toBe(expected.length)
       expect(refs).toEqual(expected)
       expect(expected.length).toBeGreaterThan(0)
-      // vie1934 `duc` pages through thousands of hits: ~4.8 s alone, past the 5 s default on a loaded machine.
     },
+    // vie1934 `duc` pages through thousands of hits: ~4.8 s alone, past the 5 s default on a loaded machine.
     30_000,
   )
 
