@@ -13,7 +13,6 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { AlmanacError } from '../../lib/errors.ts'
 import { NotInline } from '../../lib/query-pool.ts'
-import { COMMON_TERM_DOCS } from './artifacts.ts'
 import type { Term } from './query.ts'
 
 /** The estimated milliseconds one search may take; measured worst admitted searches stay well under 50 ms. */
@@ -45,14 +44,22 @@ const US = {
   hit: 8,
 }
 
+/**
+ * A word in at least this many verses (of all translations) is priced per translation (its counts in
+ * `search_term_translations`); a rarer one costs little wherever it is searched, so its total bounds each.
+ */
+const COMMON_TERM_DOCS = 1000
+
 /** Entries of a common word read per row of the rarest term when FTS5 seeks it there (calibrated, see statementMs). */
 const US_SEEK = 16
 
 export interface WordCost {
   label: string
   docs: number
-  /** Verses per translation index, for a common word; otherwise `docs` bounds every translation. */
+  /** Verses per translation index, for a common word or a lone one; otherwise `docs` bounds every translation. */
   perTranslation: Map<number, number> | undefined
+  /** A lone word's first RANKED_IDS verses per translation index, in BM25 order (build.ts). */
+  ranked?: ReadonlyMap<number, Uint8Array>
 }
 
 interface PrefixCost {
@@ -74,11 +81,13 @@ const SCAN_ROWS_PER_SCORED_ROW = 100
 export class SearchCosts {
   private readonly termStmt: Statement
   private readonly perTranslationStmt: Statement
+  private readonly loneStmt: Statement
   private readonly expansionStmt: Statement
 
   constructor(db: Database) {
     this.termStmt = db.query('SELECT docs FROM search_terms WHERE term = ?')
     this.perTranslationStmt = db.query('SELECT translation, docs FROM search_term_translations WHERE term = ?')
+    this.loneStmt = db.query('SELECT translation, docs, ranked FROM search_term_translations WHERE term = ?')
     this.expansionStmt = db.query(
       `SELECT count(*) AS words, coalesce(sum(docs), 0) AS docs FROM (SELECT docs FROM search_terms WHERE term >= ?1 AND term < ?1 || ` +
         `char(1114111) LIMIT ${MAX_PREFIX_WORDS + 1})`,
@@ -90,20 +99,31 @@ export class SearchCosts {
    * whose price passes `inlineMs` (and not the budget) stops with `NotInline`, to run on a query worker.
    */
   price(terms: Term[], budgetMs = SEARCH_BUDGET_MS, inlineMs = Infinity): SearchPrice {
+    // A lone word reads its counts and first pages per translation (`SearchPrice.loneWordCounts`, `loneWordRanking`).
+    const lone = terms.length === 1 && terms[0]!.words.length === 1 && !terms[0]!.prefix
     const priced = terms.map((t) => ({
-      words: (t.prefix ? t.words.slice(0, -1) : t.words).map((w) => this.word(w)),
+      words: (t.prefix ? t.words.slice(0, -1) : t.words).map((w) => this.word(w, lone)),
       prefix: t.prefix ? this.prefix(t.words.at(-1)!) : undefined,
     }))
     return new SearchPrice(priced, budgetMs, inlineMs)
   }
 
-  private word(w: string): WordCost {
+  private word(w: string, lone: boolean): WordCost {
+    if (lone) {
+      // Its rows per translation: counts and first pages; a verse is in one translation, so they sum to its total.
+      const rows = this.loneStmt.all(w) as { translation: number; docs: number; ranked: Uint8Array }[]
+      return {
+        label: w,
+        docs: rows.reduce((sum, r) => sum + r.docs, 0),
+        perTranslation: rows.length ? new Map(rows.map((r) => [r.translation, r.docs])) : undefined,
+        ranked: new Map(rows.map((r) => [r.translation, r.ranked])),
+      }
+    }
     const docs = (this.termStmt.get(w) as { docs: number } | null)?.docs ?? 0
-    let perTranslation: Map<number, number> | undefined
-    if (docs >= COMMON_TERM_DOCS)
-      perTranslation = new Map(
-        (this.perTranslationStmt.all(w) as { translation: number; docs: number }[]).map((r) => [r.translation, r.docs]),
-      )
+    const perTranslation =
+      docs >= COMMON_TERM_DOCS
+        ? new Map((this.perTranslationStmt.all(w) as { translation: number; docs: number }[]).map((r) => [r.translation, r.docs]))
+        : undefined
     return { label: w, docs, perTranslation }
   }
 
@@ -140,11 +160,6 @@ export class SearchPrice {
     this.words = terms.flatMap((t) => t.words)
     this.prefixes = terms.flatMap((t) => (t.prefix ? [t.prefix] : []))
     this.lone = terms.length === 1 && this.words.length === 1 && !this.prefixes.length ? this.words[0] : undefined
-  }
-
-  /** The query's one plain word (folded), when it is nothing else. */
-  get loneWord(): string | undefined {
-    return this.lone?.label
   }
 
   /**
@@ -185,11 +200,17 @@ export class SearchPrice {
   }
 
   /**
-   * The verses per translation index of a query that is one plain common word: exact, from the term
-   * statistics, so counting its matches reads nothing. Undefined for any other query.
+   * The verses per translation index of a query that is one plain word the index holds: exact, from the
+   * term statistics, so counting its matches reads nothing. Undefined for any other query, and for a word
+   * the index does not hold as one token (FTS5 may still match it, split).
    */
   loneWordCounts(): ReadonlyMap<number, number> | undefined {
     return this.lone?.perTranslation
+  }
+
+  /** The first RANKED_IDS verses of the lone word in translation `idx` (positions as little-endian uint16, build.ts). */
+  loneWordRanking(idx: number): Uint8Array | undefined {
+    return this.lone?.ranked?.get(idx)
   }
 
   /** At most this many verses match in translation `idx` (or all): the rarest term's. */

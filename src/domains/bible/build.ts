@@ -15,13 +15,13 @@ import { extractDeb } from '../../data/deb.ts'
 import type { BuildContext, BuildResult, DatasetBuilder } from '../../data/types.ts'
 import { bookByCode, bookById, bookByOsis, type BookInfo } from './books.ts'
 import { foldText } from './fold.ts'
-import { quote } from './query.ts'
 import { stripGbf, stripOsis } from './markup.ts'
 import { type NameList, readSwordLocales, swordBookTitle, usfxTitles } from './book-names.ts'
 import { readStepBible, readUsfmBooks, readUsfxText, type SourceVerse, usfxText } from './readers.ts'
 import { readSwordModule } from './sword.ts'
 import { TRANSLATIONS, type TranslationInfo } from './translations.ts'
-import { BIBLE_ARTIFACT, COMMON_TERM_DOCS, ID_SHIFT, RANKED_IDS, RANKED_MIN_DOCS, searchPageSql } from './artifacts.ts'
+import { BIBLE_ARTIFACT, ID_SHIFT, RANKED_IDS } from './artifacts.ts'
+import { bm25Rank, corpusOf, idf, varints } from './bm25.ts'
 
 export const VERSIFICATION_SOURCE = 'bible-versification'
 export const BOOK_NAMES_SOURCE = 'bible-book-names'
@@ -47,53 +47,84 @@ CREATE TABLE verses (id INTEGER PRIMARY KEY, book INTEGER NOT NULL, chapter INTE
 CREATE VIRTUAL TABLE verses_fts USING fts5(text, content='', tokenize='unicode61 remove_diacritics 0');
 CREATE TABLE search_terms (term TEXT PRIMARY KEY, docs INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE search_term_translations (
-  term TEXT NOT NULL, translation INTEGER NOT NULL, docs INTEGER NOT NULL, PRIMARY KEY (term, translation)
-) WITHOUT ROWID;
-CREATE TABLE search_ranked (
-  term TEXT NOT NULL, translation INTEGER NOT NULL, positions BLOB NOT NULL, PRIMARY KEY (term, translation)
+  term TEXT NOT NULL, translation INTEGER NOT NULL, docs INTEGER NOT NULL, ranked BLOB NOT NULL, PRIMARY KEY (term, translation)
 ) WITHOUT ROWID;
 `
 
 /**
- * The statistics the search budget reads (budget.ts): every indexed term with the number of verses
- * holding it, and for the common terms that number per translation. fts5vocab could tell the first at
- * run time, but it counts by reading the term's whole doclist (3 ms for `the`), and it cannot be created
- * on the read-only connection; the table answers a prefix's expansion with one index range scan.
+ * The statistics the search reads: every indexed term with the number of verses holding it
+ * (`search_terms`, for the budget and a prefix's expansion: one index range scan), and every (term,
+ * translation) pair with its verse count and its first RANKED_IDS verses in BM25 order
+ * (`search_term_translations`). fts5vocab could tell the counts at run time, but it counts by reading the
+ * term's whole doclist (3 ms for `the`), and it cannot be created on the read-only connection.
  */
 function writeTermStatistics(db: Database) {
   db.exec(`CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, verses_fts, row);
-    INSERT INTO search_terms SELECT term, doc FROM temp.vocab;`)
-  const common = db.query('SELECT term FROM search_terms WHERE docs >= ?').all(COMMON_TERM_DOCS) as { term: string }[]
-  const insert = db.prepare(
-    `INSERT INTO search_term_translations SELECT ?1, rowid >> ${ID_SHIFT}, count(*) FROM verses_fts WHERE verses_fts MATCH ?2 GROUP BY 2`,
-  )
-  for (const { term } of common) insert.run(term, quote(term))
-  db.exec('DROP TABLE temp.vocab')
-  writeRankedPositions(db)
+    INSERT INTO search_terms SELECT term, doc FROM temp.vocab;
+    DROP TABLE temp.vocab;`)
+  writeTermTranslations(db)
 }
 
 /**
- * The top RANKED_IDS verses of every (term, translation) pair in RANKED_MIN_DOCS verses or more, as FTS5's
- * own `ORDER BY rank` gives them (the very statement a search runs, so order and ties are FTS5's), each
- * a verse's position in its translation (id minus the first id) as a little-endian uint16. A one-word
- * search reads its page from here instead of ranking every match: `the` over all 34 translations costs
- * the rows of its page, not BM25 over 24,127 KJV verses. 4,440 pairs, ~1.8 MB, ~30 s of the build (11.8 M matches ranked).
+ * Per (term, translation) pair: its verse count, and its first RANKED_IDS verses as FTS5's `ORDER BY rank`
+ * gives them (each a verse's position in its translation, id minus the first id, as a little-endian
+ * uint16). A one-word search reads its counts and its page from here instead of matching and ranking:
+ * a rare word costs the rows of its page, and `the` over all 34 translations too, not BM25 over 24,127
+ * KJV verses. One pass over fts5vocab's `instance` table (every token FTS5 indexed, in term then verse
+ * order: FTS5's own tokens), each verse's size from its docsize record and the ranks by bm25.ts, which
+ * is FTS5's formula bit for bit; equal ranks keep verse order, as FTS5's sort does
+ * (test/domains/bible/fast-paths.test.ts compares pairs of every translation with FTS5's own ranking).
  */
-function writeRankedPositions(db: Database) {
-  const pairs = db
-    .query(
-      'SELECT s.term, s.translation, t.first_id AS first, t.last_id AS last FROM search_term_translations s ' +
-        'JOIN translations t ON t.idx = s.translation WHERE s.docs >= ?',
-    )
-    .all(RANKED_MIN_DOCS) as { term: string; translation: number; first: number; last: number }[]
-  const ranked = db.query(searchPageSql('f.rank'))
-  const insert = db.prepare('INSERT INTO search_ranked VALUES (?, ?, ?)')
-  for (const p of pairs) {
-    const ids = ranked.all(quote(p.term), p.first, p.last, RANKED_IDS, 0) as { id: number }[]
-    const positions = Buffer.alloc(ids.length * 2)
-    ids.forEach((r, i) => positions.writeUInt16LE(r.id - p.first, i * 2))
-    insert.run(p.term, p.translation, positions)
+function writeTermTranslations(db: Database) {
+  const corpus = corpusOf(db)
+  const sizes = new Map<number, number>()
+  for (const { id, sz } of db.query('SELECT id, sz FROM verses_fts_docsize').iterate() as IterableIterator<{ id: number; sz: Uint8Array }>)
+    sizes.set(id, varints(sz)[0]!)
+  const insert = db.prepare('INSERT INTO search_term_translations VALUES (?, ?, ?, ?)')
+  const idfs = [0]
+  const freqs = [0]
+  // One term's verses and the count of its tokens in each, in verse order.
+  let term: string | undefined
+  const ids: number[] = []
+  const counts: number[] = []
+  const flush = () => {
+    if (term === undefined) return
+    idfs[0] = idf(corpus, ids.length)
+    for (let start = 0; start < ids.length; ) {
+      const translation = ids[start]! >> ID_SHIFT
+      let end = start
+      while (end < ids.length && ids[end]! >> ID_SHIFT === translation) end++
+      const ranked = Array.from({ length: end - start }, (_, i) => {
+        freqs[0] = counts[start + i]!
+        return { id: ids[start + i]!, rank: bm25Rank(idfs, freqs, sizes.get(ids[start + i]!)!, corpus.avgdl) }
+      })
+      ranked.sort((a, b) => a.rank - b.rank || a.id - b.id)
+      const first = translation << ID_SHIFT
+      const positions = Buffer.alloc(Math.min(ranked.length, RANKED_IDS) * 2)
+      for (let i = 0; i * 2 < positions.length; i++) positions.writeUInt16LE(ranked[i]!.id - first, i * 2)
+      insert.run(term, translation, end - start, positions)
+      start = end
+    }
+    ids.length = 0
+    counts.length = 0
   }
+  db.exec('CREATE VIRTUAL TABLE temp.instances USING fts5vocab(main, verses_fts, instance)')
+  for (const { term: t, doc } of db.query('SELECT term, doc FROM temp.instances').iterate() as IterableIterator<{
+    term: string
+    doc: number
+  }>) {
+    if (t !== term) {
+      flush()
+      term = t
+    }
+    if (ids.at(-1) === doc) counts[counts.length - 1]!++
+    else {
+      ids.push(doc)
+      counts.push(1)
+    }
+  }
+  flush()
+  db.exec('DROP TABLE temp.instances')
 }
 
 interface Verse {
@@ -376,7 +407,7 @@ export function bibleBuilderOf(only?: string[]): DatasetBuilder {
     id: 'bible',
     sources: [...list.map((t) => `bible-${t.id}`), VERSIFICATION_SOURCE, BOOK_NAMES_SOURCE],
     artifacts: [BIBLE_ARTIFACT],
-    revision: 8,
+    revision: 9,
     async build(ctx: BuildContext) {
       const paths = new Map<string, string>()
       for (const t of list) paths.set(t.file, (await ctx.source(`bible-${t.id}`)).path)

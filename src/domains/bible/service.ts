@@ -9,7 +9,7 @@ import { GenerationalCache } from '../../lib/cache.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
 import type { Page, Paged } from '../../lib/page.ts'
 import { bookById, findBook, type BookInfo, type Testament } from './books.ts'
-import { ID_SHIFT, RANKED_IDS, RANKED_MIN_DOCS, searchPageSql } from './artifacts.ts'
+import { ID_SHIFT, RANKED_IDS } from './artifacts.ts'
 import { inlineOr, type QueryPool } from '../../lib/query-pool.ts'
 import { bm25Rank, corpusOf, frequencies, idf, varints, type Corpus } from './bm25.ts'
 import { SEARCH_BUDGET_MS, SearchCosts, type SearchPrice, type WordCost } from './budget.ts'
@@ -99,6 +99,14 @@ export interface DailyFilters {
   book?: string
 }
 
+/**
+ * One page of a translation's search hits with their verses (`?1` the MATCH text, `?2`–`?3` the
+ * translation's id range, `?4` limit, `?5` offset), in BM25 order or Bible order.
+ */
+export const searchPageSql = (order: 'f.rank' | 'f.rowid') =>
+  `SELECT v.id, v.book, v.chapter, v.verse, v.text FROM verses_fts f JOIN verses v ON v.id = f.rowid WHERE verses_fts MATCH ? AND ` +
+  `f.rowid BETWEEN ? AND ? ORDER BY ${order} LIMIT ? OFFSET ?`
+
 /** A relevance search whose rarest term is in at most this many verses (of the one translation asked, or all) is read at once. */
 const FEW_MATCHES = 64
 /**
@@ -155,8 +163,6 @@ export class BibleService {
   private readonly sizedRangeStmt: Statement
   /** The index's row count and mean row size: what bm25.ts needs besides the row. */
   private readonly corpus: Corpus
-  /** The stored first RANKED_IDS positions of a common word in one translation, in rank order (build.ts). */
-  private readonly rankedStmt: Statement
   private readonly costs: SearchCosts
   private languageList: ReturnType<BibleService['listLanguages']> | undefined
 
@@ -223,7 +229,6 @@ export class BibleService {
     this.sizedAllStmt = db.query(sizedSql)
     this.sizedRangeStmt = db.query(`${sizedSql} AND f.rowid BETWEEN ? AND ?`)
     this.corpus = corpusOf(db)
-    this.rankedStmt = db.query('SELECT positions FROM search_ranked WHERE term = ? AND translation = ?')
     this.costs = new SearchCosts(db)
   }
 
@@ -369,7 +374,9 @@ export class BibleService {
     const price = this.costs.price(parsed.terms, this.searchBudgetMs, inlineMs)
     // In one translation a common word's own count bounds the matches (`lord` in the Vulgate: none).
     const bound = price.matchBound(chosen.length === 1 ? chosen[0]!.idx : undefined)
-    if (sort === 'relevance' && bound <= FEW_MATCHES) return this.searchFew(parsed.fts, parsed.terms, chosen, page, price, bound)
+    // A lone word's counts and first pages are stored (build.ts): nothing to match or rank for them.
+    if (sort === 'relevance' && bound <= FEW_MATCHES && !price.loneWordCounts())
+      return this.searchFew(parsed.fts, parsed.terms, chosen, page, price, bound)
     const counts = this.countMatches(parsed.fts, chosen, price)
     const groups: SearchGroup[] = chosen
       .map((t) => ({ translation: t.id, name: t.name, count: counts.get(t.idx) ?? 0 }))
@@ -377,7 +384,6 @@ export class BibleService {
     const total = groups.reduce((s, g) => s + g.count, 0)
     // The page: which groups it reads, how many rows each skips and keeps; priced as a whole first.
     const reads: { t: Translation; skip: number; take: number; count: number; ranked?: Uint8Array }[] = []
-    const lone = price.loneWord
     let skip = page.offset
     let want = page.limit
     let rankMs = 0
@@ -391,11 +397,8 @@ export class BibleService {
       }
       const t = this.byId.get(g.translation)!
       const take = Math.min(want, g.count - skip)
-      // A common word's page within its stored ranking is read from there: no matching, no BM25.
-      const ranked =
-        lone && sort === 'relevance' && g.count >= RANKED_MIN_DOCS && skip + take <= RANKED_IDS
-          ? ((this.rankedStmt.get(lone, t.idx) as { positions: Uint8Array } | null)?.positions ?? undefined)
-          : undefined
+      // A lone word's page within its stored ranking is read from there: no matching, no BM25.
+      const ranked = sort === 'relevance' && skip + take <= RANKED_IDS ? price.loneWordRanking(t.idx) : undefined
       reads.push({ t, skip, take, count: g.count, ranked })
       rowsMs += price.pageMs(ranked ? 0 : skip, take)
       if (!ranked) statementsMs += price.statementMs(t.idx)

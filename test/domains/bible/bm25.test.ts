@@ -6,11 +6,10 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { bookById } from '../../../src/domains/bible/books.ts'
-import { searchPageSql } from '../../../src/domains/bible/artifacts.ts'
 import { bm25Rank, corpusOf, frequencies, idf, varints } from '../../../src/domains/bible/bm25.ts'
 import { foldText, wordsOf } from '../../../src/domains/bible/fold.ts'
 import { parseQuery } from '../../../src/domains/bible/query.ts'
-import { openBibleService } from '../../../src/domains/bible/service.ts'
+import { openBibleService, searchPageSql } from '../../../src/domains/bible/service.ts'
 import { bibleDb } from './db.ts'
 
 const translations = bibleDb.query('SELECT id, first_id AS first, last_id AS last FROM translations ORDER BY idx').all() as {
