@@ -13,6 +13,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { AlmanacError } from '../../lib/errors.ts'
 import { NotInline } from '../../lib/query-pool.ts'
+import { decodeTermTranslations } from './artifacts.ts'
 import type { Term } from './query.ts'
 
 /** The estimated milliseconds one search may take; measured worst admitted searches stay well under 50 ms. */
@@ -46,7 +47,7 @@ const US = {
 
 /**
  * A word in at least this many verses (of all translations) is priced per translation (its counts in
- * `search_term_translations`); a rarer one costs little wherever it is searched, so its total bounds each.
+ * `search_terms.translations`); a rarer one costs little wherever it is searched, so its total bounds each.
  */
 const COMMON_TERM_DOCS = 1000
 
@@ -80,14 +81,10 @@ const SCAN_ROWS_PER_SCORED_ROW = 100
 /** Term statistics lookups, prepared once per database. */
 export class SearchCosts {
   private readonly termStmt: Statement
-  private readonly perTranslationStmt: Statement
-  private readonly loneStmt: Statement
   private readonly expansionStmt: Statement
 
   constructor(db: Database) {
-    this.termStmt = db.query('SELECT docs FROM search_terms WHERE term = ?')
-    this.perTranslationStmt = db.query('SELECT translation, docs FROM search_term_translations WHERE term = ?')
-    this.loneStmt = db.query('SELECT translation, docs, ranked FROM search_term_translations WHERE term = ?')
+    this.termStmt = db.query('SELECT docs, translations FROM search_terms WHERE term = ?')
     this.expansionStmt = db.query(
       `SELECT count(*) AS words, coalesce(sum(docs), 0) AS docs FROM (SELECT docs FROM search_terms WHERE term >= ?1 AND term < ?1 || ` +
         `char(1114111) LIMIT ${MAX_PREFIX_WORDS + 1})`,
@@ -99,7 +96,7 @@ export class SearchCosts {
    * whose price passes `inlineMs` (and not the budget) stops with `NotInline`, to run on a query worker.
    */
   price(terms: Term[], budgetMs = SEARCH_BUDGET_MS, inlineMs = Infinity): SearchPrice {
-    // A lone word reads its counts and first pages per translation (`SearchPrice.loneWordCounts`, `loneWordRanking`).
+    // A lone word's counts and first pages per translation are its search's (`loneWordCounts`, `loneWordRanking`).
     const lone = terms.length === 1 && terms[0]!.words.length === 1 && !terms[0]!.prefix
     const priced = terms.map((t) => ({
       words: (t.prefix ? t.words.slice(0, -1) : t.words).map((w) => this.word(w, lone)),
@@ -109,22 +106,15 @@ export class SearchCosts {
   }
 
   private word(w: string, lone: boolean): WordCost {
-    if (lone) {
-      // Its rows per translation: counts and first pages; a verse is in one translation, so they sum to its total.
-      const rows = this.loneStmt.all(w) as { translation: number; docs: number; ranked: Uint8Array }[]
-      return {
-        label: w,
-        docs: rows.reduce((sum, r) => sum + r.docs, 0),
-        perTranslation: rows.length ? new Map(rows.map((r) => [r.translation, r.docs])) : undefined,
-        ranked: new Map(rows.map((r) => [r.translation, r.ranked])),
-      }
+    const row = this.termStmt.get(w) as { docs: number; translations: Uint8Array } | null
+    if (!row || (!lone && row.docs < COMMON_TERM_DOCS)) return { label: w, docs: row?.docs ?? 0, perTranslation: undefined }
+    const parts = decodeTermTranslations(row.translations)
+    return {
+      label: w,
+      docs: row.docs,
+      perTranslation: new Map(parts.map((p) => [p.translation, p.docs])),
+      ranked: lone ? new Map(parts.map((p) => [p.translation, p.ranked])) : undefined,
     }
-    const docs = (this.termStmt.get(w) as { docs: number } | null)?.docs ?? 0
-    const perTranslation =
-      docs >= COMMON_TERM_DOCS
-        ? new Map((this.perTranslationStmt.all(w) as { translation: number; docs: number }[]).map((r) => [r.translation, r.docs]))
-        : undefined
-    return { label: w, docs, perTranslation }
   }
 
   private prefix(w: string): PrefixCost {

@@ -20,7 +20,7 @@ import { type NameList, readSwordLocales, swordBookTitle, usfxTitles } from './b
 import { readStepBible, readUsfmBooks, readUsfxText, type SourceVerse, usfxText } from './readers.ts'
 import { readSwordModule } from './sword.ts'
 import { TRANSLATIONS, type TranslationInfo } from './translations.ts'
-import { BIBLE_ARTIFACT, ID_SHIFT, RANKED_IDS } from './artifacts.ts'
+import { BIBLE_ARTIFACT, encodeTermTranslations, ID_SHIFT, RANKED_IDS, type TermInTranslation } from './artifacts.ts'
 import { bm25Rank, corpusOf, idf, varints } from './bm25.ts'
 
 export const VERSIFICATION_SOURCE = 'bible-versification'
@@ -45,42 +45,29 @@ CREATE TABLE chapters (
 ) WITHOUT ROWID;
 CREATE TABLE verses (id INTEGER PRIMARY KEY, book INTEGER NOT NULL, chapter INTEGER NOT NULL, verse INTEGER NOT NULL, text TEXT NOT NULL);
 CREATE VIRTUAL TABLE verses_fts USING fts5(text, content='', tokenize='unicode61 remove_diacritics 0');
-CREATE TABLE search_terms (term TEXT PRIMARY KEY, docs INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE search_term_translations (
-  term TEXT NOT NULL, translation INTEGER NOT NULL, docs INTEGER NOT NULL, ranked BLOB NOT NULL, PRIMARY KEY (term, translation)
-) WITHOUT ROWID;
+CREATE TABLE search_terms (term TEXT PRIMARY KEY, docs INTEGER NOT NULL, translations BLOB NOT NULL) WITHOUT ROWID;
 `
 
 /**
- * The statistics the search reads: every indexed term with the number of verses holding it
- * (`search_terms`, for the budget and a prefix's expansion: one index range scan), and every (term,
- * translation) pair with its verse count and its first RANKED_IDS verses in BM25 order
- * (`search_term_translations`). fts5vocab could tell the counts at run time, but it counts by reading the
- * term's whole doclist (3 ms for `the`), and it cannot be created on the read-only connection.
+ * The statistics the search reads, one row per indexed term (`search_terms`): the number of verses holding it
+ * (the budget; a prefix's expansion is one index range scan), and for each translation holding it, its verse
+ * count and its first RANKED_IDS verses as FTS5's `ORDER BY rank` gives them (artifacts.ts has the layout). A
+ * one-word search reads its counts and its page from that row instead of matching and ranking: a rare word
+ * costs the rows of its page, and `the` over all 34 translations too, not BM25 over 24,127 KJV verses.
+ * fts5vocab could tell the counts at run time, but it counts by reading the term's whole doclist (3 ms for
+ * `the`), and it cannot be created on the read-only connection.
+ *
+ * One pass over fts5vocab's `instance` table: every token FTS5 indexed (its own tokens), in term then verse
+ * order. Each verse's size comes from its docsize record and the ranks from bm25.ts, which is FTS5's formula
+ * bit for bit; equal ranks keep verse order, as FTS5's sort does (test/domains/bible/fast-paths.test.ts
+ * compares terms of every translation with FTS5's own ranking).
  */
 function writeTermStatistics(db: Database) {
-  db.exec(`CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, verses_fts, row);
-    INSERT INTO search_terms SELECT term, doc FROM temp.vocab;
-    DROP TABLE temp.vocab;`)
-  writeTermTranslations(db)
-}
-
-/**
- * Per (term, translation) pair: its verse count, and its first RANKED_IDS verses as FTS5's `ORDER BY rank`
- * gives them (each a verse's position in its translation, id minus the first id, as a little-endian
- * uint16). A one-word search reads its counts and its page from here instead of matching and ranking:
- * a rare word costs the rows of its page, and `the` over all 34 translations too, not BM25 over 24,127
- * KJV verses. One pass over fts5vocab's `instance` table (every token FTS5 indexed, in term then verse
- * order: FTS5's own tokens), each verse's size from its docsize record and the ranks by bm25.ts, which
- * is FTS5's formula bit for bit; equal ranks keep verse order, as FTS5's sort does
- * (test/domains/bible/fast-paths.test.ts compares pairs of every translation with FTS5's own ranking).
- */
-function writeTermTranslations(db: Database) {
   const corpus = corpusOf(db)
   const sizes = new Map<number, number>()
   for (const { id, sz } of db.query('SELECT id, sz FROM verses_fts_docsize').iterate() as IterableIterator<{ id: number; sz: Uint8Array }>)
     sizes.set(id, varints(sz)[0]!)
-  const insert = db.prepare('INSERT INTO search_term_translations VALUES (?, ?, ?, ?)')
+  const insert = db.prepare('INSERT INTO search_terms VALUES (?, ?, ?)')
   const idfs = [0]
   const freqs = [0]
   // One term's verses and the count of its tokens in each, in verse order.
@@ -90,6 +77,7 @@ function writeTermTranslations(db: Database) {
   const flush = () => {
     if (term === undefined) return
     idfs[0] = idf(corpus, ids.length)
+    const parts: TermInTranslation[] = []
     for (let start = 0; start < ids.length; ) {
       const translation = ids[start]! >> ID_SHIFT
       let end = start
@@ -102,9 +90,10 @@ function writeTermTranslations(db: Database) {
       const first = translation << ID_SHIFT
       const positions = Buffer.alloc(Math.min(ranked.length, RANKED_IDS) * 2)
       for (let i = 0; i * 2 < positions.length; i++) positions.writeUInt16LE(ranked[i]!.id - first, i * 2)
-      insert.run(term, translation, end - start, positions)
+      parts.push({ translation, docs: end - start, ranked: positions })
       start = end
     }
+    insert.run(term, ids.length, encodeTermTranslations(parts))
     ids.length = 0
     counts.length = 0
   }
@@ -407,7 +396,7 @@ export function bibleBuilderOf(only?: string[]): DatasetBuilder {
     id: 'bible',
     sources: [...list.map((t) => `bible-${t.id}`), VERSIFICATION_SOURCE, BOOK_NAMES_SOURCE],
     artifacts: [BIBLE_ARTIFACT],
-    revision: 9,
+    revision: 10,
     async build(ctx: BuildContext) {
       const paths = new Map<string, string>()
       for (const t of list) paths.set(t.file, (await ctx.source(`bible-${t.id}`)).path)
