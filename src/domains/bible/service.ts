@@ -107,7 +107,7 @@ export const searchPageSql = (order: 'f.rank' | 'f.rowid') =>
   `SELECT v.id, v.book, v.chapter, v.verse, v.text FROM verses_fts f JOIN verses v ON v.id = f.rowid WHERE verses_fts MATCH ? AND ` +
   `f.rowid BETWEEN ? AND ? ORDER BY ${order} LIMIT ? OFFSET ?`
 
-/** A relevance search whose rarest term is in at most this many verses (of the one translation asked, or all) is read at once. */
+/** A relevance search of several terms whose rarest is in at most this many verses (of the translation asked, or all) is read at once. */
 const FEW_MATCHES = 64
 /**
  * The most matches of one group ranked here (bm25.ts) rather than by FTS5, whatever the price says: each is
@@ -426,7 +426,8 @@ export class BibleService {
   }
 
   /**
-   * A relevance search whose rarest term is in at most `bound` <= FEW_MATCHES verses of the chosen translations:
+   * A relevance search of several terms (a lone word's answer is stored) whose rarest term is in at most
+   * `bound` <= FEW_MATCHES verses of the chosen translations:
    * one statement reads every match with its BM25 rank, unordered, and the counts and the page come from
    * that, instead of a counting statement and a ranking statement per group (FTS5 prepares a statement
    * of its own for `ORDER BY rank`): ~160 → ~60 µs for a rare KJV word. Rows arrive in id order, so a
