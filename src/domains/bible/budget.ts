@@ -96,13 +96,14 @@ export class SearchCosts {
    * whose price passes `inlineMs` (and not the budget) stops with `NotInline`, to run on a query worker.
    */
   price(terms: Term[], budgetMs = SEARCH_BUDGET_MS, inlineMs = Infinity): SearchPrice {
-    // A lone word's counts and first pages per translation are its search's (`loneWordCounts`, `loneWordRanking`).
+    // One plain word and nothing else (no second term, no phrase, no prefix): its counts and first pages per
+    // translation are its search's (`loneWordCounts`, `loneWordRanking`).
     const lone = terms.length === 1 && terms[0]!.words.length === 1 && !terms[0]!.prefix
     const priced = terms.map((t) => ({
       words: (t.prefix ? t.words.slice(0, -1) : t.words).map((w) => this.word(w, lone)),
       prefix: t.prefix ? this.prefix(t.words.at(-1)!) : undefined,
     }))
-    return new SearchPrice(priced, budgetMs, inlineMs)
+    return new SearchPrice(priced, lone, budgetMs, inlineMs)
   }
 
   private word(w: string, lone: boolean): WordCost {
@@ -143,13 +144,15 @@ export class SearchPrice {
 
   constructor(
     private readonly terms: TermCost[],
+    /** The query is one plain word (`SearchCosts.price` says). */
+    lone: boolean,
     private readonly budgetMs: number,
     /** Past this estimate a search leaves the event loop for a query worker (`NotInline`). */
     private readonly inlineMs = Infinity,
   ) {
     this.words = terms.flatMap((t) => t.words)
     this.prefixes = terms.flatMap((t) => (t.prefix ? [t.prefix] : []))
-    this.lone = terms.length === 1 && this.words.length === 1 && !this.prefixes.length ? this.words[0] : undefined
+    this.lone = lone ? this.words[0] : undefined
   }
 
   /**

@@ -530,16 +530,16 @@ export class BibleService {
     if (!words) return undefined
     const labels = words.map((w) => w.label)
     const idfs = words.map((w) => idf(this.corpus, w.docs))
-    const rows = (only ? this.sizedRangeStmt.all(fts, only.firstId, only.lastId) : this.sizedAllStmt.all(fts)) as (VerseRow & {
+    const rows = (only ? this.sizedRangeStmt.all(fts, only.firstId, only.lastId) : this.sizedAllStmt.all(fts)) as (RankedRow & {
       sz: Uint8Array
     })[]
-    const out: RankedRow[] = []
-    for (const { sz, ...row } of rows) {
+    // Each row gets its rank in place (hit() reads only the verse's fields, so `sz` stays unseen).
+    for (const row of rows) {
       const freqs = frequencies(row.text, labels)
       if (freqs.includes(0)) return undefined
-      out.push({ ...row, rank: bm25Rank(idfs, freqs, varints(sz)[0]!, this.corpus.avgdl) })
+      row.rank = bm25Rank(idfs, freqs, varints(row.sz)[0]!, this.corpus.avgdl)
     }
-    return out
+    return rows
   }
 
   /** Verses `skip` to `skip + take` of a stored ranking (positions as little-endian uint16, build.ts). */

@@ -34,18 +34,22 @@ const servicePage = (r: Pick<SearchResult, 'hits'>, t: (typeof translations)[0])
     return `${h.book} ${h.chapter}:${h.verse}`
   })
 
-/** Every (term, translation) pair the build stored that `keep` keeps (its verses there, its verses in all), in term order. */
-function storedPairs(keep: (pair: { docs: number; total: number }, index: number) => boolean) {
-  const out: { term: string; translation: number; docs: number }[] = []
-  let index = 0
+/** Every term the build stored, in term order: its verses in all and its parts per translation. */
+function* storedTerms() {
   const rows = bibleDb.query('SELECT term, docs, translations FROM search_terms ORDER BY term').iterate() as IterableIterator<{
     term: string
     docs: number
     translations: Uint8Array
   }>
-  for (const row of rows)
-    for (const { translation, docs } of decodeTermTranslations(row.translations))
-      if (keep({ docs, total: row.docs }, index++)) out.push({ term: row.term, translation, docs })
+  for (const row of rows) yield { term: row.term, docs: row.docs, parts: decodeTermTranslations(row.translations) }
+}
+
+/** Every (term, translation) pair the build stored that `keep` keeps (its verses there, its verses in all), in term order. */
+function storedPairs(keep: (pair: { docs: number; total: number }, index: number) => boolean) {
+  const out: { term: string; translation: number; docs: number }[] = []
+  let index = 0
+  for (const { term, docs: total, parts } of storedTerms())
+    for (const { translation, docs } of parts) if (keep({ docs, total }, index++)) out.push({ term, translation, docs })
   return out
 }
 
@@ -83,16 +87,11 @@ describe('stored counts and rankings of lone words', () => {
   test("every term's counts per translation add up to its verses in all, and its first verses are its count's first 200", () => {
     let pairs = 0
     const wrong: unknown[] = []
-    for (const row of bibleDb.query('SELECT term, docs, translations FROM search_terms').iterate() as IterableIterator<{
-      term: string
-      docs: number
-      translations: Uint8Array
-    }>) {
-      const parts = decodeTermTranslations(row.translations)
+    for (const { term, docs, parts } of storedTerms()) {
       pairs += parts.length
       const summed = parts.reduce((sum, p) => sum + p.docs, 0)
       const short = parts.find((p) => p.ranked.length !== Math.min(p.docs, RANKED_IDS) * 2 || p.docs === 0)
-      if (summed !== row.docs || short) wrong.push({ term: row.term, docs: row.docs, summed, short })
+      if (summed !== docs || short) wrong.push({ term, docs, summed, short })
     }
     expect(wrong.slice(0, 5)).toEqual([])
     expect(pairs).toBeGreaterThan(500_000)
