@@ -9,6 +9,7 @@
  * wildcards, from the left. So a 1 MB text/plain body to a JSON route is a 415, and a body over its
  * route's limit a 413, while the body is still unread on the socket.
  */
+import type { TSchema } from '@sinclair/typebox'
 import { AlmanacError, tooLarge } from '../lib/errors.ts'
 import { COST_KEY, type PerItemCost } from './cost.ts'
 import { routeMatcher, type RouteMatch } from './route-match.ts'
@@ -32,6 +33,8 @@ export interface Admission {
   bodyLimit: number
   /** It takes a JSON body (it has a body schema): any other content type is a 415. */
   json: boolean
+  /** Its body schema, against which large-bodies.ts checks a large body before Elysia does. */
+  bodySchema?: TSchema
   cost?: PerItemCost
 }
 
@@ -70,12 +73,13 @@ export function admissions(routes: () => readonly RouteLike[], ceiling: number):
     const out = new Map<string, Admission>()
     for (const r of routes()) {
       const route = trim(r.path)
-      const hooks = r.hooks as { body?: unknown; detail?: Record<string, unknown> } | undefined
+      const hooks = r.hooks as { body?: TSchema; detail?: Record<string, unknown> } | undefined
       const declared = hooks?.detail?.[BODY_LIMIT_KEY] as number | undefined
       out.set(`${r.method} ${route}`, {
         route,
         bodyLimit: Math.min(declared ?? DEFAULT_BODY_LIMIT, ceiling),
         json: hooks?.body !== undefined,
+        bodySchema: hooks?.body,
         cost: hooks?.detail?.[COST_KEY] as PerItemCost | undefined,
       })
     }

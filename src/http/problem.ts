@@ -3,7 +3,7 @@
  * `instance`, plus `errors[]` naming each bad field). This file owns the mapping from error kinds and
  * Elysia's own error codes to statuses; `reply.ts` wraps the problem in the caller's response form.
  */
-import { ValueErrorType } from '@sinclair/typebox/errors'
+import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors'
 import { unknownName } from '../lib/did-you-mean.ts'
 import { AlmanacError, invalidFields, type ErrorKind, type FieldError } from '../lib/errors.ts'
 
@@ -77,12 +77,21 @@ function validationErrors(error: any): FieldError[] {
   }
   const where: FieldError['in'] =
     error.type === 'query' ? 'query' : error.type === 'params' ? 'path' : error.type === 'headers' ? 'header' : 'body'
-  let all: any[] = []
+  let all: ValueError[] = []
   try {
     all = error.all ?? []
   } catch {
     all = []
   }
+  return fieldErrors(where, all)
+}
+
+/**
+ * TypeBox's errors of one input (Elysia's `all`, or a schema checked here: large-bodies.ts) as the
+ * problem's FieldErrors: one per field and message, a missing member once, an unknown one with the nearest
+ * known name.
+ */
+export function fieldErrors(where: FieldError['in'], all: readonly ValueError[]): FieldError[] {
   const seen = new Set<string>()
   const out: FieldError[] = []
   // A member that is missing is reported once, as missing: TypeBox also says what type it should have had.
@@ -92,13 +101,14 @@ function validationErrors(error: any): FieldError[] {
     if (missing.has(field) && e.type !== ValueErrorType.ObjectRequiredProperty) continue
     if (e.type === ValueErrorType.ObjectAdditionalProperties) {
       // A name the route's closed schema does not take (strict-inputs.ts).
-      const known = Object.keys(e.schema?.properties ?? {})
+      const known = Object.keys((e.schema as { properties?: object } | undefined)?.properties ?? {})
       out.push({ in: where, field, message: unknownName(field, known, where === 'query' ? 'query parameter' : 'member') })
       continue
     }
     // A schema's own `error: 'name: why'` beats TypeBox's summary (which for Elysia's numeric unions
     // reads "should be one of: 'integer', 'integer'").
-    const custom = typeof e.schema?.error === 'string' ? /^([\w.]+): (.*)$/s.exec(e.schema.error) : null
+    const own = (e.schema as { error?: unknown } | undefined)?.error
+    const custom = typeof own === 'string' ? /^([\w.]+): (.*)$/s.exec(own) : null
     // TypeBox's own message ("Expected string"), never Elysia's summary, which quotes the value found.
     const message = (custom && custom[1] === field ? custom[2] : undefined) ?? e.message ?? 'invalid value'
     const key = field + '\0' + message

@@ -15,6 +15,7 @@ import { badRequest, invalid } from '../lib/errors.ts'
 import { overLimit } from './admission.ts'
 import { existingExchange } from './exchange.ts'
 import { checkJsonShape, checkMemberNames } from './json-shape.ts'
+import { checkLargeBody, LARGE_BODY_CHARS } from './large-bodies.ts'
 
 /** The transport-level ceiling handed to Bun.serve: generous, so our JSON 413 answers in all honest cases. */
 export const serverBodyCeiling = (bodyLimit: number) => Math.max(bodyLimit * 16, 64 * 1024 * 1024)
@@ -67,7 +68,8 @@ export const bodyReader = (limit: number) =>
   new Elysia({ name: 'almanac:body-reader', seed: limit }).onParse({ as: 'global' }, async ({ request, contentType }) => {
     if (!request.body) return
     // The route's own limit when admission found it (its Content-Length was checked against it there).
-    const cap = existingExchange(request)?.admission?.bodyLimit ?? limit
+    const admission = existingExchange(request)?.admission
+    const cap = admission?.bodyLimit ?? limit
     const type = (contentType ?? '').toLowerCase()
     const json = type.includes('json')
     const declared = request.headers.has('content-length')
@@ -84,6 +86,7 @@ export const bodyReader = (limit: number) =>
       // Every body is an object (or an array); a bare string of 300,000 characters took the schema 0.7 s.
       if (typeof parsed !== 'object' || parsed === null) throw invalid('(root)', 'the request body must be a JSON object')
       checkMemberNames(text, parsed)
+      if (text.length > LARGE_BODY_CHARS) checkLargeBody(admission?.bodySchema, parsed)
       return parsed
     }
     if (type.startsWith('application/x-www-form-urlencoded')) {
