@@ -8,7 +8,7 @@
 
 import { requestOf, worstCases } from '../test/domains/postal/worst.ts'
 
-export const HOSTILE = ['content-type', 'bible', 'postal', 'scrypt', 'email', 'qr-store', 'over-quota'] as const
+export const HOSTILE = ['content-type', 'invalid-bulk', 'bible', 'postal', 'scrypt', 'email', 'qr-store', 'over-quota'] as const
 export type Hostile = (typeof HOSTILE)[number]
 
 interface Plan {
@@ -28,6 +28,14 @@ interface Shot {
 /** 1 MB that is not JSON, sent as text/plain to JSON routes (finding 1). */
 const MEGABYTE_TEXT = 'a'.repeat(1_000_000)
 const TEXT_ROUTES = ['/api/v1/postal/DE/within', '/api/v1/qr/text', '/api/v1/hash/scrypt']
+
+/**
+ * ~1 MB of valid JSON that its route's schema refuses, for one credit each: a bulk of 12,000 user agents
+ * (the limit is 100) under the route's 1 MiB body limit (http/large-bodies.ts).
+ */
+const INVALID_BULK = JSON.stringify({
+  ua_list: Array.from({ length: 12_000 }, (_, i) => ({ ua: `Mozilla/5.0 (X11; Linux x86_64) probe/${i}` })),
+})
 
 /** Sixteen prefix terms over every translation (finding 2), and the most common word. */
 const SIXTEEN_PREFIXES = Array(16).fill('the*').join(' ')
@@ -77,6 +85,8 @@ function shot(hostile: Hostile, c: number, n: number): Shot {
   switch (hostile) {
     case 'content-type':
       return { path: TEXT_ROUTES[(c + n) % TEXT_ROUTES.length]!, method: 'POST', contentType: 'text/plain', body: MEGABYTE_TEXT }
+    case 'invalid-bulk':
+      return { path: '/api/v1/ua/bulk', method: 'POST', body: INVALID_BULK }
     case 'bible': {
       // Two common words are ranked live over all their verses (one common word reads a stored ranking),
       // and a new offset each time is a question the answer cache has not seen.

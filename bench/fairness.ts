@@ -5,6 +5,7 @@
  * hostile class four hostile keys in another process (bench/fairness-attacker.ts):
  *
  * - content-type: 1 MB text/plain bodies to JSON routes (postal within, qr/text, hash/scrypt)
+ * - invalid-bulk: ~1 MB JSON bulks of 12,000 user agents (over the 100 allowed), refused by the schema for one credit each
  * - bible: sixteen `the*` prefixes, and `the lord` (ranked live) at a new offset each time, over every translation
  * - postal: the costliest searches and 500 km radius queries the postal work budget admits
  * - scrypt: the largest scrypt the default ceilings allow (~960 MiB each)
@@ -43,6 +44,7 @@ for (const c of classes) if (!HOSTILE.includes(c)) throw new Error(`--only: unkn
 /** Hostile requests each hostile key keeps in flight. */
 const CONCURRENCY: Record<Hostile, number> = {
   'content-type': 1,
+  'invalid-bulk': 1,
   bible: 1,
   postal: 1,
   scrypt: 1,
