@@ -13,9 +13,10 @@
 import { Elysia, ParseError } from 'elysia'
 import { badRequest, invalid } from '../lib/errors.ts'
 import { overLimit } from './admission.ts'
-import { existingExchange } from './exchange.ts'
+import { callerOf, existingExchange } from './exchange.ts'
 import { checkJsonShape, checkMemberNames } from './json-shape.ts'
 import { checkLargeBody, LARGE_BODY_CHARS } from './large-bodies.ts'
+import type { LargeBodyTurns } from './turns.ts'
 
 /** The transport-level ceiling handed to Bun.serve: generous, so our JSON 413 answers in all honest cases. */
 export const serverBodyCeiling = (bodyLimit: number) => Math.max(bodyLimit * 16, 64 * 1024 * 1024)
@@ -64,7 +65,7 @@ export function checkRequest(request: Request, path: string, limit: number): voi
  * body sent without a Content-Length, counting as it goes. Other bodies with a Content-Length (already
  * checked against the limit) are left to Elysia's own parsers.
  */
-export const bodyReader = (limit: number) =>
+export const bodyReader = (limit: number, largeBodies: LargeBodyTurns) =>
   new Elysia({ name: 'almanac:body-reader', seed: limit }).onParse({ as: 'global' }, async ({ request, contentType }) => {
     if (!request.body) return
     // The route's own limit when admission found it (its Content-Length was checked against it there).
@@ -75,6 +76,9 @@ export const bodyReader = (limit: number) =>
     const declared = request.headers.has('content-length')
     if (declared && !json) return
     const text = declared ? await request.text() : await readCapped(request, cap)
+    // A large body's scan and parse wait for a turn of the event loop of their own (turns.ts largeBodyTurns).
+    const turn = text.length > LARGE_BODY_CHARS ? largeBodies.take(callerOf(request), text.length) : undefined
+    if (turn) await turn
     if (json) {
       checkJsonShape(text)
       let parsed: unknown

@@ -112,3 +112,73 @@ export function callerTurns({ perTurn, maxWaiting, maxWaitingBytes, sliceMs, now
     waiting: () => waitingCount,
   }
 }
+
+export interface LargeBodyTurns {
+  /**
+   * Called once a large body of `caller` has been read, before it is parsed: undefined to go on now, or a
+   * promise of a turn of its own. A 429 when the caller's read bodies waiting would pass `maxWaitingBytes`.
+   */
+  take(caller: string, bytes: number): Promise<void> | undefined
+  /** Bodies waiting for their turn. */
+  waiting(): number
+}
+
+/**
+ * One large body a turn of the event loop, whoever sent it. A body over the default limit (a bulk list, a
+ * polygon, a hash input) costs ~5-8 ms a MB of main-thread work to decode, scan and parse, for one credit,
+ * and `callerTurns` never sees that work: a request's turn is taken before its body is read. Four callers
+ * each keeping a 1 MB body in flight made every turn hold four parses, and a victim's cheap lookups queued
+ * behind them turn after turn (bench/fairness.ts, invalid-bulk). So a read large body waits for a turn of
+ * its own: one goes in a turn, callers in rotation (each caller's own in arrival order), the next in a
+ * later turn (a `setImmediate`, after the loop has taken in new arrivals). What any request waits behind
+ * is then one large body's work, not every large body that arrived together. A caller's waiting bodies
+ * are already in memory: past `maxWaitingBytes` of them, a 429 (its credits given back).
+ */
+export function largeBodyTurns({ maxWaitingBytes }: { maxWaitingBytes: number }): LargeBodyTurns {
+  /** Callers with bodies waiting; a Map keeps insertion order, and a caller just served goes to the back. */
+  const queues = new Map<string, { go: (() => void)[]; bytes: number[]; held: number }>()
+  let waitingCount = 0
+  /** A large body has gone in this turn (the marker that ends the turn is set). */
+  let taken = false
+
+  const nextTurn = () => {
+    const first = queues.entries().next()
+    if (first.done) {
+      taken = false
+      return
+    }
+    const [caller, queue] = first.value
+    queues.delete(caller)
+    const go = queue.go.shift()!
+    queue.held -= queue.bytes.shift()!
+    waitingCount--
+    if (queue.go.length) queues.set(caller, queue)
+    setImmediate(nextTurn)
+    go()
+  }
+
+  return {
+    take(caller, bytes) {
+      if (!taken) {
+        taken = true
+        setImmediate(nextTurn)
+        return undefined
+      }
+      let queue = queues.get(caller)
+      if (queue && queue.held + bytes > maxWaitingBytes)
+        throw new AlmanacError(
+          'too_many',
+          `This key has ${queue.go.length} large request bodies (${queue.held} bytes) waiting to be read, the most one caller may: ` +
+            `send the next when one is answered.`,
+          { headers: { 'Retry-After': '1' } },
+        )
+      if (!queue) queues.set(caller, (queue = { go: [], bytes: [], held: 0 }))
+      const waiting = queue
+      waitingCount++
+      waiting.held += bytes
+      waiting.bytes.push(bytes)
+      return new Promise<void>((resolve) => waiting.go.push(resolve))
+    },
+    waiting: () => waitingCount,
+  }
+}

@@ -9,13 +9,16 @@ import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test'
 import { DEFAULT_BODY_LIMIT } from '../../src/http/admission.ts'
 import { testApp, TEST_KEY, type TestApp } from '../support/app.ts'
 
+/** A second caller, for the request that must not wait behind the first caller's large bodies. */
+const OTHER_KEY = 'other-caller-key-0002'
+
 /** A sample value for each path parameter of a large-body route (the test fails on an unknown one). */
 const PARAMS: Record<string, string> = { country_code: 'DE' }
 
 let app: TestApp
 let largeRoutes: { path: string; limit: number }[]
 beforeAll(async () => {
-  app = await testApp()
+  app = await testApp({ env: { ALMANAC_PLANS: 'test:1000000/1d', ALMANAC_API_KEYS: `${TEST_KEY},${OTHER_KEY}` } })
   const doc = (await app.json('GET', '/openapi.json', { key: null })).body
   largeRoutes = Object.entries<any>(doc.paths).flatMap(([path, ops]) =>
     ops.post?.['x-body-limit'] > DEFAULT_BODY_LIMIT
@@ -92,6 +95,46 @@ describe('a large invalid body gets the problem a small one gets, without being 
     expect(large.problem.errors[0]).toMatchObject({ in: 'body', field: 'ua_list' })
     expect(large.problem.errors[0].message).toContain('100')
     expect(large.longest).toBeLessThan(body.length / 10)
+  })
+
+  test('four large bodies sent together are parsed in four turns of the event loop, a small request answered meanwhile', async () => {
+    let tick = 0
+    let ticking = true
+    const step = () => {
+      tick++
+      if (ticking) setImmediate(step)
+    }
+    setImmediate(step)
+    const parsedAt: number[] = []
+    const parse = JSON.parse
+    const spy = spyOn(JSON, 'parse').mockImplementation(((text: string, reviver?: any) => {
+      if (typeof text === 'string' && text.length > DEFAULT_BODY_LIMIT) parsedAt.push(tick)
+      return parse(text, reviver)
+    }) as typeof JSON.parse)
+    try {
+      const body = JSON.stringify({ ua_list: Array.from({ length: 3_000 }, (_, i) => ({ ua: `Mozilla/5.0 probe/${i}` })) })
+      const large = Array.from({ length: 4 }, () =>
+        app.handle(
+          new Request('http://localhost/api/v1/ua/bulk', {
+            method: 'POST',
+            headers: { 'x-api-key': TEST_KEY, 'x-response-form': 'bare', 'content-type': 'application/json' },
+            body,
+          }),
+        ),
+      )
+      const small = await app.request('GET', '/api/v1/countries/FR', { key: OTHER_KEY })
+      const smallAt = tick
+      const answers = await Promise.all(large)
+      expect(small.status).toBe(200)
+      expect(answers.map((r) => r.status)).toEqual([422, 422, 422, 422])
+      expect(parsedAt.length).toBe(4)
+      expect(new Set(parsedAt).size).toBe(4)
+      // Another caller's small request did not wait for all four: it was answered before the last was parsed.
+      expect(smallAt).toBeLessThan(Math.max(...parsedAt))
+    } finally {
+      spy.mockRestore()
+      ticking = false
+    }
   })
 
   test('a valid large body is still answered', async () => {

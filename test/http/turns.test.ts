@@ -7,7 +7,7 @@
  * `callerTurns` with a clock the test moves.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { callerTurns } from '../../src/http/turns.ts'
+import { callerTurns, largeBodyTurns } from '../../src/http/turns.ts'
 import { testApp, TEST_KEY, type TestApp } from '../support/app.ts'
 
 const OTHER_KEY = 'other-caller-key-0002'
@@ -148,5 +148,63 @@ describe('a turn not yet busy (the slice)', () => {
     expect(started).toEqual(['a0'])
     await nextTurn()
     expect(started).toEqual(['a0', 'a1'])
+  })
+})
+
+describe('one large body a turn, callers in rotation (largeBodyTurns)', () => {
+  /** Counts turns of the event loop: each tick is one setImmediate, re-armed. */
+  function ticker() {
+    let tick = 0
+    let on = true
+    const step = () => {
+      tick++
+      if (on) setImmediate(step)
+    }
+    setImmediate(step)
+    return { now: () => tick, stop: () => void (on = false) }
+  }
+
+  test("bodies that arrive together go one a turn, each caller in turn, each caller's own in order", async () => {
+    const turns = largeBodyTurns({ maxWaitingBytes: 10_000_000 })
+    const clock = ticker()
+    await new Promise((next) => setImmediate(next))
+    const went: { body: string; tick: number }[] = []
+    const all: Promise<void>[] = []
+    for (const [caller, body] of [
+      ['a', 'a1'],
+      ['a', 'a2'],
+      ['a', 'a3'],
+      ['b', 'b1'],
+      ['b', 'b2'],
+      ['c', 'c1'],
+    ] as const) {
+      const turn = turns.take(caller, 1_000_000)
+      const go = () => void went.push({ body, tick: clock.now() })
+      all.push(turn ? turn.then(go) : Promise.resolve(go()))
+    }
+    expect(turns.waiting()).toBe(5)
+    await Promise.all(all)
+    clock.stop()
+    // a1 went at once; then a, b and c in rotation (a went first, so it waits behind b and c).
+    expect(went.map((w) => w.body)).toEqual(['a1', 'a2', 'b1', 'c1', 'a3', 'b2'])
+    expect(new Set(went.map((w) => w.tick)).size).toBe(went.length)
+    expect(turns.waiting()).toBe(0)
+  })
+
+  test('a body in a later turn goes at once; past the bytes one caller may have waiting, a 429', async () => {
+    const turns = largeBodyTurns({ maxWaitingBytes: 2_500_000 })
+    await new Promise((next) => setImmediate(next))
+    expect(turns.take('a', 1_000_000)).toBeUndefined()
+    const waiting = [turns.take('a', 1_000_000), turns.take('a', 1_000_000)]
+    expect(waiting.every((w) => w instanceof Promise)).toBe(true)
+    expect(() => turns.take('a', 1_000_000)).toThrow(/waiting/)
+    // Another caller's bytes are its own.
+    expect(turns.take('b', 1_000_000)).toBeInstanceOf(Promise)
+    await Promise.all(waiting)
+    await new Promise((next) => setImmediate(next))
+    await new Promise((next) => setImmediate(next))
+    expect(turns.waiting()).toBe(0)
+    await new Promise((next) => setImmediate(next))
+    expect(turns.take('a', 1_000_000)).toBeUndefined()
   })
 })
