@@ -11,7 +11,8 @@ import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import type { ValueError } from '@sinclair/typebox/errors'
 import { invalidFields } from '../lib/errors.ts'
-import { DEFAULT_BODY_LIMIT } from './admission.ts'
+import { type Admission, DEFAULT_BODY_LIMIT } from './admission.ts'
+import type { PerItemCost } from './cost.ts'
 import { fieldErrors } from './problem.ts'
 
 /** Bodies longer than this (characters of JSON text) are checked here; only routes with a larger limit get them. */
@@ -22,13 +23,28 @@ const MAX_ERRORS = 64
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>()
 
-/** Throws the 422 of `body` against `schema` (a route's body schema); returns when it conforms or there is none. */
-export function checkLargeBody(schema: TSchema | undefined, body: unknown): void {
+/**
+ * Throws the 422 of `body` against its route's body schema; returns when it conforms or the route has none.
+ * The errors are listed from the body with an over-long per-item list cut to one item past its maximum
+ * (cost.ts): TypeBox's error walk visits every item, ~0.4 µs each (4.9 ms for 12,000), and the list's length
+ * is already the first error.
+ */
+export function checkLargeBody(admission: Pick<Admission, 'bodySchema' | 'cost'> | null | undefined, body: unknown): void {
+  const schema = admission?.bodySchema
   if (!schema) return
   let check = compiled.get(schema)
   if (!check) compiled.set(schema, (check = TypeCompiler.Compile(schema)))
   if (check.Check(body)) return
   const errors: ValueError[] = []
-  for (const e of check.Errors(body)) if (errors.push(e) >= MAX_ERRORS) break
+  for (const e of check.Errors(shortened(body, admission.cost))) if (errors.push(e) >= MAX_ERRORS) break
   throw invalidFields(fieldErrors('body', errors))
+}
+
+/** `body` with its per-item list cut to `max + 1` items when it is longer (a copy; the body itself is untouched). */
+function shortened(body: unknown, cost: PerItemCost | undefined): unknown {
+  if (!cost) return body
+  const keep = cost.max + 1
+  if (cost.field === '') return Array.isArray(body) && body.length > keep ? body.slice(0, keep) : body
+  const items = body && typeof body === 'object' ? (body as Record<string, unknown>)[cost.field] : undefined
+  return Array.isArray(items) && items.length > keep ? { ...(body as object), [cost.field]: items.slice(0, keep) } : body
 }

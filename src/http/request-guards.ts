@@ -76,11 +76,15 @@ export const bodyReader = (limit: number, largeBodies: LargeBodyTurns) =>
     const declared = request.headers.has('content-length')
     if (declared && !json) return
     const text = declared ? await request.text() : await readCapped(request, cap)
-    // A large body's scan and parse wait for a turn of the event loop of their own (turns.ts largeBodyTurns).
-    const turn = text.length > LARGE_BODY_CHARS ? largeBodies.take(callerOf(request), text.length) : undefined
+    // A large body's scan, then its parse and checks, each wait for a turn of the event loop of their own
+    // (turns.ts largeBodyTurns): each is ~2-3 ms a MB, and whatever another request waits behind is one.
+    const large = text.length > LARGE_BODY_CHARS
+    const turn = large ? largeBodies.take(callerOf(request), text.length) : undefined
     if (turn) await turn
     if (json) {
       checkJsonShape(text)
+      const next = large ? largeBodies.take(callerOf(request), text.length) : undefined
+      if (next) await next
       let parsed: unknown
       try {
         parsed = JSON.parse(text)
@@ -90,7 +94,7 @@ export const bodyReader = (limit: number, largeBodies: LargeBodyTurns) =>
       // Every body is an object (or an array); a bare string of 300,000 characters took the schema 0.7 s.
       if (typeof parsed !== 'object' || parsed === null) throw invalid('(root)', 'the request body must be a JSON object')
       checkMemberNames(text, parsed)
-      if (text.length > LARGE_BODY_CHARS) checkLargeBody(admission?.bodySchema, parsed)
+      if (large) checkLargeBody(admission, parsed)
       return parsed
     }
     if (type.startsWith('application/x-www-form-urlencoded')) {

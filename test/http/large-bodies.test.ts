@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test'
 import { DEFAULT_BODY_LIMIT } from '../../src/http/admission.ts'
+import * as jsonShape from '../../src/http/json-shape.ts'
 import { testApp, TEST_KEY, type TestApp } from '../support/app.ts'
 
 /** A second caller, for the request that must not wait behind the first caller's large bodies. */
@@ -95,9 +96,16 @@ describe('a large invalid body gets the problem a small one gets, without being 
     expect(large.problem.errors[0]).toMatchObject({ in: 'body', field: 'ua_list' })
     expect(large.problem.errors[0].message).toContain('100')
     expect(large.longest).toBeLessThan(body.length / 10)
+    // The same for a route whose body is the list itself.
+    const catalog = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => `Mozilla/5.0 (X11; Linux x86_64) probe/${i}`))
+    const fewOver = await refuse('/api/v1/ua/compat/device-catalog', catalog(101))
+    const manyOver = await refuse('/api/v1/ua/compat/device-catalog', catalog(12_000))
+    expect(fewOver.status).toBe(422)
+    expect(manyOver.problem.errors).toEqual(fewOver.problem.errors)
+    expect(manyOver.problem.errors[0].message).toContain('100')
   })
 
-  test('four large bodies sent together are parsed in four turns of the event loop, a small request answered meanwhile', async () => {
+  test('four large bodies sent together: each scan and each parse in a turn of its own, a small request answered meanwhile', async () => {
     let tick = 0
     let ticking = true
     const step = () => {
@@ -106,6 +114,10 @@ describe('a large invalid body gets the problem a small one gets, without being 
     }
     setImmediate(step)
     const parsedAt: number[] = []
+    const scannedAt: number[] = []
+    const scan = spyOn(jsonShape, 'checkJsonShape').mockImplementation((text: string) => {
+      if (text.length > DEFAULT_BODY_LIMIT) scannedAt.push(tick)
+    })
     const parse = JSON.parse
     const spy = spyOn(JSON, 'parse').mockImplementation(((text: string, reviver?: any) => {
       if (typeof text === 'string' && text.length > DEFAULT_BODY_LIMIT) parsedAt.push(tick)
@@ -129,10 +141,14 @@ describe('a large invalid body gets the problem a small one gets, without being 
       expect(answers.map((r) => r.status)).toEqual([422, 422, 422, 422])
       expect(parsedAt.length).toBe(4)
       expect(new Set(parsedAt).size).toBe(4)
+      // Each body's scan and parse took a turn each.
+      expect(scannedAt.length).toBe(4)
+      for (let i = 0; i < 4; i++) expect(scannedAt[i]!).toBeLessThan(parsedAt[i]!)
       // Another caller's small request did not wait for all four: it was answered before the last was parsed.
       expect(smallAt).toBeLessThan(Math.max(...parsedAt))
     } finally {
       spy.mockRestore()
+      scan.mockRestore()
       ticking = false
     }
   })
