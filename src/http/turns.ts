@@ -115,8 +115,8 @@ export function callerTurns({ perTurn, maxWaiting, maxWaitingBytes, sliceMs, now
 
 export interface LargeBodyTurns {
   /**
-   * Called once a large body of `caller` has been read, before it is parsed: undefined to go on now, or a
-   * promise of a turn of its own. A 429 when the caller's read bodies waiting would pass `maxWaitingBytes`.
+   * Called before each step of a read large body's work (its scan, its parse: request-guards.ts): undefined to
+   * go on now, or a promise of a turn of its own. A 429 when the caller's bodies waiting would pass `maxWaitingBytes`.
    */
   take(caller: string, bytes: number): Promise<void> | undefined
   /** Bodies waiting for their turn. */
