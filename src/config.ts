@@ -208,7 +208,9 @@ export const SCHEMA = {
     default: 4 * MiB,
     shown: '4 MiB',
     env: 'ALMANAC_REQUEST_BYTES_WAITING_PER_CALLER',
-    doc: "Body bytes one caller's waiting requests may hold, unread ones by their declared size and read large ones waiting for their turn (429 beyond, credit given back).",
+    doc:
+      "Body bytes one caller's waiting requests may hold, unread ones by their declared size and read large ones waiting for " +
+      'their turn (429 beyond, credit given back).',
   }),
   shutdownDelaySeconds: setting(integer(0, 3600), {
     default: 5,
