@@ -28,8 +28,10 @@
  * started for those rows only). Almanac runs with its defaults but ALMANAC_QUERY_JOBS_PER_CALLER=64: the 32 connections
  * share one key, and the default cap (4 heavy searches per caller) would answer most `the` searches 503.
  * The machine is shared (2 cores): compare ratios within one run. Prints figures; asserts nothing.
- * Run: `bun bench/peers.ts` (after `bun run data`); PEERS_SECONDS (default 5) per wrk run; PEERS_ONLY (a regular
- * expression) keeps the measures whose name it matches, e.g. PEERS_ONLY=Bible.
+ * Run: `bun bench/peers.ts` (after `bun run data`); PEERS_SECONDS (default 5) per wrk run; PEERS_WARMUP (default 1)
+ * seconds of load on each side before its first round (JSC still compiles the UA engine's code 3 s into a load: 8% of
+ * the server's CPU on its compiler threads, none after 15 s); PEERS_ONLY (a regular expression) keeps the measures
+ * whose name it matches, e.g. PEERS_ONLY=Bible.
  */
 import { spawn, spawnSync } from 'bun'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -39,6 +41,7 @@ import { BENCH_KEY, type BenchServer, ROOT, start, startAlmanac } from './lib.ts
 import { kjvVerses, publicV4, qrTexts, searchQueries, uapCoreAgents } from './peers/inputs.ts'
 
 const SECONDS = Number(process.env.PEERS_SECONDS ?? 5)
+const WARMUP = Number(process.env.PEERS_WARMUP ?? 1)
 const ROUNDS = 2
 const dir = mkdtempSync(join(tmpdir(), 'almanac-peers-'))
 
@@ -92,7 +95,7 @@ console.log(
 )
 console.log(
   `Runtimes: Almanac on Bun ${Bun.version}; peers on ${nodeVersion ? `Node ${nodeVersion} and ` : ''}Bun ${Bun.version}. ` +
-    `wrk -t2 -c32, ${SECONDS} s a run, ${ROUNDS} rounds.`,
+    `wrk -t2 -c32, ${SECONDS} s a run, ${ROUNDS} rounds, ${WARMUP} s of load on each side before its first.`,
 )
 console.log('Machine: 2 cores shared with other work, so figures are noisy; compare ratios within one run.')
 
@@ -286,7 +289,7 @@ try {
       for (const [server, side, into] of runs) {
         const script = luaScript(side.file, side.method, side.path, side.unique ?? false)
         // Warm-up: JIT, caches of the route, lazily built tables (the uncached Almanac is new each round).
-        if (round === 1 || (server === own && own !== almanac)) await wrk(server, script, 1)
+        if (round === 1 || (server === own && own !== almanac)) await wrk(server, script, WARMUP)
         into.push(await wrk(server, script, SECONDS))
       }
       if (own !== almanac) await own.stop()
