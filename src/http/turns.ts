@@ -168,7 +168,7 @@ export function largeBodyTurns({ maxWaitingBytes }: { maxWaitingBytes: number })
       if (queue && queue.held + bytes > maxWaitingBytes)
         throw new AlmanacError(
           'too_many',
-          `This key has ${queue.go.length} large request bodies (${queue.held} bytes) waiting to be read, the most one caller may: ` +
+          `This key has ${queue.go.length} large request bodies (${queue.held} bytes) waiting to be parsed, the most one caller may: ` +
             `send the next when one is answered.`,
           { headers: { 'Retry-After': '1' } },
         )
