@@ -34,7 +34,6 @@ import { readiness } from './http/readiness.ts'
 import { bodyJson, checkFormHeader, formOf, Reply } from './http/reply.ts'
 import { bodyReader, checkRequest } from './http/request-guards.ts'
 import { closeInputs, IGNORED_QUERY } from './http/strict-inputs.ts'
-import { largeBodyTurns } from './http/turns.ts'
 import type { QuotaStore } from './stores/quota.ts'
 
 export interface AppDeps {
@@ -106,7 +105,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       if (!(answer instanceof Promise)) return policy.admit(request, path, answer)
       return answer.then((principal) => policy.admit(request, path, principal), refused)
     })
-    .use(bodyReader(config.bodyLimit, largeBodyTurns({ maxWaitingBytes: config.requestBytesWaitingPerCaller })))
+    .use(bodyReader(config.bodyLimit, config.requestBytesWaitingPerCaller))
     .use(observability.plugin)
     .use(
       openApiRoutes(

@@ -16,7 +16,7 @@ import { overLimit } from './admission.ts'
 import { callerOf, existingExchange } from './exchange.ts'
 import { checkJsonShape, checkMemberNames } from './json-shape.ts'
 import { checkLargeBody, LARGE_BODY_CHARS } from './large-bodies.ts'
-import type { LargeBodyTurns } from './turns.ts'
+import { heavySteps } from './turns.ts'
 
 /** The transport-level ceiling handed to Bun.serve: generous, so our JSON 413 answers in all honest cases. */
 export const serverBodyCeiling = (bodyLimit: number) => Math.max(bodyLimit * 16, 64 * 1024 * 1024)
@@ -65,7 +65,7 @@ export function checkRequest(request: Request, path: string, limit: number): voi
  * body sent without a Content-Length, counting as it goes. Other bodies with a Content-Length (already
  * checked against the limit) are left to Elysia's own parsers.
  */
-export const bodyReader = (limit: number, largeBodies: LargeBodyTurns) =>
+export const bodyReader = (limit: number, maxWaitingBytes: number) =>
   new Elysia({ name: 'almanac:body-reader', seed: limit }).onParse({ as: 'global' }, async ({ request, contentType }) => {
     if (!request.body) return
     // The route's own limit when admission found it (its Content-Length was checked against it there).
@@ -76,14 +76,14 @@ export const bodyReader = (limit: number, largeBodies: LargeBodyTurns) =>
     const declared = request.headers.has('content-length')
     if (declared && !json) return
     const text = declared ? await request.text() : await readCapped(request, cap)
-    // A large body's scan, then its parse and checks, each wait for a turn of the event loop of their own
-    // (turns.ts largeBodyTurns): each is ~2-3 ms a MB, and whatever another request waits behind is one.
+    // A large body's scan, then its parse and checks, are heavy steps with a turn of the event loop each
+    // (turns.ts heavySteps): each is ~2-3 ms a MB, and whatever another request waits behind is one.
     const large = text.length > LARGE_BODY_CHARS
-    const turn = large ? largeBodies.take(callerOf(request), text.length) : undefined
+    const turn = large ? heavySteps.take(callerOf(request), text.length, maxWaitingBytes) : undefined
     if (turn) await turn
     if (json) {
       checkJsonShape(text)
-      const next = large ? largeBodies.take(callerOf(request), text.length) : undefined
+      const next = large ? heavySteps.take(callerOf(request), text.length, maxWaitingBytes) : undefined
       if (next) await next
       let parsed: unknown
       try {

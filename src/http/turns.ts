@@ -113,32 +113,33 @@ export function callerTurns({ perTurn, maxWaiting, maxWaitingBytes, sliceMs, now
   }
 }
 
-export interface LargeBodyTurns {
+export interface HeavySteps {
   /**
-   * Called before each step of a read large body's work (its scan, its parse: request-guards.ts): undefined to
-   * go on now, or a promise of a turn of its own. A 429 when the caller's bodies waiting would pass `maxWaitingBytes`.
+   * Called before each heavy step of `caller`'s work (a large body's scan, its parse: request-guards.ts; a slice of
+   * a bulk: `inSteps`): undefined to go on now, or a promise of a turn of its own. `bytes`: what the step's input
+   * holds in memory while it waits; a 429 when the caller's waiting steps would hold more than `maxWaitingBytes`.
    */
-  take(caller: string, bytes: number): Promise<void> | undefined
-  /** Bodies waiting for their turn. */
+  take(caller: string, bytes?: number, maxWaitingBytes?: number): Promise<void> | undefined
+  /** Steps waiting for their turn. */
   waiting(): number
 }
 
 /**
- * One large body a turn of the event loop, whoever sent it. A body over the default limit (a bulk list, a
- * polygon, a hash input) costs ~5-8 ms a MB of main-thread work to decode, scan and parse, for one credit,
- * and `callerTurns` never sees that work: a request's turn is taken before its body is read. Four callers
- * each keeping a 1 MB body in flight made every turn hold four parses, and a victim's cheap lookups queued
- * behind them turn after turn (bench/fairness.ts, invalid-bulk). So a read large body waits for a turn of
- * its own: one goes in a turn, callers in rotation (each caller's own in arrival order), the next in a
- * later turn (a `setImmediate`, after the loop has taken in new arrivals). What any request waits behind
- * is then one large body's work, not every large body that arrived together. A caller's waiting bodies
- * are already in memory: past `maxWaitingBytes` of them, a 429 (its credits given back).
+ * One heavy step a turn of the event loop, whoever it is for. Some work is milliseconds on the main thread for
+ * one request: a body over the default limit (a bulk list, a polygon, a hash input) costs ~5-8 ms a MB to scan
+ * and parse, for one credit, and a bulk of 100 user agents 4-8 ms of parsing. `callerTurns` never sees it: a
+ * request's turn is taken before its body is read. Four callers each keeping such a request in flight made
+ * every turn hold four of them, and a victim's cheap lookups queued behind 30 ms turns, turn after turn
+ * (bench/fairness.ts, invalid-bulk and ua-bulk: p99 1-5 s, hundreds of 429s). So such work goes in steps of
+ * ~1-3 ms, each waiting for a turn of its own: one step a turn, callers in rotation (each caller's own in
+ * order), the next in a later turn (a `setImmediate`, after the loop has taken in new arrivals). What any
+ * request waits behind is then one step, not every heavy request that arrived together.
  */
-export function largeBodyTurns({ maxWaitingBytes }: { maxWaitingBytes: number }): LargeBodyTurns {
-  /** Callers with bodies waiting; a Map keeps insertion order, and a caller just served goes to the back. */
+export function heavyStepTurns(): HeavySteps {
+  /** Callers with steps waiting; a Map keeps insertion order, and a caller just served goes to the back. */
   const queues = new Map<string, { go: (() => void)[]; bytes: number[]; held: number }>()
   let waitingCount = 0
-  /** A large body has gone in this turn (the marker that ends the turn is set). */
+  /** A step has gone in this turn (the marker that ends the turn is set). */
   let taken = false
 
   const nextTurn = () => {
@@ -158,7 +159,7 @@ export function largeBodyTurns({ maxWaitingBytes }: { maxWaitingBytes: number })
   }
 
   return {
-    take(caller, bytes) {
+    take(caller, bytes = 0, maxWaitingBytes = Infinity) {
       if (!taken) {
         taken = true
         setImmediate(nextTurn)
@@ -181,4 +182,26 @@ export function largeBodyTurns({ maxWaitingBytes }: { maxWaitingBytes: number })
     },
     waiting: () => waitingCount,
   }
+}
+
+/** The process's one: the event loop is the process's, whichever app a step is for (a data swap runs two). */
+export const heavySteps = heavyStepTurns()
+
+/**
+ * `work` over `items` in slices of `size`, each slice a heavy step with a turn of its own (`heavySteps`), its
+ * results in order. `from`: the index of the slice's first item.
+ */
+export async function inSteps<T, R>(
+  caller: string,
+  items: readonly T[],
+  size: number,
+  work: (slice: readonly T[], from: number) => R[],
+): Promise<R[]> {
+  const out: R[] = []
+  for (let from = 0; from < items.length; from += size) {
+    const turn = heavySteps.take(caller)
+    if (turn) await turn
+    for (const r of work(items.slice(from, from + size), from)) out.push(r)
+  }
+  return out
 }

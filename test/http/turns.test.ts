@@ -7,7 +7,7 @@
  * `callerTurns` with a clock the test moves.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { callerTurns, largeBodyTurns } from '../../src/http/turns.ts'
+import { callerTurns, heavyStepTurns, inSteps } from '../../src/http/turns.ts'
 import { testApp, TEST_KEY, type TestApp } from '../support/app.ts'
 
 const OTHER_KEY = 'other-caller-key-0002'
@@ -151,7 +151,7 @@ describe('a turn not yet busy (the slice)', () => {
   })
 })
 
-describe('one large body a turn, callers in rotation (largeBodyTurns)', () => {
+describe('one heavy step a turn, callers in rotation (heavyStepTurns)', () => {
   /** Counts turns of the event loop: each tick is one setImmediate, re-armed. */
   function ticker() {
     let tick = 0
@@ -164,8 +164,8 @@ describe('one large body a turn, callers in rotation (largeBodyTurns)', () => {
     return { now: () => tick, stop: () => void (on = false) }
   }
 
-  test("bodies that arrive together go one a turn, each caller in turn, each caller's own in order", async () => {
-    const turns = largeBodyTurns({ maxWaitingBytes: 10_000_000 })
+  test("steps that arrive together go one a turn, each caller in turn, each caller's own in order", async () => {
+    const turns = heavyStepTurns()
     const clock = ticker()
     await new Promise((next) => setImmediate(next))
     const went: { body: string; tick: number }[] = []
@@ -178,7 +178,7 @@ describe('one large body a turn, callers in rotation (largeBodyTurns)', () => {
       ['b', 'b2'],
       ['c', 'c1'],
     ] as const) {
-      const turn = turns.take(caller, 1_000_000)
+      const turn = turns.take(caller, 1_000_000, 10_000_000)
       const go = () => void went.push({ body, tick: clock.now() })
       all.push(turn ? turn.then(go) : Promise.resolve(go()))
     }
@@ -191,20 +191,47 @@ describe('one large body a turn, callers in rotation (largeBodyTurns)', () => {
     expect(turns.waiting()).toBe(0)
   })
 
-  test('a body in a later turn goes at once; past the bytes one caller may have waiting, a 429', async () => {
-    const turns = largeBodyTurns({ maxWaitingBytes: 2_500_000 })
+  test('a step in a later turn goes at once; past the bytes one caller may have waiting, a 429', async () => {
+    const turns = heavyStepTurns()
+    const MAX = 2_500_000
     await new Promise((next) => setImmediate(next))
-    expect(turns.take('a', 1_000_000)).toBeUndefined()
-    const waiting = [turns.take('a', 1_000_000), turns.take('a', 1_000_000)]
+    expect(turns.take('a', 1_000_000, MAX)).toBeUndefined()
+    const waiting = [turns.take('a', 1_000_000, MAX), turns.take('a', 1_000_000, MAX)]
     expect(waiting.every((w) => w instanceof Promise)).toBe(true)
-    expect(() => turns.take('a', 1_000_000)).toThrow(/waiting/)
+    expect(() => turns.take('a', 1_000_000, MAX)).toThrow(/waiting/)
     // Another caller's bytes are its own.
-    expect(turns.take('b', 1_000_000)).toBeInstanceOf(Promise)
+    expect(turns.take('b', 1_000_000, MAX)).toBeInstanceOf(Promise)
     await Promise.all(waiting)
     await new Promise((next) => setImmediate(next))
     await new Promise((next) => setImmediate(next))
     expect(turns.waiting()).toBe(0)
     await new Promise((next) => setImmediate(next))
-    expect(turns.take('a', 1_000_000)).toBeUndefined()
+    expect(turns.take('a', 1_000_000, MAX)).toBeUndefined()
+  })
+
+  test("inSteps: two callers' bulks in slices, one slice a turn, alternating, results in order", async () => {
+    let tick = 0
+    let ticking = true
+    const step = () => {
+      tick++
+      if (ticking) setImmediate(step)
+    }
+    setImmediate(step)
+    await new Promise((next) => setImmediate(next))
+    const slices: string[] = []
+    const ticks: number[] = []
+    const work = (name: string) => (slice: readonly number[], from: number) => {
+      slices.push(`${name}@${from}`)
+      ticks.push(tick)
+      return slice.map((x, i) => `${name}${from + i}:${x * 2}`)
+    }
+    const items = Array.from({ length: 25 }, (_, i) => i)
+    const [a, b] = await Promise.all([inSteps('a', items, 10, work('a')), inSteps('b', items, 10, work('b'))])
+    ticking = false
+    expect(a).toEqual(items.map((x) => `a${x}:${x * 2}`))
+    expect(b).toEqual(items.map((x) => `b${x}:${x * 2}`))
+    // a's first slice takes the turn and a queues its second before b asks; then they alternate.
+    expect(slices).toEqual(['a@0', 'a@10', 'b@0', 'a@20', 'b@10', 'b@20'])
+    expect(new Set(ticks).size).toBe(6)
   })
 })
