@@ -60,8 +60,11 @@ export interface UaService {
   /** Parses one user agent with optional Client Hints (`headers`); throws `invalid` naming the field
    * (`field` for the user agent, `hintsField` for the hints: by default `headers` beside it). */
   parse(ua: unknown, headers?: unknown, field?: string, hintsField?: string): UaResult
-  /** Each item answered on its own: a bad item is an ItemError in its place. */
-  bulk(items: readonly unknown[], field?: string): ((UaResult & { ua: string }) | ItemError)[]
+  /**
+   * Each item answered on its own: a bad item is an ItemError in its place. `from`: the index of the first
+   * item in the whole list, when a bulk is answered a slice at a time (errors name `<field>.<index>`).
+   */
+  bulk(items: readonly unknown[], field?: string, from?: number): ((UaResult & { ua: string }) | ItemError)[]
   /** Whether the UA carries a touch-screen token (for the device catalog). */
   touch(ua: string): boolean
   /** The detection data's origin and date. */
@@ -125,9 +128,9 @@ export function openUaService(defs: Definitions, options: UaServiceOptions): UaS
 
   return {
     parse,
-    bulk(items, field = 'ua_list') {
+    bulk(items, field = 'ua_list', from = 0) {
       return items.map((item, i) => {
-        const at = `${field}.${i}`
+        const at = `${field}.${from + i}`
         const ua = item && typeof item === 'object' && !Array.isArray(item) ? (item as Record<string, unknown>).ua : undefined
         try {
           if (!item || typeof item !== 'object' || Array.isArray(item)) throw invalid(at, 'expected an object {ua, headers?}')

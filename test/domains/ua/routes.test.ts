@@ -3,7 +3,7 @@
  * public facts (who runs GPTBot, what curl is, Microsoft's Windows 11 Client Hints rule, Google's Pixel)
  * or Matomo's own fixtures, never our own output.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import uaDomain from '../../../src/domains/ua/index.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
@@ -281,6 +281,45 @@ describe('POST /ua/bulk', () => {
       const problem = form === 'bare' ? body : body.error
       expect(problem.errors).toEqual([{ in: 'body', field: 'header', message: 'unknown member (did you mean headers?)' }])
     }
+  })
+
+  test('a full bulk of 100 (answered ten at a time): every item in its place, a bad one named by its index in the whole list', async () => {
+    const ua_list: unknown[] = Array.from({ length: 100 }, (_, i) => ({ ua: `curl/8.${i}.0` }))
+    for (const i of [9, 10, 57, 99]) ua_list[i] = { ua: '' }
+    const { status, body } = await app.json('POST', '/api/v1/ua/bulk', { body: { ua_list }, form: 'bare' })
+    expect(status).toBe(200)
+    expect(body.results).toHaveLength(100)
+    for (const [i, r] of (body.results as any[]).entries()) {
+      if ([9, 10, 57, 99].includes(i)) expect(r.error.field).toBe(`ua_list.${i}.ua`)
+      else expect(r).toMatchObject({ ua: `curl/8.${i}.0`, client: { name: 'curl', version: `8.${i}.0` } })
+    }
+  })
+
+  test('a bulk of 100 is parsed in ten slices, each in a turn of the event loop of its own', async () => {
+    let tick = 0
+    let ticking = true
+    const step = () => {
+      tick++
+      if (ticking) setImmediate(step)
+    }
+    setImmediate(step)
+    const service = app.opened('ua')
+    const slices: [from: number, size: number, tick: number][] = []
+    const bulk = service.bulk
+    const spy = spyOn(service, 'bulk').mockImplementation((items: unknown[], field?: string, from?: number) => {
+      slices.push([from ?? 0, items.length, tick])
+      return bulk(items, field, from)
+    })
+    try {
+      const ua_list = Array.from({ length: 100 }, (_, i) => ({ ua: `curl/7.${i}.0` }))
+      const { status } = await app.json('POST', '/api/v1/ua/bulk', { body: { ua_list }, form: 'bare' })
+      expect(status).toBe(200)
+    } finally {
+      spy.mockRestore()
+      ticking = false
+    }
+    expect(slices.map(([from, size]) => [from, size])).toEqual(Array.from({ length: 10 }, (_, i) => [i * 10, 10]))
+    expect(new Set(slices.map(([, , t]) => t)).size).toBe(10)
   })
 
   test('over 100 items, none, or not an array: a 422 problem', async () => {
