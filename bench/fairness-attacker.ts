@@ -8,7 +8,7 @@
 
 import { requestOf, worstCases } from '../test/domains/postal/worst.ts'
 
-export const HOSTILE = ['content-type', 'invalid-bulk', 'bible', 'postal', 'scrypt', 'email', 'qr-store', 'over-quota'] as const
+export const HOSTILE = ['content-type', 'invalid-bulk', 'ua-bulk', 'bible', 'postal', 'scrypt', 'email', 'qr-store', 'over-quota'] as const
 export type Hostile = (typeof HOSTILE)[number]
 
 interface Plan {
@@ -87,6 +87,13 @@ function shot(hostile: Hostile, c: number, n: number): Shot {
       return { path: TEXT_ROUTES[(c + n) % TEXT_ROUTES.length]!, method: 'POST', contentType: 'text/plain', body: MEGABYTE_TEXT }
     case 'invalid-bulk':
       return { path: '/api/v1/ua/bulk', method: 'POST', body: INVALID_BULK }
+    case 'ua-bulk': {
+      // A hundred user agents never asked before (the result cache keeps none of them), each one credit.
+      const ua_list = Array.from({ length: 100 }, (_, i) => ({
+        ua: `Mozilla/5.0 (Linux; Android 14; Pixel ${c}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${n}.${i}.0 Mobile Safari/537.36`,
+      }))
+      return { path: '/api/v1/ua/bulk', method: 'POST', body: JSON.stringify({ ua_list }) }
+    }
     case 'bible': {
       // Two common words are ranked live over all their verses (one common word reads a stored ranking),
       // and a new offset each time is a question the answer cache has not seen.

@@ -6,6 +6,7 @@
  *
  * - content-type: 1 MB text/plain bodies to JSON routes (postal within, qr/text, hash/scrypt)
  * - invalid-bulk: ~1 MB JSON bulks of 12,000 user agents (over the 100 allowed), refused by the schema for one credit each
+ * - ua-bulk: valid bulks of 100 user agents never asked before, 100 credits each (4-8 ms of parsing a request)
  * - bible: sixteen `the*` prefixes, and `the lord` (ranked live) at a new offset each time, over every translation
  * - postal: the costliest searches and 500 km radius queries the postal work budget admits
  * - scrypt: the largest scrypt the default ceilings allow (~960 MiB each)
@@ -45,6 +46,7 @@ for (const c of classes) if (!HOSTILE.includes(c)) throw new Error(`--only: unkn
 const CONCURRENCY: Record<Hostile, number> = {
   'content-type': 1,
   'invalid-bulk': 1,
+  'ua-bulk': 1,
   bible: 1,
   postal: 1,
   scrypt: 1,
