@@ -14,7 +14,7 @@ import type { Config } from './config.ts'
 import type { Domain, MountedDomain } from './domains/types.ts'
 import type { Observability } from './http/observability.ts'
 import { type AppDeps, createApp } from './server.ts'
-import { openDomains } from './domains/mount.ts'
+import { openDomains, warmUp } from './domains/mount.ts'
 import { datasetMetrics, domainMetrics } from './http/dataset-metrics.ts'
 import { contentMismatch, sizeMismatch } from './data/integrity.ts'
 import { openDataDir } from './data/open.ts'
@@ -185,6 +185,7 @@ export function liveApp(
         }
         const old = current
         current = build(next, opened)
+        warmUp(opened, log)
         log(
           JSON.stringify({
             level: 'info',

@@ -14,7 +14,7 @@ import { serverBodyCeiling } from './http/request-guards.ts'
 import { createObservability } from './http/observability.ts'
 import type { Config } from './config.ts'
 import { activatedDir, type LiveApp, liveApp } from './refresh.ts'
-import { openDomain, openDomains, verifyDatasets } from './domains/mount.ts'
+import { openDomain, openDomains, verifyDatasets, warmUp } from './domains/mount.ts'
 import type { MountedDomain } from './domains/types.ts'
 import { createKeyStore, createQuotaStore } from './stores/index.ts'
 import { openKeyStore, type KeyStore, type StoredKey } from './stores/keys.ts'
@@ -104,7 +104,11 @@ export async function serve(config: Config, log: (line: string) => void = logger
   // Sizes, and the hashes of small artifacts, were checked before opening; the large ones are hashed while
   // serving, except those the extraction has just hashed as it wrote them.
   opened
-    .then((all) => verifyDatasets(config, data, all, log, extraction?.verified))
+    .then((all) => {
+      // The domains' one-off first-use work, in steps, now that the server listens (mount.ts warmUp).
+      warmUp(all, log)
+      return verifyDatasets(config, data, all, log, extraction?.verified)
+    })
     .catch((e) => log(JSON.stringify({ level: 'error', msg: 'dataset integrity check failed to run', error: String(e) })))
   // SIGHUP (systemctl reload, `almanac data activate`): serve the activated directory, else the configured
   // one, else the current one read again (the operator replaced its files). A refusal is logged.

@@ -7,6 +7,7 @@
 import type { Config } from '../config.ts'
 import { type ArtifactSizes, contentMismatch, sizeMismatch } from '../data/integrity.ts'
 import type { DataDir } from '../data/types.ts'
+import { inSteps } from '../http/turns.ts'
 import { asLogger, logger } from '../lib/logger.ts'
 import { redactPaths } from '../lib/redact.ts'
 import type { Domain, MountedDomain } from './types.ts'
@@ -33,6 +34,20 @@ export async function openDomains(
   options: OpenOptions = {},
 ): Promise<MountedDomain[]> {
   return Promise.all(domains.map((domain) => openDomain(config, data, domain, log, options)))
+}
+
+/**
+ * Starts the open domains' warm-up steps (Domain.warmUp), one heavy step a turn (http/turns.ts), and returns at
+ * once: serve.ts calls it once the server listens, refresh.ts once a new generation serves.
+ */
+export function warmUp(mounted: MountedDomain[], log: (l: string) => void = logger): void {
+  for (const { domain, service } of mounted) {
+    const steps = service === undefined ? undefined : domain.warmUp?.(service)
+    if (!steps?.length) continue
+    inSteps(`almanac:warm-up:${domain.name}`, steps, 1, (step) => step.map((run) => run())).catch((e) =>
+      asLogger(log).warn(`the ${domain.name} warm-up failed; the first requests do its work`, { domain: domain.name, error: String(e) }),
+    )
+  }
 }
 
 /** Opens one domain (see openDomains): its service, or the reason it is disabled. */

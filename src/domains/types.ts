@@ -62,6 +62,13 @@ export interface Domain<S = unknown> {
   metrics?(service: S): string
   /** Releases what `open` took (workers, file handles). */
   close?(service: S): void | Promise<void>
+  /**
+   * One-off first-use work (structures built lazily, code compiled on first call) as steps of at most a few
+   * tens of ms, which every domain's opening leaves to be run one heavy step a turn of the event loop
+   * (mount.ts `warmUp`): readiness never waits for them and none blocks the loop for long, while the first
+   * callers' requests no longer pay for them.
+   */
+  warmUp?(service: S): (() => void)[]
   builders?: DatasetBuilder[]
   /** The upstreams its builders read (`sources.ts` in the domain folder). */
   sources?: Source[]

@@ -20,13 +20,13 @@ export interface Detector {
 const text = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v))
 
 /**
- * Parsed once when the detector opens: a desktop, a Mac, an iPhone, an Android phone, a tablet, a TV, a bot
- * and a library. The engine builds each parser's list index and brings in its own fixed patterns on first
- * use, and the literal table packs when they have come (prefilter.ts): done by the first requests, that
- * was 75 ms for the first parse and a 70-80 ms repack a few hundred parses later, each blocking the event
- * loop for everyone. Here they cost the domain's opening instead.
+ * Parsed once after the detector opens (UaService.warmUp): a desktop, a Mac, an iPhone, an Android phone, a
+ * tablet, a TV, a browser on Linux, a bot and a library. The engine builds each parser's list index and brings
+ * in its own fixed patterns on first use, and the literal table packs when they have come (prefilter.ts):
+ * done by the first requests, that was 75 ms for the first parse and a 70-80 ms repack a few hundred parses
+ * later, each blocking the event loop for everyone.
  */
-const WARM_UP = [
+export const WARM_UP = [
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 Edg/120.0.0.0',
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15',
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
@@ -39,13 +39,6 @@ const WARM_UP = [
 ]
 
 export function createDetector(defs: Definitions): Detector {
-  const detector = openDetector(defs)
-  for (const ua of WARM_UP) if (!detector.bot(ua)) detector.detect(ua, undefined)
-  prefilter.packLiterals()
-  return detector
-}
-
-function openDetector(defs: Definitions): Detector {
   prefilter.seedLiterals(defs.literals)
   const engine = new DeviceDetector({
     collections: defs.collections,

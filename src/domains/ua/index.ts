@@ -35,6 +35,7 @@ export default defineDomain<UaService>({
     return openUaService(defs, { cacheEntries: config.ua.cacheEntries, cacheBytes: config.ua.cacheBytes })
   },
   routes: uaRoutes,
+  warmUp: (service) => service.warmUp,
   definitionsUpdated: ({ service }) => service.definitions.date,
   builders: [uaBuilder],
   sources: uaSources,

@@ -7,9 +7,10 @@ import { unknownName } from '../../lib/did-you-mean.ts'
 import { AlmanacError, invalid } from '../../lib/errors.ts'
 import { Doorkeeper, GenerationalCache } from '../../lib/cache.ts'
 import type { Definitions } from './definitions.ts'
-import { createDetector } from './engine.ts'
+import { createDetector, WARM_UP } from './engine.ts'
 import { engineHeaders, readHints, type Hints } from './hints.ts'
 import type { Bot, Client, Parse } from './parse.ts'
+import { packLiterals } from './prefilter.ts'
 
 export type { Bot, Client, Device, Os, Parse } from './parse.ts'
 
@@ -67,6 +68,12 @@ export interface UaService {
   bulk(items: readonly unknown[], field?: string, from?: number): ((UaResult & { ua: string }) | ItemError)[]
   /** Whether the UA carries a touch-screen token (for the device catalog). */
   touch(ua: string): boolean
+  /**
+   * The engine's one-off first-use work as steps of at most ~50 ms, to run one at a time after opening
+   * (index.ts): the literal table packed, each of engine.ts's WARM_UP samples parsed, the table packed
+   * again with what they brought in.
+   */
+  warmUp: (() => void)[]
   /** The detection data's origin and date. */
   definitions: Definitions['source']
 }
@@ -150,6 +157,7 @@ export function openUaService(defs: Definitions, options: UaServiceOptions): UaS
       })
     },
     touch: (ua) => detector.touch(ua),
+    warmUp: [packLiterals, ...WARM_UP.map((ua) => () => void uaOnly(ua)), packLiterals],
     definitions: defs.source,
   }
 }

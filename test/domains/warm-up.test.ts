@@ -1,0 +1,84 @@
+/**
+ * Domains' warm-up steps (Domain.warmUp, mount.ts `warmUp`): run one a turn of the event loop after the
+ * domains have opened, never together, and a failing step is a warning, not a crash. The ua domain's own
+ * steps (the literal table packed, nine sample user agents parsed, packed again) leave its answers as they
+ * were. Turns are counted by a setImmediate ticker, not timed.
+ */
+import { afterAll, expect, test } from 'bun:test'
+import { openDataDir } from '../../src/data/open.ts'
+import { openDomain, warmUp } from '../../src/domains/mount.ts'
+import { defineDomain, type MountedDomain } from '../../src/domains/types.ts'
+import uaDomain from '../../src/domains/ua/index.ts'
+import { openUaService } from '../../src/domains/ua/service.ts'
+import { loadDefinitions } from '../../src/domains/ua/definitions.ts'
+import { testConfig } from '../support/app.ts'
+
+let tick = 0
+let ticking = true
+const step = () => {
+  tick++
+  if (ticking) setImmediate(step)
+}
+setImmediate(step)
+afterAll(() => void (ticking = false))
+
+/** A domain whose warm-up records the turn of each step; `failAt` throws at that step. */
+const recording = (name: string, steps: number, at: [string, number][], failAt = -1) =>
+  defineDomain<{ name: string }>({
+    name,
+    prefixes: [`/${name}`],
+    datasets: [],
+    open: () => ({ name }),
+    routes: () => undefined as never,
+    warmUp: () =>
+      Array.from({ length: steps }, (_, i) => () => {
+        if (i === failAt) throw new Error(`step ${i} broke`)
+        at.push([`${name}${i}`, tick])
+      }),
+  })
+
+const settle = async (turns: number) => {
+  for (let i = 0; i < turns; i++) await new Promise((next) => setImmediate(next))
+}
+
+test('steps of two domains run one a turn, each domain in order, the domains in rotation', async () => {
+  const at: [string, number][] = []
+  const mounted: MountedDomain[] = [
+    { domain: recording('a', 3, at), service: { name: 'a' } },
+    { domain: recording('b', 2, at), service: { name: 'b' } },
+    { domain: recording('c', 2, at) }, // disabled: no service, no steps
+  ]
+  warmUp(mounted, () => {})
+  expect(at.map(([s]) => s)).toEqual(['a0']) // the first goes at once, the rest in later turns
+  await settle(12)
+  // a's first step went at once and a queued its second before b asked; then they alternate.
+  expect(at.map(([s]) => s)).toEqual(['a0', 'a1', 'b0', 'a2', 'b1'])
+  expect(new Set(at.map(([, t]) => t)).size).toBe(5)
+})
+
+test('a step that throws stops that domain warm-up with a warning; nothing else is affected', async () => {
+  const at: [string, number][] = []
+  const lines: string[] = []
+  warmUp([{ domain: recording('d', 4, at, 1), service: { name: 'd' } }], (l) => lines.push(l))
+  await settle(8)
+  expect(at.map(([s]) => s)).toEqual(['d0'])
+  expect(lines.join('\n')).toContain('the d warm-up failed')
+  expect(lines.join('\n')).toContain('step 1 broke')
+})
+
+test('the ua domain: its steps run, and a warmed service answers as an unwarmed one', async () => {
+  const config = testConfig()
+  const data = openDataDir(config.dataDir)
+  const m = await openDomain(config, data, uaDomain, () => {})
+  expect(m.problem).toBeUndefined()
+  const steps = uaDomain.warmUp!(m.service as never)
+  expect(steps.length).toBe(11)
+  for (const run of steps) run()
+  const cold = openUaService(loadDefinitions(data.path('ua-detection.json')), { cacheEntries: 0, cacheBytes: 0 })
+  for (const ua of [
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36',
+    'Mozilla/5.0 (PlayStation; PlayStation 5/2.26) AppleWebKit/605.1.15 (KHTML, like Gecko)',
+    'Wget/1.21.3',
+  ])
+    expect((m.service as ReturnType<typeof openUaService>).parse(ua)).toEqual(cold.parse(ua))
+})
