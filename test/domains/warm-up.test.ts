@@ -2,7 +2,7 @@
  * Domains' warm-up steps (Domain.warmUp, mount.ts `warmUp`): run one a turn of the event loop after the
  * domains have opened, never together, and a failing step is a warning, not a crash. The ua domain's own
  * steps (the literal table packed, nine sample user agents parsed, packed again) leave its answers as they
- * were. Turns are counted by a setImmediate ticker, not timed.
+ * were. Turns are counted (test/support/turns.ts), not timed.
  */
 import { afterAll, expect, test } from 'bun:test'
 import { openDataDir } from '../../src/data/open.ts'
@@ -12,15 +12,10 @@ import uaDomain from '../../src/domains/ua/index.ts'
 import { openUaService } from '../../src/domains/ua/service.ts'
 import { loadDefinitions } from '../../src/domains/ua/definitions.ts'
 import { testConfig } from '../support/app.ts'
+import { turnCounter } from '../support/turns.ts'
 
-let tick = 0
-let ticking = true
-const step = () => {
-  tick++
-  if (ticking) setImmediate(step)
-}
-setImmediate(step)
-afterAll(() => void (ticking = false))
+const turn = turnCounter()
+afterAll(() => turn.stop())
 
 /** A domain whose warm-up records the turn of each step; `failAt` throws at that step. */
 const recording = (name: string, steps: number, at: [string, number][], failAt = -1) =>
@@ -33,7 +28,7 @@ const recording = (name: string, steps: number, at: [string, number][], failAt =
     warmUp: () =>
       Array.from({ length: steps }, (_, i) => () => {
         if (i === failAt) throw new Error(`step ${i} broke`)
-        at.push([`${name}${i}`, tick])
+        at.push([`${name}${i}`, turn.now()])
       }),
   })
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test'
 import { DEFAULT_BODY_LIMIT } from '../../src/http/admission.ts'
 import * as jsonShape from '../../src/http/json-shape.ts'
 import { testApp, TEST_KEY, type TestApp } from '../support/app.ts'
+import { turnCounter } from '../support/turns.ts'
 
 /** A second caller, for the request that must not wait behind the first caller's large bodies. */
 const OTHER_KEY = 'other-caller-key-0002'
@@ -106,21 +107,15 @@ describe('a large invalid body gets the problem a small one gets, without being 
   })
 
   test('four large bodies sent together: each scan and each parse in a turn of its own, a small request answered meanwhile', async () => {
-    let tick = 0
-    let ticking = true
-    const step = () => {
-      tick++
-      if (ticking) setImmediate(step)
-    }
-    setImmediate(step)
+    const turn = turnCounter()
     const parsedAt: number[] = []
     const scannedAt: number[] = []
     const scan = spyOn(jsonShape, 'checkJsonShape').mockImplementation((text: string) => {
-      if (text.length > DEFAULT_BODY_LIMIT) scannedAt.push(tick)
+      if (text.length > DEFAULT_BODY_LIMIT) scannedAt.push(turn.now())
     })
     const parse = JSON.parse
     const spy = spyOn(JSON, 'parse').mockImplementation(((text: string, reviver?: any) => {
-      if (typeof text === 'string' && text.length > DEFAULT_BODY_LIMIT) parsedAt.push(tick)
+      if (typeof text === 'string' && text.length > DEFAULT_BODY_LIMIT) parsedAt.push(turn.now())
       return parse(text, reviver)
     }) as typeof JSON.parse)
     try {
@@ -135,7 +130,7 @@ describe('a large invalid body gets the problem a small one gets, without being 
         ),
       )
       const small = await app.request('GET', '/api/v1/countries/FR', { key: OTHER_KEY })
-      const smallAt = tick
+      const smallAt = turn.now()
       const answers = await Promise.all(large)
       expect(small.status).toBe(200)
       expect(answers.map((r) => r.status)).toEqual([422, 422, 422, 422])
@@ -149,7 +144,7 @@ describe('a large invalid body gets the problem a small one gets, without being 
     } finally {
       spy.mockRestore()
       scan.mockRestore()
-      ticking = false
+      turn.stop()
     }
   })
 

@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { callerTurns, heavyStepTurns, inSteps } from '../../src/http/turns.ts'
 import { testApp, TEST_KEY, type TestApp } from '../support/app.ts'
+import { turnCounter } from '../support/turns.ts'
 
 const OTHER_KEY = 'other-caller-key-0002'
 const env = { ALMANAC_PLANS: 'test:1000000/1d', ALMANAC_API_KEYS: `${TEST_KEY},${OTHER_KEY}`, ALMANAC_TURN_SLICE_US: '0' }
@@ -152,21 +153,9 @@ describe('a turn not yet busy (the slice)', () => {
 })
 
 describe('one heavy step a turn, callers in rotation (heavyStepTurns)', () => {
-  /** Counts turns of the event loop: each tick is one setImmediate, re-armed. */
-  function ticker() {
-    let tick = 0
-    let on = true
-    const step = () => {
-      tick++
-      if (on) setImmediate(step)
-    }
-    setImmediate(step)
-    return { now: () => tick, stop: () => void (on = false) }
-  }
-
   test("steps that arrive together go one a turn, each caller in turn, each caller's own in order", async () => {
     const turns = heavyStepTurns()
-    const clock = ticker()
+    const clock = turnCounter()
     await new Promise((next) => setImmediate(next))
     const went: { body: string; tick: number }[] = []
     const all: Promise<void>[] = []
@@ -210,24 +199,18 @@ describe('one heavy step a turn, callers in rotation (heavyStepTurns)', () => {
   })
 
   test("inSteps: two callers' bulks in slices, one slice a turn, alternating, results in order", async () => {
-    let tick = 0
-    let ticking = true
-    const step = () => {
-      tick++
-      if (ticking) setImmediate(step)
-    }
-    setImmediate(step)
+    const turn = turnCounter()
     await new Promise((next) => setImmediate(next))
     const slices: string[] = []
     const ticks: number[] = []
     const work = (name: string) => (slice: readonly number[], from: number) => {
       slices.push(`${name}@${from}`)
-      ticks.push(tick)
+      ticks.push(turn.now())
       return slice.map((x, i) => `${name}${from + i}:${x * 2}`)
     }
     const items = Array.from({ length: 25 }, (_, i) => i)
     const [a, b] = await Promise.all([inSteps('a', items, 10, work('a')), inSteps('b', items, 10, work('b'))])
-    ticking = false
+    turn.stop()
     expect(a).toEqual(items.map((x) => `a${x}:${x * 2}`))
     expect(b).toEqual(items.map((x) => `b${x}:${x * 2}`))
     // a's first slice takes the turn and a queues its second before b asks; then they alternate.

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import uaDomain from '../../../src/domains/ua/index.ts'
 import { testApp, type TestApp } from '../../support/app.ts'
+import { turnCounter } from '../../support/turns.ts'
 import { FIXTURES } from './corpus.ts'
 
 let app: TestApp
@@ -296,18 +297,12 @@ describe('POST /ua/bulk', () => {
   })
 
   test('a bulk of 100 is parsed in ten slices, each in a turn of the event loop of its own', async () => {
-    let tick = 0
-    let ticking = true
-    const step = () => {
-      tick++
-      if (ticking) setImmediate(step)
-    }
-    setImmediate(step)
+    const turn = turnCounter()
     const service = app.opened('ua')
     const slices: [from: number, size: number, tick: number][] = []
     const bulk = service.bulk
     const spy = spyOn(service, 'bulk').mockImplementation((items: unknown[], field?: string, from?: number) => {
-      slices.push([from ?? 0, items.length, tick])
+      slices.push([from ?? 0, items.length, turn.now()])
       return bulk(items, field, from)
     })
     try {
@@ -316,7 +311,7 @@ describe('POST /ua/bulk', () => {
       expect(status).toBe(200)
     } finally {
       spy.mockRestore()
-      ticking = false
+      turn.stop()
     }
     expect(slices.map(([from, size]) => [from, size])).toEqual(Array.from({ length: 10 }, (_, i) => [i * 10, 10]))
     expect(new Set(slices.map(([, , t]) => t)).size).toBe(10)
