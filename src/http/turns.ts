@@ -20,6 +20,58 @@
  */
 import { AlmanacError } from '../lib/errors.ts'
 
+/**
+ * Each caller's waiting starts in arrival order, with the body bytes they hold, for both schedulers below.
+ * Callers are kept in the order they began waiting (a Map's insertion order).
+ */
+class WaitingStarts {
+  private readonly byCaller = new Map<string, { starts: (() => void)[]; bytes: number[]; held: number }>()
+  /** Starts waiting, all callers. */
+  count = 0
+
+  has(caller: string): boolean {
+    return this.byCaller.has(caller)
+  }
+
+  /** Callers with starts waiting, in the order they began waiting (or were sent to the back). */
+  callers(): IterableIterator<string> {
+    return this.byCaller.keys()
+  }
+
+  /** Runs up to `n` of `caller`'s oldest starts; `toBack`: a caller with more left goes behind the others. */
+  release(caller: string, n: number, toBack = false): number {
+    const queue = this.byCaller.get(caller)
+    if (!queue) return 0
+    const go = queue.starts.splice(0, n)
+    for (const b of queue.bytes.splice(0, go.length)) queue.held -= b
+    this.count -= go.length
+    if (!queue.starts.length || toBack) this.byCaller.delete(caller)
+    if (queue.starts.length && toBack) this.byCaller.set(caller, queue)
+    for (const start of go) start()
+    return go.length
+  }
+
+  /**
+   * A promise of `caller`'s start, holding `bytes`; a 429 (`too_many`, its credits given back) when the caller
+   * already has `maxCount` waiting or they would hold more than `maxBytes`. `what`: the 429's words for them.
+   */
+  add(caller: string, bytes: number, maxCount: number, maxBytes: number, what: (count: number, held: number) => string): Promise<void> {
+    let queue = this.byCaller.get(caller)
+    if (queue && (queue.starts.length >= maxCount || queue.held + bytes > maxBytes))
+      throw new AlmanacError(
+        'too_many',
+        `This key has ${what(queue.starts.length, queue.held)}, the most one caller may: send the next when one is answered.`,
+        { headers: { 'Retry-After': '1' } },
+      )
+    if (!queue) this.byCaller.set(caller, (queue = { starts: [], bytes: [], held: 0 }))
+    const waiting = queue
+    this.count++
+    waiting.held += bytes
+    waiting.bytes.push(bytes)
+    return new Promise<void>((resolve) => waiting.starts.push(resolve))
+  }
+}
+
 export interface Turns {
   /**
    * Counts one request of `caller` in this turn: undefined to start it now, or a promise of its turn.
@@ -46,9 +98,8 @@ export interface TurnLimits {
 export function callerTurns({ perTurn, maxWaiting, maxWaitingBytes, sliceMs, now = performance.now.bind(performance) }: TurnLimits): Turns {
   /** Requests each caller started in this turn. */
   const started = new Map<string, number>()
-  /** Each caller's waiting requests, in arrival order, and the body bytes they may hold. */
-  const queues = new Map<string, { starts: (() => void)[]; bytes: number[]; held: number }>()
-  let waitingCount = 0
+  /** Each caller's waiting requests, and the body bytes they may hold. */
+  const waiting = new WaitingStarts()
   let marked = false
   /** When this turn began: its marker's run, or its first start when no marker was pending. */
   let turnStarted = 0
@@ -57,14 +108,7 @@ export function callerTurns({ perTurn, maxWaiting, maxWaitingBytes, sliceMs, now
     marked = false
     turnStarted = now()
     started.clear()
-    for (const [caller, queue] of queues) {
-      const go = queue.starts.splice(0, perTurn)
-      for (const b of queue.bytes.splice(0, go.length)) queue.held -= b
-      waitingCount -= go.length
-      started.set(caller, go.length)
-      if (!queue.starts.length) queues.delete(caller)
-      for (const start of go) start()
-    }
+    for (const caller of waiting.callers()) started.set(caller, waiting.release(caller, perTurn))
     if (started.size) mark()
   }
   const mark = () => {
@@ -78,38 +122,26 @@ export function callerTurns({ perTurn, maxWaiting, maxWaitingBytes, sliceMs, now
       if (perTurn <= 0) return undefined
       const t = now()
       if (!marked) turnStarted = t
-      let queue = queues.get(caller)
       const n = started.get(caller) ?? 0
       const roomy = sliceMs > 0 && t - turnStarted < sliceMs
-      if (roomy || (!queue && n < perTurn)) {
+      if (roomy || (!waiting.has(caller) && n < perTurn)) {
         // With room in the turn, a caller that has requests waiting starts this one and lets its oldest go
         // with it: the queue drains while the turn has room, so none waits for long behind newer ones.
-        if (queue) {
-          queue.held -= queue.bytes.shift()!
-          waitingCount--
-          if (queue.starts.length === 1) queues.delete(caller)
-          queue.starts.shift()!()
-        }
-        started.set(caller, n + (queue ? 2 : 1))
+        started.set(caller, n + 1 + waiting.release(caller, 1))
         mark()
         return undefined
       }
-      if (queue && (queue.starts.length >= maxWaiting || queue.held + bytes > maxWaitingBytes))
-        throw new AlmanacError(
-          'too_many',
-          `This key has ${queue.starts.length} requests (${queue.held} bytes of bodies) waiting for their turn, the most one caller may: ` +
-            `send the next when one is answered.`,
-          { headers: { 'Retry-After': '1' } },
-        )
-      if (!queue) queues.set(caller, (queue = { starts: [], bytes: [], held: 0 }))
-      const waiting = queue
-      waitingCount++
-      waiting.held += bytes
-      waiting.bytes.push(bytes)
+      const turn = waiting.add(
+        caller,
+        bytes,
+        maxWaiting,
+        maxWaitingBytes,
+        (count, held) => `${count} requests (${held} bytes of bodies) waiting for their turn`,
+      )
       mark()
-      return new Promise<void>((resolve) => waiting.starts.push(resolve))
+      return turn
     },
-    waiting: () => waitingCount,
+    waiting: () => waiting.count,
   }
 }
 
@@ -136,26 +168,19 @@ export interface HeavySteps {
  * request waits behind is then one step, not every heavy request that arrived together.
  */
 export function heavyStepTurns(): HeavySteps {
-  /** Callers with steps waiting; a Map keeps insertion order, and a caller just served goes to the back. */
-  const queues = new Map<string, { go: (() => void)[]; bytes: number[]; held: number }>()
-  let waitingCount = 0
+  /** Callers with steps waiting; a caller just served goes behind the others. */
+  const waiting = new WaitingStarts()
   /** A step has gone in this turn (the marker that ends the turn is set). */
   let taken = false
 
   const nextTurn = () => {
-    const first = queues.entries().next()
+    const first = waiting.callers().next()
     if (first.done) {
       taken = false
       return
     }
-    const [caller, queue] = first.value
-    queues.delete(caller)
-    const go = queue.go.shift()!
-    queue.held -= queue.bytes.shift()!
-    waitingCount--
-    if (queue.go.length) queues.set(caller, queue)
     setImmediate(nextTurn)
-    go()
+    waiting.release(first.value, 1, true)
   }
 
   return {
@@ -165,22 +190,15 @@ export function heavyStepTurns(): HeavySteps {
         setImmediate(nextTurn)
         return undefined
       }
-      let queue = queues.get(caller)
-      if (queue && queue.held + bytes > maxWaitingBytes)
-        throw new AlmanacError(
-          'too_many',
-          `This key has ${queue.go.length} large request bodies (${queue.held} bytes) waiting to be parsed, the most one caller may: ` +
-            `send the next when one is answered.`,
-          { headers: { 'Retry-After': '1' } },
-        )
-      if (!queue) queues.set(caller, (queue = { go: [], bytes: [], held: 0 }))
-      const waiting = queue
-      waitingCount++
-      waiting.held += bytes
-      waiting.bytes.push(bytes)
-      return new Promise<void>((resolve) => waiting.go.push(resolve))
+      return waiting.add(
+        caller,
+        bytes,
+        Infinity,
+        maxWaitingBytes,
+        (count, held) => `${count} large request bodies (${held} bytes) waiting to be parsed`,
+      )
     },
-    waiting: () => waitingCount,
+    waiting: () => waiting.count,
   }
 }
 
