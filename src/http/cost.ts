@@ -17,9 +17,10 @@ export const costPerItem = (field: string, max: number) => ({ [COST_KEY]: { fiel
 /** Credits for one request given the route's declaration and the parsed body. */
 export function costOf(declared: PerItemCost | undefined, body: unknown): number {
   if (!declared) return 1
-  const items = field(body, declared.field)
+  const items = itemsOf(body, declared)
   return Array.isArray(items) && items.length >= 1 && items.length <= declared.max ? items.length : 1
 }
 
-const field = (body: unknown, name: string): unknown =>
-  name === '' ? body : body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined
+/** The member of `body` that holds a per-item route's items (the body itself when the field is ''), if any. */
+export const itemsOf = (body: unknown, { field }: PerItemCost): unknown =>
+  field === '' ? body : body && typeof body === 'object' ? (body as Record<string, unknown>)[field] : undefined

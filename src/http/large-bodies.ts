@@ -12,7 +12,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import type { ValueError } from '@sinclair/typebox/errors'
 import { invalidFields } from '../lib/errors.ts'
 import { type Admission, DEFAULT_BODY_LIMIT } from './admission.ts'
-import type { PerItemCost } from './cost.ts'
+import { itemsOf, type PerItemCost } from './cost.ts'
 import { fieldErrors } from './problem.ts'
 
 /** Bodies longer than this (characters of JSON text) are checked here; only routes with a larger limit get them. */
@@ -42,9 +42,8 @@ export function checkLargeBody(admission: Pick<Admission, 'bodySchema' | 'cost'>
 
 /** `body` with its per-item list cut to `max + 1` items when it is longer (a copy; the body itself is untouched). */
 function shortened(body: unknown, cost: PerItemCost | undefined): unknown {
-  if (!cost) return body
-  const keep = cost.max + 1
-  if (cost.field === '') return Array.isArray(body) && body.length > keep ? body.slice(0, keep) : body
-  const items = body && typeof body === 'object' ? (body as Record<string, unknown>)[cost.field] : undefined
-  return Array.isArray(items) && items.length > keep ? { ...(body as object), [cost.field]: items.slice(0, keep) } : body
+  const items = cost && itemsOf(body, cost)
+  if (!cost || !Array.isArray(items) || items.length <= cost.max + 1) return body
+  const cut = items.slice(0, cost.max + 1)
+  return cost.field === '' ? cut : { ...(body as object), [cost.field]: cut }
 }

@@ -79,11 +79,12 @@ export const bodyReader = (limit: number, maxWaitingBytes: number) =>
     // A large body's scan, then its parse and checks, are heavy steps with a turn of the event loop each
     // (turns.ts heavySteps): each is ~2-3 ms a MB, and whatever another request waits behind is one.
     const large = text.length > LARGE_BODY_CHARS
-    const turn = large ? heavySteps.take(callerOf(request), text.length, maxWaitingBytes) : undefined
+    const step = () => (large ? heavySteps.take(callerOf(request), text.length, maxWaitingBytes) : undefined)
+    const turn = step()
     if (turn) await turn
     if (json) {
       checkJsonShape(text)
-      const next = large ? heavySteps.take(callerOf(request), text.length, maxWaitingBytes) : undefined
+      const next = step()
       if (next) await next
       let parsed: unknown
       try {

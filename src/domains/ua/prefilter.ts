@@ -331,8 +331,8 @@ class LiteralTable {
 const table = new LiteralTable()
 
 /**
- * Packs the literals now rather than in the scan of a request: the engine calls it when it opens, after
- * its warm-up parses have brought in its own patterns (engine.ts).
+ * Packs the literals now rather than in the scan of a request: the ua service's warm-up steps call it,
+ * before and after their sample parses have brought in the engine's own patterns (service.ts `warmUp`).
  */
 export const packLiterals = () => void table.pack()
 
