@@ -22,5 +22,5 @@ export function costOf(declared: PerItemCost | undefined, body: unknown): number
 }
 
 /** The member of `body` that holds a per-item route's items (the body itself when the field is ''), if any. */
-export const itemsOf = (body: unknown, { field }: PerItemCost): unknown =>
+const itemsOf = (body: unknown, { field }: PerItemCost): unknown =>
   field === '' ? body : body && typeof body === 'object' ? (body as Record<string, unknown>)[field] : undefined

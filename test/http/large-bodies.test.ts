@@ -106,20 +106,22 @@ describe('a large invalid body gets the problem a small one gets, without being 
     expect(manyOver.problem.errors[0].message).toContain('100')
   })
 
-  test('four large bodies sent together: each scan and each parse in a turn of its own, a small request answered meanwhile', async () => {
+  test('four large bodies sent together: each part of each scan and each parse in a turn of its own, a small request answered meanwhile', async () => {
     const turn = turnCounter()
-    const parsedAt: number[] = []
-    const scannedAt: number[] = []
-    const scan = spyOn(jsonShape, 'checkJsonShape').mockImplementation((text: string) => {
-      if (text.length > DEFAULT_BODY_LIMIT) scannedAt.push(turn.now())
+    const parsedAt: { turn: number; length: number }[] = []
+    const scanned = new Map<jsonShape.JsonScan, number[]>()
+    const advance = jsonShape.JsonScan.prototype.advance
+    const scan = spyOn(jsonShape.JsonScan.prototype, 'advance').mockImplementation(function (this: jsonShape.JsonScan, chars?: number) {
+      scanned.set(this, [...(scanned.get(this) ?? []), turn.now()])
+      return advance.call(this, chars)
     })
     const parse = JSON.parse
     const spy = spyOn(JSON, 'parse').mockImplementation(((text: string, reviver?: any) => {
-      if (typeof text === 'string' && text.length > DEFAULT_BODY_LIMIT) parsedAt.push(turn.now())
+      if (typeof text === 'string' && text.startsWith('{"ua_list"')) parsedAt.push({ turn: turn.now(), length: text.length })
       return parse(text, reviver)
     }) as typeof JSON.parse)
     try {
-      const body = JSON.stringify({ ua_list: Array.from({ length: 3_000 }, (_, i) => ({ ua: `Mozilla/5.0 probe/${i}` })) })
+      const body = JSON.stringify({ ua_list: Array.from({ length: 12_000 }, (_, i) => ({ ua: `Mozilla/5.0 probe/${i}` })) })
       const large = Array.from({ length: 4 }, () =>
         app.handle(
           new Request('http://localhost/api/v1/ua/bulk', {
@@ -134,13 +136,21 @@ describe('a large invalid body gets the problem a small one gets, without being 
       const answers = await Promise.all(large)
       expect(small.status).toBe(200)
       expect(answers.map((r) => r.status)).toEqual([422, 422, 422, 422])
+      // Each body scanned in parts of at most 64 KiB: four scans of several parts, every part in a turn of its own.
+      const parts = [...scanned.values()].filter((turns) => turns.length > 1)
+      expect(parts.length).toBe(4)
+      for (const turns of parts) expect(turns.length).toBe(Math.ceil(body.length / (64 * 1024)))
+      const partTurns = parts.flat()
+      expect(new Set(partTurns).size).toBe(partTurns.length)
+      // Each parse in a turn after its scan's last part, none in a scan's turn; and each parsed only the list's
+      // first 101 items, not the 12,000.
       expect(parsedAt.length).toBe(4)
-      expect(new Set(parsedAt).size).toBe(4)
-      // Each body's scan and parse took a turn each.
-      expect(scannedAt.length).toBe(4)
-      for (let i = 0; i < 4; i++) expect(scannedAt[i]!).toBeLessThan(parsedAt[i]!)
+      expect(new Set(parsedAt.map((p) => p.turn)).size).toBe(4)
+      for (const p of parsedAt) expect(partTurns).not.toContain(p.turn)
+      expect(Math.min(...parsedAt.map((p) => p.turn))).toBeGreaterThan(Math.min(...parts.map((turns) => turns.at(-1)!)))
+      for (const p of parsedAt) expect(p.length).toBeLessThan(body.length / 50)
       // Another caller's small request did not wait for all four: it was answered before the last was parsed.
-      expect(smallAt).toBeLessThan(Math.max(...parsedAt))
+      expect(smallAt).toBeLessThan(Math.max(...parsedAt.map((p) => p.turn)))
     } finally {
       spy.mockRestore()
       scan.mockRestore()
