@@ -106,7 +106,7 @@ describe('a large invalid body gets the problem a small one gets, without being 
     expect(manyOver.problem.errors[0].message).toContain('100')
   })
 
-  test('four large bodies sent together: each part of each scan and each parse in a turn of its own, a small request answered meanwhile', async () => {
+  test('four large bodies at once: each scan part and each parse in a turn of its own, a small request answered meanwhile', async () => {
     const turn = turnCounter()
     const parsedAt: { turn: number; length: number }[] = []
     const scanned = new Map<jsonShape.JsonScan, number[]>()
