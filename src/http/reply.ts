@@ -63,15 +63,21 @@ export interface ListMeta extends ReplyOptions {
   bare?: Record<string, unknown>
 }
 
-/** A list: Form A `{status, data: [...], error, total?}`, Form B `{count?, results: [...]}`. */
-export const list = (items: unknown[], meta: ListMeta = {}) =>
-  new Reply(
+/**
+ * A list: Form A `{status, data: [...], error, total?}`, Form B `{count?, results: [...]}`. `items` may be
+ * null when `meta.json` gives them as JSON text (made off the event loop): they are then parsed only if
+ * `fields` selects from them.
+ */
+export function list(items: unknown[] | null, meta: ListMeta = {}): Reply {
+  if (!items && !meta.json) throw new TypeError('a list needs its items or their JSON')
+  return new Reply(
     'list',
     items,
     { ...(meta.total !== undefined ? { total: meta.total } : {}), ...meta.enveloped },
     { ...(meta.total !== undefined ? { count: meta.total } : {}), ...meta.bare },
-    { fieldNames: meta.fieldNames, stable: meta.stable },
+    { fieldNames: meta.fieldNames, stable: meta.stable, json: meta.json },
   )
+}
 
 export const RESPONSE_FORMS: readonly ResponseForm[] = ['enveloped', 'bare']
 
@@ -209,11 +215,12 @@ function checkNames(items: unknown[], sel: Selection, declared?: readonly string
 
 /** Applies `fields` to the resource(s) of a reply. */
 export function applyFields(reply: Reply, fields: string | undefined): unknown {
-  if (!fields || !fields.trim()) return reply.data
+  const data = reply.data === null && reply.options.json ? JSON.parse(reply.options.json()) : reply.data
+  if (!fields || !fields.trim()) return data
   const sel = selectionOf(fields)
-  const items = reply.kind === 'list' ? (reply.data as unknown[]) : [reply.data]
+  const items = reply.kind === 'list' ? (data as unknown[]) : [data]
   checkNames(items, sel, reply.options.fieldNames)
-  return reply.kind === 'list' ? items.map((i) => pick(i, sel)) : pick(reply.data, sel)
+  return reply.kind === 'list' ? items.map((i) => pick(i, sel)) : pick(data, sel)
 }
 
 /** JSON of stable data, by the data object (see `ReplyOptions.stable`). */
@@ -226,7 +233,8 @@ const stableJson = new WeakMap<object, string>()
  */
 const CHUNK = 10
 
-function itemsJson(items: unknown[]): string {
+/** `JSON.stringify(items)`, made in chunks (above). */
+export function itemsJson(items: unknown[]): string {
   const parts: string[] = []
   for (let i = 0; i < items.length; i += CHUNK) parts.push(JSON.stringify(items.slice(i, i + CHUNK)).slice(1, -1))
   return `[${parts.join(',')}]`

@@ -1,12 +1,15 @@
 /**
  * A postal query worker (lib/query-pool.ts): opens its own read-only connection to postal.sqlite and runs
- * the searches, radius and polygon queries whose inline work budget ran out, under the whole budget.
+ * the searches, radius and polygon queries whose inline work budget ran out, under the whole budget, and
+ * presents their pages in the caller's form.
  * `build/compile.ts` adds every `*worker.ts` as an entry point, so this file also exists inside the
  * compiled executable.
  */
 import { openReadonlySqlite } from '../../data/sqlite.ts'
 import { serveQueries } from '../../lib/query-thread.ts'
-import { type PostalService, openPostalService } from './service.ts'
+import type { ResponseForm } from '../../http/reply.ts'
+import { presentPageJson } from './present.ts'
+import { type Heavy, type PostalService, openPostalService } from './service.ts'
 
 export interface PostalWorkerInit {
   path: string
@@ -19,5 +22,8 @@ serveQueries<PostalWorkerInit>(({ path, workBudget }) => {
     search: (...args: Parameters<PostalService['search']>) => service.search(...args),
     nearby: (...args: Parameters<PostalService['nearby']>) => service.nearby(...args),
     within: (...args: Parameters<PostalService['within']>) => service.within(...args),
+    // What the routes ask for: the page in the caller's form, as JSON text (present.ts).
+    presented: (form: ResponseForm, method: Heavy, args: unknown[]) =>
+      presentPageJson((service[method] as (...a: unknown[]) => ReturnType<PostalService[Heavy]>)(...args), form),
   }
 })

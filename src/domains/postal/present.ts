@@ -1,5 +1,6 @@
 /** Canonical postal results -> the SPEC's Form A (enveloped) and Form B (bare) field names. */
-import type { ResponseForm } from '../../http/reply.ts'
+import { itemsJson, type ResponseForm } from '../../http/reply.ts'
+import type { Paged } from '../../lib/page.ts'
 import type { FormatCheck, PostalRecord, PostalSystem } from './service.ts'
 
 export function presentSystem(s: PostalSystem, form: ResponseForm, single: boolean) {
@@ -80,3 +81,24 @@ export const RECORD_FIELDS: Record<ResponseForm, readonly string[]> = {
   ],
   bare: ['postal_code', 'country_code', 'place_name', 'admin_name', 'admin_code', 'latitude', 'longitude'],
 }
+
+/**
+ * A page of records in the caller's form: objects when presented on the event loop (the query ran there), or
+ * their JSON text when a query worker ran it and presented it (`presentPageJson`).
+ */
+export type PresentedPage = { total: number; items: object[] } | { total: number; json: string }
+
+export const presentPage = ({ total, items }: Paged<PostalRecord>, form: ResponseForm): PresentedPage => ({
+  total,
+  items: items.map((r) => presentRecord(r, form)),
+})
+
+/**
+ * A page as a query worker sends it back: presented and serialised there. Its records as objects would
+ * cost the event loop ~1.1 ms to take in (1,000 records, 300 KB), then ~1-2 ms to present and serialise;
+ * a string comes across as a copy of its bytes.
+ */
+export const presentPageJson = ({ total, items }: Paged<PostalRecord>, form: ResponseForm): PresentedPage => ({
+  total,
+  json: itemsJson(items.map((r) => presentRecord(r, form))),
+})

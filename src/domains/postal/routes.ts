@@ -7,9 +7,9 @@ import { bodyLimit } from '../../http/admission.ts'
 import { fieldsQuery, namedInteger, pageOf, pageQuery, type Page } from '../../http/paging.ts'
 import { invalidFields } from '../../lib/errors.ts'
 import { documents } from '../../http/openapi.ts'
-import { list, one } from '../../http/reply.ts'
+import { list, type ListMeta, one } from '../../http/reply.ts'
 import { MAX_VERTICES } from './geo.ts'
-import { presentCheck, presentRecord, presentSystem, RECORD_FIELDS } from './present.ts'
+import { presentCheck, presentPage, type PresentedPage, presentRecord, presentSystem, RECORD_FIELDS } from './present.ts'
 import {
   FormatCheckSchema,
   NearbyRecordSchemas,
@@ -20,7 +20,7 @@ import {
   PostalSystemSchemas,
   SPATIAL_SIBLINGS,
 } from './schemas.ts'
-import { NEARBY_MAX_RADIUS_KM, type PostalRecord, type PostalService, type SearchFilters } from './service.ts'
+import { type Heavy, NEARBY_MAX_RADIUS_KM, type PostalRecord, type PostalService, type SearchFilters } from './service.ts'
 import { callerOf } from '../../http/exchange.ts'
 import type { Paged } from '../../lib/page.ts'
 import { cacheable } from '../../http/cache.ts'
@@ -67,16 +67,28 @@ const spatialPage = {
   ),
 }
 
-/** A nearby or within answer: the records presented in the caller's form, with the paging members. */
-const spatialReply =
-  (form: ResponseForm, page: Page, fields: readonly string[]) =>
-  ({ total, items }: Paged<PostalRecord>) =>
-    spatialList(
-      items.map((r) => presentRecord(r, form)),
-      total,
-      page,
-      fields,
-    )
+/**
+ * A search, nearby or within in the caller's form, wherever it runs (`service.anywhere`): presented here when
+ * it ran on the event loop, as JSON text by the query worker that ran it otherwise (present.ts).
+ */
+function pageIn<M extends Heavy>(
+  service: PostalService,
+  form: ResponseForm,
+  method: M,
+  args: Parameters<PostalService[M]>,
+  caller?: string,
+) {
+  const run = service[method] as (...a: Parameters<PostalService[M]>) => Paged<PostalRecord>
+  return service.anywhere(() => presentPage(run.apply(service, args), form), { method: 'presented', args: [form, method, args] }, caller)
+}
+
+/** The list of a presented page: its items, or their JSON text. */
+const pageList = (p: PresentedPage, meta: ListMeta) =>
+  list('items' in p ? p.items : null, 'json' in p ? { ...meta, json: () => p.json } : meta)
+
+/** A nearby or within answer: Form A adds `total_count`, `limit`, `offset`; Form B is `count`/`results`. */
+const spatialReply = (page: Page, fieldNames: readonly string[]) => (p: PresentedPage) =>
+  pageList(p, { bare: { count: p.total }, enveloped: { total_count: p.total, limit: page.limit, offset: page.offset }, fieldNames })
 
 /** The page of a nearby/within request: each member from the query or the body; given in both, a 422 naming it. */
 function spatialPageOf(query: { limit?: number; offset?: number }, body: { limit?: number; offset?: number }): Page {
@@ -91,10 +103,6 @@ function spatialPageOf(query: { limit?: number; offset?: number }, body: { limit
     )
   return pageOf({ limit: query.limit ?? body.limit, offset: query.offset ?? body.offset })
 }
-
-/** Form A of nearby/within adds `total_count`, `limit`, `offset`; Form B is `count`/`results`. */
-const spatialList = (items: unknown[], total: number, page: { limit: number; offset: number }, fieldNames: readonly string[]) =>
-  list(items, { bare: { count: total }, enveloped: { total_count: total, limit: page.limit, offset: page.offset }, fieldNames })
 
 export const postalRoutes = (service: PostalService, config: Config) =>
   new Elysia({ prefix: '/postal' })
@@ -196,12 +204,8 @@ export const postalRoutes = (service: PostalService, config: Config) =>
     .get(
       '/:country_code/search',
       ({ params, query, form, request }) => {
-        const reply = ({ total, items }: Paged<PostalRecord>) =>
-          list(
-            items.map((r) => presentRecord(r, form)),
-            { total, fieldNames: RECORD_FIELDS[form] },
-          )
-        return then(service.anywhere('search', [params.country_code, filters(query), pageOf(query)], callerOf(request)), reply)
+        const reply = (p: PresentedPage) => pageList(p, { total: p.total, fieldNames: RECORD_FIELDS[form] })
+        return then(pageIn(service, form, 'search', [params.country_code, filters(query), pageOf(query)], callerOf(request)), reply)
       },
       {
         params: t.Object({ country_code: countryParam }),
@@ -228,9 +232,9 @@ export const postalRoutes = (service: PostalService, config: Config) =>
       '/:country_code/nearby',
       ({ params, query, body, form, request }) => {
         const page = spatialPageOf(query, body)
-        const reply = spatialReply(form, page, [...RECORD_FIELDS[form], 'distance_km'])
+        const reply = spatialReply(page, [...RECORD_FIELDS[form], 'distance_km'])
         const at = { lat: body.lat, lng: body.lng, radius_km: body.radius_km }
-        return then(service.anywhere('nearby', [params.country_code, at, page], callerOf(request)), reply)
+        return then(pageIn(service, form, 'nearby', [params.country_code, at, page], callerOf(request)), reply)
       },
       {
         params: t.Object({ country_code: countryParam }),
@@ -259,8 +263,8 @@ export const postalRoutes = (service: PostalService, config: Config) =>
       '/:country_code/within',
       ({ params, query, body, form, request }) => {
         const page = spatialPageOf(query, body)
-        const reply = spatialReply(form, page, RECORD_FIELDS[form])
-        return then(service.anywhere('within', [params.country_code, body.geometry, page], callerOf(request)), reply)
+        const reply = spatialReply(page, RECORD_FIELDS[form])
+        return then(pageIn(service, form, 'within', [params.country_code, body.geometry, page], callerOf(request)), reply)
       },
       {
         params: t.Object({ country_code: countryParam }),

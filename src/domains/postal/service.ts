@@ -87,7 +87,8 @@ export const DEFAULT_WORK_BUDGET = 50_000
  */
 export const INLINE_WORK = 2_000
 
-type Heavy = 'search' | 'nearby' | 'within'
+/** The queries whose work depends on the caller's input: budgeted, and run on a worker past the inline work. */
+export type Heavy = 'search' | 'nearby' | 'within'
 
 /**
  * The service over an open postal database (the domain's only way to make one). `tuning` sets the spatial
@@ -354,29 +355,24 @@ export class PostalService {
   offload: { pool: QueryPool; inlineWork: number } | undefined
 
   /**
-   * A search, nearby or within, inline under `offload.inlineWork` units (most queries: a few hundred rows);
-   * when that runs out, the same query runs again on a query worker under the whole budget for `caller`.
-   * The count of work depends only on the input and the data, so the answer, or the 422, is the one a
-   * whole-budget run on the event loop would give.
+   * A search, nearby or within, or what is made of one (`inline`), on the event loop under `offload.inlineWork`
+   * units (most queries: a few hundred rows); when that runs out, the worker's `job` (the same query, by name,
+   * made into the same answer there) under the whole budget for `caller`. The count of work depends only on
+   * the input and the data, so the answer, or the 422, is the one a whole-budget run on the event loop gives.
    */
-  anywhere<M extends Heavy>(
-    method: M,
-    args: Parameters<PostalService[M]>,
-    caller?: string,
-  ): Paged<PostalRecord> | Promise<Paged<PostalRecord>> {
+  anywhere<R>(inline: () => R, job: { method: string; args: unknown[] }, caller?: string): R | Promise<R> {
     const offload = this.offload
-    const call = () => (this[method] as (...a: Parameters<PostalService[M]>) => Paged<PostalRecord>)(...args)
-    if (!offload) return call()
+    if (!offload) return inline()
     return inlineOr(
       () => {
         this.inlineWork = offload.inlineWork
         try {
-          return call()
+          return inline()
         } finally {
           this.inlineWork = Infinity
         }
       },
-      () => offload.pool.run<Paged<PostalRecord>>(method, args, caller),
+      () => offload.pool.run<R>(job.method, job.args, caller),
     )
   }
 

@@ -6,7 +6,8 @@
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import postal from '../../../src/domains/postal/index.ts'
-import { INLINE_WORK, type PostalService } from '../../../src/domains/postal/service.ts'
+import { presentRecord } from '../../../src/domains/postal/present.ts'
+import { INLINE_WORK, type PostalRecord, type PostalService } from '../../../src/domains/postal/service.ts'
 import type { QueryPool } from '../../../src/lib/query-pool.ts'
 import { settled } from '../../support/settled.ts'
 import { testApp } from '../../support/app.ts'
@@ -107,5 +108,37 @@ describe('postal queries on the loop and on a worker', () => {
     }
     expect(ran.inline).toBeGreaterThanOrEqual(ORDINARY.length)
     expect(ran.pooled).toBeGreaterThan(8)
+  })
+
+  test('a page a worker presented (as JSON text) is the page the loop presents, in both forms and with fields', async () => {
+    const app = await opened
+    const { service, pool } = app.opened<Opened>('postal')
+    let compared = 0
+    for (const c of worstCases(200)) {
+      const inline = await settled(() => runCase(service, c))
+      if (inline.problem || service.lastWork <= INLINE_WORK) continue
+      const { total, items } = inline.value as { total: number; items: PostalRecord[] }
+      const r = requestOf(c)
+      for (const form of ['enveloped', 'bare'] as const)
+        for (const fields of [undefined, 'postal_code,latitude']) {
+          const path = `/api/v1/postal${r.path}${fields ? `${r.path.includes('?') ? '&' : '?'}fields=${fields}` : ''}`
+          const before = pool.stats().completed
+          const answer = await app.json(r.method, path, { body: r.body, form })
+          expect(pool.stats().completed - before).toBe(1)
+          const presented = items.map((item) => presentRecord(item, form) as Record<string, unknown>)
+          const picked = fields ? presented.map((p) => ({ postal_code: p.postal_code, latitude: p.latitude })) : presented
+          const body = answer.body
+          expect({ case: c.name, form, fields, status: answer.status, total: body.total ?? body.total_count ?? body.count }).toEqual({
+            case: c.name,
+            form,
+            fields,
+            status: 200,
+            total,
+          })
+          expect(form === 'enveloped' ? body.data : body.results).toEqual(picked)
+          compared++
+        }
+    }
+    expect(compared).toBeGreaterThanOrEqual(16)
   })
 })
