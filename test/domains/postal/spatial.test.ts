@@ -142,6 +142,48 @@ describe('nearby total_count where the edge passes through real points', () => {
   })
 })
 
+describe('a country beside denser ones: its own points alone are read', () => {
+  // Small countries inside or beside dense ones, and a border of Belarus with Poland: the circle's box holds
+  // up to ~127,000 other points (a box over Gibraltar: Spain and Morocco).
+  const CASES = [
+    { cc: 'GI', centre: { lat: 36.14, lng: -5.35 } },
+    { cc: 'LI', centre: { lat: 47.15, lng: 9.55 } },
+    { cc: 'AD', centre: { lat: 42.5, lng: 1.5 } },
+    { cc: 'SM', centre: { lat: 43.94, lng: 12.45 } },
+    { cc: 'BY', centre: { lat: 51.5543, lng: 23.6068 } },
+  ]
+  const KM_PER_DEG = 111.2
+
+  test('nearby 500 km, and within a box of that size: the oracle answers, for work near the country points in the box', () => {
+    const [, service] = services[0]!
+    for (const { cc, centre } of CASES) {
+      const points = rawPoints(cc)
+      const dLat = 500 / KM_PER_DEG
+      const dLng = 500 / (KM_PER_DEG * Math.cos(((Math.abs(centre.lat) + dLat) * Math.PI) / 180))
+      const box = { south: centre.lat - dLat, north: centre.lat + dLat, west: centre.lng - dLng, east: centre.lng + dLng }
+      const inBox = points.filter((p) => p.lat >= box.south && p.lat <= box.north && p.lng >= box.west && p.lng <= box.east)
+      expect({ cc, some: inBox.length > 0 }).toEqual({ cc, some: true })
+
+      const near = service.nearby(cc, { ...centre, radius_km: 500 }, { limit: 1000, offset: 0 })
+      expect({ cc, total: near.total }).toEqual({ cc, total: points.filter((p) => distanceKm(centre, p) <= 500).length })
+      // Each candidate is read for the count, for the page and perhaps for its exact place: a few units
+      // each. Another country's points read would be work too (they come before the scope's test).
+      expect({ cc, work: service.lastWork <= 3 * inBox.length + 64 }).toEqual({ cc, work: true })
+
+      const ring = [
+        [box.west, box.south],
+        [box.east, box.south],
+        [box.east, box.north],
+        [box.west, box.north],
+        [box.west, box.south],
+      ]
+      const within = service.within(cc, { type: 'Polygon', coordinates: [ring] }, { limit: 1000, offset: 0 })
+      expect({ cc, total: within.total }).toEqual({ cc, total: inBox.length })
+      expect({ cc, work: service.lastWork <= 3 * inBox.length + 64 }).toEqual({ cc, work: true })
+    }
+  })
+})
+
 describe('a country whose ids are not contiguous', () => {
   const dir = mkdtempSync(join(tmpdir(), 'postal-spatial-'))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
