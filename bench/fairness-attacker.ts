@@ -43,7 +43,8 @@ const SIXTEEN_PREFIXES = Array(16).fill('the*').join(' ')
 /**
  * The costliest postal queries the work budget admits (test/domains/postal/worst.ts; 10–20 ms each of
  * database work): the widest search pages and the 500 km radius over the densest countries, and over a
- * small country beside dense ones (50 ms of reads the budget did not count, before the R*Tree's id dimension).
+ * small country beside dense ones (50 ms of reads the budget did not count, before the R*Tree's country dimension).
+ * `nearby PT 500 km` is now refused at the budget, after the same reads, since a radius count's edge points count.
  */
 const POSTAL_ADMITTED = [
   'search SG q=s',

@@ -39,14 +39,13 @@ export class WorkMeter {
   private current: WorkBudget | null = null
 
   private constructor(db: Database) {
-    // `WHERE work_unit() AND …` spends a unit per row the query examines; `work_unit(0.25)` a quarter,
-    // for rows that cost less (an index-only count). directOnly: only SQL this process passes can
-    // call it, never a view or trigger of the file.
-    db.function('work_unit', { directOnly: true }, () => {
-      this.current?.spend(1)
-      return 1
-    })
-    db.function('work_unit', { directOnly: true }, (units: number) => {
+    // `WHERE work_unit(1, t.id) AND …` spends a unit per row of `t` the query examines; `work_unit(0.25, …)`
+    // a quarter, for rows that cost less (an index-only count). The column keeps the call per row of its
+    // table: in a join SQLite evaluates a term naming no column of the inner table once per row of the
+    // outer loop (a radius count's edge statement, json_each × R*Tree, counted a unit per searched box
+    // instead of one per point read). directOnly: only SQL this process passes can call it, never a view
+    // or trigger of the file.
+    db.function('work_unit', { directOnly: true }, (units: number, _row: unknown) => {
       this.current?.spend(units)
       return 1
     })

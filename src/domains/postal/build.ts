@@ -41,11 +41,13 @@ CREATE TABLE places (
 );
 CREATE TABLE codes (country TEXT NOT NULL, seq INTEGER NOT NULL, postal_code TEXT NOT NULL, first_id INTEGER NOT NULL, PRIMARY KEY ` +
   `(country, seq)) WITHOUT ROWID;
--- The id is also a dimension (min_id = max_id = id): a country's ids are contiguous, so its range is
--- searched by the tree itself and another country's points are never read (Gibraltar within 500 km read
--- ~127,000 rows of Spain and Morocco for its one, 29 ms; now one row). Candidates are decided from their
--- boxes; the few near a shape's edge have their exact coordinates read from places.
-CREATE VIRTUAL TABLE places_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng, min_id, max_id, +country);
+-- The country is also a dimension: its key is its first place id, each point spanning key..key + 0.5, so a
+-- query's country is searched by the tree with its box and another country's points are never read
+-- (Gibraltar within 500 km read ~127,000 rows of Spain and Morocco for its one, 29 ms; now one row). The
+-- half-unit extent keeps the volume of a country's nodes spatial, so the tree's splits within a country
+-- are as in two dimensions (the id itself as the dimension made London's dense searches ~20x slower).
+-- Candidates are decided from their boxes; the few near a shape's edge have their coordinates read from places.
+CREATE VIRTUAL TABLE places_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng, min_key, max_key, +country);
 -- Points per grid cell (grid.ts) and country: an exact radius count adds the cells wholly inside the
 -- circle and measures only the points of cells on its edge.
 CREATE TABLE cells (country TEXT NOT NULL, cell INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (country, cell)) WITHOUT ROWID;
@@ -221,9 +223,7 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
     )
     for (const c of [...countries].sort((a, b) => a.alpha2.localeCompare(b.alpha2)))
       system.run(c.alpha2, c.alpha3, c.name, c.geonamesFormat, c.geonamesRegex, c.format, c.regex)
-    // first_id/last_id: when a country's ids are contiguous (one input file per country, or
-    // allCountries grouped by country as GeoNames publishes it), spatial queries select the country by
-    // id range, read from the R*Tree node itself, instead of the auxiliary column (a row lookup each).
+    // first_id is the country's key in the R*Tree (writeSpatialIndex); last_id is kept for inspection.
     db.exec(`UPDATE systems SET
       total_codes = (SELECT COUNT(*) FROM codes WHERE codes.country = systems.alpha2),
       total_records = (SELECT COUNT(*) FROM places WHERE places.country = systems.alpha2),
@@ -250,14 +250,16 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
   }
 }
 
-/** The R*Tree of the places with coordinates, over latitude, longitude and id (see the schema). */
+/** The R*Tree of the places with coordinates, over latitude, longitude and country key (see the schema). */
 function writeSpatialIndex(db: Database) {
-  // The R*Tree keeps its coordinates as 32-bit floats: ids are exact up to 2^24.
+  // The R*Tree keeps its coordinates as 32-bit floats: a key and its half are exact below 2^23.
   const lastId = (db.query('SELECT MAX(id) AS id FROM places').get() as { id: number }).id
-  if (lastId >= 2 ** 24) throw new Error(`${lastId} places: the R*Tree's id dimension holds ids below 2^24 exactly`)
+  if (lastId >= 2 ** 23) throw new Error(`${lastId} places: the R*Tree's country keys (first ids) must stay below 2^23`)
   db.exec(
-    'INSERT INTO places_rtree (id, min_lat, max_lat, min_lng, max_lng, min_id, max_id, country) SELECT id, latitude, latitude, ' +
-      'longitude, longitude, id, id, country FROM places WHERE latitude IS NOT NULL ORDER BY id',
+    `WITH firsts AS (SELECT country, MIN(id) AS key FROM places GROUP BY country)
+     INSERT INTO places_rtree (id, min_lat, max_lat, min_lng, max_lng, min_key, max_key, country)
+     SELECT p.id, p.latitude, p.latitude, p.longitude, p.longitude, f.key, f.key + 0.5, p.country
+     FROM places p JOIN firsts f ON f.country = p.country WHERE p.latitude IS NOT NULL ORDER BY p.id`,
   )
 }
 
@@ -290,8 +292,9 @@ export const postalBuilder: DatasetBuilder = {
   sources: [POSTAL_SOURCE, COUNTRYINFO_SOURCE, ...FULL_SOURCES],
   artifacts: [POSTAL_ARTIFACT],
   optional: FULL_SOURCES,
-  // 4: the id as an R*Tree dimension; the tree no longer repeats each point's coordinates (unread).
-  revision: 4,
+  // 5: the country as an R*Tree dimension (4 had the id, slow on dense countries); the tree no longer
+  // repeats each point's coordinates (unread).
+  revision: 5,
   async build(ctx) {
     const postal = await ctx.source(POSTAL_SOURCE)
     const info = await ctx.source(COUNTRYINFO_SOURCE)

@@ -120,7 +120,7 @@ export class PostalService {
     )
     const rows = db
       .query(
-        'SELECT alpha2, alpha3, name, geonames_format, geonames_regex, total_codes, total_records, first_id, last_id FROM systems ORDER ' +
+        'SELECT alpha2, alpha3, name, geonames_format, geonames_regex, total_codes, total_records, first_id FROM systems ORDER ' +
           'BY alpha2',
       )
       .all() as any[]
@@ -132,8 +132,7 @@ export class PostalService {
       ...postalFormat(r.alpha2, r.geonames_format, r.geonames_regex),
       totalCodes: r.total_codes,
       totalRecords: r.total_records,
-      // Contiguous ids: the range holds this country's points and no other's.
-      scope: { alpha2: r.alpha2, ids: r.total_records && r.last_id - r.first_id + 1 === r.total_records ? [r.first_id, r.last_id] : null },
+      scope: { alpha2: r.alpha2, key: r.total_records ? r.first_id : null },
     }))
     this.spatial = new Spatial(db, tuning)
     for (const s of this.systems) {
@@ -303,13 +302,13 @@ export class PostalService {
     const narrow = [...given, ...(page.offset ? ['offset'] : [])].map((field) => ({ in: 'query' as const, field }))
     return this.metered('This search', narrow, 'a longer q or prefix, an admin_code, or a smaller offset', () => {
       const total = (
-        this.db.query(`SELECT COUNT(*) AS n FROM places p WHERE work_unit(0.25) AND ${condition}`).get(...args) as { n: number }
+        this.db.query(`SELECT COUNT(*) AS n FROM places p WHERE work_unit(0.25, p.id) AND ${condition}`).get(...args) as { n: number }
       ).n
       const items =
         total > page.offset
           ? this.withAdmins(
               this.db
-                .query(`${PLACES} WHERE work_unit() AND ${condition} ORDER BY p.postal_code, p.place_folded, p.id LIMIT ? OFFSET ?`)
+                .query(`${PLACES} WHERE work_unit(1, p.id) AND ${condition} ORDER BY p.postal_code, p.place_folded, p.id LIMIT ? OFFSET ?`)
                 .all(...args, page.limit, page.offset) as PlaceRow[],
             )
           : []

@@ -2,18 +2,17 @@
  * Radius and polygon queries over the R*Tree, exact in their counts and order, with cost that follows
  * the edge of the shape and the page rather than the number of points inside.
  *
- * - A country is selected by its id range when its ids are contiguous: the id is a dimension of the R*Tree,
- *   so the tree searches the range with the box and never returns another country's points (a box over a
- *   small country beside dense ones read their points: Gibraltar within 500 km, ~127,000 rows and 29 ms
- *   for one, not counted as work since they were filtered after; now one row). Otherwise (a country with
- *   no records) by the auxiliary `country` column.
+ * - A country is a dimension of the R*Tree (its key, its first place id: build.ts), so the tree searches
+ *   the country with the box and never returns another country's points (a box over a small country
+ *   beside dense ones read theirs: Gibraltar within 500 km, ~127,000 rows and 29 ms for one, not counted
+ *   as work since they were dropped after the tree; now one row).
  * - Candidates are read as their R*Tree boxes (32-bit floats, rounded outward): a point whose box is
  *   clearly inside or outside the shape is decided from the box; only a point within a box's width of
  *   the edge (a few in a million) has its exact coordinates read.
  * - Radius count: stored counts of the grid cells wholly inside the circle, plus the measured points
  *   of the cells on its edge (grid.ts). Radius page: the nearest `offset + limit` are searched in a
  *   circle grown from the size the density predicts, so a page of 50 measures ~100 points.
- * - Work: every row these queries read calls `work_unit()`, and a polygon's edge tests are spent from
+ * - Work: every row these queries read calls `work_unit(1, <its id>)`, and a polygon's edge tests are spent from
  *   the same meter, so a caller's budget (service.ts) stops an oversized shape inside the scan.
  */
 import type { Database, Statement } from 'bun:sqlite'
@@ -24,8 +23,8 @@ import { circleCover, coverRows, Grid, type Run } from './grid.ts'
 /** Which points of the R*Tree belong to a country. */
 export interface CountryScope {
   alpha2: string
-  /** Set when the country's ids are contiguous: its points are exactly the ids in this range. */
-  ids: [number, number] | null
+  /** The country's key in the R*Tree (its first place id), or null when it has no places. */
+  key: number | null
 }
 
 /** Tuning of the radius count; tests set `sparseBelow: 0` to take the cell path on sparse data. */
@@ -74,9 +73,7 @@ export class Spatial {
     private readonly db: Database,
     tuning: Partial<SpatialTuning> = {},
   ) {
-    // Five rows of edge runs a search: a search of the three-dimensional tree costs more than one of the
-    // two-dimensional tree did, so fewer, larger ones (India at 500 km: 42.9 ms with two rows, 21.4 with five).
-    this.tuning = { sparseBelow: 3000, edgeRows: 5, ...tuning }
+    this.tuning = { sparseBelow: 3000, edgeRows: 2, ...tuning }
     const deg = db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'cell_deg'").get()
     if (!deg)
       throw new Error('postal.sqlite has no grid cells (built by an older builder): rebuild it with `almanac data build --only postal`')
@@ -88,19 +85,19 @@ export class Spatial {
   private stmt(sql: string, scope: CountryScope): Statement {
     // `work_unit()` comes before the scope in every statement: were a planner to test the scope after the
     // tree, the rows it drops would still be counted.
-    const text = sql.replace('$SCOPE', scope.ids ? 'r.max_id >= ? AND r.min_id <= ?' : 'r.country = ?')
+    const text = sql.replace('$SCOPE', scope.key !== null ? 'r.max_key >= ? AND r.min_key <= ?' : 'r.country = ?')
     let s = this.statements.get(text)
     if (!s) this.statements.set(text, (s = this.db.query(text)))
     return s
   }
 
   private static scopeArgs(scope: CountryScope): (string | number)[] {
-    return scope.ids ? scope.ids : [scope.alpha2]
+    return scope.key !== null ? [scope.key, scope.key] : [scope.alpha2]
   }
 
   private boxes(scope: CountryScope, box: Box): BoxRow[] {
     return this.stmt(
-      `SELECT r.id, r.min_lat, r.max_lat, r.min_lng, r.max_lng FROM places_rtree r WHERE ${BOX} AND work_unit() AND $SCOPE`,
+      `SELECT r.id, r.min_lat, r.max_lat, r.min_lng, r.max_lng FROM places_rtree r WHERE ${BOX} AND work_unit(1, r.id) AND $SCOPE`,
       scope,
     ).values(box.minLat, box.maxLat, box.minLng, box.maxLng, ...Spatial.scopeArgs(scope)) as BoxRow[]
   }
@@ -112,7 +109,7 @@ export class Spatial {
     if (!s)
       this.statements.set(
         'exact',
-        (s = this.db.query('SELECT id, latitude, longitude FROM places WHERE id IN (SELECT value FROM json_each(?)) AND work_unit()')),
+        (s = this.db.query('SELECT id, latitude, longitude FROM places WHERE id IN (SELECT value FROM json_each(?)) AND work_unit(1, id)')),
       )
     return s.values(JSON.stringify(ids)) as ExactRow[]
   }
@@ -122,7 +119,7 @@ export class Spatial {
     const ranges = JSON.stringify(runs.map((r) => [this.grid.key(r.row, r.from), this.grid.key(r.row, r.to)]))
     const sum = this.stmt(
       'SELECT TOTAL(c.n) AS n FROM json_each(?) j JOIN cells c ON c.country = ? AND c.cell BETWEEN j.value ->> 0 AND j.value ->> 1 WHERE ' +
-        'work_unit()',
+        'work_unit(1, c.cell)',
       scope,
     ).get(ranges, scope.alpha2) as { n: number }
     return sum.n
@@ -166,7 +163,7 @@ export class Spatial {
     const rows = this.stmt(
       `SELECT j.key, r.id, r.min_lat, r.max_lat, r.min_lng, r.max_lng FROM json_each(?) j CROSS JOIN places_rtree r
        ON r.max_lat >= j.value ->> 0 AND r.min_lat <= j.value ->> 1 AND r.max_lng >= j.value ->> 2 AND r.min_lng <= j.value ->> 3 ` +
-        `WHERE work_unit() AND $SCOPE`,
+        `WHERE work_unit(1, r.id) AND $SCOPE`,
       scope,
     ).values(JSON.stringify(cellBoxes.map((b) => searchBox(grid, b))), ...Spatial.scopeArgs(scope)) as [number, ...BoxRow][]
     for (const [index, id, minLat, maxLat, minLng, maxLng] of rows) {
