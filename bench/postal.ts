@@ -17,6 +17,7 @@ import { openReadonlySqlite } from '../src/data/sqlite.ts'
 import { buildPostalDatabase } from '../src/domains/postal/build.ts'
 import { openPostalService } from '../src/domains/postal/service.ts'
 import { AlmanacError } from '../src/lib/errors.ts'
+import { sha256OfFile } from '../src/data/integrity.ts'
 import { progress } from '../src/lib/progress.ts'
 import { compareWithHello, percentile, ROOT } from './lib.ts'
 import { rng } from '../test/support/random.ts'
@@ -220,7 +221,14 @@ try {
           inputs: '',
           sources: [],
           counts: {},
-          artifacts: [{ name: 'postal.sqlite', bytes: statSync(join(dataDir, 'postal.sqlite')).size, sha256: '' }],
+          // The server checks each artifact against its sha256 before serving it (an empty one disabled the domain).
+          artifacts: [
+            {
+              name: 'postal.sqlite',
+              bytes: statSync(join(dataDir, 'postal.sqlite')).size,
+              sha256: await sha256OfFile(join(dataDir, 'postal.sqlite')),
+            },
+          ],
         },
       },
     }),
