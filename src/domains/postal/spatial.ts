@@ -4,7 +4,7 @@
  *
  * - A country is a dimension of the R*Tree (its key, its first place id: build.ts), so the tree searches
  *   the country with the box and never returns another country's points (a box over a small country
- *   beside dense ones read theirs: Gibraltar within 500 km, ~127,000 rows and 29 ms for one, not counted
+ *   beside dense ones read theirs: Gibraltar within 500 km, ~127,000 rows and ~50 ms for one, not counted
  *   as work since they were dropped after the tree; now one row).
  * - Candidates are read as their R*Tree boxes (32-bit floats, rounded outward): a point whose box is
  *   clearly inside or outside the shape is decided from the box; only a point within a box's width of
@@ -83,7 +83,7 @@ export class Spatial {
 
   /** A statement per SQL text and scope kind, prepared once. */
   private stmt(sql: string, scope: CountryScope): Statement {
-    // `work_unit()` comes before the scope in every statement: were a planner to test the scope after the
+    // `work_unit(…)` comes before the scope in every statement: were a planner to test the scope after the
     // tree, the rows it drops would still be counted.
     const text = sql.replace('$SCOPE', scope.key !== null ? 'r.max_key >= ? AND r.min_key <= ?' : 'r.country = ?')
     let s = this.statements.get(text)
