@@ -26,8 +26,8 @@ const COMMA = 44
 const COLON = 58
 
 /**
- * One pass over a JSON text, resumable: throws a 400 when the text nests deeper than `depth` or holds more
- * than `values` values (counted as containers plus separators; string contents are skipped). Malformed
+ * One pass over a JSON text, resumable: throws a 400 when the text nests deeper than JSON_LIMITS.depth or holds more
+ * than JSON_LIMITS.values values (counted as containers plus separators; string contents are skipped). Malformed
  * text is left to JSON.parse.
  *
  * With `list` (a per-item route's declaration), each occurrence of its list (the body itself when the field
@@ -55,7 +55,6 @@ export class JsonScan {
   constructor(
     private readonly text: string,
     private readonly list?: PerItemCost,
-    private readonly limits: { depth: number; values: number } = JSON_LIMITS,
   ) {}
 
   get done(): boolean {
@@ -64,7 +63,8 @@ export class JsonScan {
 
   /** Scans up to `chars` more characters (all that are left by default). */
   advance(chars = Infinity): void {
-    const { text, limits, list } = this
+    const { text, list } = this
+    const limits = JSON_LIMITS
     const end = Math.min(text.length, this.at + chars)
     // Locals for the loop: fields read and written per character made the pass twice as slow.
     let { depth, values, listDepth, items, inString } = this
@@ -142,11 +142,6 @@ export class JsonScan {
       return false
     }
   }
-}
-
-/** The shape limits of a whole JSON text in one pass (above). */
-export function checkJsonShape(text: string, limits: { depth: number; values: number } = JSON_LIMITS): void {
-  new JsonScan(text, undefined, limits).advance()
 }
 
 /**

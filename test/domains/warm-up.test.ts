@@ -1,16 +1,18 @@
 /**
  * Domains' warm-up steps (Domain.warmUp, mount.ts `warmUp`): run one a turn of the event loop after the
- * domains have opened, never together, and a failing step is a warning, not a crash. The ua domain's own
- * steps (the literal table packed, nine sample user agents parsed, packed again) leave its answers as they
- * were. Turns are counted (test/support/turns.ts), not timed.
+ * domains have opened, never together, and a failing step is a warning, not a crash. After the ua domain's
+ * own steps (the literal table packed, nine sample user agents parsed, packed again) it answers Matomo's
+ * device fixtures. Turns are counted (test/support/turns.ts), not timed.
  */
 import { afterAll, expect, test } from 'bun:test'
 import { openDataDir } from '../../src/data/open.ts'
 import { openDomain, warmUp } from '../../src/domains/mount.ts'
 import { defineDomain, type MountedDomain } from '../../src/domains/types.ts'
+import { readFileSync } from 'node:fs'
+import { WARM_UP } from '../../src/domains/ua/engine.ts'
 import uaDomain from '../../src/domains/ua/index.ts'
-import { openUaService } from '../../src/domains/ua/service.ts'
-import { loadDefinitions } from '../../src/domains/ua/definitions.ts'
+import type { UaService } from '../../src/domains/ua/service.ts'
+import { FIXTURES } from './ua/corpus.ts'
 import { testConfig } from '../support/app.ts'
 import { turnCounter } from '../support/turns.ts'
 
@@ -61,19 +63,29 @@ test('a step that throws stops that domain warm-up with a warning; nothing else 
   expect(lines.join('\n')).toContain('step 1 broke')
 })
 
-test('the ua domain: its steps run, and a warmed service answers as an unwarmed one', async () => {
+test("the ua domain: its steps run, and the warmed service answers Matomo's own device fixtures", async () => {
   const config = testConfig()
   const data = openDataDir(config.dataDir)
   const m = await openDomain(config, data, uaDomain, () => {})
   expect(m.problem).toBeUndefined()
   const steps = uaDomain.warmUp!(m.service as never)
-  expect(steps.length).toBe(11)
+  // The literal table packed, each sample parsed, the table packed again.
+  expect(steps.length).toBe(WARM_UP.length + 2)
   for (const run of steps) run()
-  const cold = openUaService(loadDefinitions(data.path('ua-detection.json')), { cacheEntries: 0, cacheBytes: 0 })
-  for (const ua of [
-    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36',
-    'Mozilla/5.0 (PlayStation; PlayStation 5/2.26) AppleWebKit/605.1.15 (KHTML, like Gecko)',
-    'Wget/1.21.3',
-  ])
-    expect((m.service as ReturnType<typeof openUaService>).parse(ua)).toEqual(cold.parse(ua))
+  // The literal table is the process's, so a second service would share the warmed one: the oracle is
+  // Matomo's fixtures (what each device is), not another parse.
+  const devices = JSON.parse(readFileSync(FIXTURES, 'utf8')).devices as {
+    ua: string
+    file: string
+    device: { type: string; brand: string }
+  }[]
+  const service = m.service as UaService
+  for (const file of ['smartphone', 'tablet', 'tv', 'console', 'car_browser', 'feature_phone']) {
+    const cases = devices.filter((c) => c.file.startsWith(file)).slice(0, 5)
+    expect(cases.length).toBeGreaterThan(0)
+    const answered = cases.map((c) => service.parse(c.ua).device)
+    expect(cases.map((c, i) => [c.ua, answered[i]?.type, answered[i]?.brand])).toEqual(
+      cases.map((c) => [c.ua, c.device.type, c.device.brand]),
+    )
+  }
 })
