@@ -2,8 +2,10 @@
  * What Bun.serve itself charges for the parts every Almanac answer has, with no framework and no Almanac code:
  * a bare server per variant (this file, started with MODE), under wrk like every other row, server CPU per
  * request from /proc, two rounds.
- * - response headers: one, ten from a plain object (as Almanac's replies build them), and the same ten as one
- *   prebuilt Headers shared by every response (what a fully static reply could do);
+ * - response headers: one, ten from a plain object (as Almanac's replies built them until the seventh session),
+ *   the same ten as one prebuilt Headers shared by every response (what a fully static reply could do), and
+ *   the ten from a kept Headers of the seven that repeat, copied, with the three that change set on the copy
+ *   (as http/response-headers.ts builds them now);
  * - a small POST body: ignored, or read with text().
  * Prints figures; asserts nothing. Run: `bun bench/bun-floor.ts` (`SECONDS` per run, default 4).
  */
@@ -27,6 +29,8 @@ if (process.env.MODE) {
   const mode = process.env.MODE
   const one = { 'content-type': 'application/json' }
   const shared = new Headers(TEN)
+  const { 'x-quota-remaining': _, ratelimit: __, 'x-request-id': ___, ...repeating } = TEN
+  const kept = new Headers(repeating)
   let n = 0
   const server = Bun.serve({
     port: Number(process.env.PORT),
@@ -36,6 +40,13 @@ if (process.env.MODE) {
       n++
       if (mode === 'ten') return new Response(BODY, { headers: { ...TEN, 'x-request-id': `0123456789abcdef-${n}` } })
       if (mode === 'shared') return new Response(BODY, { headers: shared })
+      if (mode === 'template') {
+        const headers = new Headers(kept)
+        headers.set('x-quota-remaining', String(999999 - n))
+        headers.set('ratelimit', `"p";r=${999999 - n};t=62765`)
+        headers.set('x-request-id', `0123456789abcdef-${n}`)
+        return new Response(BODY, { headers })
+      }
       if (mode === 'read') return request.text().then((text) => new Response(`{"length":${text.length}}`, { headers: one }))
       return new Response(BODY, { headers: one })
     },
@@ -48,6 +59,7 @@ if (process.env.MODE) {
     ['GET, one header', 'one', {}],
     ['GET, ten headers from a plain object', 'ten', {}],
     ['GET, the same ten as one shared Headers', 'shared', {}],
+    ['GET, seven copied from a kept Headers, three set', 'template', {}],
     ['POST of 20 bytes, body ignored', 'one', post],
     ['POST of 20 bytes, body read with text()', 'read', post],
   ]

@@ -23,7 +23,7 @@ import { datasetMetrics, domainMetrics } from './http/dataset-metrics.ts'
 import { docsRoutes } from './http/docs.ts'
 import { definitionsOf, disabledAfterStart, domainRoutes } from './http/domain-routes.ts'
 import { asLogger, logger } from './lib/logger.ts'
-import { addResponseHeaders, exchangeOf, existingExchange } from './http/exchange.ts'
+import { exchangeOf, existingExchange } from './http/exchange.ts'
 import { metaRoutes } from './http/meta.ts'
 import { createObservability, type Observability } from './http/observability.ts'
 import { openApiRoutes } from './http/openapi.ts'
@@ -31,6 +31,7 @@ import { API_PREFIX, isApi, pathOf, pathStart } from './http/paths.ts'
 import { problemResponse } from './http/problem-response.ts'
 import { quotaPolicy } from './http/quota-policy.ts'
 import { readiness } from './http/readiness.ts'
+import { exchangeHeaders } from './http/response-headers.ts'
 import { bodyJson, checkFormHeader, formOf, Reply } from './http/reply.ts'
 import { bodyReader, checkRequest } from './http/request-guards.ts'
 import { closeInputs, IGNORED_QUERY } from './http/strict-inputs.ts'
@@ -123,21 +124,20 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       if (query) for (const name of IGNORED_QUERY) delete (query as Record<string, unknown>)[name]
       // A domain disabled after start (a corrupt artifact) keeps its routes but answers 503.
       checkOpen(route)
-      const dated = definitions.ofRoute(route)
-      if (dated) addResponseHeaders(request, dated)
+      exchange.definitionsUpdated = definitions.ofRoute(route)
       // The credits admission did not take: the rest of a per-item cost.
       return policy.chargeRest(request, exchange, route, body)
     })
     .onAfterHandle({ as: 'global' }, ({ response, request, query, set, form }) => {
       const exchange = existingExchange(request)
-      const headers = exchange?.headers
       if (response instanceof Reply) {
         const json = bodyJson(response, form, (query as Record<string, string | undefined>)?.fields)
         if (exchange) exchange.body = json
         const status = typeof set.status === 'number' ? set.status : 200
         const rule = status === 200 && exchange?.route ? caching.get(exchange.route)?.get(request.method) : undefined
-        return replyResponse(request, json, status, headers, rule, tags)
+        return replyResponse(request, json, status, exchange, rule, tags)
       }
+      const headers = exchangeHeaders(exchange)
       if (headers) Object.assign(set.headers, headers)
     })
     .get('/healthz', () => ({ status: 'ok' }), { detail: { hide: true } })

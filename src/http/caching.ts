@@ -6,8 +6,9 @@
 import type { DataDir } from '../data/types.ts'
 import type { MountedDomain } from '../domains/types.ts'
 import { CACHE_CONTROL, CACHE_KEY, type CacheKind, contentTag, etagOf, noneMatch } from './cache.ts'
+import type { Exchange } from './exchange.ts'
 import { API_PREFIX } from './paths.ts'
-import { JSON_HEADERS } from './reply.ts'
+import { replyHeaders } from './response-headers.ts'
 
 export interface CacheRule {
   control: string
@@ -53,24 +54,23 @@ export function contentTags(data: DataDir, mounted: MountedDomain[]): Map<string
 
 /**
  * The Response of a reply's JSON: with an ETag and Cache-Control when its route is cacheable and its domain
- * has a content tag, a 304 when If-None-Match matches. `headers` (the exchange's, quota included) are
- * extended in place, as they are sent once.
+ * has a content tag, a 304 when If-None-Match matches. The exchange's quota, definitions date and request id
+ * go with it (response-headers.ts).
  */
 export function replyResponse(
   request: Request,
   json: string,
   status: number,
-  headers: Record<string, string> | undefined,
+  exchange: Exchange | undefined,
   rule: CacheRule | undefined,
   tags: Map<string, string>,
 ): Response {
   const tag = rule && tags.get(rule.domain)
-  if (!tag) return new Response(json, { status, headers: headers ? Object.assign(headers, JSON_HEADERS) : JSON_HEADERS })
+  if (!tag) return new Response(json, { status, headers: replyHeaders(exchange) })
+  const etag = etagOf(tag, json)
   // The quota was spent in the transform hook, so a 304 counts like a 200 and carries the same headers.
-  const out: Record<string, string> = headers ? Object.assign(headers, JSON_HEADERS) : { ...JSON_HEADERS }
-  out.etag = etagOf(tag, json)
-  out['cache-control'] = rule.control
-  if (!noneMatch(request.headers.get('if-none-match'), out.etag)) return new Response(json, { status, headers: out })
-  delete out['content-type']
-  return new Response(null, { status: 304, headers: out })
+  const headers = replyHeaders(exchange, rule.control, etag)
+  if (!noneMatch(request.headers.get('if-none-match'), etag)) return new Response(json, { status, headers })
+  headers.delete('content-type')
+  return new Response(null, { status: 304, headers })
 }

@@ -14,6 +14,7 @@ import { AlmanacError } from '../lib/errors.ts'
 import { quotaState, windowStart, type Answer, type QuotaState, type QuotaStore } from '../stores/quota.ts'
 import type { Principal } from './auth.ts'
 import { exchangeOf, existingExchange } from './exchange.ts'
+import { quotaHeaders } from './response-headers.ts'
 
 /** Retry-After of the 503 sent while the quota store is unreachable. */
 const STORE_RETRY_SECONDS = 2
@@ -29,17 +30,8 @@ const STORE_RETRY_SECONDS = 2
 export const givesBack = (status: number, code: string | number) =>
   status === 503 || status === 429 || status === 507 || status === 405 || code === 'NOT_FOUND'
 
-export function quotaHeaders(state: QuotaState, now: number): Record<string, string> {
-  const resetIn = Math.max(0, state.reset - Math.floor(now / 1000))
-  return {
-    'x-quota-limit': String(state.limit),
-    'x-quota-remaining': String(state.remaining),
-    'x-quota-reset': String(state.reset),
-    // The policy is named after the plan (plan names are [A-Za-z0-9_.-], safe in a quoted string).
-    'ratelimit-policy': `"${state.policy}";q=${state.limit};w=${state.windowSeconds}`,
-    ratelimit: `"${state.policy}";r=${state.remaining};t=${resetIn}`,
-  }
-}
+/** The answer to this request reports `state` (its headers are made when the response is, response-headers.ts). */
+const mark = (request: Request, state: QuotaState, now: number) => void (exchangeOf(request).quota = { state, now })
 
 export interface Credits {
   /**
@@ -54,37 +46,28 @@ export interface Credits {
   peekHeaders(request: Request): Answer<Record<string, string>>
 }
 
-export function createCredits(
-  config: Config,
-  quota: QuotaStore,
-  clock: () => number,
-  addHeaders: (request: Request, headers: Record<string, string>) => void,
-): Credits {
+export function createCredits(config: Config, quota: QuotaStore, clock: () => number): Credits {
   /**
    * Quota headers when the store could not be asked. Failing open counts nothing, so the whole plan is
    * reported until the window ends; a 503 says "nothing can be spent now, retry in a moment" rather than
    * pointing clients at the window's end, which could stall them for a day over a short outage.
    */
-  const storeDownHeaders = (plan: Plan) => {
-    const now = clock()
-    return quotaHeaders(
-      config.quotaFailOpen
-        ? quotaState(plan, windowStart(plan, now), 0, true)
-        : {
-            allowed: false,
-            policy: plan.name,
-            limit: plan.credits,
-            remaining: 0,
-            reset: Math.floor(now / 1000) + STORE_RETRY_SECONDS,
-            windowSeconds: plan.windowSeconds,
-          },
-      now,
-    )
-  }
+  const storeDownState = (plan: Plan, now: number): QuotaState =>
+    config.quotaFailOpen
+      ? quotaState(plan, windowStart(plan, now), 0, true)
+      : {
+          allowed: false,
+          policy: plan.name,
+          limit: plan.credits,
+          remaining: 0,
+          reset: Math.floor(now / 1000) + STORE_RETRY_SECONDS,
+          windowSeconds: plan.windowSeconds,
+        }
 
   /** The store could not be asked: a 503, or (fail-open) the request goes through uncounted. */
   const storeDown = (request: Request, plan: Plan, e: unknown) => {
-    addHeaders(request, storeDownHeaders(plan))
+    const now = clock()
+    mark(request, storeDownState(plan, now), now)
     if (config.quotaFailOpen) {
       exchangeOf(request).uncounted = true
       return
@@ -98,7 +81,7 @@ export function createCredits(
 
   /** The 429 of a request whose cost does not fit (its credits already given back). */
   const refuse = (request: Request, principal: Principal, cost: number, state: QuotaState, now: number): never => {
-    addHeaders(request, quotaHeaders(state, now))
+    mark(request, state, now)
     const retryAfter = String(Math.max(1, state.reset - Math.floor(now / 1000)))
     const credits = `${cost} credit${cost > 1 ? 's' : ''}`
     const detail =
@@ -122,7 +105,7 @@ export function createCredits(
     const taken = (state: QuotaState): Answer<void> => {
       if (state.allowed) {
         exchange.credits = (exchange.credits ?? 0) + credits
-        addHeaders(request, quotaHeaders(state, now))
+        exchange.quota = { state, now }
         return
       }
       const held = exchange.credits ?? 0
@@ -157,7 +140,7 @@ export function createCredits(
     if (!held || !principal) return
     exchange.credits = 0
     const now = exchange.creditsAt ?? clock()
-    const given = (state: QuotaState) => addHeaders(request, quotaHeaders(state, now))
+    const given = (state: QuotaState) => mark(request, state, now)
     try {
       const back = quota.refund(principal.subject, principal.plan, held, now)
       // A store that fails here keeps the credit; the answer keeps the headers it had.
@@ -175,10 +158,10 @@ export function createCredits(
     if (!principal) return {}
     const plan = principal.plan
     const now = clock()
-    const down = () => storeDownHeaders(plan)
+    const down = () => quotaHeaders({ state: storeDownState(plan, now), now })
     try {
       const state = quota.peek(principal.subject, principal.plan, now)
-      return state instanceof Promise ? state.then((s) => quotaHeaders(s, now), down) : quotaHeaders(state, now)
+      return state instanceof Promise ? state.then((s) => quotaHeaders({ state: s, now }), down) : quotaHeaders({ state, now })
     } catch {
       return down()
     }

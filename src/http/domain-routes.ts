@@ -64,21 +64,20 @@ export function disabledAfterStart(mounted: MountedDomain[]): (route: string) =>
 }
 
 /**
- * The definitions-date header of the domain a path or route pattern belongs to, if it has one (open
- * domains only). A handful of prefixes: a scan.
+ * The definitions date (X-Definitions-Updated) of the domain a path or route pattern belongs to, if it has
+ * one (open domains only). A handful of prefixes: a scan.
  */
 export function definitionsOf(
   data: DataDir,
   mounted: MountedDomain[],
-): ((path: string) => Record<string, string> | undefined) & { ofRoute(route: string): Record<string, string> | undefined } {
+): ((path: string) => string | undefined) & { ofRoute(route: string): string | undefined } {
   const definitions = mounted.flatMap(({ domain, service, problem, opening }) => {
     const date = problem || opening ? undefined : domain.definitionsUpdated?.({ data, service })
     if (!date) return []
-    const headers = { 'x-definitions-updated': date }
     // `/countries` covers `/api/v1/countries` and `/api/v1/countries/...`, not `/api/v1/countriesx`.
-    return domain.prefixes.map((prefix) => ({ base: API_PREFIX + prefix, prefix: `${API_PREFIX}${prefix}/`, headers }))
+    return domain.prefixes.map((prefix) => ({ base: API_PREFIX + prefix, prefix: `${API_PREFIX}${prefix}/`, date }))
   })
-  const find = (path: string) => definitions.find((d) => path.startsWith(d.prefix) || path === d.base)?.headers
+  const find = (path: string) => definitions.find((d) => path.startsWith(d.prefix) || path === d.base)?.date
   // Raw paths (problem responses) are scanned; route patterns (server.ts) once each.
   return Object.assign(find, { ofRoute: perRoute(find) })
 }

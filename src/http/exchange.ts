@@ -5,14 +5,17 @@
  */
 import type { Admission } from './admission.ts'
 import type { Principal } from './auth.ts'
+import type { QuotaMark } from './response-headers.ts'
 
 export interface Exchange {
   /** Who is calling (set by authentication on /api/v1 requests). */
   principal?: Principal
   /** The route pattern matched (the metrics label); absent when no route matched. */
   route?: string
-  /** Headers the response must carry: quota, definitions date. */
-  headers?: Record<string, string>
+  /** The quota state the request was last counted in: its answer's quota headers (response-headers.ts). */
+  quota?: QuotaMark
+  /** The definitions date of the route's domain (X-Definitions-Updated), once routed. */
+  definitionsUpdated?: string
   /** Its route's admission (body limit, JSON, cost), found from the request line before the body is read. */
   admission?: Admission | null
   /** Quota credits this request holds (taken, not given back), and the time they count in (credits.ts). */
@@ -22,6 +25,8 @@ export interface Exchange {
   uncounted?: boolean
   /** This request's id (the caller's X-Request-Id when acceptable, else one made here); echoed, logged, in problems. */
   id?: string
+  /** The answer was built with the id among its headers (response-headers.ts): nothing to add afterwards. */
+  idSent?: boolean
   /**
    * The body of the response, when the layer that made it may have it compressed (compression.ts): JSON
    * replies, problems, the OpenAPI document, the /docs assets. Undeclared bodies (images, streams) are sent as they are.
@@ -37,17 +42,6 @@ type Carrier = Request & { [EXCHANGE]?: Exchange }
 
 /** This request's exchange, made on first use. */
 export const exchangeOf = (request: Request): Exchange => ((request as Carrier)[EXCHANGE] ??= {})
-
-/**
- * Adds headers this request's response must carry (quota, definitions date). Kept beside Elysia's
- * `set.headers` because a reply whose Response we build ourselves is measurably cheaper than Elysia
- * merging a header object into every response.
- */
-export const addResponseHeaders = (request: Request, headers: Record<string, string>) => {
-  const exchange = exchangeOf(request)
-  if (exchange.headers) Object.assign(exchange.headers, headers)
-  else exchange.headers = { ...headers }
-}
 
 /** This request's exchange if a layer has made one. */
 export const existingExchange = (request: Request): Exchange | undefined => (request as Carrier)[EXCHANGE]

@@ -18,6 +18,7 @@ import { pathOf } from './paths.ts'
 import { routeMatcher, type RouteMatch } from './route-match.ts'
 import { internalProblem } from './problem.ts'
 import { formOf, problemBody } from './reply.ts'
+import { REQUEST_ID_HEADER } from './response-headers.ts'
 
 export const METRICS_PATH = '/metrics'
 const UNMATCHED = '(unmatched)'
@@ -98,7 +99,6 @@ function isoNow(): string {
   return isoText
 }
 
-export const REQUEST_ID_HEADER = 'x-request-id'
 const REQUEST_ID_MAX = 128
 
 /** Characters a caller's request id may hold: letters, digits and `-._:@/+=` (no quotes, spaces or controls). */
@@ -238,7 +238,7 @@ export function createObservability(config: Config, options: ObservabilityOption
     if (id) problem.request_id = id
     return new Response(JSON.stringify(problemBody(problem, formOf(request, config.responseForm))), {
       status: 500,
-      headers: { 'content-type': 'application/json', vary: 'X-Response-Form' },
+      headers: { 'content-type': 'application/json', vary: 'X-Response-Form', ...(id ? { [REQUEST_ID_HEADER]: id } : {}) },
     })
   }
 
@@ -248,11 +248,13 @@ export function createObservability(config: Config, options: ObservabilityOption
     (request) => {
       const started = performance.now()
       inFlight++
-      const id = (exchangeOf(request).id = acceptedRequestId(request.headers.get(REQUEST_ID_HEADER)) ?? newRequestId())
+      const exchange = exchangeOf(request)
+      const id = (exchange.id = acceptedRequestId(request.headers.get(REQUEST_ID_HEADER)) ?? newRequestId())
       const done = (response: Response) => {
         inFlight--
         try {
-          response.headers.set(REQUEST_ID_HEADER, id)
+          // Replies and problems are built with it (response-headers.ts); setting a header afterwards costs more.
+          if (!exchange.idSent) response.headers.set(REQUEST_ID_HEADER, id)
         } catch {
           // A response with immutable headers (none of ours) goes out without the echo.
         }

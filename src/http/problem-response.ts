@@ -11,12 +11,13 @@ import { exchangeOf, existingExchange } from './exchange.ts'
 import { isApi, pathOf } from './paths.ts'
 import { toProblem } from './problem.ts'
 import { formOf, JSON_HEADERS, problemBody } from './reply.ts'
+import { exchangeHeaders, REQUEST_ID_HEADER } from './response-headers.ts'
 import { routeMatcher } from './route-match.ts'
 
 export interface ProblemResponseDeps {
   credits: Credits
   /** The definitions-date header of a path (domain-routes.ts). */
-  definitionsOf: (path: string) => Record<string, string> | undefined
+  definitionsOf: (path: string) => string | undefined
   /** The app's routes, read once on first use (for the Allow of a 405). */
   routes: () => readonly { method: string; path: string }[]
   log?: (line: string) => void
@@ -47,19 +48,24 @@ export function problemResponse(config: Config, { credits, definitionsOf, routes
     // A request the server declined to serve (503 …) gets back the credits it was admitted with.
     if (givesBack(problem.status, code)) await credits.giveBack(request)
     // The id the access log has for this request, so a caller's report can be matched to its line.
-    const id = existingExchange(request)?.id
+    const exchange = existingExchange(request)
+    const id = exchange?.id
     if (id) problem.request_id = id
     if (problem.status === 500)
       log?.(JSON.stringify({ level: 'error', msg: 'unhandled', path, request_id: id, error: String((error as Error)?.stack ?? error) }))
     const out = new Headers(JSON_HEADERS)
     for (const [k, v] of Object.entries(setHeaders)) if (typeof v === 'string') out.set(k, v)
-    for (const [k, v] of Object.entries(existingExchange(request)?.headers ?? {})) out.set(k, v)
+    for (const [k, v] of Object.entries(exchangeHeaders(exchange) ?? {})) out.set(k, v)
     for (const [k, v] of Object.entries(headers)) out.set(k, v)
     // Failures before routing (401, 400, 413) never passed the transform hook that adds it.
     const dated = definitionsOf(path)
-    if (dated && !out.has('x-definitions-updated')) out.set('x-definitions-updated', dated['x-definitions-updated']!)
+    if (dated && !out.has('x-definitions-updated')) out.set('x-definitions-updated', dated)
     if (isApi(path) && !out.has('x-quota-limit')) for (const [k, v] of Object.entries(await credits.peekHeaders(request))) out.set(k, v)
     const body = JSON.stringify(problemBody(problem, formOf(request, config.responseForm)))
+    if (id) {
+      out.set(REQUEST_ID_HEADER, id)
+      exchange.idSent = true
+    }
     exchangeOf(request).body = body
     return new Response(body, { status: problem.status, headers: out })
   }

@@ -11,7 +11,7 @@ import { admissions, checkBodyHeaders } from './admission.ts'
 import type { Principal } from './auth.ts'
 import { costOf } from './cost.ts'
 import { type Credits, createCredits } from './credits.ts'
-import { addResponseHeaders, exchangeOf, type Exchange } from './exchange.ts'
+import { exchangeOf, type Exchange } from './exchange.ts'
 import { checkPath } from './request-guards.ts'
 import { callerTurns } from './turns.ts'
 
@@ -37,7 +37,7 @@ export function quotaPolicy(
   clock: () => number,
   routes: () => readonly { method: string; path: string; hooks?: unknown }[],
 ): QuotaPolicy {
-  const credits = createCredits(config, quota, clock, addResponseHeaders)
+  const credits = createCredits(config, quota, clock)
   /** Each route's admission (body limit, JSON or not, per-item cost) from the request line alone. */
   const admitting = admissions(routes, config.bodyLimit)
   /** Each caller's share of the event loop's turns (turns.ts): past it, a request waits, unread, for a later turn. */
