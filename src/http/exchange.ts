@@ -5,7 +5,13 @@
  */
 import type { Admission } from './admission.ts'
 import type { Principal } from './auth.ts'
-import type { QuotaMark } from './response-headers.ts'
+import type { QuotaState } from '../stores/quota.ts'
+
+/** The quota state a request was counted in, and the time it counted at (for RateLimit's `t`). */
+export interface QuotaMark {
+  state: QuotaState
+  now: number
+}
 
 export interface Exchange {
   /** Who is calling (set by authentication on /api/v1 requests). */

@@ -11,16 +11,10 @@
  * here rather than being added later by the observability layer.
  */
 import type { QuotaState } from '../stores/quota.ts'
-import type { Exchange } from './exchange.ts'
+import type { Exchange, QuotaMark } from './exchange.ts'
 import { JSON_HEADERS } from './reply.ts'
 
 export const REQUEST_ID_HEADER = 'x-request-id'
-
-/** The quota state a request was counted in, and the time it counted at (for RateLimit's `t`). */
-export interface QuotaMark {
-  state: QuotaState
-  now: number
-}
 
 const secondsLeft = ({ state, now }: QuotaMark) => Math.max(0, state.reset - Math.floor(now / 1000))
 
