@@ -35,9 +35,9 @@ const mark = (request: Request, state: QuotaState, now: number) => void (exchang
 
 export interface Credits {
   /**
-   * Takes `credits` more for the request (its whole cost being `cost`): adds the quota headers, or throws
-   * a 429 after giving back what it held, or a 503 when the store cannot be asked (or lets the request go
-   * uncounted, fail-open).
+   * Takes `credits` more for the request (its whole cost being `cost`): marks the quota state its answer
+   * reports, or throws a 429 after giving back what it held, or a 503 when the store cannot be asked (or lets
+   * the request go uncounted, fail-open).
    */
   take(request: Request, principal: Principal, credits: number, cost: number): Answer<void>
   /** Gives back every credit the request holds (its answer is one of `givesBack`). Never throws. */
@@ -105,7 +105,7 @@ export function createCredits(config: Config, quota: QuotaStore, clock: () => nu
     const taken = (state: QuotaState): Answer<void> => {
       if (state.allowed) {
         exchange.credits = (exchange.credits ?? 0) + credits
-        exchange.quota = { state, now }
+        mark(request, state, now)
         return
       }
       const held = exchange.credits ?? 0
