@@ -1,8 +1,9 @@
 /**
  * Domains' warm-up steps (Domain.warmUp, mount.ts `warmUp`): run one a turn of the event loop after the
  * domains have opened, never together, and a failing step is a warning, not a crash. After the ua domain's
- * own steps (the literal table packed, nine sample user agents parsed, packed again) it answers Matomo's
- * device fixtures. Turns are counted (test/support/turns.ts), not timed.
+ * own steps (the literal table packed, nine sample user agents parsed, every list index made, packed again)
+ * it answers Matomo's device fixtures, and real user agents of every kind find nothing left to index or pack
+ * on their own turn. Turns are counted (test/support/turns.ts), not timed.
  */
 import { afterAll, expect, test } from 'bun:test'
 import { openDataDir } from '../../src/data/open.ts'
@@ -12,7 +13,8 @@ import { readFileSync } from 'node:fs'
 import { WARM_UP } from '../../src/domains/ua/engine.ts'
 import uaDomain from '../../src/domains/ua/index.ts'
 import type { UaService } from '../../src/domains/ua/service.ts'
-import { FIXTURES } from './ua/corpus.ts'
+import { literalTableStats } from '../../src/domains/ua/prefilter.ts'
+import { every, FIXTURES, realUserAgents } from './ua/corpus.ts'
 import { testConfig } from '../support/app.ts'
 import { turnCounter } from '../support/turns.ts'
 
@@ -63,15 +65,16 @@ test('a step that throws stops that domain warm-up with a warning; nothing else 
   expect(lines.join('\n')).toContain('step 1 broke')
 })
 
-test("the ua domain: its steps run, and the warmed service answers Matomo's own device fixtures", async () => {
+test("the ua domain: its steps run, then it answers Matomo's device fixtures, and later UAs index and pack nothing", async () => {
   const config = testConfig()
   const data = openDataDir(config.dataDir)
   const m = await openDomain(config, data, uaDomain, () => {})
   expect(m.problem).toBeUndefined()
   const steps = uaDomain.warmUp!(m.service as never)
-  // The literal table packed, each sample parsed, the table packed again.
-  expect(steps.length).toBe(WARM_UP.length + 2)
+  // The literal table packed, each sample parsed, the list indexes in groups, the table packed again.
+  expect(steps.length).toBeGreaterThan(WARM_UP.length + 2)
   for (const run of steps) run()
+  const warmed = literalTableStats()
   // The literal table is the process's, so a second service would share the warmed one: the oracle is
   // Matomo's fixtures (what each device is), not another parse.
   const devices = JSON.parse(readFileSync(FIXTURES, 'utf8')).devices as {
@@ -88,4 +91,11 @@ test("the ua domain: its steps run, and the warmed service answers Matomo's own 
       cases.map((c) => [c.ua, c.device.type, c.device.brand]),
     )
   }
+  // 2,300 real user agents of every kind (uap-core's three files and the user-agents package), and Android
+  // Chromes of unknown models (whose path brings a literal of the engine's own code): no list indexed on a
+  // request's turn, no packing (25-60 ms each).
+  for (const ua of every(realUserAgents(), 8)) service.parse(ua)
+  for (let i = 0; i < 300; i++)
+    service.parse(`Mozilla/5.0 (Linux; Android 14; Pixel ${i}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/1${i}.0 Mobile Safari/537.36`)
+  expect(literalTableStats()).toEqual(warmed)
 })

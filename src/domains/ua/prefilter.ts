@@ -40,9 +40,15 @@ const KEY_SPACE = 128 + (1 << 14) + (3 << 16)
  * come for REPACK_QUIET scans: the engine's own fixed patterns (51 literals, `helper.js` and the parsers'
  * constants) are not in the builder's seed and arrive during the first parses; left below the count, they
  * were searched with `includes` by every scan for good (packing them: +15% parses per CPU-second).
+ * A quiet repack needs lists added since the last packing (their pairs are read from JS arrays until
+ * then) or at least QUIET_REPACK_MIN loose literals. A packing holds the event loop 25-60 ms; a loose
+ * literal costs a scan one `includes` (~30-50 ns). After the warm-up (every list indexed, the samples'
+ * literals packed), the engine's code still brings one or two with the first user agents of some kinds
+ * (`elibom`, an Android Chrome without a known model): a repack for them held a request's turn 25-30 ms.
  */
 const REPACK_AFTER = 64
 const REPACK_QUIET = 256
+const QUIET_REPACK_MIN = 8
 /** Bits of the second filter of the hashed tiers (32 KB). */
 const CHECK_BITS = 18
 
@@ -253,7 +259,7 @@ class LiteralTable {
   /** Finds every literal in `text` (once per distinct text in a row). */
   scan(text: string) {
     if (text === this.scanned) return
-    const pending = this.unpacked > 0 || !this.usersPacked
+    const pending = this.unpacked >= QUIET_REPACK_MIN || !this.usersPacked
     const p = !this.packed || this.unpacked >= REPACK_AFTER || (pending && ++this.quiet > REPACK_QUIET) ? this.pack() : this.packed
     this.scanned = text
     const gen = ++this.generation
@@ -317,8 +323,12 @@ class LiteralTable {
     return this.stamp[id] === this.generation
   }
 
+  /** Packings so far (tests: none after the warm-up). */
+  packs = 0
+
   /** Packs every literal and pair known now (tens of ms: ~42,000 literals). */
   pack(): PackedBuckets {
+    this.packs++
     const packed = (this.packed = new PackedBuckets(this.literals, this.users))
     this.usersPacked = true
     this.unpacked = 0
@@ -335,6 +345,9 @@ const table = new LiteralTable()
  * before and after their sample parses have brought in the engine's own patterns (service.ts `warmUp`).
  */
 export const packLiterals = () => void table.pack()
+
+/** How often the literal table was packed, and how many lists are indexed (tests: what a warm-up leaves to requests). */
+export const literalTableStats = () => ({ packs: table.packs, lists: listCount })
 
 /** A compiled regex with its literal prefilter; `exec` has RegExp's contract for the engine's calls. */
 export class Matcher {

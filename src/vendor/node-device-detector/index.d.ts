@@ -9,6 +9,8 @@ export default class DeviceDetector {
   detect: (userAgent: string, clientHints?: ResultClientHints|JSONObject) => DetectResult;
   detectAsync: (userAgent: string, clientHints?: ResultClientHints|JSONObject) => Promise<DetectResult>;
   parseBot: (userAgent: string, clientHints?: ResultClientHints|JSONObject) => ResultBot;
+  /** Almanac: every list index a parse may ask for, each made by one call (index.js `indexes`). */
+  indexes: () => (() => void)[];
   parseOs: (userAgent: string, clientHints?: ResultClientHints|JSONObject) => ResultOs;
   parseClient: (userAgent: string, clientHints?: ResultClientHints|JSONObject) => ResultClient;
   parseDevice: (userAgent: string, clientHints?: ResultClientHints|JSONObject) => ResultDevice;

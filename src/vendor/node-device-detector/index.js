@@ -427,6 +427,16 @@ class DeviceDetector {
   }
 
   /**
+   * Almanac: every list index a parse may ask for, each made by one call of the returned functions (see
+   * ParserAbstract.indexes): the embedding code makes them ahead of the first user agents.
+   * @return {Array<function(): void>}
+   */
+  indexes() {
+    const lists = [this.osParserList, this.botParserList, this.deviceParserList, this.clientParserList, this.vendorParserList];
+    return lists.flatMap((list) => Object.values(list).flatMap((parser) => parser.indexes()));
+  }
+
+  /**
    * add bot type parser
    * @param {string} name
    * @param {BotAbstractParser} parser

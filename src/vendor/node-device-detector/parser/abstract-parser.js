@@ -29,6 +29,16 @@ class ParserAbstract {
   }
 
   /**
+   * Almanac: the list indexes this parser's parse asks for, each made by one call of the returned functions
+   * (matchers.js). Made at warm-up, so no first user agent of a kind builds one, or has the literal table packed
+   * again for it, on its request's turn. None by default.
+   * @return {Array<function(): void>}
+   */
+  indexes() {
+    return [];
+  }
+
+  /**
    * A special method that overwrites placeholders in a string
    * @param {string} item
    * @param {array} matches

@@ -7,6 +7,11 @@ class BotAbstractParser extends ParserAbstract {
     this.collection = require('../data').collection('bots');
   }
 
+  // Almanac: see ParserAbstract.indexes.
+  indexes() {
+    return [() => matchers.listIndex(this.collection)];
+  }
+
   /**
    * parse user agent is bot
    * @param {string} userAgent

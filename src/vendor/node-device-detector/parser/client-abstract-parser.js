@@ -19,6 +19,11 @@ class ClientAbstractParser extends ParserAbstract {
   set clientIndexes(stage) {
     this.#clientIndexes = stage;
   }
+
+  // Almanac: see ParserAbstract.indexes.
+  indexes() {
+    return [() => matchers.listIndex(this.collection)];
+  }
   
   /**
    * @param {string} userAgent

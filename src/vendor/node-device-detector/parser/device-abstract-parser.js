@@ -152,6 +152,15 @@ class DeviceParserAbstract extends ParserAbstract {
     return false;
   }
 
+  // Almanac: see ParserAbstract.indexes. The brands, and each brand's models (asked for once its regex matched).
+  indexes() {
+    const out = [() => matchers.keyIndex(this.collection)];
+    for (const brand of Object.values(this.collection)) {
+      if (brand.models !== void 0) out.push(() => matchers.listIndex(brand.models));
+    }
+    return out;
+  }
+
   /**
    * Result brand and model
    * @param {string} userAgent    - useragent string

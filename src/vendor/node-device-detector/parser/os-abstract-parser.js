@@ -262,6 +262,15 @@ class OsAbstractParser extends ParserAbstract {
     return null;
   }
 
+  // Almanac: see ParserAbstract.indexes. The systems, the platforms, and each system's versions.
+  indexes() {
+    const out = [() => matchers.listIndex(this.collection), () => matchers.listIndex(PLATFORMS)];
+    for (const item of this.collection) {
+      if (item.versions !== void 0) out.push(() => matchers.listIndex(item.versions));
+    }
+    return out;
+  }
+
   /**
    *
    * @param {string} userAgent

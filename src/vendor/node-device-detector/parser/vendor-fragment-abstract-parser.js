@@ -21,6 +21,11 @@ class VendorFragmentAbstractParser extends ParserAbstract {
     }
   }
 
+  // Almanac: see ParserAbstract.indexes.
+  indexes() {
+    return [() => matchers.listIndex(this.fragments)];
+  }
+
   /**
    * @param {string} userAgent
    * @returns {ResultVendor|null}

@@ -281,6 +281,11 @@ class Browser extends ClientAbstractParser {
     };
   }
 
+  // Almanac: see ParserAbstract.indexes. The browsers and their engines.
+  indexes() {
+    return [...super.indexes(), () => matchers.listIndex(this.engine_collection)];
+  }
+
   /**
    * General method for parsing user-agent and client-hints
    *
