@@ -99,3 +99,21 @@ test("the ua domain: its steps run, then it answers Matomo's device fixtures, an
     service.parse(`Mozilla/5.0 (Linux; Android 14; Pixel ${i}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/1${i}.0 Mobile Safari/537.36`)
   expect(literalTableStats()).toEqual(warmed)
 })
+
+test('a data swap that leaves the ua data as it was opens the domain again without indexing anything again', async () => {
+  const config = testConfig()
+  const data = openDataDir(config.dataDir)
+  const open = async () => {
+    const m = await openDomain(config, data, uaDomain, () => {})
+    for (const run of uaDomain.warmUp!(m.service as never)) run()
+    return m.service as UaService
+  }
+  const first = await open()
+  const before = literalTableStats()
+  const second = await open()
+  // Read again, the definitions would be new objects, and every list (~1,500) indexed again beside the old.
+  expect(literalTableStats().lists).toBe(before.lists)
+  const ua = 'Mozilla/5.0 (Linux; Android 14; SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36'
+  expect(second.parse(ua)).toEqual(first.parse(ua))
+  expect(second.parse(ua).device?.brand).toBe('Samsung')
+})

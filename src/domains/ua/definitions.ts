@@ -120,6 +120,24 @@ export function readDefinitions(files: Record<Collection, string>, source: Defin
   return { source, collections, literals }
 }
 
+/**
+ * The definitions last read, with a hash of the files they came from. A data swap opens every domain again;
+ * when the ua files are the same it gets the same objects, so the engine's list indexes, kept by collection
+ * (prefilter.ts), serve the new generation too. Read again, each swap would add ~1,500 lists to the
+ * process's literal table beside the old ones (their pairs stay in it, and it numbers lists in 16 bits).
+ */
+let last: { key: string; defs: Definitions } | undefined
+
+/**
+ * `read()` unless `files` hold what they held for the definitions last read, and `also` (what else the
+ * definitions carry, such as their source) is the same: then those, the same objects.
+ */
+export function sameOrRead(files: string[], read: () => Definitions, also = ''): Definitions {
+  const key = `${files.map((f) => Bun.hash(readFileSync(f)).toString(36)).join(',')};${also}`
+  if (last?.key !== key) last = { key, defs: read() }
+  return last.defs
+}
+
 /** What an operator's folder is: its package's version when it says one, and the newest file's day. */
 export function describeFolder(dir: string): Definitions['source'] {
   const files = folderFiles(dir)

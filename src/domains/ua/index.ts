@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs'
 import { defineDomain } from '../types.ts'
 import { uaSettings } from './settings.ts'
 import { UA_ARTIFACT, uaBuilder } from './build.ts'
-import { describeFolder, folderFiles, loadDefinitions, readDefinitions } from './definitions.ts'
+import { describeFolder, folderFiles, loadDefinitions, readDefinitions, sameOrRead } from './definitions.ts'
 import { uaRoutes } from './routes.ts'
 import { openUaService, type UaService } from './service.ts'
 import { uaSources } from './sources.ts'
@@ -30,7 +30,12 @@ export default defineDomain<UaService>({
     // the folder ALMANAC_UA_REGEXES names, else a `ua-regexes` folder dropped into the data directory.
     const dropped = data.path(DROP_IN)
     const dir = config.ua.regexesDir ?? (existsSync(dropped) ? dropped : undefined)
-    const defs = dir ? readDefinitions(folderFiles(dir), describeFolder(dir)) : loadDefinitions(data.path(UA_ARTIFACT))
+    let defs
+    if (dir) {
+      const files = folderFiles(dir)
+      const source = describeFolder(dir)
+      defs = sameOrRead(Object.values(files), () => readDefinitions(files, source), JSON.stringify(source))
+    } else defs = sameOrRead([data.path(UA_ARTIFACT)], () => loadDefinitions(data.path(UA_ARTIFACT)))
     if (dir) log.info(`serving detection data from ${dir}`, { domain: 'ua', ...defs.source })
     return openUaService(defs, { cacheEntries: config.ua.cacheEntries, cacheBytes: config.ua.cacheBytes })
   },

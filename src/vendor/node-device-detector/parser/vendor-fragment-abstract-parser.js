@@ -7,18 +7,27 @@ const COLLECTION_BRAND_LIST = helper.revertObject(
 
 const matchers = require('../matchers'); // Almanac: compiled, prefiltered regexes (matchers.js)
 
+// Almanac: the fragment list of each collection, made once: its list index is kept by the list's identity
+// (matchers.listIndex), so a detector built again over the same data must get the same list.
+const FRAGMENTS = new WeakMap();
+
 class VendorFragmentAbstractParser extends ParserAbstract {
   constructor() {
     super();
     this.collection = require('../data').collection('vendorfragments');
     // Almanac: every brand's fragments as one list, in the order the stock loops visit them (brands in
     // `for…in` order, then each brand's fragments), each pattern string built once.
-    this.fragments = [];
-    for (let cursor in this.collection) {
-      for (const item of this.collection[cursor]) {
-        this.fragments.push({ regex: item + '[^a-z0-9]+', name: String(cursor) });
+    let fragments = FRAGMENTS.get(this.collection);
+    if (fragments === void 0) {
+      fragments = [];
+      for (let cursor in this.collection) {
+        for (const item of this.collection[cursor]) {
+          fragments.push({ regex: item + '[^a-z0-9]+', name: String(cursor) });
+        }
       }
+      FRAGMENTS.set(this.collection, fragments);
     }
+    this.fragments = fragments;
   }
 
   // Almanac: see ParserAbstract.indexes.
