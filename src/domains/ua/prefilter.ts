@@ -326,6 +326,10 @@ class LiteralTable {
   /** Packings so far (tests: none after the warm-up). */
   packs = 0
 
+  packIfNeeded() {
+    if (!this.packed || this.unpacked > 0 || !this.usersPacked) this.pack()
+  }
+
   /** Packs every literal and pair known now (tens of ms: ~42,000 literals). */
   pack(): PackedBuckets {
     this.packs++
@@ -343,8 +347,11 @@ const table = new LiteralTable()
 /**
  * Packs the literals now rather than in the scan of a request: the ua service's warm-up steps call it,
  * before and after their sample parses have brought in the engine's own patterns (service.ts `warmUp`).
+ * Only when a literal or a list came since the last packing: a data swap over the same detection data warms
+ * a generation whose lists exist already, and each packing holds the event loop 25-60 ms while the old
+ * generation serves.
  */
-export const packLiterals = () => void table.pack()
+export const packLiterals = () => void table.packIfNeeded()
 
 /** How often the literal table was packed, and how many lists are indexed (tests: what a warm-up leaves to requests). */
 export const literalTableStats = () => ({ packs: table.packs, lists: listCount })
