@@ -17,6 +17,9 @@ import { JSON_HEADERS } from './reply.ts'
 export const REQUEST_ID_HEADER = 'x-request-id'
 
 const secondsLeft = ({ state, now }: QuotaMark) => Math.max(0, state.reset - Math.floor(now / 1000))
+// The policy is named after the plan (plan names are [A-Za-z0-9_.-], safe in a quoted string).
+const policyValue = (state: QuotaState) => `"${state.policy}";q=${state.limit};w=${state.windowSeconds}`
+const rateLimitValue = (mark: QuotaMark) => `"${mark.state.policy}";r=${mark.state.remaining};t=${secondsLeft(mark)}`
 
 /** The five quota headers (docs/auth-and-quotas.md): SPEC's X-Quota-* and the IETF RateLimit pair. */
 export function quotaHeaders(mark: QuotaMark): Record<string, string> {
@@ -25,9 +28,8 @@ export function quotaHeaders(mark: QuotaMark): Record<string, string> {
     'x-quota-limit': String(state.limit),
     'x-quota-remaining': String(state.remaining),
     'x-quota-reset': String(state.reset),
-    // The policy is named after the plan (plan names are [A-Za-z0-9_.-], safe in a quoted string).
-    'ratelimit-policy': `"${state.policy}";q=${state.limit};w=${state.windowSeconds}`,
-    ratelimit: `"${state.policy}";r=${state.remaining};t=${secondsLeft(mark)}`,
+    'ratelimit-policy': policyValue(state),
+    ratelimit: rateLimitValue(mark),
   }
 }
 
@@ -58,7 +60,7 @@ function template(state: QuotaState | undefined, dated: string | undefined, cont
     if (state) {
       kept.set('x-quota-limit', String(state.limit))
       kept.set('x-quota-reset', String(state.reset))
-      kept.set('ratelimit-policy', `"${state.policy}";q=${state.limit};w=${state.windowSeconds}`)
+      kept.set('ratelimit-policy', policyValue(state))
     }
     if (dated) kept.set('x-definitions-updated', dated)
     if (control) kept.set('cache-control', control)
@@ -76,7 +78,7 @@ export function replyHeaders(exchange: Exchange | undefined, control?: string, e
   const headers = new Headers(template(quota?.state, exchange?.definitionsUpdated, control))
   if (quota) {
     headers.set('x-quota-remaining', String(quota.state.remaining))
-    headers.set('ratelimit', `"${quota.state.policy}";r=${quota.state.remaining};t=${secondsLeft(quota)}`)
+    headers.set('ratelimit', rateLimitValue(quota))
   }
   if (etag) headers.set('etag', etag)
   if (exchange?.id) {

@@ -23,7 +23,7 @@ serveQueries<PostalWorkerInit>(({ path, workBudget }) => {
     nearby: (...args: Parameters<PostalService['nearby']>) => service.nearby(...args),
     within: (...args: Parameters<PostalService['within']>) => service.within(...args),
     // What the routes ask for: the page in the caller's form, as JSON text (present.ts).
-    presented: (form: ResponseForm, method: Heavy, args: unknown[]) =>
-      presentPageJson((service[method] as (...a: unknown[]) => ReturnType<PostalService[Heavy]>)(...args), form),
+    presented: <M extends Heavy>(form: ResponseForm, method: M, args: Parameters<PostalService[M]>) =>
+      presentPageJson(service.heavy(method, args), form),
   }
 })

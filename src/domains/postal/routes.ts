@@ -20,9 +20,8 @@ import {
   PostalSystemSchemas,
   SPATIAL_SIBLINGS,
 } from './schemas.ts'
-import { type Heavy, NEARBY_MAX_RADIUS_KM, type PostalRecord, type PostalService, type SearchFilters } from './service.ts'
+import { type Heavy, NEARBY_MAX_RADIUS_KM, type PostalService, type SearchFilters } from './service.ts'
 import { callerOf } from '../../http/exchange.ts'
-import type { Paged } from '../../lib/page.ts'
 import { cacheable } from '../../http/cache.ts'
 
 /** `f` of an answer made inline, or of a promised one made on a query worker. */
@@ -78,8 +77,7 @@ function pageIn<M extends Heavy>(
   args: Parameters<PostalService[M]>,
   caller?: string,
 ) {
-  const run = service[method] as (...a: Parameters<PostalService[M]>) => Paged<PostalRecord>
-  return service.anywhere(() => presentPage(run.apply(service, args), form), { method: 'presented', args: [form, method, args] }, caller)
+  return service.anywhere(() => presentPage(service.heavy(method, args), form), { method: 'presented', args: [form, method, args] }, caller)
 }
 
 /** The list of a presented page: its items, or their JSON text. */

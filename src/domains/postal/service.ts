@@ -353,6 +353,11 @@ export class PostalService {
   /** Where queries too costly for the event loop run (index.ts sets it); unset, everything runs inline. */
   offload: { pool: QueryPool; inlineWork: number } | undefined
 
+  /** A search, nearby or within by name (the routes and the query worker run them so). */
+  heavy<M extends Heavy>(method: M, args: Parameters<PostalService[M]>): Paged<PostalRecord> {
+    return (this[method] as (...a: Parameters<PostalService[M]>) => Paged<PostalRecord>)(...args)
+  }
+
   /**
    * A search, nearby or within, or what is made of one (`inline`), on the event loop under `offload.inlineWork`
    * units (most queries: a few hundred rows); when that runs out, the worker's `job` (the same query, by name,

@@ -129,11 +129,11 @@ export function readDefinitions(files: Record<Collection, string>, source: Defin
 let last: { key: string; defs: Definitions } | undefined
 
 /**
- * `read()` unless `files` hold what they held for the definitions last read, and `also` (what else the
- * definitions carry, such as their source) is the same: then those, the same objects.
+ * `read()` unless `contents` (the files' bytes, and what else the definitions carry, such as their source)
+ * are those of the definitions last read: then those, the same objects.
  */
-export function sameOrRead(files: string[], read: () => Definitions, also = ''): Definitions {
-  const key = `${files.map((f) => Bun.hash(readFileSync(f)).toString(36)).join(',')};${also}`
+export function sameOrRead(contents: (Uint8Array | string)[], read: () => Definitions): Definitions {
+  const key = contents.map((c) => Bun.hash(c).toString(36)).join(',')
   if (last?.key !== key) last = { key, defs: read() }
   return last.defs
 }
@@ -159,8 +159,9 @@ export function describeFolder(dir: string): Definitions['source'] {
   }
 }
 
-export function loadDefinitions(path: string): Definitions {
-  const defs = JSON.parse(readFileSync(path, 'utf8')) as Definitions
+/** The built artifact's definitions; `bytes`: the file, when the caller has read it already. */
+export function loadDefinitions(path: string, bytes: Uint8Array = readFileSync(path)): Definitions {
+  const defs = JSON.parse(new TextDecoder().decode(bytes)) as Definitions
   if (!defs?.collections || !defs.source?.date)
     throw new Error(`${path} is not a ua-detection artifact; rebuild it with \`almanac data build\``)
   return defs

@@ -2,7 +2,7 @@
  * The ua domain: Matomo device-detector answers (client, OS, device, bot) with Client Hints, from the
  * vendored node-device-detector engine made fast by compiled, literal-prefiltered regexes.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { defineDomain } from '../types.ts'
 import { uaSettings } from './settings.ts'
 import { UA_ARTIFACT, uaBuilder } from './build.ts'
@@ -34,8 +34,12 @@ export default defineDomain<UaService>({
     if (dir) {
       const files = folderFiles(dir)
       const source = describeFolder(dir)
-      defs = sameOrRead(Object.values(files), () => readDefinitions(files, source), JSON.stringify(source))
-    } else defs = sameOrRead([data.path(UA_ARTIFACT)], () => loadDefinitions(data.path(UA_ARTIFACT)))
+      const contents = [...Object.values(files).map((f) => readFileSync(f)), JSON.stringify(source)]
+      defs = sameOrRead(contents, () => readDefinitions(files, source))
+    } else {
+      const bytes = readFileSync(data.path(UA_ARTIFACT))
+      defs = sameOrRead([bytes], () => loadDefinitions(data.path(UA_ARTIFACT), bytes))
+    }
     if (dir) log.info(`serving detection data from ${dir}`, { domain: 'ua', ...defs.source })
     return openUaService(defs, { cacheEntries: config.ua.cacheEntries, cacheBytes: config.ua.cacheBytes })
   },
