@@ -91,6 +91,12 @@ export async function bundledPackages(): Promise<BundledPackage[]> {
   return out.sort((a, b) => a.name.localeCompare(b.name))
 }
 
+/** Packages installed with a change of ours (package.json `patchedDependencies`, applied by `bun install`): name@version -> patch file. */
+function patchedPackages(): Map<string, string> {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { patchedDependencies?: Record<string, string> }
+  return new Map(Object.entries(pkg.patchedDependencies ?? {}))
+}
+
 /** Third-party code copied into the tree (a LICENSE file in its folder under src/ says whose and on what terms). */
 function vendoredCode(): { dir: string; text: string }[] {
   return [...new Bun.Glob('src/**/LICENSE').scanSync({ cwd: ROOT })]
@@ -126,7 +132,11 @@ export async function renderNotice(): Promise<string> {
       'them), listed at https://bun.com/docs/project/licensing.',
   )
   const packages = await bundledPackages()
-  for (const p of packages) out.push(`- npm \`${p.name}\` ${p.version}: ${p.license}`)
+  const patched = patchedPackages()
+  for (const p of packages) {
+    const patch = patched.get(`${p.name}@${p.version}`)
+    out.push(`- npm \`${p.name}\` ${p.version}: ${p.license}${patch ? `, carried with Almanac's change \`${patch}\`` : ''}`)
+  }
   for (const v of vendoredCode()) out.push('', `### Vendored in \`${v.dir}\``, '', '```text', v.text, '```')
   for (const p of packages) {
     out.push('', `### ${p.name} ${p.version}`)

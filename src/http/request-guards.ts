@@ -12,7 +12,7 @@
  */
 import { Elysia, ParseError } from 'elysia'
 import { badRequest, invalid } from '../lib/errors.ts'
-import { overLimit } from './admission.ts'
+import { hasBody, overLimit } from './admission.ts'
 import { callerOf, existingExchange } from './exchange.ts'
 import { checkMemberNames, JsonScan } from './json-shape.ts'
 import { checkLargeBody, LARGE_BODY_CHARS } from './large-bodies.ts'
@@ -70,13 +70,14 @@ export function checkRequest(request: Request, path: string, limit: number): voi
  */
 export const bodyReader = (limit: number, maxWaitingBytes: number) =>
   new Elysia({ name: 'almanac:body-reader', seed: limit }).onParse({ as: 'global' }, async ({ request, contentType }) => {
-    if (!request.body) return
+    const length = request.headers.get('content-length')
+    if (!hasBody(request, length)) return
     // The route's own limit when admission found it (its Content-Length was checked against it there).
     const admission = existingExchange(request)?.admission
     const cap = admission?.bodyLimit ?? limit
     const type = (contentType ?? '').toLowerCase()
     const json = type.includes('json')
-    const declared = request.headers.has('content-length')
+    const declared = length !== null
     if (declared && !json) return
     const text = declared ? await request.text() : await readCapped(request, cap)
     // A large body's scan, in parts of SCAN_CHARS_A_STEP, then its parse and checks, are heavy steps with a
