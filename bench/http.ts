@@ -10,16 +10,22 @@
  * `BASE=<another checkout>` adds an A/B: that checkout's server and this one's on the same rows, alternated, two
  * rounds, CPU per request side by side. It separates what the code costs from what the machine does to every figure
  * (the hello-world included) from one hour to the next.
+ * A bare `Bun.serve` doing only what the SPEC asks of the light route and of `POST /ip` (bench/spec-floor.ts) runs
+ * beside them: the table then says what the SPEC's own work costs over the hello-world on this machine, and
+ * Almanac's layers over that floor.
  * Prints figures; asserts nothing. Run: `bun bench/http.ts` (datasets built; `SECONDS=10` for longer runs).
  */
 import { resolve } from 'node:path'
-import { load, printTable, start, startAlmanac, startHello, type Row } from './lib.ts'
+import { BENCH_KEY, load, printTable, start, startAlmanac, startHello, type Row } from './lib.ts'
 
 const seconds = Number(process.env.SECONDS ?? 5)
 const light = '/api/v1/meta/datasets/countries'
 
 const hello = await startHello()
 const helloFetch = await start('hello-world (bare Elysia, Bun.serve fetch: app.handle)', ['bun', 'bench/hello-fetch.ts'], {}, '/', {})
+const floor = await start("the SPEC's floor (bare Bun.serve, bench/spec-floor.ts)", ['bun', 'bench/spec-floor.ts'], {}, '/', {
+  'x-api-key': BENCH_KEY,
+})
 const almanac = await startAlmanac()
 const logged = await startAlmanac({ ALMANAC_ACCESS_LOG: 'true' })
 try {
@@ -27,6 +33,13 @@ try {
   rows.push({ name: helloFetch.name, result: await load(helloFetch, { seconds }) })
   const run = async (name: string, server = almanac, options: Parameters<typeof load>[1] = {}) =>
     rows.push({ name, result: await load(server, { seconds, ...options }) })
+  const fields = `${light}?fields=id,version`
+  await run(`floor: GET ${fields} (key, credit, SPEC headers, fields, JSON)`, floor, { path: fields })
+  await run('floor: POST /api/v1/ip (key, credit, body read and parsed, SPEC headers, no lookup)', floor, {
+    method: 'POST',
+    path: '/api/v1/ip',
+    body: { ip: '81.2.69.142' },
+  })
   await run('GET /healthz (no auth; routing, hooks, metrics)', almanac, { path: '/healthz' })
   await run(`GET ${light} (auth + quota + Form A)`, almanac, { path: light })
   await run(`GET ${light} (auth + quota + Form B)`, almanac, { path: light, headers: { 'x-response-form': 'bare' } })
@@ -86,9 +99,23 @@ try {
     const added = cpuOf(row) - cpuOf(over)
     console.log(`| ${layer} | ${added.toFixed(1)} | ${added >= 0 ? '+' : ''}${((added / base.cpuUsPerRequest) * 100).toFixed(0)}% |`)
   }
+  // What the SPEC alone costs over the hello-world, and Almanac's layers over that floor: the same answer
+  // without a framework, validation, metrics, CORS, compression or problem documents.
+  console.log("\n| Almanac's row | CPU µs/request | the SPEC's floor | over the floor | the floor over the hello-world |")
+  console.log('|---|---:|---:|---:|---:|')
+  for (const [row, over] of [
+    [`GET ${fields} (auth`, 'floor: GET'],
+    ['POST /api/v1/ip', 'floor: POST'],
+  ] as const) {
+    const ours = cpuOf(row)
+    const least = cpuOf(over)
+    const share = (x: number) => `+${((x / base.cpuUsPerRequest - 1) * 100).toFixed(0)}%`
+    console.log(`| ${row}… | ${ours.toFixed(1)} | ${least.toFixed(1)} | +${(ours - least).toFixed(1)} µs | ${share(least)} |`)
+  }
   if (process.env.BASE) await versusBase(process.env.BASE)
 } finally {
   await hello.stop()
+  await floor.stop()
   await helloFetch.stop()
   await almanac.stop()
   await logged.stop()
