@@ -232,7 +232,10 @@ export function createObservability(config: Config, options: ObservabilityOption
 
   /** The app maps every error to a problem; this is the last line, so the process never dies on input. */
   const internalError = (request: Request, e: unknown): Response => {
-    const id = existingExchange(request)?.id
+    const exchange = existingExchange(request)
+    const id = exchange?.id
+    // Built with the id among its headers: `done` has nothing to add.
+    if (exchange && id) exchange.idSent = true
     logger.error('unhandled', { path: pathOf(request.url), request_id: id, error: String((e as Error)?.stack ?? e) })
     const { problem } = internalProblem()
     if (id) problem.request_id = id

@@ -58,8 +58,10 @@ export function problemResponse(config: Config, { credits, definitionsOf, routes
     for (const [k, v] of Object.entries(exchangeHeaders(exchange) ?? {})) out.set(k, v)
     for (const [k, v] of Object.entries(headers)) out.set(k, v)
     // Failures before routing (401, 400, 413) never passed the transform hook that adds it.
-    const dated = definitionsOf(path)
-    if (dated && !out.has('x-definitions-updated')) out.set('x-definitions-updated', dated)
+    if (!out.has('x-definitions-updated')) {
+      const dated = definitionsOf(path)
+      if (dated) out.set('x-definitions-updated', dated)
+    }
     if (isApi(path) && !out.has('x-quota-limit')) for (const [k, v] of Object.entries(await credits.peekHeaders(request))) out.set(k, v)
     const body = JSON.stringify(problemBody(problem, formOf(request, config.responseForm)))
     if (id) {

@@ -50,8 +50,7 @@ export interface Definitions {
  * One collection file, read as data: Matomo's YAML (`.yml`; js-yaml, because Bun's parser refuses the
  * `'value'# comment` spelling Matomo's files use and Symfony accepts), or a node-device-detector module.
  */
-function readCollection(path: string): unknown {
-  const text = readFileSync(path, 'utf8')
+function readCollection(path: string, text = readFileSync(path, 'utf8')): unknown {
   if (path.endsWith('.yml')) {
     try {
       return loadYaml(text, { filename: path })
@@ -97,10 +96,17 @@ export function folderFiles(dir: string): Record<Collection, string> {
   return files
 }
 
-/** Reads the collections of a `regexes/` layout and computes the literals of every pattern. */
-export function readDefinitions(files: Record<Collection, string>, source: Definitions['source']): Definitions {
+/**
+ * Reads the collections of a `regexes/` layout and computes the literals of every pattern. `texts`: the
+ * files' contents, when the caller has read them already.
+ */
+export function readDefinitions(
+  files: Record<Collection, string>,
+  source: Definitions['source'],
+  texts?: Record<Collection, string>,
+): Definitions {
   const collections: Record<string, unknown> = {}
-  for (const name of COLLECTIONS) collections[name] = readCollection(files[name])
+  for (const name of COLLECTIONS) collections[name] = readCollection(files[name], texts?.[name])
   const patterns: string[] = []
   for (const name of COLLECTIONS) patternsOf(collections[name], patterns)
   // Vendor fragments are plain strings the engine suffixes (src/vendor/node-device-detector/parser/vendor-fragment-abstract-parser.js).
@@ -139,8 +145,7 @@ export function sameOrRead(contents: (Uint8Array | string)[], read: () => Defini
 }
 
 /** What an operator's folder is: its package's version when it says one, and the newest file's day. */
-export function describeFolder(dir: string): Definitions['source'] {
-  const files = folderFiles(dir)
+export function describeFolder(dir: string, files = folderFiles(dir)): Definitions['source'] {
   const folder = regexesFolder(dir)
   const matomo = files.bots.endsWith('.yml')
   let version = 'unknown'

@@ -33,9 +33,9 @@ export default defineDomain<UaService>({
     let defs
     if (dir) {
       const files = folderFiles(dir)
-      const source = describeFolder(dir)
-      const contents = [...Object.values(files).map((f) => readFileSync(f)), JSON.stringify(source)]
-      defs = sameOrRead(contents, () => readDefinitions(files, source))
+      const source = describeFolder(dir, files)
+      const texts = Object.fromEntries(Object.entries(files).map(([name, f]) => [name, readFileSync(f, 'utf8')])) as typeof files
+      defs = sameOrRead([...Object.values(texts), JSON.stringify(source)], () => readDefinitions(files, source, texts))
     } else {
       const bytes = readFileSync(data.path(UA_ARTIFACT))
       defs = sameOrRead([bytes], () => loadDefinitions(data.path(UA_ARTIFACT), bytes))
