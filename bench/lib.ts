@@ -71,6 +71,39 @@ export async function start(
   }
 }
 
+/**
+ * A wrk Lua script (written into `dir`) whose every request takes a random line of `file`: as the path's tail
+ * after `prefix` (GET), or as the body (POST, to `prefix`). `unique`: each POST line lacks its closing `"}`,
+ * and the script appends a suffix no request used before (` u<thread>.<count>`), then closes the body.
+ */
+export function randomLineScript(dir: string, file: string, method: 'GET' | 'POST', prefix: string, unique: boolean): string {
+  const path = join(dir, `${Math.random().toString(36).slice(2)}.lua`)
+  writeFileSync(
+    path,
+    `local lines = {}
+for line in io.lines(${JSON.stringify(file)}) do lines[#lines + 1] = line end
+local counter = 0
+local threads = 0
+tid = 0 -- set per thread by setup() before init()
+function setup(thread) threads = threads + 1; thread:set("tid", threads) end
+function init(args) math.randomseed(tid * 7919 + os.time()) end
+wrk.method = "${method}"
+wrk.headers["x-api-key"] = "${BENCH_KEY}"
+${method === 'POST' ? 'wrk.headers["content-type"] = "application/json"' : ''}
+function request()
+  counter = counter + 1
+  local line = lines[math.random(#lines)]
+  ${
+    method === 'GET'
+      ? `return wrk.format(nil, ${JSON.stringify(prefix)} .. line)`
+      : `return wrk.format(nil, ${JSON.stringify(prefix)}, nil, ${unique ? `line .. " u" .. tid .. "." .. counter .. '"}'` : 'line'})`
+  }
+end
+`,
+  )
+  return path
+}
+
 /** Bare Elysia answering `GET /` — the baseline. */
 export const startHello = () => start('hello-world (bare Elysia)', ['bun', 'bench/hello.ts'], {}, '/', {})
 

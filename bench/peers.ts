@@ -37,7 +37,7 @@ import { spawn, spawnSync } from 'bun'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { BENCH_KEY, type BenchServer, ROOT, start, startAlmanac } from './lib.ts'
+import { BENCH_KEY, type BenchServer, randomLineScript, ROOT, start, startAlmanac } from './lib.ts'
 import { kjvVerses, publicV4, qrTexts, searchQueries, uapCoreAgents } from './peers/inputs.ts'
 
 const SECONDS = Number(process.env.PEERS_SECONDS ?? 5)
@@ -98,35 +98,6 @@ console.log(
     `wrk -t2 -c32, ${SECONDS} s a run, ${ROUNDS} rounds, ${WARMUP} s of load on each side before its first.`,
 )
 console.log('Machine: 2 cores shared with other work, so figures are noisy; compare ratios within one run.')
-
-/** A wrk Lua script: each request takes a random line of `file` as the path's tail (GET) or as the body (POST). */
-function luaScript(file: string, method: 'GET' | 'POST', prefix: string, unique: boolean): string {
-  const path = join(dir, `${Math.random().toString(36).slice(2)}.lua`)
-  writeFileSync(
-    path,
-    `local lines = {}
-for line in io.lines(${JSON.stringify(file)}) do lines[#lines + 1] = line end
-local counter = 0
-local threads = 0
-tid = 0 -- set per thread by setup() before init()
-function setup(thread) threads = threads + 1; thread:set("tid", threads) end
-function init(args) math.randomseed(tid * 7919 + os.time()) end
-wrk.method = "${method}"
-wrk.headers["x-api-key"] = "${BENCH_KEY}"
-${method === 'POST' ? 'wrk.headers["content-type"] = "application/json"' : ''}
-function request()
-  counter = counter + 1
-  local line = lines[math.random(#lines)]
-  ${
-    method === 'GET'
-      ? `return wrk.format(nil, ${JSON.stringify(prefix)} .. line)`
-      : `return wrk.format(nil, ${JSON.stringify(prefix)}, nil, ${unique ? `line .. " u" .. tid .. "." .. counter .. '"}'` : 'line'})`
-  }
-end
-`,
-  )
-  return path
-}
 
 const TICKS = 100
 function cpuSeconds(pid: number): number {
@@ -287,7 +258,7 @@ try {
       const runs: [BenchServer, Side, Run[]][] = [[own, c.almanac, r.almanac]]
       if (c.peer) peers.forEach((p, i) => runs.push([p.server, c.peer!, r.peers[i]!]))
       for (const [server, side, into] of runs) {
-        const script = luaScript(side.file, side.method, side.path, side.unique ?? false)
+        const script = randomLineScript(dir, side.file, side.method, side.path, side.unique ?? false)
         // Warm-up: JIT, caches of the route, lazily built tables (the uncached Almanac is new each round).
         if (round === 1 || (server === own && own !== almanac)) await wrk(server, script, WARMUP)
         into.push(await wrk(server, script, SECONDS))
