@@ -1,0 +1,191 @@
+/**
+ * Where a request's CPU goes inside the server, by the code that spent it:
+ * - Bun's own machine code (`bun`): its HTTP server, the JavaScriptCore runtime and builtins (JSON, strings,
+ *   Response and Headers, regex glue, the collector), and the interpreter tiers;
+ * - JIT-compiled code (`[JIT]`): the JavaScript that JSC compiled (ours, Elysia's, the vendored UA engine's)
+ *   and the regexes it compiled;
+ * - the kernel (sockets, scheduling) and libc.
+ * Only the JIT share is code this project writes, and not all of it. Linux `perf record` (cpu-clock, 999 Hz, no
+ * call graphs) samples the server process, all threads, while wrk -t2 -c32 loads one kind of request, after
+ * CPU_SPLIT_WARMUP seconds (default 10: JSC's compiler threads settle) of the same load; each share is divided
+ * by the 2xx requests answered in the sampled CPU_SPLIT_SECONDS (default 6). perf adds its own cost to every
+ * figure; compare rows of one run. Inputs as bench/peers.ts makes them (uap-core test UAs, KJV rare words), and
+ * its peer server on Bun (Fastify 5 with ua-parser-js, MiniSearch) for the same unique UAs and rare words.
+ * Run: `bun bench/cpu-split.ts` (datasets built; Debian's linux-perf). Prints figures; asserts nothing.
+ */
+import { spawn } from 'bun'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { BENCH_KEY, type BenchServer, randomLineScript, ROOT, start, startAlmanac, startHello } from './lib.ts'
+import { kjvVerses, searchQueries, uapCoreAgents } from './peers/inputs.ts'
+
+const SECONDS = Number(process.env.CPU_SPLIT_SECONDS ?? 6)
+const WARMUP = Number(process.env.CPU_SPLIT_WARMUP ?? 10)
+
+if (!Bun.which('perf')) {
+  console.log('perf is not installed (Debian: apt-get install linux-perf): nothing measured.')
+  process.exit(0)
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'almanac-cpu-split-'))
+const lines = (name: string, values: string[]) => {
+  const path = join(dir, `${name}.txt`)
+  writeFileSync(path, `${values.join('\n')}\n`)
+  return path
+}
+/** A script sending the same request every time. */
+const fixedScript = (method: string, path: string, body?: string, headers: Record<string, string> = {}) => {
+  const file = join(dir, `${Math.random().toString(36).slice(2)}.lua`)
+  const all: Record<string, string> = { 'x-api-key': BENCH_KEY, ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }
+  writeFileSync(
+    file,
+    [
+      `wrk.method = ${JSON.stringify(method)}`,
+      `wrk.path = ${JSON.stringify(path)}`,
+      body ? `wrk.body = ${JSON.stringify(body)}` : '',
+      ...Object.entries(all).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`),
+    ].join('\n'),
+  )
+  return file
+}
+
+const agents = uapCoreAgents()
+const verses = kjvVerses()
+const rare = searchQueries(verses).rare
+const versesFile = join(dir, 'kjv.json')
+writeFileSync(versesFile, JSON.stringify(verses))
+// Without the closing `"}`: the script appends a suffix never sent before (randomLineScript).
+const uaUnique = lines(
+  'ua-unique',
+  agents.map((ua) => JSON.stringify({ ua }).slice(0, -2)),
+)
+const rareWords = lines(
+  'rare',
+  rare.map((w) => encodeURIComponent(w)),
+)
+const light = '/api/v1/meta/datasets/countries?fields=id,version'
+
+const wrk = async (server: BenchServer, script: string, seconds: number) => {
+  const proc = spawn({ cmd: ['wrk', '-t2', '-c32', `-d${seconds}s`, '-s', script, server.url], stdout: 'pipe', stderr: 'pipe' })
+  const out = await new Response(proc.stdout).text()
+  await proc.exited
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0)
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0)
+  return { ok: requests - non2xx, non2xx, rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0) }
+}
+
+/** Starts perf on `pid` for `seconds`; the function returned waits for it and gives its samples as nanoseconds by kind of code. */
+function startSampling(pid: number, seconds: number): () => Promise<Record<string, number>> {
+  const data = join(dir, 'perf.data')
+  const record = spawn({
+    cmd: ['perf', 'record', '-e', 'cpu-clock', '-F', '999', '-p', String(pid), '-o', data, '--', 'sleep', String(seconds)],
+    stdout: 'ignore',
+    stderr: 'ignore',
+  })
+  return async () => {
+    await record.exited
+    const report = spawn({
+      cmd: ['perf', 'report', '-i', data, '--stdio', '--sort', 'dso', '-g', 'none'],
+      stdout: 'pipe',
+      stderr: 'ignore',
+    })
+    const text = await new Response(report.stdout).text()
+    await report.exited
+    const total = Number(/Event count \(approx\.\): (\d+)/.exec(text)?.[1] ?? 0)
+    const out: Record<string, number> = { bun: 0, jit: 0, kernel: 0, other: 0 }
+    for (const m of text.matchAll(/^\s+([\d.]+)%\s+(.+?)\s*$/gm)) {
+      const dso = m[2]!
+      const kind = dso.startsWith('[JIT]') ? 'jit' : dso.includes('kernel') ? 'kernel' : /^bun(\.exe)?$/.test(dso) ? 'bun' : 'other'
+      out[kind]! += (Number(m[1]) / 100) * total
+    }
+    return out
+  }
+}
+
+interface Case {
+  name: string
+  server: () => BenchServer
+  script: string
+}
+const rows: string[] = []
+async function measure({ name, server, script }: Case) {
+  const s = server()
+  await wrk(s, script, WARMUP)
+  const samples = startSampling(s.pid, SECONDS)
+  const load = await wrk(s, script, SECONDS)
+  const ns = await samples()
+  const us = (kind: string) => (ns[kind]! / load.ok / 1000).toFixed(1)
+  const all = Object.values(ns).reduce((a, b) => a + b, 0)
+  rows.push(
+    `| ${name} | ${Math.round(load.rps).toLocaleString('en')}${load.non2xx ? ` (${load.non2xx} non-2xx)` : ''} | ` +
+      `${(all / load.ok / 1000).toFixed(1)} | ${us('bun')} | ${us('jit')} | ${us('kernel')} | ${us('other')} |`,
+  )
+  console.error(`cpu-split: ${name} done`)
+}
+
+const hello = await startHello()
+const floor = await start("the SPEC's floor", ['bun', 'bench/spec-floor.ts'], {}, '/', {})
+const almanac = await startAlmanac()
+const uncached = await startAlmanac({ ALMANAC_BIBLE_SEARCH_CACHE_BYTES: '0', ALMANAC_QUERY_JOBS_PER_CALLER: '64' })
+// bench/peers.ts's peer server on Bun: Fastify 5 with ua-parser-js and MiniSearch.
+const peer = await start(
+  'peer on bun',
+  ['bun', 'bench/peers/server.mjs'],
+  { PEER_KEYS: BENCH_KEY, PEER_VERSES: versesFile, PEER_MANIFEST: `${ROOT}/datasets/out/manifest.json` },
+  '/healthz',
+  {},
+)
+try {
+  const firefox = JSON.stringify({ ua: 'Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0' })
+  const cases: Case[] = [
+    { name: 'hello-world (bare Elysia) GET /', server: () => hello, script: fixedScript('GET', '/') },
+    { name: `the SPEC's floor (bench/spec-floor.ts) GET ${light}`, server: () => floor, script: fixedScript('GET', light) },
+    {
+      name: `Almanac GET ${light}, Form B`,
+      server: () => almanac,
+      script: fixedScript('GET', light, undefined, { 'x-response-form': 'bare' }),
+    },
+    {
+      name: 'Almanac POST /api/v1/ua, one UA (result cache hit)',
+      server: () => almanac,
+      script: fixedScript('POST', '/api/v1/ua', firefox),
+    },
+    {
+      name: 'Almanac POST /api/v1/ua, unique UAs (uap-core + a new suffix)',
+      server: () => almanac,
+      script: randomLineScript(dir, uaUnique, 'POST', '/api/v1/ua', true),
+    },
+    {
+      name: 'peer (Fastify + ua-parser-js on Bun) POST /ua, the same unique UAs',
+      server: () => peer,
+      script: randomLineScript(dir, uaUnique, 'POST', '/ua', true),
+    },
+    {
+      name: `Almanac GET /api/v1/bible/kjv/search, ${rare.length} rare words, answer cache on`,
+      server: () => almanac,
+      script: randomLineScript(dir, rareWords, 'GET', '/api/v1/bible/kjv/search?q=', false),
+    },
+    {
+      name: 'the same, answer cache off',
+      server: () => uncached,
+      script: randomLineScript(dir, rareWords, 'GET', '/api/v1/bible/kjv/search?q=', false),
+    },
+    {
+      name: 'peer (Fastify + MiniSearch on Bun) GET /bible/kjv/search, the same words',
+      server: () => peer,
+      script: randomLineScript(dir, rareWords, 'GET', '/bible/kjv/search?q=', false),
+    },
+  ]
+  for (const c of cases) await measure(c)
+  console.log(
+    `\nServer CPU a request by the code that spent it (perf record, cpu-clock 999 Hz, ${SECONDS} s after ${WARMUP} s of the ` +
+      'same load; wrk -t2 -c32; µs a 2xx answer, perf included)',
+  )
+  console.log('| request | req/s | all | Bun (runtime, HTTP, builtins) | JIT-compiled JS and regexes | kernel | libc, other |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|')
+  for (const row of rows) console.log(row)
+} finally {
+  for (const s of [hello, floor, almanac, uncached, peer]) await s.stop()
+  rmSync(dir, { recursive: true, force: true })
+}
