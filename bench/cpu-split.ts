@@ -4,14 +4,16 @@
  *   Response and Headers, regex glue, the collector), and the interpreter tiers;
  * - JIT-compiled code (`[JIT]`): the JavaScript that JSC compiled (ours, Elysia's, the vendored UA engine's)
  *   and the regexes it compiled;
- * - the kernel (sockets, scheduling) and libc.
- * Only the JIT share is code this project writes, and not all of it. Linux `perf record` (cpu-clock, 999 Hz, no
- * call graphs) samples the server process, all threads, while wrk -t2 -c32 loads one kind of request, after
- * CPU_SPLIT_WARMUP seconds (default 10: JSC's compiler threads settle) of the same load; each share is divided
+ * - the kernel (sockets, scheduling) and libc;
+ * - the other threads: JSC's compiler (still busy 10-20 s into a unique-UA load), the collector's helpers, mimalloc.
+ * Only the main thread's JIT share is code this project writes, and not all of it. Linux `perf record` (cpu-clock,
+ * 999 Hz, no call graphs) samples the server process, all threads, while wrk -t2 -c32 loads one kind of request, after
+ * CPU_SPLIT_WARMUP seconds (default 10) of the same load; each share is divided
  * by the 2xx requests answered in the sampled CPU_SPLIT_SECONDS (default 6). perf adds its own cost to every
  * figure; compare rows of one run. Inputs as bench/peers.ts makes them (uap-core test UAs, KJV rare words), and
  * its peer server on Bun (Fastify 5 with ua-parser-js, MiniSearch) for the same unique UAs and rare words.
- * Run: `bun bench/cpu-split.ts` (datasets built; Debian's linux-perf). Prints figures; asserts nothing.
+ * Run: `bun bench/cpu-split.ts` (datasets built; Debian's linux-perf); CPU_SPLIT_ONLY=<regex> measures the rows
+ * whose names match. Prints figures; asserts nothing.
  */
 import { spawn } from 'bun'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -75,29 +77,41 @@ const wrk = async (server: BenchServer, script: string, seconds: number) => {
   return { ok: requests - non2xx, non2xx, rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0) }
 }
 
+/**
+ * The column a sample counts in: the main thread (named after the executable) by the code it ran; JSC's compiler,
+ * the collector's helpers and mimalloc have threads of their own names.
+ */
+function kindOf(thread: string, dso: string): string {
+  if (thread !== 'bun') return 'helpers'
+  if (dso.startsWith('[JIT]')) return 'jit'
+  if (dso.includes('kernel')) return 'kernel'
+  return /^bun(\.exe)?$/.test(dso) ? 'bun' : 'other'
+}
+
 /** Starts perf on `pid` for `seconds`; the function returned waits for it and gives its samples as nanoseconds by kind of code. */
 function startSampling(pid: number, seconds: number): () => Promise<Record<string, number>> {
-  const data = join(dir, 'perf.data')
+  const data = join(dir, `${pid}-${Date.now()}.perf.data`)
   const record = spawn({
     cmd: ['perf', 'record', '-e', 'cpu-clock', '-F', '999', '-p', String(pid), '-o', data, '--', 'sleep', String(seconds)],
     stdout: 'ignore',
-    stderr: 'ignore',
+    stderr: 'pipe',
   })
   return async () => {
-    await record.exited
+    const complaint = await new Response(record.stderr).text()
+    if ((await record.exited) !== 0) throw new Error(`perf record failed: ${complaint.trim()}`)
     const report = spawn({
-      cmd: ['perf', 'report', '-i', data, '--stdio', '--sort', 'dso', '-g', 'none'],
+      cmd: ['perf', 'report', '-i', data, '--stdio', '--sort', 'comm,dso', '-g', 'none'],
       stdout: 'pipe',
       stderr: 'ignore',
     })
     const text = await new Response(report.stdout).text()
     await report.exited
     const total = Number(/Event count \(approx\.\): (\d+)/.exec(text)?.[1] ?? 0)
-    const out: Record<string, number> = { bun: 0, jit: 0, kernel: 0, other: 0 }
-    for (const m of text.matchAll(/^\s+([\d.]+)%\s+(.+?)\s*$/gm)) {
-      const dso = m[2]!
-      const kind = dso.startsWith('[JIT]') ? 'jit' : dso.includes('kernel') ? 'kernel' : /^bun(\.exe)?$/.test(dso) ? 'bun' : 'other'
-      out[kind]! += (Number(m[1]) / 100) * total
+    if (!total) throw new Error(`perf report found no samples in ${data}: ${complaint.trim()}`)
+    const out: Record<string, number> = { bun: 0, jit: 0, kernel: 0, other: 0, helpers: 0 }
+    for (const m of text.matchAll(/^\s+([\d.]+)%\s+(\S+)\s+(.+?)\s*$/gm)) {
+      const [thread, dso] = [m[2]!, m[3]!]
+      out[kindOf(thread, dso)]! += (Number(m[1]) / 100) * total
     }
     return out
   }
@@ -119,7 +133,7 @@ async function measure({ name, server, script }: Case) {
   const all = Object.values(ns).reduce((a, b) => a + b, 0)
   rows.push(
     `| ${name} | ${Math.round(load.rps).toLocaleString('en')}${load.non2xx ? ` (${load.non2xx} non-2xx)` : ''} | ` +
-      `${(all / load.ok / 1000).toFixed(1)} | ${us('bun')} | ${us('jit')} | ${us('kernel')} | ${us('other')} |`,
+      `${(all / load.ok / 1000).toFixed(1)} | ${us('bun')} | ${us('jit')} | ${us('kernel')} | ${us('other')} | ${us('helpers')} |`,
   )
   console.error(`cpu-split: ${name} done`)
 }
@@ -167,7 +181,7 @@ try {
       script: randomLineScript(dir, rareWords, 'GET', '/api/v1/bible/kjv/search?q=', false),
     },
     {
-      name: 'the same, answer cache off',
+      name: `Almanac GET /api/v1/bible/kjv/search, ${rare.length} rare words, answer cache off`,
       server: () => uncached,
       script: randomLineScript(dir, rareWords, 'GET', '/api/v1/bible/kjv/search?q=', false),
     },
@@ -177,13 +191,18 @@ try {
       script: randomLineScript(dir, rareWords, 'GET', '/bible/kjv/search?q=', false),
     },
   ]
-  for (const c of cases) await measure(c)
+  // CPU_SPLIT_ONLY: a regular expression over the rows' names, to measure some of them.
+  const only = process.env.CPU_SPLIT_ONLY ? new RegExp(process.env.CPU_SPLIT_ONLY) : undefined
+  for (const c of cases) if (!only || only.test(c.name)) await measure(c)
   console.log(
     `\nServer CPU a request by the code that spent it (perf record, cpu-clock 999 Hz, ${SECONDS} s after ${WARMUP} s of the ` +
       'same load; wrk -t2 -c32; µs a 2xx answer, perf included)',
   )
-  console.log('| request | req/s | all | Bun (runtime, HTTP, builtins) | JIT-compiled JS and regexes | kernel | libc, other |')
-  console.log('|---|---:|---:|---:|---:|---:|---:|')
+  console.log(
+    '| request | req/s | all | main thread: Bun (runtime, HTTP, builtins, SQLite) | main: JIT-compiled JS and regexes | main: kernel | ' +
+      'main: libc, other | other threads (JIT compiler, collector, allocator) |',
+  )
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
   for (const row of rows) console.log(row)
 } finally {
   for (const s of [hello, floor, almanac, uncached, peer]) await s.stop()
