@@ -119,15 +119,14 @@ function startSampling(pid: number, seconds: number): () => Promise<Record<strin
 
 interface Case {
   name: string
-  server: () => BenchServer
+  server: BenchServer
   script: string
 }
 const rows: string[] = []
 async function measure({ name, server, script }: Case) {
-  const s = server()
-  await wrk(s, script, WARMUP)
-  const samples = startSampling(s.pid, SECONDS)
-  const load = await wrk(s, script, SECONDS)
+  await wrk(server, script, WARMUP)
+  const samples = startSampling(server.pid, SECONDS)
+  const load = await wrk(server, script, SECONDS)
   const ns = await samples()
   const us = (kind: string) => (ns[kind]! / load.ok / 1000).toFixed(1)
   const all = Object.values(ns).reduce((a, b) => a + b, 0)
@@ -153,41 +152,41 @@ const peer = await start(
 try {
   const firefox = JSON.stringify({ ua: 'Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0' })
   const cases: Case[] = [
-    { name: 'hello-world (bare Elysia) GET /', server: () => hello, script: fixedScript('GET', '/') },
-    { name: `the SPEC's floor (bench/spec-floor.ts) GET ${light}`, server: () => floor, script: fixedScript('GET', light) },
+    { name: 'hello-world (bare Elysia) GET /', server: hello, script: fixedScript('GET', '/') },
+    { name: `the SPEC's floor (bench/spec-floor.ts) GET ${light}`, server: floor, script: fixedScript('GET', light) },
     {
       name: `Almanac GET ${light}, Form B`,
-      server: () => almanac,
+      server: almanac,
       script: fixedScript('GET', light, undefined, { 'x-response-form': 'bare' }),
     },
     {
       name: 'Almanac POST /api/v1/ua, one UA (result cache hit)',
-      server: () => almanac,
+      server: almanac,
       script: fixedScript('POST', '/api/v1/ua', firefox),
     },
     {
       name: 'Almanac POST /api/v1/ua, unique UAs (uap-core + a new suffix)',
-      server: () => almanac,
+      server: almanac,
       script: randomLineScript(dir, uaUnique, 'POST', '/api/v1/ua', true),
     },
     {
       name: 'peer (Fastify + ua-parser-js on Bun) POST /ua, the same unique UAs',
-      server: () => peer,
+      server: peer,
       script: randomLineScript(dir, uaUnique, 'POST', '/ua', true),
     },
     {
       name: `Almanac GET /api/v1/bible/kjv/search, ${rare.length} rare words, answer cache on`,
-      server: () => almanac,
+      server: almanac,
       script: randomLineScript(dir, rareWords, 'GET', '/api/v1/bible/kjv/search?q=', false),
     },
     {
       name: `Almanac GET /api/v1/bible/kjv/search, ${rare.length} rare words, answer cache off`,
-      server: () => uncached,
+      server: uncached,
       script: randomLineScript(dir, rareWords, 'GET', '/api/v1/bible/kjv/search?q=', false),
     },
     {
       name: 'peer (Fastify + MiniSearch on Bun) GET /bible/kjv/search, the same words',
-      server: () => peer,
+      server: peer,
       script: randomLineScript(dir, rareWords, 'GET', '/bible/kjv/search?q=', false),
     },
   ]
