@@ -98,7 +98,8 @@ function startSampling(pid: number, seconds: number): () => Promise<Record<strin
   })
   return async () => {
     const complaint = await new Response(record.stderr).text()
-    if ((await record.exited) !== 0) throw new Error(`perf record failed: ${complaint.trim()}`)
+    if ((await record.exited) !== 0)
+      throw new Error(`perf record failed (exit ${record.exitCode}, signal ${record.signalCode}): ${complaint.trim()}`)
     const report = spawn({
       cmd: ['perf', 'report', '-i', data, '--stdio', '--sort', 'comm,dso', '-g', 'none'],
       stdout: 'pipe',
