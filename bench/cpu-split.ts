@@ -19,7 +19,18 @@ import { spawn } from 'bun'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { BENCH_KEY, type BenchServer, randomLineScript, ROOT, start, startAlmanac, startHello } from './lib.ts'
+import {
+  BENCH_KEY,
+  type BenchServer,
+  fixedScript,
+  linesFile,
+  randomLineScript,
+  ROOT,
+  runWrk,
+  start,
+  startAlmanac,
+  startHello,
+} from './lib.ts'
 import { kjvVerses, searchQueries, uapCoreAgents } from './peers/inputs.ts'
 
 const SECONDS = Number(process.env.CPU_SPLIT_SECONDS ?? 6)
@@ -31,26 +42,14 @@ if (!Bun.which('perf')) {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'almanac-cpu-split-'))
-const lines = (name: string, values: string[]) => {
-  const path = join(dir, `${name}.txt`)
-  writeFileSync(path, `${values.join('\n')}\n`)
-  return path
-}
-/** A script sending the same request every time. */
-const fixedScript = (method: string, path: string, body?: string, headers: Record<string, string> = {}) => {
-  const file = join(dir, `${Math.random().toString(36).slice(2)}.lua`)
-  const all: Record<string, string> = { 'x-api-key': BENCH_KEY, ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }
-  writeFileSync(
-    file,
-    [
-      `wrk.method = ${JSON.stringify(method)}`,
-      `wrk.path = ${JSON.stringify(path)}`,
-      body ? `wrk.body = ${JSON.stringify(body)}` : '',
-      ...Object.entries(all).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`),
-    ].join('\n'),
-  )
-  return file
-}
+/** A script sending the same request every time, with the bench key. */
+const sameRequest = (method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
+  fixedScript(dir, {
+    method,
+    path,
+    body,
+    headers: { 'x-api-key': BENCH_KEY, ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+  })
 
 const agents = uapCoreAgents()
 const verses = kjvVerses()
@@ -58,24 +57,17 @@ const rare = searchQueries(verses).rare
 const versesFile = join(dir, 'kjv.json')
 writeFileSync(versesFile, JSON.stringify(verses))
 // Without the closing `"}`: the script appends a suffix never sent before (randomLineScript).
-const uaUnique = lines(
+const uaUnique = linesFile(
+  dir,
   'ua-unique',
   agents.map((ua) => JSON.stringify({ ua }).slice(0, -2)),
 )
-const rareWords = lines(
+const rareWords = linesFile(
+  dir,
   'rare',
   rare.map((w) => encodeURIComponent(w)),
 )
 const light = '/api/v1/meta/datasets/countries?fields=id,version'
-
-const wrk = async (server: BenchServer, script: string, seconds: number) => {
-  const proc = spawn({ cmd: ['wrk', '-t2', '-c32', `-d${seconds}s`, '-s', script, server.url], stdout: 'pipe', stderr: 'pipe' })
-  const out = await new Response(proc.stdout).text()
-  await proc.exited
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0)
-  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0)
-  return { ok: requests - non2xx, non2xx, rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0) }
-}
 
 /**
  * The column a sample counts in: the main thread (named after the executable) by the code it ran; JSC's compiler,
@@ -125,15 +117,16 @@ interface Case {
 }
 const rows: string[] = []
 async function measure({ name, server, script }: Case) {
-  await wrk(server, script, WARMUP)
+  await runWrk(server.url, script, WARMUP)
   const samples = startSampling(server.pid, SECONDS)
-  const load = await wrk(server, script, SECONDS)
+  const load = await runWrk(server.url, script, SECONDS)
   const ns = await samples()
-  const us = (kind: string) => (ns[kind]! / load.ok / 1000).toFixed(1)
+  const ok = load.requests - load.non2xx
+  const us = (kind: string) => (ns[kind]! / ok / 1000).toFixed(1)
   const all = Object.values(ns).reduce((a, b) => a + b, 0)
   rows.push(
     `| ${name} | ${Math.round(load.rps).toLocaleString('en')}${load.non2xx ? ` (${load.non2xx} non-2xx)` : ''} | ` +
-      `${(all / load.ok / 1000).toFixed(1)} | ${us('bun')} | ${us('jit')} | ${us('kernel')} | ${us('other')} | ${us('helpers')} |`,
+      `${(all / ok / 1000).toFixed(1)} | ${us('bun')} | ${us('jit')} | ${us('kernel')} | ${us('other')} | ${us('helpers')} |`,
   )
   console.error(`cpu-split: ${name} done`)
 }
@@ -153,17 +146,17 @@ const peer = await start(
 try {
   const firefox = JSON.stringify({ ua: 'Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0' })
   const cases: Case[] = [
-    { name: 'hello-world (bare Elysia) GET /', server: hello, script: fixedScript('GET', '/') },
-    { name: `the SPEC's floor (bench/spec-floor.ts) GET ${light}`, server: floor, script: fixedScript('GET', light) },
+    { name: 'hello-world (bare Elysia) GET /', server: hello, script: sameRequest('GET', '/') },
+    { name: `the SPEC's floor (bench/spec-floor.ts) GET ${light}`, server: floor, script: sameRequest('GET', light) },
     {
       name: `Almanac GET ${light}, Form B`,
       server: almanac,
-      script: fixedScript('GET', light, undefined, { 'x-response-form': 'bare' }),
+      script: sameRequest('GET', light, undefined, { 'x-response-form': 'bare' }),
     },
     {
       name: 'Almanac POST /api/v1/ua, one UA (result cache hit)',
       server: almanac,
-      script: fixedScript('POST', '/api/v1/ua', firefox),
+      script: sameRequest('POST', '/api/v1/ua', firefox),
     },
     {
       name: 'Almanac POST /api/v1/ua, unique UAs (uap-core + a new suffix)',

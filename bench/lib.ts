@@ -71,6 +71,13 @@ export async function start(
   }
 }
 
+/** `values` one per line in `dir`/`name`.txt, for a script made by `randomLineScript` to read; the file's path. */
+export function linesFile(dir: string, name: string, values: string[]): string {
+  const path = join(dir, `${name}.txt`)
+  writeFileSync(path, `${values.join('\n')}\n`)
+  return path
+}
+
 /**
  * A wrk Lua script (written into `dir`) whose every request takes a random line of `file`: as the path's tail
  * after `prefix` (GET), or as the body (POST, to `prefix`). `unique`: each POST line lacks its closing `"}`,
@@ -154,7 +161,8 @@ export interface LoadResult {
 }
 
 const TICKS_PER_SECOND = 100
-function cpuSeconds(pid: number): number {
+/** A process's CPU time so far (user + system, all threads), in seconds, from /proc. */
+export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND
@@ -162,46 +170,79 @@ function cpuSeconds(pid: number): number {
 
 const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!
 
-/** Runs wrk against one route of a server and reads its throughput, latency and the server's CPU time. */
-export async function load(server: BenchServer, options: LoadOptions = {}): Promise<LoadResult> {
-  const { method = 'GET', path = '/', body, seconds = 5, connections = 32, threads = 2, warmupSeconds = 1 } = options
-  const headers = { ...server.headers, ...options.headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }
-  const dir = mkdtempSync(join(tmpdir(), 'almanac-bench-'))
-  const script = join(dir, 'request.lua')
+/**
+ * A wrk Lua script (written into `dir`) sending the same request every time: its method, body and headers, and
+ * its `path` when not the one of the URL wrk is given.
+ */
+export function fixedScript(
+  dir: string,
+  request: { method: string; path?: string; body?: string; headers: Record<string, string> },
+): string {
+  const script = join(dir, `${Math.random().toString(36).slice(2)}.lua`)
   writeFileSync(
     script,
     [
-      `wrk.method = ${JSON.stringify(method)}`,
-      body !== undefined ? `wrk.body = ${JSON.stringify(typeof body === 'string' ? body : JSON.stringify(body))}` : '',
-      ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`),
+      `wrk.method = ${JSON.stringify(request.method)}`,
+      request.path !== undefined ? `wrk.path = ${JSON.stringify(request.path)}` : '',
+      request.body !== undefined ? `wrk.body = ${JSON.stringify(request.body)}` : '',
+      ...Object.entries(request.headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`),
     ].join('\n'),
   )
-  const wrk = async (runSeconds: number) => {
-    const proc = spawn({
-      cmd: ['wrk', '-t', String(threads), '-c', String(connections), '-d', `${runSeconds}s`, '--latency', '-s', script, server.url + path],
-      stdout: 'pipe',
-      stderr: 'pipe',
-    })
-    const text = await new Response(proc.stdout).text()
-    await proc.exited
-    return text
-  }
-  if (warmupSeconds > 0) await wrk(warmupSeconds)
-  const cpuBefore = cpuSeconds(server.pid)
-  const out = await wrk(seconds)
-  const cpu = cpuSeconds(server.pid) - cpuBefore
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0)
+  return script
+}
+
+export interface WrkRun {
+  requests: number
+  /** Answers other than 2xx and 3xx. */
+  non2xx: number
+  /** Requests wrk gave up on. */
+  timeouts: number
+  rps: number
+  p50Ms: number
+  p99Ms: number
+}
+
+/** Runs wrk with `script` against `url` for `seconds`, and reads what it printed. */
+export async function runWrk(url: string, script: string, seconds: number, threads = 2, connections = 32): Promise<WrkRun> {
+  const proc = spawn({
+    cmd: ['wrk', '-t', String(threads), '-c', String(connections), '-d', `${seconds}s`, '--latency', '-s', script, url],
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const out = await new Response(proc.stdout).text()
+  await proc.exited
   const lat = (p: string) => {
     const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s)`).exec(out)
     return m ? toMs(m[1]!, m[2]!) : NaN
   }
   return {
-    requests,
+    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
+    timeouts: Number(/Socket errors:.*timeout (\d+)/.exec(out)?.[1] ?? 0),
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
     p50Ms: lat('50'),
     p99Ms: lat('99'),
-    cpuUsPerRequest: requests ? (cpu / requests) * 1e6 : NaN,
-    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
+  }
+}
+
+/** Runs wrk against one route of a server and reads its throughput, latency and the server's CPU time. */
+export async function load(server: BenchServer, options: LoadOptions = {}): Promise<LoadResult> {
+  const { method = 'GET', path = '/', body, seconds = 5, connections = 32, threads = 2, warmupSeconds = 1 } = options
+  const headers = { ...server.headers, ...options.headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }
+  const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
+  const script = fixedScript(mkdtempSync(join(tmpdir(), 'almanac-bench-')), { method, body: text, headers })
+  const wrk = (runSeconds: number) => runWrk(server.url + path, script, runSeconds, threads, connections)
+  if (warmupSeconds > 0) await wrk(warmupSeconds)
+  const cpuBefore = cpuSeconds(server.pid)
+  const run = await wrk(seconds)
+  const cpu = cpuSeconds(server.pid) - cpuBefore
+  return {
+    requests: run.requests,
+    rps: run.rps,
+    p50Ms: run.p50Ms,
+    p99Ms: run.p99Ms,
+    cpuUsPerRequest: run.requests ? (cpu / run.requests) * 1e6 : NaN,
+    non2xx: run.non2xx,
   }
 }
 

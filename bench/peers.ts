@@ -33,11 +33,11 @@
  * the server's CPU on its compiler threads, none after 15 s); PEERS_ONLY (a regular expression) keeps the measures
  * whose name it matches, e.g. PEERS_ONLY=Bible.
  */
-import { spawn, spawnSync } from 'bun'
+import { spawnSync } from 'bun'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { BENCH_KEY, type BenchServer, randomLineScript, ROOT, start, startAlmanac } from './lib.ts'
+import { BENCH_KEY, type BenchServer, cpuSeconds, linesFile, randomLineScript, ROOT, runWrk, start, startAlmanac } from './lib.ts'
 import { kjvVerses, publicV4, qrTexts, searchQueries, uapCoreAgents } from './peers/inputs.ts'
 
 const SECONDS = Number(process.env.PEERS_SECONDS ?? 5)
@@ -61,11 +61,7 @@ const versesFile = join(dir, 'kjv.json')
 writeFileSync(versesFile, JSON.stringify(verses))
 const queries = searchQueries(verses)
 const agents = uapCoreAgents()
-const inputFile = (name: string, lines: string[]) => {
-  const path = join(dir, `${name}.txt`)
-  writeFileSync(path, `${lines.join('\n')}\n`)
-  return path
-}
+const inputFile = (name: string, lines: string[]) => linesFile(dir, name, lines)
 const q = (words: string[]) => words.map((w) => encodeURIComponent(w))
 const uaBody = (ua: string) => JSON.stringify({ ua })
 const files = {
@@ -99,14 +95,6 @@ console.log(
 )
 console.log('Machine: 2 cores shared with other work, so figures are noisy; compare ratios within one run.')
 
-const TICKS = 100
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(f[11]) + Number(f[12])) / TICKS
-}
-const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!
-
 interface Run {
   /** 2xx answers per second. */
   rps: number
@@ -120,27 +108,16 @@ interface Run {
 
 async function wrk(server: BenchServer, script: string, seconds: number): Promise<Run> {
   const cpu0 = cpuSeconds(server.pid)
-  const proc = spawn({
-    cmd: ['wrk', '-t2', '-c32', `-d${seconds}s`, '--latency', '-s', script, server.url],
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  const out = await new Response(proc.stdout).text()
-  await proc.exited
+  const run = await runWrk(server.url, script, seconds)
   const cpu = cpuSeconds(server.pid) - cpu0
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0)
-  const lat = (p: string) => {
-    const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s)`).exec(out)
-    return m ? toMs(m[1]!, m[2]!) : NaN
-  }
-  const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0)
+  const answered = run.requests - run.non2xx
   // Only answers count: a 503 or 422 is cheap and would flatter whichever side sends it.
   return {
-    rps: requests ? (Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0) * (requests - bad)) / requests : 0,
-    p50: lat('50'),
-    p99: lat('99'),
-    cpuUs: requests > bad ? (cpu / (requests - bad)) * 1e6 : NaN,
-    bad: bad + Number(/Socket errors:.*timeout (\d+)/.exec(out)?.[1] ?? 0),
+    rps: run.requests ? (run.rps * answered) / run.requests : 0,
+    p50: run.p50Ms,
+    p99: run.p99Ms,
+    cpuUs: answered > 0 ? (cpu / answered) * 1e6 : NaN,
+    bad: run.non2xx + run.timeouts,
   }
 }
 
