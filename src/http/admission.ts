@@ -125,8 +125,9 @@ const mediaType = (value: string | null) =>
  * Whether a request carries a body, from its headers: a Content-Length above 0, chunked transfer, or (a
  * Request made in process, with neither header) a body stream. Bun builds a ReadableStream when
  * `request.body` is first read, and a body read after that costs ~4 µs more (bench/bun-floor.ts), so the
- * getter is the last resort here, in the body reader (request-guards.ts) and in Elysia's composed handler,
- * which asks the same question in the same order (patches/elysia@1.4.30.patch).
+ * getter is the last resort here, in the body reader (request-guards.ts), in what a waiting request may hold
+ * (quota-policy.ts) and in Elysia's composed handler, which asks the same question in the same order
+ * (patches/elysia@1.4.30.patch).
  */
 export function hasBody(request: Request, declared: string | null): boolean {
   if (declared !== null) return declared.trim() !== '0'

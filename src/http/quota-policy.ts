@@ -7,7 +7,7 @@
  */
 import type { Config } from '../config.ts'
 import type { QuotaStore } from '../stores/quota.ts'
-import { admissions, checkBodyHeaders } from './admission.ts'
+import { admissions, checkBodyHeaders, hasBody } from './admission.ts'
 import type { Principal } from './auth.ts'
 import { costOf } from './cost.ts'
 import { type Credits, createCredits } from './credits.ts'
@@ -58,7 +58,7 @@ export function quotaPolicy(
       if (!admission) return
       // What its unread body may hold while it waits: its declared length, else (chunked) its route's limit.
       const declared = request.headers.get('content-length')
-      const bytes = declared !== null ? Number(declared) || 0 : request.body ? admission.bodyLimit : 0
+      const bytes = !hasBody(request, declared) ? 0 : declared !== null ? Number(declared) || 0 : admission.bodyLimit
       const turn = () => turns.take(principal.subject, bytes)
       const taken = credits.take(request, principal, 1, 1)
       return taken instanceof Promise ? taken.then(turn) : turn()
