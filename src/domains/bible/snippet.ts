@@ -137,18 +137,57 @@ function mark(words: TextWords, terms: Term[]): Uint8Array {
 const HTML_SPECIAL = /[&<>]/
 const BLANK = /^\s*$/
 
-export function snippet(text: string, terms: Term[]): string {
+/**
+ * Spans of the marked display words, in text order; consecutive marked words with only blanks between them
+ * are one span.
+ */
+function markedSpans(text: string, terms: Term[]): [number, number][] {
   const lower = NON_ASCII_WORD_CHAR.test(text) ? undefined : text.toLowerCase()
+  if (lower?.length === text.length && terms.every((t) => t.words.length === 1)) return mergeSpans(text, wordSpans(lower, terms))
   const words = lower?.length === text.length ? asciiWords(text, lower) : unicodeWords(text)
   const marked = mark(words, terms)
-  // Spans of consecutive marked words (with what lies between them) become one <mark>.
   const spans: [number, number][] = []
-  for (let i = 0; i < marked.length; i++) {
-    if (!marked[i]) continue
-    const last = spans[spans.length - 1]
-    if (last && i > 0 && marked[i - 1] && BLANK.test(text.slice(last[1], words.start[i]))) last[1] = words.end[i]!
-    else spans.push([words.start[i]!, words.end[i]!])
+  for (let i = 0; i < marked.length; i++) if (marked[i]) spans.push([words.start[i]!, words.end[i]!])
+  return mergeSpans(text, spans)
+}
+
+/**
+ * The ASCII words that single-word terms mark, found in place in the lower-cased text (`indexOf` at word
+ * starts), in text order: the same words as `asciiWords` and `mark` give, without listing every word of
+ * the verse first (a snippet of an ASCII verse: ~2.9 -> ~1.1 µs in process).
+ */
+function wordSpans(lower: string, terms: Term[]): [number, number][] {
+  const spans: [number, number][] = []
+  for (const { words, prefix } of terms) {
+    const want = words[0]!
+    for (let at = lower.indexOf(want); at >= 0; at = lower.indexOf(want, at + 1)) {
+      if (at > 0 && isAsciiWordChar(lower.charCodeAt(at - 1))) continue
+      let end = at + want.length
+      if (end < lower.length && isAsciiWordChar(lower.charCodeAt(end))) {
+        if (!prefix) continue
+        while (end < lower.length && isAsciiWordChar(lower.charCodeAt(end))) end++
+      }
+      spans.push([at, end])
+    }
   }
+  // Several terms may mark the same word (`lord lor*`); each word is one span.
+  if (terms.length > 1) spans.sort((a, b) => a[0] - b[0])
+  return spans.filter((s, i) => i === 0 || s[0] !== spans[i - 1]![0])
+}
+
+/** Marked words in text order, those with only blanks between them joined into one span. */
+function mergeSpans(text: string, words: [number, number][]): [number, number][] {
+  const spans: [number, number][] = []
+  for (const [start, end] of words) {
+    const last = spans[spans.length - 1]
+    if (last && BLANK.test(text.slice(last[1], start))) last[1] = end
+    else spans.push([start, end])
+  }
+  return spans
+}
+
+export function snippet(text: string, terms: Term[]): string {
+  const spans = markedSpans(text, terms)
   let from = 0
   let to = text.length
   if (text.length > SNIPPET_CHARS) {
