@@ -13,7 +13,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { AlmanacError } from '../../lib/errors.ts'
 import { NotInline } from '../../lib/query-pool.ts'
-import { decodeTermTranslations } from './artifacts.ts'
+import { decodeTermTranslations, type TermInTranslation } from './artifacts.ts'
 import type { Term } from './query.ts'
 
 /** The estimated milliseconds one search may take; measured worst admitted searches stay well under 50 ms. */
@@ -57,11 +57,12 @@ const US_SEEK = 16
 export interface WordCost {
   label: string
   docs: number
-  /** Verses per translation index, for a common word or a lone one; otherwise `docs` bounds every translation. */
-  perTranslation: Map<number, number> | undefined
-  /** A lone word's first RANKED_IDS verses per translation index, in BM25 order (build.ts). */
-  ranked?: ReadonlyMap<number, Uint8Array>
+  /** Its part in each translation holding it, for a common word or a lone one; otherwise `docs` bounds every translation. */
+  perTranslation: readonly TermInTranslation[] | undefined
 }
+
+/** A word's part in translation `idx`: a scan of at most 34 parts costs less than making a Map of them. */
+const partIn = (w: WordCost, idx: number) => w.perTranslation?.find((p) => p.translation === idx)
 
 interface PrefixCost {
   label: string
@@ -109,13 +110,7 @@ export class SearchCosts {
   private word(w: string, lone: boolean): WordCost {
     const row = this.termStmt.get(w) as { docs: number; translations: Uint8Array } | null
     if (!row || (!lone && row.docs < COMMON_TERM_DOCS)) return { label: w, docs: row?.docs ?? 0, perTranslation: undefined }
-    const parts = decodeTermTranslations(row.translations)
-    return {
-      label: w,
-      docs: row.docs,
-      perTranslation: new Map(parts.map((p) => [p.translation, p.docs])),
-      ranked: lone ? new Map(parts.map((p) => [p.translation, p.ranked])) : undefined,
-    }
+    return { label: w, docs: row.docs, perTranslation: decodeTermTranslations(row.translations) }
   }
 
   private prefix(w: string): PrefixCost {
@@ -171,7 +166,7 @@ export class SearchPrice {
   }
 
   private wordDocs(w: WordCost, idx: number | undefined) {
-    return idx === undefined || !w.perTranslation ? w.docs : (w.perTranslation.get(idx) ?? 0)
+    return idx === undefined || !w.perTranslation ? w.docs : (partIn(w, idx)?.docs ?? 0)
   }
 
   /**
@@ -197,13 +192,14 @@ export class SearchPrice {
    * term statistics, so counting its matches reads nothing. Undefined for any other query, and for a word
    * the index does not hold as one token (FTS5 may still match it, split).
    */
-  loneWordCounts(): ReadonlyMap<number, number> | undefined {
-    return this.lone?.perTranslation
+  loneWordCounts(): ((idx: number) => number) | undefined {
+    const lone = this.lone
+    return lone?.perTranslation && ((idx) => partIn(lone, idx)?.docs ?? 0)
   }
 
   /** The first RANKED_IDS verses of the lone word in translation `idx` (positions as little-endian uint16, build.ts). */
   loneWordRanking(idx: number): Uint8Array | undefined {
-    return this.lone?.ranked?.get(idx)
+    return this.lone && partIn(this.lone, idx)?.ranked
   }
 
   /** At most this many verses match in translation `idx` (or all): the rarest term's. */

@@ -377,10 +377,8 @@ export class BibleService {
     // A lone word's counts and first pages are stored (build.ts): nothing to match or rank for them.
     if (sort === 'relevance' && bound <= FEW_MATCHES && !price.loneWordCounts())
       return this.searchFew(parsed.fts, parsed.terms, chosen, page, price, bound)
-    const counts = this.countMatches(parsed.fts, chosen, price)
-    const groups: SearchGroup[] = chosen
-      .map((t) => ({ translation: t.id, name: t.name, count: counts.get(t.idx) ?? 0 }))
-      .filter((g) => g.count > 0)
+    const countIn = this.countMatches(parsed.fts, chosen, price)
+    const groups: SearchGroup[] = chosen.map((t) => ({ translation: t.id, name: t.name, count: countIn(t.idx) })).filter((g) => g.count > 0)
     const total = groups.reduce((s, g) => s + g.count, 0)
     // The page: which groups it reads, how many rows each skips and keeps; priced as a whole first.
     const reads: { t: Translation; skip: number; take: number; count: number; ranked?: Uint8Array }[] = []
@@ -504,7 +502,7 @@ export class BibleService {
    * translation (a rowid range), whichever is priced lower: a lone word is read only in each range, but
    * a prefix is merged and a phrase read once per statement, and the grouped one sorts its matches.
    */
-  private countMatches(fts: string, chosen: Translation[], price: SearchPrice): ReadonlyMap<number, number> {
+  private countMatches(fts: string, chosen: Translation[], price: SearchPrice): (idx: number) => number {
     const known = price.loneWordCounts()
     if (known) return known
     const counts = new Map<number, number>()
@@ -514,10 +512,8 @@ export class BibleService {
     if (groupedMs <= eachMs) {
       const wanted = new Set(chosen.map((t) => t.idx))
       for (const r of this.countAllStmt.all(fts) as { t: number; n: number }[]) if (wanted.has(r.t)) counts.set(r.t, r.n)
-      return counts
-    }
-    for (const t of chosen) counts.set(t.idx, (this.countOneStmt.get(fts, t.firstId, t.lastId) as { n: number }).n)
-    return counts
+    } else for (const t of chosen) counts.set(t.idx, (this.countOneStmt.get(fts, t.firstId, t.lastId) as { n: number }).n)
+    return (idx) => counts.get(idx) ?? 0
   }
 
   /**
