@@ -5,17 +5,20 @@
  * fetches, each against a baseline measured in the same run (the bare FTS5 MATCH of the same
  * query with bun:sqlite, a bare primary-key SELECT), then HTTP against a hello-world.
  * The machine is shared (2 cores, other engineers' builds and tests): figures are noisy.
+ * `BASE=<another checkout>` adds an A/B over HTTP: that checkout's server and this one's, alternated (ROUNDS, default 3),
+ * on the peers benchmark's rare words and mixed queries without the answer cache (random query per request).
  * Prints figures; asserts nothing. Run: `bun bench/bible.ts` (after `bun run data`), `--build` to time
  * a full build from the mirror too.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openReadonlySqlite } from '../src/data/sqlite.ts'
 import { BIBLE_ARTIFACT } from '../src/domains/bible/artifacts.ts'
 import { parseQuery } from '../src/domains/bible/query.ts'
 import { openBibleService } from '../src/domains/bible/service.ts'
 import { MIRROR } from '../test/support/mirror.ts'
-import { compareWithHello, percentile, ROOT } from './lib.ts'
+import { compareWithHello, linesFile, percentile, ROOT, randomLineScript, versusBase } from './lib.ts'
 import { kjvVerses, searchQueries } from './peers/inputs.ts'
 
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`
@@ -208,3 +211,20 @@ await compareWithHello('HTTP (Form B), 3 s each', [
   },
   { name: 'GET /bible/search?q=love (all)', path: '/api/v1/bible/search?q=love', headers: { 'x-response-form': 'bare' }, seconds: 3 },
 ])
+
+if (process.env.BASE) {
+  const { rare, mixed } = searchQueries(kjvVerses())
+  const dir = mkdtempSync(join(tmpdir(), 'almanac-bench-bible-'))
+  const words = (name: string, qs: string[]) =>
+    randomLineScript(dir, linesFile(dir, name, qs.map(encodeURIComponent)), 'GET', '/api/v1/bible/kjv/search?q=', false)
+  await versusBase(
+    process.env.BASE,
+    [
+      [`GET /bible/kjv/search, ${rare.length} rare words, answer cache off`, { script: words('rare', rare), warmupSeconds: 3 }],
+      [`GET /bible/kjv/search, ${mixed.length} mixed queries, answer cache off`, { script: words('mixed', mixed), warmupSeconds: 3 }],
+    ],
+    // As bench/peers.ts: the 32 connections share one key, and the default cap of heavy searches per caller would answer 503.
+    { ALMANAC_BIBLE_SEARCH_CACHE_BYTES: '0', ALMANAC_QUERY_JOBS_PER_CALLER: '64' },
+    Number(process.env.ROUNDS ?? 3),
+  )
+}

@@ -15,8 +15,7 @@
  * Almanac's layers over that floor.
  * Prints figures; asserts nothing. Run: `bun bench/http.ts` (datasets built; `SECONDS=10` for longer runs).
  */
-import { resolve } from 'node:path'
-import { BENCH_KEY, load, printTable, start, startAlmanac, startHello, type Row } from './lib.ts'
+import { BENCH_KEY, load, printTable, type Row, start, startAlmanac, startHello, versusBase } from './lib.ts'
 
 const seconds = Number(process.env.SECONDS ?? 5)
 const light = '/api/v1/meta/datasets/countries'
@@ -112,7 +111,7 @@ try {
     const share = (x: number) => `+${((x / base.cpuUsPerRequest - 1) * 100).toFixed(0)}%`
     console.log(`| ${row}… | ${ours.toFixed(1)} | ${least.toFixed(1)} | +${(ours - least).toFixed(1)} µs | ${share(least)} |`)
   }
-  if (process.env.BASE) await versusBase(process.env.BASE)
+  if (process.env.BASE) await versusBaseRows(process.env.BASE)
 } finally {
   await hello.stop()
   await floor.stop()
@@ -122,25 +121,12 @@ try {
 }
 
 /** This checkout's server against BASE's on the rows that carry the shared layers, alternated, two rounds. */
-async function versusBase(root: string) {
-  const base = await startAlmanac({}, [], resolve(root))
+function versusBaseRows(root: string) {
   const bare = { 'x-response-form': 'bare' }
-  const cases: [string, Parameters<typeof load>[1]][] = [
-    ['GET /healthz', { path: '/healthz' }],
-    [`GET ${light} (Form B)`, { path: light, headers: bare }],
-    ['GET /api/v1/countries/FR?fields=name (Form B)', { path: '/api/v1/countries/FR?fields=name', headers: bare }],
-    ['POST /api/v1/ip {"ip":"81.2.69.142"}', { method: 'POST', path: '/api/v1/ip', body: { ip: '81.2.69.142' } }],
-  ]
-  try {
-    console.log(`\n| case (CPU µs/request) | ${root} | this checkout | this / base |`)
-    console.log('|---|---:|---:|---:|')
-    for (let round = 1; round <= 2; round++)
-      for (const [name, options] of cases) {
-        const theirs = (await load(base, { seconds, ...options })).cpuUsPerRequest
-        const ours = (await load(almanac, { seconds, ...options })).cpuUsPerRequest
-        console.log(`| ${name}, round ${round} | ${theirs.toFixed(1)} | ${ours.toFixed(1)} | ${(ours / theirs).toFixed(2)} |`)
-      }
-  } finally {
-    await base.stop()
-  }
+  return versusBase(root, [
+    ['GET /healthz', { seconds, path: '/healthz' }],
+    [`GET ${light} (Form B)`, { seconds, path: light, headers: bare }],
+    ['GET /api/v1/countries/FR?fields=name (Form B)', { seconds, path: '/api/v1/countries/FR?fields=name', headers: bare }],
+    ['POST /api/v1/ip {"ip":"81.2.69.142"}', { seconds, method: 'POST', path: '/api/v1/ip', body: { ip: '81.2.69.142' } }],
+  ])
 }

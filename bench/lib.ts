@@ -129,6 +129,8 @@ export const startAlmanac = (env: Record<string, string> = {}, args: string[] = 
       ALMANAC_DEFAULT_PLAN: 'bench',
       ALMANAC_ACCESS_LOG: 'false',
       ALMANAC_SHUTDOWN_DELAY: '0',
+      // Another checkout would read the datasets beside its own source (a worktree has none built).
+      ALMANAC_DATA_DIR: join(ROOT, 'datasets/out'),
       ...env,
     },
     '/healthz',
@@ -148,6 +150,8 @@ export interface LoadOptions {
    * server include JSC compiling its code on JIT threads: ~10% of a 5 s run's CPU on the first row of a route.
    */
   warmupSeconds?: number
+  /** A wrk script that makes the requests (`randomLineScript`) instead of one fixed request; `path` is still the URL's. */
+  script?: string
 }
 
 export interface LoadResult {
@@ -230,7 +234,7 @@ export async function load(server: BenchServer, options: LoadOptions = {}): Prom
   const { method = 'GET', path = '/', body, seconds = 5, connections = 32, threads = 2, warmupSeconds = 1 } = options
   const headers = { ...server.headers, ...options.headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }
   const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
-  const script = fixedScript(mkdtempSync(join(tmpdir(), 'almanac-bench-')), { method, body: text, headers })
+  const script = options.script ?? fixedScript(mkdtempSync(join(tmpdir(), 'almanac-bench-')), { method, body: text, headers })
   const wrk = (runSeconds: number) => runWrk(server.url + path, script, runSeconds, threads, connections)
   if (warmupSeconds > 0) await wrk(warmupSeconds)
   const cpuBefore = cpuSeconds(server.pid)
@@ -280,6 +284,32 @@ export async function compareWithHello(title: string, cases: (LoadOptions & { na
   } finally {
     await hello.stop()
     await almanac.stop()
+  }
+}
+
+/**
+ * Another checkout's server (`base`, serving this checkout's datasets) against this one's on the same cases,
+ * alternated for `rounds`, both with `env`: CPU per request side by side. It separates what the code costs from
+ * what the machine does to every figure from one hour to the next.
+ */
+export async function versusBase(base: string, cases: [string, LoadOptions][], env: Record<string, string> = {}, rounds = 2) {
+  const theirs = await startAlmanac(env, [], resolve(base))
+  const ours = await startAlmanac(env)
+  try {
+    console.log(`\n| case (CPU µs/request) | ${base} | this checkout | this / base |`)
+    console.log('|---|---:|---:|---:|')
+    for (let round = 1; round <= rounds; round++)
+      for (const [name, options] of cases) {
+        const before = await load(theirs, options)
+        const after = await load(ours, options)
+        // A side that answered errors did other work than the other: its figure is shown with their count.
+        const cell = (r: LoadResult) => `${r.cpuUsPerRequest.toFixed(1)}${r.non2xx ? ` (${r.non2xx} non-2xx)` : ''}`
+        const ratio = (after.cpuUsPerRequest / before.cpuUsPerRequest).toFixed(2)
+        console.log(`| ${name}, round ${round} | ${cell(before)} | ${cell(after)} | ${ratio} |`)
+      }
+  } finally {
+    await theirs.stop()
+    await ours.stop()
   }
 }
 
