@@ -48,5 +48,8 @@ export function foldText(text: string): string {
     .replace(CJK_CHAR, ' $1 ')
 }
 
+/** A word of ASCII letters and digits, which `foldText` only lower-cases: its lower case is its one index word. */
+export const ASCII_WORD = /^[A-Za-z0-9]+$/
+
 /** The words of a folded text, in order. */
 export const wordsOf = (folded: string) => folded.match(WORD) ?? []

@@ -5,7 +5,7 @@
  * page as HTML. A verse longer than SNIPPET_CHARS is cut around its first match, with `…` at the cuts.
  */
 import { GenerationalCache } from '../../lib/cache.ts'
-import { CJK, foldText, wordsOf } from './fold.ts'
+import { ASCII_WORD, CJK, foldText, wordsOf } from './fold.ts'
 import type { Term } from './query.ts'
 
 export const SNIPPET_CHARS = 240
@@ -20,7 +20,6 @@ interface Word {
 }
 
 const DISPLAY_WORD = /[\p{L}\p{N}\p{M}\u0640]+/gu
-const ASCII_WORD = /^[A-Za-z0-9]+$/
 
 /**
  * Folded forms of display words, which repeat across hits (`und`, `der`, every Chinese character):
