@@ -15,6 +15,10 @@
  * `perTurn` starts of each busy caller, plus what the turn ran before it while under the slice, plus the
  * two requests let go just under it. A caller alone with cheap requests never waits.
  *
+ * A turn's length is known only once it has run, and the server starts a turn's arrivals together before
+ * any of their work runs (arrivals.ts). So a turn is busy once its time so far, or its starts times what a
+ * start cost in the last turns (their length over their starts), reaches the slice.
+ *
  * What waits is bounded (`maxWaiting` per caller, a 429 beyond it). Nothing here is per request but a Map
  * lookup and a clock read; the turn marker (one setImmediate) is set only in turns where requests start.
  */
@@ -103,12 +107,26 @@ export function callerTurns({ perTurn, maxWaiting, maxWaitingBytes, sliceMs, now
   let marked = false
   /** When this turn began: its marker's run, or its first start when no marker was pending. */
   let turnStarted = 0
+  /** Requests started in this turn, all callers. */
+  let starts = 0
+  /** What a start has cost lately (ms): the last turns' length over their starts, a moving average. */
+  let costPerStart = 0
 
   const nextTurn = () => {
+    const t = now()
+    if (starts > 0) {
+      const cost = (t - turnStarted) / starts
+      costPerStart = costPerStart === 0 ? cost : costPerStart * 0.75 + cost * 0.25
+    }
     marked = false
-    turnStarted = now()
+    turnStarted = t
     started.clear()
-    for (const caller of waiting.callers()) started.set(caller, waiting.release(caller, perTurn))
+    starts = 0
+    for (const caller of waiting.callers()) {
+      const released = waiting.release(caller, perTurn)
+      started.set(caller, released)
+      starts += released
+    }
     if (started.size) mark()
   }
   const mark = () => {
@@ -123,11 +141,15 @@ export function callerTurns({ perTurn, maxWaiting, maxWaitingBytes, sliceMs, now
       const t = now()
       if (!marked) turnStarted = t
       const n = started.get(caller) ?? 0
-      const roomy = sliceMs > 0 && t - turnStarted < sliceMs
+      // How long the turn will have run: requests started together (arrivals.ts) all start before any of their
+      // work runs, so the clock alone would call every turn short; what its starts cost lately says more.
+      const roomy = sliceMs > 0 && Math.max(t - turnStarted, starts * costPerStart) < sliceMs
       if (roomy || (!waiting.has(caller) && n < perTurn)) {
         // With room in the turn, a caller that has requests waiting starts this one and lets its oldest go
         // with it: the queue drains while the turn has room, so none waits for long behind newer ones.
-        started.set(caller, n + 1 + waiting.release(caller, 1))
+        const going = 1 + waiting.release(caller, 1)
+        started.set(caller, n + going)
+        starts += going
         mark()
         return undefined
       }

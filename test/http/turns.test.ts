@@ -126,20 +126,38 @@ describe('a turn not yet busy (the slice)', () => {
   test('a caller with requests waiting, in a turn with room: its oldest starts first', async () => {
     const { clock, turns, started, send } = turnsAt(0.25)
     await nextTurn()
-    send('a', 'a0')
-    clock.ms = 1 // busy: these wait
-    send('a', 'a1')
-    send('a', 'a2')
+    const first = Array.from({ length: 10 }, (_, i) => `a${i}`)
+    for (const name of first) send('a', name)
+    clock.ms = 0.3 // busy (ten starts in 0.3 ms: 0.03 ms a start): these wait
+    send('a', 'w1')
+    send('a', 'w2')
     expect(turns.waiting()).toBe(2)
-    await nextTurn() // the new turn began at 1 ms; a1 starts
+    await nextTurn() // the new turn began at 0.3 ms; w1 starts
     await Promise.resolve()
-    expect(started).toEqual(['a0', 'a1'])
-    // The turn has room: a2, the oldest, is let go, and a3 with it since none other waits (a3 runs on at
-    // once, a2 at the next microtask).
-    send('a', 'a3')
+    expect(started).toEqual([...first, 'w1'])
+    // The turn has room: w2, the oldest, is let go, and a10 with it since none other waits (a10 runs on at
+    // once, w2 at the next microtask).
+    send('a', 'a10')
     expect(turns.waiting()).toBe(0)
     await Promise.resolve()
-    expect(started).toEqual(['a0', 'a1', 'a3', 'a2'])
+    expect(started).toEqual([...first, 'w1', 'a10', 'w2'])
+  })
+
+  test('a turn is busy once its starts, at what a start cost in the last turn, would run for the slice', async () => {
+    const { clock, turns, started, send } = turnsAt(1)
+    await nextTurn()
+    for (const name of ['a0', 'a1', 'a2', 'a3']) send('a', name)
+    clock.ms = 2 // the turn ran 2 ms: 0.5 ms a start
+    await nextTurn()
+    // The clock does not move, as when a turn's arrivals all start before any of their work runs: two starts
+    // are 1 ms of work to come, the slice, so the third waits.
+    send('a', 'b0')
+    send('a', 'b1')
+    send('a', 'b2')
+    expect(started).toEqual(['a0', 'a1', 'a2', 'a3', 'b0', 'b1'])
+    expect(turns.waiting()).toBe(1)
+    await nextTurn()
+    expect(started).toEqual(['a0', 'a1', 'a2', 'a3', 'b0', 'b1', 'b2'])
   })
 
   test('slice 0: one start a turn, whatever the clock says', async () => {
