@@ -5,6 +5,8 @@
  * the JSON access log on. Each row prints requests/s, p50/p99, the server's CPU time per request (from
  * /proc) and both ratios to the baseline, then what each layer adds (the difference of two rows). Target (issue 24):
  * the shared layers within +60% CPU of the hello-world.
+ * A second Almanac server starts each request as soon as it is read (`ALMANAC_START_TOGETHER=false`): its row
+ * against the default's says what starting a turn's arrivals together (src/http/arrivals.ts) saves.
  * A second baseline serves the same hello-world through `Bun.serve({ fetch: app.handle })`, as Almanac does,
  * so the table separates the transport choice from the layers themselves.
  * `BASE=<another checkout>` adds an A/B: that checkout's server and this one's on the same rows, alternated, two
@@ -27,6 +29,8 @@ const floor = await start("the SPEC's floor (bare Bun.serve, bench/spec-floor.ts
 })
 const almanac = await startAlmanac()
 const logged = await startAlmanac({ ALMANAC_ACCESS_LOG: 'true' })
+// Each request started as soon as it is read, as before src/http/arrivals.ts: what starting a turn's together saves.
+const oneByOne = await startAlmanac({ ALMANAC_START_TOGETHER: 'false' })
 try {
   const rows: Row[] = [{ name: hello.name, result: await load(hello, { seconds }) }]
   rows.push({ name: helloFetch.name, result: await load(helloFetch, { seconds }) })
@@ -42,6 +46,10 @@ try {
   await run('GET /healthz (no auth; routing, hooks, metrics)', almanac, { path: '/healthz' })
   await run(`GET ${light} (auth + quota + Form A)`, almanac, { path: light })
   await run(`GET ${light} (auth + quota + Form B)`, almanac, { path: light, headers: { 'x-response-form': 'bare' } })
+  await run(`GET ${light} (Form B, each request started as it is read: ALMANAC_START_TOGETHER=false)`, oneByOne, {
+    path: light,
+    headers: { 'x-response-form': 'bare' },
+  })
   await run(`GET ${light}?fields=id,version (auth + quota + Form B + fields)`, almanac, {
     path: `${light}?fields=id,version`,
     headers: { 'x-response-form': 'bare' },
@@ -87,6 +95,7 @@ try {
     ['Bun.serve({ fetch: app.handle }) instead of Elysia listen', 'hello-world (bare Elysia, Bun.serve', 'hello-world (bare Elysia)'],
     ['routing, hooks, request id, metrics, CORS, compression check', 'GET /healthz', 'hello-world (bare Elysia, Bun.serve'],
     ['auth + admission + quota + turns + Form B reply', `GET ${light} (auth + quota + Form B)`, 'GET /healthz'],
+    ["a turn's arrivals started together (negative: a saving)", `GET ${light} (auth + quota + Form B)`, `GET ${light} (Form B, each`],
     ['Form A envelope (and its larger body)', `GET ${light} (auth + quota + Form A)`, `GET ${light} (auth + quota + Form B)`],
     ['`fields` (smaller body)', `GET ${light}?fields=id,version (auth`, `GET ${light} (auth + quota + Form B)`],
     ['JSON access log', `GET ${light}?fields=id,version (Form B + fields + JSON access log)`, `GET ${light}?fields=id,version (auth`],
@@ -118,6 +127,7 @@ try {
   await helloFetch.stop()
   await almanac.stop()
   await logged.stop()
+  await oneByOne.stop()
 }
 
 /** This checkout's server against BASE's on the rows that carry the shared layers, alternated, two rounds. */

@@ -9,6 +9,7 @@ import { artifactsOf, openServedData } from './data/open.ts'
 import type { DataDir } from './data/types.ts'
 import type { Domain } from './domains/types.ts'
 import { domains as allDomains } from './domains/index.ts'
+import { startTogether } from './http/arrivals.ts'
 import { createAuthenticator } from './http/auth.ts'
 import { serverBodyCeiling } from './http/request-guards.ts'
 import { createObservability } from './http/observability.ts'
@@ -80,7 +81,7 @@ export async function serve(config: Config, log: (line: string) => void = logger
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
-    fetch: (req) => live.handle(req),
+    fetch: config.startTogether ? startTogether((req) => live.handle(req)) : (req) => live.handle(req),
     // The app answers bodies over config.bodyLimit with a 413 problem; Bun's ceiling is only a backstop.
     maxRequestBodySize: serverBodyCeiling(config.bodyLimit),
     reusePort: options.reusePort ?? false,
