@@ -7,8 +7,8 @@
  * stages (Bun drains the microtasks after every `fetch` call), so every stage's code and data were evicted by
  * the other stages before the next request needed them again. Started together, each stage runs for every
  * request of the turn before the next stage does, and stays in the caches. Under concurrent load that was
- * ~25-35% less CPU a request over HTTP (docs/performance.md, eleventh session: a light GET 49-70 -> 30-37 µs, a
- * unique user agent 145-161 -> 93-119 µs); alone (one connection) neither cheaper nor dearer.
+ * 20-40% less CPU a request over HTTP (docs/performance.md, eleventh session: a light GET 47 -> 28 µs, a unique
+ * user agent 135-146 -> 90-106 µs); with one connection, nothing to start together, 0-15 µs more in two runs.
  *
  * Who starts first within a turn is still `turns.ts`'s: it counts each caller's starts, and predicts how long
  * the turn will run from what its starts cost in the last turns, as the work of requests started together
