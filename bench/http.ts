@@ -118,9 +118,8 @@ try {
     const ours = cpuOf(row)
     const least = cpuOf(over)
     const share = (x: number) => `+${((x / base.cpuUsPerRequest - 1) * 100).toFixed(0)}%`
-    console.log(
-      `| ${row}… | ${ours.toFixed(1)} | ${least.toFixed(1)} | ${ours >= least ? '+' : ''}${(ours - least).toFixed(1)} µs | ${share(least)} |`,
-    )
+    const beyond = `${ours >= least ? '+' : ''}${(ours - least).toFixed(1)} µs`
+    console.log(`| ${row}… | ${ours.toFixed(1)} | ${least.toFixed(1)} | ${beyond} | ${share(least)} |`)
   }
   if (process.env.BASE) await versusBaseRows(process.env.BASE)
 } finally {
