@@ -1,11 +1,11 @@
 /**
  * Requests that arrive in one turn start together (src/http/arrivals.ts): none starts while the loop is
  * still reading arrivals, each stage runs for all of them before the next (breadth-first), every request
- * gets its own answer, and a fault in one is that one's alone. Then over real sockets: many requests in
+ * gets its own answer, a fault in one is that one's alone, and one with a large body is not held back. Then over real sockets: many requests in
  * flight at once, each answered with its own body.
  */
 import { expect, test } from 'bun:test'
-import { startTogether } from '../../src/http/arrivals.ts'
+import { QUEUED_BODY_MAX, startTogether } from '../../src/http/arrivals.ts'
 
 const nextTurn = () => new Promise((next) => setImmediate(next))
 
@@ -44,6 +44,21 @@ test('a request arriving in a later turn starts in that turn, with those that ar
   expect(log).not.toContain('hook b')
   await Promise.all([first, ...later])
   expect(log.filter((l) => !l.endsWith(' a'))).toEqual(['hook b', 'hook c', 'handler b', 'handler c', 'reply b', 'reply c'])
+})
+
+test('a request with a large or chunked body starts at once, before the queue: its refusal must not wait for the body', async () => {
+  const log: string[] = []
+  const fetch = startTogether(stagedHandler(log))
+  const post = (name: string, headers: Record<string, string>) =>
+    new Request(`http://localhost/${name}`, { method: 'POST', headers, body: 'x' })
+  const answers = [
+    fetch(post('small', { 'content-length': String(QUEUED_BODY_MAX) })),
+    fetch(post('large', { 'content-length': String(QUEUED_BODY_MAX + 1) })),
+    fetch(post('chunked', { 'transfer-encoding': 'chunked' })),
+  ]
+  expect(log).toEqual(['hook large', 'hook chunked'])
+  await Promise.all(answers)
+  expect(log).toContain('reply small')
 })
 
 test("a fault in one request's first stage is its own: the others of the turn are answered", async () => {
