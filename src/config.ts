@@ -187,7 +187,8 @@ export const SCHEMA = {
     env: 'ALMANAC_START_TOGETHER',
     doc:
       'Requests that arrive in one turn of the event loop start together once it has read them, each stage of their handling run ' +
-      'for all of them before the next: 20-40% less CPU a request under concurrent load. false: each starts as soon as it is read.',
+      'for all of them before the next (one with a body over 16 KiB starts at once): 20-40% less CPU a request under concurrent ' +
+      'load. false: each starts as soon as it is read.',
     see: 'docs/architecture.md#who-goes-first',
   }),
   requestsPerTurn: setting(integer(0, 10000), {
