@@ -1,8 +1,8 @@
 /**
  * Requests that arrive in one turn start together (src/http/arrivals.ts): none starts while the loop is
  * still reading arrivals, each stage runs for all of them before the next (breadth-first), every request
- * gets its own answer, a fault in one is that one's alone, and one with a large body is not held back. Then over real sockets: many requests in
- * flight at once, each answered with its own body.
+ * gets its own answer, a fault in one is that one's alone, and one with a large body is not held back.
+ * Then over real sockets: many requests in flight at once, each answered with its own body.
  */
 import { expect, test } from 'bun:test'
 import { QUEUED_BODY_MAX, startTogether } from '../../src/http/arrivals.ts'
