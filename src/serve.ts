@@ -78,10 +78,11 @@ export async function serve(config: Config, log: (line: string) => void = logger
     data,
     mounted,
   )
+  const handle = (req: Request) => live.handle(req)
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
-    fetch: config.startTogether ? startTogether((req) => live.handle(req)) : (req) => live.handle(req),
+    fetch: config.startTogether ? startTogether(handle) : handle,
     // The app answers bodies over config.bodyLimit with a 413 problem; Bun's ceiling is only a backstop.
     maxRequestBodySize: serverBodyCeiling(config.bodyLimit),
     reusePort: options.reusePort ?? false,

@@ -14,15 +14,17 @@
  * the turn will run from what its starts cost in the last turns, as the work of requests started together
  * comes after all of them have started.
  */
+import { DEFAULT_BODY_LIMIT } from './admission.ts'
+
 type Handle = (request: Request) => Response | Promise<Response>
 
 /**
- * A request declaring a body over this many bytes, or one of unknown length (chunked), starts as soon as it is
- * read. Refused from its headers (401, 413, 415, 429), it is answered before its body is in; queued, its
- * answer came a moment later, and Bun buffered the body meanwhile (bench/fairness.ts, four keys sending 1 MB
- * text bodies to JSON routes: 1,206 MiB of RSS, against 219 when each request started as read).
+ * A request declaring a body over what an ordinary route takes (admission.ts), or one of unknown length
+ * (chunked), starts as soon as it is read. Refused from its headers (401, 413, 415, 429), it is answered before
+ * its body is in; queued, its answer came a moment later, and Bun buffered the body meanwhile (bench/fairness.ts,
+ * four keys sending 1 MB text bodies to JSON routes: 1,206 MiB of RSS, against 219 when each request started as read).
  */
-export const QUEUED_BODY_MAX = 16 * 1024
+export const QUEUED_BODY_MAX = DEFAULT_BODY_LIMIT
 
 /** Whether a request may wait for the end of the turn: no body, or a small one it has likely brought whole. */
 function mayWait(request: Request): boolean {

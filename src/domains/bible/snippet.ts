@@ -142,8 +142,9 @@ const BLANK = /^\s*$/
  */
 function markedSpans(text: string, terms: Term[]): [number, number][] {
   const lower = NON_ASCII_WORD_CHAR.test(text) ? undefined : text.toLowerCase()
-  if (lower?.length === text.length && terms.every((t) => t.words.length === 1)) return mergeSpans(text, wordSpans(lower, terms))
-  const words = lower?.length === text.length ? asciiWords(text, lower) : unicodeWords(text)
+  const ascii = lower !== undefined && lower.length === text.length
+  if (ascii && terms.every((t) => t.words.length === 1)) return mergeSpans(text, wordSpans(lower, terms))
+  const words = ascii ? asciiWords(text, lower) : unicodeWords(text)
   const marked = mark(words, terms)
   const spans: [number, number][] = []
   for (let i = 0; i < marked.length; i++) if (marked[i]) spans.push([words.start[i]!, words.end[i]!])
