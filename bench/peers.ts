@@ -24,14 +24,17 @@
  *   no lists: the peer does less).
  * req/s and CPU µs count 2xx answers only (non-2xx and wrk timeouts are shown apart); p50 is wrk's over
  * every request. The Bible rows run twice on Almanac's side: with its answer cache (the default; the
- * inputs repeat, as real searches do) and with it off (a second Almanac, ALMANAC_BIBLE_SEARCH_CACHE_BYTES=0,
- * started for those rows only). Almanac runs with its defaults but ALMANAC_QUERY_JOBS_PER_CALLER=64: the 32 connections
- * share one key, and the default cap (4 heavy searches per caller) would answer most `the` searches 503.
+ * inputs repeat, as real searches do) and with it off (a second Almanac, ALMANAC_BIBLE_SEARCH_CACHE_BYTES=0).
+ * Every server is started once and warmed once, before its first measured run, and serves every round: a
+ * server's first seconds (JSC compiling, the database's pages first read) are measured on no side. Almanac runs
+ * with its defaults but ALMANAC_QUERY_JOBS_PER_CALLER=64: the 32 connections share one key, and the default cap
+ * (4 heavy searches per caller) would answer most `the` searches 503.
  * The machine is shared (2 cores): compare ratios within one run. Prints figures; asserts nothing.
- * Run: `bun bench/peers.ts` (after `bun run data`); PEERS_SECONDS (default 5) per wrk run; PEERS_WARMUP (default 1)
+ * Run: `bun bench/peers.ts` (after `bun run data`); PEERS_SECONDS (default 5) per wrk run; PEERS_WARMUP (default 3)
  * seconds of load on each side before its first round (JSC still compiles the UA engine's code 3 s into a load: 8% of
  * the server's CPU on its compiler threads, none after 15 s); PEERS_ONLY (a regular expression) keeps the measures
- * whose name it matches, e.g. PEERS_ONLY=Bible.
+ * whose name it matches, e.g. PEERS_ONLY=Bible; PEERS_ROUNDS (default 2) alternated rounds, more where a ratio's
+ * rounds spread across its target.
  */
 import { spawnSync } from 'bun'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -41,8 +44,8 @@ import { BENCH_KEY, type BenchServer, cpuSeconds, linesFile, randomLineScript, R
 import { kjvVerses, publicV4, qrTexts, searchQueries, uapCoreAgents } from './peers/inputs.ts'
 
 const SECONDS = Number(process.env.PEERS_SECONDS ?? 5)
-const WARMUP = Number(process.env.PEERS_WARMUP ?? 1)
-const ROUNDS = 2
+const WARMUP = Number(process.env.PEERS_WARMUP ?? 3)
+const ROUNDS = Number(process.env.PEERS_ROUNDS ?? 2)
 const dir = mkdtempSync(join(tmpdir(), 'almanac-peers-'))
 
 const version = (pkg: string) => JSON.parse(readFileSync(`${ROOT}/node_modules/${pkg}/package.json`, 'utf8')).version as string
@@ -206,8 +209,11 @@ const startPeer = (runtime: string) =>
 // One key sends all 32 connections here, where a real load would be 32 callers: the per-caller cap of
 // query-worker jobs (default 4, beyond it a 503) is lifted so heavy searches are answered, not refused.
 const almanac = await startAlmanac({ ALMANAC_QUERY_JOBS_PER_CALLER: '64' })
-// Started only while its rows run, so the other rows have the machine to themselves.
-const uncached = () => startAlmanac({ ALMANAC_QUERY_JOBS_PER_CALLER: '64', ALMANAC_BIBLE_SEARCH_CACHE_BYTES: '0' })
+// Kept for every round like the other sides. Started afresh for each round, it was measured 1-6 s after its start:
+// 171 µs a rare word there against 98-116 in the next three 5 s runs of one server (2026-11-28).
+const uncached = CASES.some((c) => c.almanac.uncached)
+  ? await startAlmanac({ ALMANAC_QUERY_JOBS_PER_CALLER: '64', ALMANAC_BIBLE_SEARCH_CACHE_BYTES: '0' })
+  : undefined
 const peers: { label: string; server: BenchServer }[] = []
 try {
   if (nodeVersion) peers.push({ label: 'Node', server: await startPeer('node') })
@@ -231,16 +237,15 @@ try {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const c of CASES) {
       const r = results.get(c)!
-      const own = c.almanac.uncached ? await uncached() : almanac
+      const own = c.almanac.uncached ? uncached! : almanac
       const runs: [BenchServer, Side, Run[]][] = [[own, c.almanac, r.almanac]]
       if (c.peer) peers.forEach((p, i) => runs.push([p.server, c.peer!, r.peers[i]!]))
       for (const [server, side, into] of runs) {
         const script = randomLineScript(dir, side.file, side.method, side.path, side.unique ?? false)
-        // Warm-up: JIT, caches of the route, lazily built tables (the uncached Almanac is new each round).
-        if (round === 1 || (server === own && own !== almanac)) await wrk(server, script, WARMUP)
+        // Warm-up: JIT, caches of the route, lazily built tables.
+        if (round === 1) await wrk(server, script, WARMUP)
         into.push(await wrk(server, script, SECONDS))
       }
-      if (own !== almanac) await own.stop()
       console.error(`round ${round}: ${c.measure} done`)
     }
   }
@@ -270,6 +275,7 @@ try {
   }
 } finally {
   await almanac.stop()
+  await uncached?.stop()
   for (const p of peers) await p.server.stop()
   rmSync(dir, { recursive: true, force: true })
 }
