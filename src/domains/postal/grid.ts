@@ -94,6 +94,8 @@ export function circleCover(grid: Grid, lat0: number, lng0: number, radiusKm: nu
   const centre = Math.floor((lng0 + 180) / grid.deg)
   const half = Math.ceil(180 / grid.deg) + 1
   const sin2 = (x: number) => Math.sin(x / 2) ** 2
+  // The last row's answers: a row's edges are a few columns from its neighbour's.
+  let guess = [0, 0, 0, 0]
   for (let row = grid.row(lat0 - dLatDeg - MARGIN_DEG); row <= grid.row(lat0 + dLatDeg + MARGIN_DEG); row++) {
     const [south, north] = grid.bounds(row, 0)
     const dLatMax = Math.max(Math.abs(south - lat0), Math.abs(north - lat0)) * RAD
@@ -112,22 +114,17 @@ export function circleCover(grid: Grid, lat0: number, lng0: number, radiusKm: nu
     const isInside = (column: number) => latMax + cosLat0 * cosMax * sin2(offsets(column)[1]) < insideBelow
     const isOutside = (column: number) => latMin + cosLat0 * cosMin * sin2(offsets(column)[0]) > outsideAbove
     if (isOutside(centre)) continue
-    // First step t in 0..half from the centre column (direction ±1) where `test` holds; half + 1 if none.
-    const first = (test: (column: number) => boolean, direction: number) => {
-      let lo = 0
-      let hi = half + 1
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1
-        if (test(centre + direction * mid)) hi = mid
-        else lo = mid + 1
-      }
-      return lo
-    }
     const notInside = (column: number) => !isInside(column)
-    const innerWest = centre - first(notInside, -1) + 1
-    const innerEast = centre + first(notInside, 1) - 1
-    const outerWest = centre - first(isOutside, -1) + 1
-    const outerEast = centre + first(isOutside, 1) - 1
+    // Steps from the centre column (west, east) where the cells stop being inside and start being outside.
+    const innerW = first((t) => notInside(centre - t), half + 1, guess[0])
+    const innerE = first((t) => notInside(centre + t), half + 1, guess[1])
+    const outerW = first((t) => isOutside(centre - t), half + 1, guess[2])
+    const outerE = first((t) => isOutside(centre + t), half + 1, guess[3])
+    guess = [innerW, innerE, outerW, outerE]
+    const innerWest = centre - innerW + 1
+    const innerEast = centre + innerE - 1
+    const outerWest = centre - outerW + 1
+    const outerEast = centre + outerE - 1
     const hasInner = innerEast >= innerWest
     if (hasInner && innerEast - innerWest + 1 >= n) {
       inside.push({ row, from: 0, to: n - 1 })
@@ -146,6 +143,42 @@ export function circleCover(grid: Grid, lat0: number, lng0: number, radiusKm: nu
     }
   }
   return { inside, edge }
+}
+
+/**
+ * The first step t in 0..max where `holds` is true, `holds` being false up to some step and true from there on
+ * (true at `max` without asking it): the binary search's answer, found from `guess` by steps that double away
+ * from it and then halve, so a guess a few steps off costs a few tests rather than log2(max) ~ 15.
+ */
+export function first(holds: (t: number) => boolean, max: number, guess: number): number {
+  const test = (t: number) => t >= max || holds(t)
+  // The answer is in (lo, hi]: `test(hi)` is true, and `lo` is -1 or a step where it is false.
+  let lo: number
+  let hi: number
+  const g = Math.min(Math.max(guess, 0), max)
+  if (test(g)) {
+    hi = g
+    let step = 1
+    for (lo = hi - step; lo >= 0 && test(lo); lo = hi - step) {
+      hi = lo
+      step *= 2
+    }
+    lo = Math.max(lo, -1)
+  } else {
+    lo = g
+    let step = 1
+    for (hi = lo + step; hi < max && !test(hi); hi = lo + step) {
+      lo = hi
+      step *= 2
+    }
+    hi = Math.min(hi, max)
+  }
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1
+    if (test(mid)) hi = mid
+    else lo = mid
+  }
+  return hi
 }
 
 /** Adds columns from..to (unwrapped, at most n of them) as one or two runs of stored columns. */

@@ -56,9 +56,10 @@ export const EDGES_PER_UNIT = 64
  */
 export const SEARCH_UNITS = 32
 /**
- * Units of one grid row of a circle's cell cover (four binary searches of trigonometric bounds, ~2.8 µs
- * measured: 900 rows, 2.5 ms at 500 km), spent before the cover is made, so a wide circle's cover is
- * not done on the event loop before its query moves to a worker (docs/postal.md).
+ * Units of one grid row of a circle's cell cover (four searches of trigonometric bounds, each from the row
+ * before's answer: 900 rows, 1.3–2.7 ms at 500 km, 4.4–6.3 ms when each was a binary search from the centre),
+ * spent before the cover is made, so a wide circle's cover is not done on the event loop before its query
+ * moves to a worker (docs/postal.md).
  */
 export const COVER_UNITS_PER_ROW = 8
 

@@ -5,7 +5,7 @@
  * edge at every 0.1° of bearing) lies in an inside or an edge cell, with no cell listed twice. Centres include the antimeridian and a pole.
  */
 import { describe, expect, test } from 'bun:test'
-import { circleCover, Grid, type Run } from '../../../src/domains/postal/grid.ts'
+import { circleCover, first, Grid, type Run } from '../../../src/domains/postal/grid.ts'
 import { rng } from '../../support/random.ts'
 import { distanceKm } from '../../support/geo.ts'
 
@@ -86,4 +86,43 @@ describe('circle cover', () => {
       if (c.r > 1) expect(sampled).toBeGreaterThan(0)
     })
   }
+})
+
+describe('first: the search of a row edge, from a guess', () => {
+  test('finds what a scan from 0 finds, for every answer and guess, asking only steps in 0..max-1', () => {
+    const max = 300
+    for (let answer = 0; answer <= max; answer += 7)
+      for (let guess = -3; guess <= max + 3; guess += 5) {
+        const asked: number[] = []
+        const found = first(
+          (t) => {
+            asked.push(t)
+            return t >= answer
+          },
+          max,
+          guess,
+        )
+        let scanned = 0
+        while (scanned < max && scanned < answer) scanned++
+        expect({ answer, guess, found }).toEqual({ answer, guess, found: scanned })
+        expect(asked.every((t) => Number.isInteger(t) && t >= 0 && t < max)).toBe(true)
+      }
+  })
+
+  test('a guess d steps off costs about 2 log2(d) tests, not log2(max)', () => {
+    const max = 18_002 // a row of 0.01° cells: half the columns, and one
+    for (const [answer, guess] of [
+      [36, 36],
+      [36, 35],
+      [36, 40],
+      [5000, 4990],
+      [5000, 0],
+      [0, 5000],
+    ]) {
+      let asked = 0
+      first((t) => (asked++, t >= answer!), max, guess!)
+      const d = Math.abs(answer! - guess!)
+      expect({ answer, guess, asked: asked <= 2 * Math.ceil(Math.log2(d + 1)) + 2 }).toEqual({ answer, guess, asked: true })
+    }
+  })
 })
