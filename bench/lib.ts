@@ -23,8 +23,8 @@ export interface BenchServer {
 
 /**
  * A function that reads and writes one byte of every 64-byte line of a `bytes`-long buffer, so whatever ran
- * before it is evicted from the CPU caches (this machine's L2 is 512 KiB a core, its L3 8 MiB shared): run
- * between two measured calls, it gives them the cold caches a server's requests meet.
+ * before it is evicted from the CPU caches (the machines measured so far: 512 KiB of L2 a core, 8 or 32 MiB of
+ * shared L3): run between two measured calls, it gives them the cold caches a server's requests meet.
  */
 export function cacheEvictor(bytes: number): () => void {
   const junk = new Uint8Array(bytes)
@@ -270,17 +270,34 @@ export function printTable(title: string, rows: Row[]) {
 }
 
 /**
- * The usual comparison: hello-world baseline, then each case against one Almanac server, in one run.
+ * The usual comparison: each case against a hello-world run just before it, alternated for BENCH_ROUNDS rounds
+ * (default 2), then each case's range of ratios. On a shared machine a figure moves by a third between minutes
+ * (docs/performance.md), so one hello-world at the start is no baseline for a case measured a minute later.
  * Servers are started and stopped here so a bench script is only a list of cases.
  */
 export async function compareWithHello(title: string, cases: (LoadOptions & { name: string })[], almanacEnv: Record<string, string> = {}) {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
   const hello = await startHello()
   const almanac = await startAlmanac(almanacEnv)
   try {
-    const rows: Row[] = [{ name: hello.name, result: await load(hello, { seconds: cases[0]?.seconds }) }]
-    for (const c of cases) rows.push({ name: c.name, result: await load(almanac, c) })
-    printTable(title, rows)
-    return rows
+    console.log(`\n${title}: each case after a hello-world run (bare Elysia), ${rounds} rounds`)
+    console.log('| case | round | req/s | hello-world req/s | ratio | p50 ms | p99 ms | CPU µs/req | hello-world CPU µs/req | non-2xx |')
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+    const ratios = new Map<string, number[]>()
+    for (let round = 1; round <= rounds; round++)
+      for (const c of cases) {
+        const base = await load(hello, { seconds: c.seconds })
+        const r = await load(almanac, c)
+        const ratio = r.rps / base.rps
+        ratios.set(c.name, [...(ratios.get(c.name) ?? []), ratio])
+        console.log(
+          `| ${c.name} | ${round} | ${r.rps.toFixed(0)} | ${base.rps.toFixed(0)} | ${ratio.toFixed(2)} | ${r.p50Ms.toFixed(2)} ` +
+            `| ${r.p99Ms.toFixed(2)} | ${r.cpuUsPerRequest.toFixed(1)} | ${base.cpuUsPerRequest.toFixed(1)} | ${r.non2xx} |`,
+        )
+      }
+    console.log('\n| case | ratio to hello-world, lowest–highest round |')
+    console.log('|---|---:|')
+    for (const [name, rs] of ratios) console.log(`| ${name} | ${Math.min(...rs).toFixed(2)}–${Math.max(...rs).toFixed(2)} |`)
   } finally {
     await hello.stop()
     await almanac.stop()
