@@ -91,19 +91,14 @@ describe('circle cover', () => {
 describe('first: the search of a row edge, from a guess', () => {
   test('finds what a scan from 0 finds, for every answer and guess, asking only steps in 0..max-1', () => {
     const max = 300
-    for (let answer = 0; answer <= max; answer += 7)
+    // Answers past `max` too: then nothing holds before it, and `max` is the answer.
+    for (const answer of [...Array.from({ length: 44 }, (_, i) => i * 7), max - 1, max, max + 5])
       for (let guess = -3; guess <= max + 3; guess += 5) {
+        const holds = (t: number) => t >= answer
         const asked: number[] = []
-        const found = first(
-          (t) => {
-            asked.push(t)
-            return t >= answer
-          },
-          max,
-          guess,
-        )
+        const found = first((t) => (asked.push(t), holds(t)), max, guess)
         let scanned = 0
-        while (scanned < max && scanned < answer) scanned++
+        while (scanned < max && !holds(scanned)) scanned++
         expect({ answer, guess, found }).toEqual({ answer, guess, found: scanned })
         expect(asked.every((t) => Number.isInteger(t) && t >= 0 && t < max)).toBe(true)
       }
