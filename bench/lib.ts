@@ -283,13 +283,13 @@ export async function compareWithHello(title: string, cases: (LoadOptions & { na
     console.log(`\n${title}: each case after a hello-world run (bare Elysia), ${rounds} rounds`)
     console.log('| case | round | req/s | hello-world req/s | ratio | p50 ms | p99 ms | CPU µs/req | hello-world CPU µs/req | non-2xx |')
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
-    const ratios = new Map<string, number[]>()
+    const ratios = new Map(cases.map((c) => [c.name, [] as number[]]))
     for (let round = 1; round <= rounds; round++)
       for (const c of cases) {
         const base = await load(hello, { seconds: c.seconds })
         const r = await load(almanac, c)
         const ratio = r.rps / base.rps
-        ratios.set(c.name, [...(ratios.get(c.name) ?? []), ratio])
+        ratios.get(c.name)!.push(ratio)
         console.log(
           `| ${c.name} | ${round} | ${r.rps.toFixed(0)} | ${base.rps.toFixed(0)} | ${ratio.toFixed(2)} | ${r.p50Ms.toFixed(2)} ` +
             `| ${r.p99Ms.toFixed(2)} | ${r.cpuUsPerRequest.toFixed(1)} | ${base.cpuUsPerRequest.toFixed(1)} | ${r.non2xx} |`,
