@@ -48,9 +48,11 @@ CREATE TABLE codes (country TEXT NOT NULL, seq INTEGER NOT NULL, postal_code TEX
 -- are as in two dimensions (the id itself as the dimension made London's dense searches ~20x slower).
 -- Candidates are decided from their boxes; the few near a shape's edge have their coordinates read from places.
 CREATE VIRTUAL TABLE places_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng, min_key, max_key, +country);
--- Points per grid cell (grid.ts) and country: an exact radius count adds the cells wholly inside the
--- circle and measures only the points of cells on its edge.
-CREATE TABLE cells (country TEXT NOT NULL, cell INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (country, cell)) WITHOUT ROWID;
+-- Points per grid cell (grid.ts) and country, as running counts along each grid row: \`cum\` is the
+-- country's points in this cell and the cells before it in its row (cells without points have no row).
+-- An exact radius count adds the cells wholly inside the circle, each row's run of them as the difference
+-- of two running counts, and measures only the points of cells on its edge.
+CREATE TABLE cells (country TEXT NOT NULL, cell INTEGER NOT NULL, cum INTEGER NOT NULL, PRIMARY KEY (country, cell)) WITHOUT ROWID;
 `
 
 const INDEXES = `
@@ -264,8 +266,8 @@ function writeSpatialIndex(db: Database) {
 }
 
 /**
- * Counts of R*Tree points per grid cell and country. The cell comes from the R*Tree's own stored
- * (32-bit, rounded-down) corner, as the service computes it for candidates it reads back.
+ * Running counts of R*Tree points per grid cell and country along each grid row. The cell comes from the
+ * R*Tree's own stored (32-bit, rounded-down) corner, as the service computes it for candidates it reads back.
  */
 function writeCells(db: Database) {
   const grid = new Grid(CELL_DEG)
@@ -278,10 +280,17 @@ function writeCells(db: Database) {
     const key = grid.keyOf(min_lat, min_lng)
     cells.set(key, (cells.get(key) ?? 0) + 1)
   }
-  const insert = db.prepare('INSERT INTO cells (country, cell, n) VALUES (?, ?, ?)')
+  const insert = db.prepare('INSERT INTO cells (country, cell, cum) VALUES (?, ?, ?)')
   for (const country of [...counts.keys()].sort()) {
     const cells = counts.get(country)!
-    for (const key of [...cells.keys()].sort((a, b) => a - b)) insert.run(country, key, cells.get(key)!)
+    let lastRow = -1
+    let cum = 0
+    for (const key of [...cells.keys()].sort((a, b) => a - b)) {
+      const row = Math.floor(key / grid.lngCells)
+      if (row !== lastRow) [lastRow, cum] = [row, 0] // each grid row's running count starts again
+      cum += cells.get(key)!
+      insert.run(country, key, cum)
+    }
   }
 }
 
@@ -293,8 +302,8 @@ export const postalBuilder: DatasetBuilder = {
   artifacts: [POSTAL_ARTIFACT],
   optional: FULL_SOURCES,
   // 5: the country as an R*Tree dimension (4 had the id, slow on dense countries); the tree no longer
-  // repeats each point's coordinates (unread).
-  revision: 5,
+  // repeats each point's coordinates (unread). 6: the cells hold running counts along each grid row.
+  revision: 6,
   async build(ctx) {
     const postal = await ctx.source(POSTAL_SOURCE)
     const info = await ctx.source(COUNTRYINFO_SOURCE)

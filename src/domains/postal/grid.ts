@@ -1,7 +1,7 @@
 /**
- * A fixed latitude/longitude grid whose per-cell point counts are stored in the artifact (`cells`), so
- * an exact radius count reads the counts of cells that lie wholly inside the circle and measures only
- * the points of cells the circle's edge crosses.
+ * A fixed latitude/longitude grid whose point counts are stored in the artifact (`cells`, running counts
+ * along each row), so an exact radius count reads the counts of cells that lie wholly inside the circle
+ * and measures only the points of cells the circle's edge crosses.
  *
  * A point's cell is computed from its R*Tree box corner (`min_lat`, `min_lng`: the 32-bit float
  * SQLite stored, rounded down), never from the exact coordinate: the build and the query read the same

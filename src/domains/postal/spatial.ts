@@ -9,9 +9,10 @@
  * - Candidates are read as their R*Tree boxes (32-bit floats, rounded outward): a point whose box is
  *   clearly inside or outside the shape is decided from the box; only a point within a box's width of
  *   the edge (a few in a million) has its exact coordinates read.
- * - Radius count: stored counts of the grid cells wholly inside the circle, plus the measured points
- *   of the cells on its edge (grid.ts). Radius page: the nearest `offset + limit` are searched in a
- *   circle grown from the size the density predicts, so a page of 50 measures ~100 points.
+ * - Radius count: the grid cells wholly inside the circle from stored running counts (two seeks a grid
+ *   row, whatever the cells in it), plus the measured points of the cells on its edge (grid.ts).
+ * - Radius page: the nearest `offset + limit` are searched in a circle grown from the size the density
+ *   predicts, so a page of 50 measures ~100 points.
  * - Work: every row these queries read calls `work_unit(1, <its id>)`, and a polygon's edge tests are spent from
  *   the same meter, so a caller's budget (service.ts) stops an oversized shape inside the scan.
  */
@@ -62,6 +63,8 @@ export const SEARCH_UNITS = 32
  * moves to a worker (docs/postal.md).
  */
 export const COVER_UNITS_PER_ROW = 8
+/** Units of a row's run of inside cells: two seeks of the running counts (~2.5 µs each measured). */
+export const RUN_UNITS = 8
 
 export class Spatial {
   private readonly grid: Grid
@@ -79,6 +82,10 @@ export class Spatial {
     if (!deg)
       throw new Error('postal.sqlite has no grid cells (built by an older builder): rebuild it with `almanac data build --only postal`')
     this.grid = new Grid(Number(deg.value))
+    if (!db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM pragma_table_info('cells') WHERE name = 'cum'").get()?.n)
+      throw new Error(
+        'postal.sqlite stores no running counts (built by an older builder): rebuild it with `almanac data build --only postal`',
+      )
     this.meter = WorkMeter.of(db)
   }
 
@@ -115,14 +122,19 @@ export class Spatial {
     return s.values(JSON.stringify(ids)) as ExactRow[]
   }
 
-  /** Stored number of the country's points in the cells of the runs. */
+  /** Number of the country's points in the cells of the runs, from the stored running counts. */
   private cellCount(scope: CountryScope, runs: Run[]): number {
-    const ranges = JSON.stringify(runs.map((r) => [this.grid.key(r.row, r.from), this.grid.key(r.row, r.to)]))
-    const sum = this.stmt(
-      'SELECT TOTAL(c.n) AS n FROM json_each(?) j JOIN cells c ON c.country = ? AND c.cell BETWEEN j.value ->> 0 AND j.value ->> 1 WHERE ' +
-        'work_unit(1, c.cell)',
-      scope,
-    ).get(ranges, scope.alpha2) as { n: number }
+    this.meter.spend(runs.length * RUN_UNITS)
+    const grid = this.grid
+    const ranges = runs.map((r) => [grid.key(r.row, 0), grid.key(r.row, r.from) - 1, grid.key(r.row, r.to)])
+    // The running count at the last stored cell of the row at or before a key (0 when there is none).
+    const at = (key: string) =>
+      'coalesce((SELECT c.cum FROM cells c WHERE c.country = ?2 AND c.cell BETWEEN j.value ->> 0 AND ' +
+      `${key} ORDER BY c.cell DESC LIMIT 1), 0)`
+    const sum = this.stmt(`SELECT TOTAL(${at('j.value ->> 2')} - ${at('j.value ->> 1')}) AS n FROM json_each(?1) j`, scope).get(
+      JSON.stringify(ranges),
+      scope.alpha2,
+    ) as { n: number }
     return sum.n
   }
 
