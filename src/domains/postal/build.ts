@@ -13,7 +13,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs'
 import type { BuildContext, BuildResult, DatasetBuilder } from '../../data/types.ts'
 import { parseCountryInfo } from './countryinfo.ts'
 import { foldName } from './fold.ts'
-import { CELL_DEG, Grid } from './grid.ts'
+import { CELL_DEGS, Grid } from './grid.ts'
 import { bestRanks, discoverInputs, lineBatches, openInput, type PostalInput } from './inputs.ts'
 import { FULL_CODE_COUNTRIES, fullCodeSource } from './sources.ts'
 
@@ -48,11 +48,15 @@ CREATE TABLE codes (country TEXT NOT NULL, seq INTEGER NOT NULL, postal_code TEX
 -- are as in two dimensions (the id itself as the dimension made London's dense searches ~20x slower).
 -- Candidates are decided from their boxes; the few near a shape's edge have their coordinates read from places.
 CREATE VIRTUAL TABLE places_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng, min_key, max_key, +country);
--- Points per grid cell (grid.ts) and country, as running counts along each grid row: \`cum\` is the
--- country's points in this cell and the cells before it in its row (cells without points have no row).
--- An exact radius count adds the cells wholly inside the circle, each row's run of them as the difference
--- of two running counts, and measures only the points of cells on its edge.
-CREATE TABLE cells (country TEXT NOT NULL, cell INTEGER NOT NULL, cum INTEGER NOT NULL, PRIMARY KEY (country, cell)) WITHOUT ROWID;
+-- Points per grid cell (grid.ts, one grid per size: \`per_deg\` cells a degree) and country, as running
+-- counts along each grid row: \`cum\` is the country's points in this cell and the cells before it in its
+-- row (cells without points have no row). An exact radius count adds the cells wholly inside the circle,
+-- each row's run of them as the difference of two running counts, and measures only the points of cells
+-- on its edge.
+CREATE TABLE cells (
+  country TEXT NOT NULL, per_deg INTEGER NOT NULL, cell INTEGER NOT NULL, cum INTEGER NOT NULL,
+  PRIMARY KEY (country, per_deg, cell)
+) WITHOUT ROWID;
 `
 
 const INDEXES = `
@@ -237,7 +241,7 @@ export async function buildPostalDatabase(o: PostalBuildOptions): Promise<BuildR
     const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)')
     meta.run('records', String(rows))
     meta.run('countries', String(countriesWithData))
-    meta.run('cell_deg', String(CELL_DEG))
+    meta.run('cell_degs', JSON.stringify(CELL_DEGS))
     db.run('COMMIT')
     step('statistics', 'ANALYZE')
 
@@ -266,30 +270,33 @@ function writeSpatialIndex(db: Database) {
 }
 
 /**
- * Running counts of R*Tree points per grid cell and country along each grid row. The cell comes from the
- * R*Tree's own stored (32-bit, rounded-down) corner, as the service computes it for candidates it reads back.
+ * Running counts of R*Tree points per grid cell and country along each grid row, for each grid. The cell
+ * comes from the R*Tree's own stored (32-bit, rounded-down) corner, as the service computes it for
+ * candidates it reads back.
  */
 function writeCells(db: Database) {
-  const grid = new Grid(CELL_DEG)
-  const counts = new Map<string, Map<number, number>>()
-  for (const { country, min_lat, min_lng } of db
-    .query<{ country: string; min_lat: number; min_lng: number }, []>('SELECT country, min_lat, min_lng FROM places_rtree')
-    .iterate()) {
-    let cells = counts.get(country)
-    if (!cells) counts.set(country, (cells = new Map()))
-    const key = grid.keyOf(min_lat, min_lng)
-    cells.set(key, (cells.get(key) ?? 0) + 1)
-  }
-  const insert = db.prepare('INSERT INTO cells (country, cell, cum) VALUES (?, ?, ?)')
-  for (const country of [...counts.keys()].sort()) {
-    const cells = counts.get(country)!
-    let lastRow = -1
-    let cum = 0
-    for (const key of [...cells.keys()].sort((a, b) => a - b)) {
-      const row = Math.floor(key / grid.lngCells)
-      if (row !== lastRow) [lastRow, cum] = [row, 0] // each grid row's running count starts again
-      cum += cells.get(key)!
-      insert.run(country, key, cum)
+  const insert = db.prepare('INSERT INTO cells (country, per_deg, cell, cum) VALUES (?, ?, ?, ?)')
+  for (const deg of CELL_DEGS) {
+    const grid = new Grid(deg)
+    const counts = new Map<string, Map<number, number>>()
+    for (const { country, min_lat, min_lng } of db
+      .query<{ country: string; min_lat: number; min_lng: number }, []>('SELECT country, min_lat, min_lng FROM places_rtree')
+      .iterate()) {
+      let cells = counts.get(country)
+      if (!cells) counts.set(country, (cells = new Map()))
+      const key = grid.keyOf(min_lat, min_lng)
+      cells.set(key, (cells.get(key) ?? 0) + 1)
+    }
+    for (const country of [...counts.keys()].sort()) {
+      const cells = counts.get(country)!
+      let lastRow = -1
+      let cum = 0
+      for (const key of [...cells.keys()].sort((a, b) => a - b)) {
+        const row = Math.floor(key / grid.lngCells)
+        if (row !== lastRow) [lastRow, cum] = [row, 0] // each grid row's running count starts again
+        cum += cells.get(key)!
+        insert.run(country, grid.perDeg, key, cum)
+      }
     }
   }
 }
@@ -302,7 +309,8 @@ export const postalBuilder: DatasetBuilder = {
   artifacts: [POSTAL_ARTIFACT],
   optional: FULL_SOURCES,
   // 5: the country as an R*Tree dimension (4 had the id, slow on dense countries); the tree no longer
-  // repeats each point's coordinates (unread). 6: the cells hold running counts along each grid row.
+  // repeats each point's coordinates (unread). 6: the cells hold running counts along each grid row,
+  // for cells of 0.0025° and of 0.01°.
   revision: 6,
   async build(ctx) {
     const postal = await ctx.source(POSTAL_SOURCE)

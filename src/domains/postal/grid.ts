@@ -11,8 +11,14 @@
  */
 import { EARTH_RADIUS_KM } from './geo.ts'
 
-/** Default cell size in degrees (~1.1 km of latitude); the artifact records the size it was built with. */
-export const CELL_DEG = 0.01
+/**
+ * The cell sizes whose counts the artifact stores, in degrees, finest first; it records the sizes it was
+ * built with. A radius count covers its circle with the finest grid whose cover has at most
+ * `FINE_COVER_ROWS` rows, else the coarsest: small cells keep the edge band of a small circle narrow
+ * (London 5 km: 5,624 edge points read at 0.01°, 1,471 at 0.0025°), large ones keep a wide circle's rows
+ * few (docs/postal.md, "Radius counts from running counts").
+ */
+export const CELL_DEGS = [0.0025, 0.01] as const
 /** Widening of a cell's bounds: far more than a 32-bit float step at 180° (1.5e-5°). */
 export const MARGIN_DEG = 1e-4
 
@@ -32,6 +38,11 @@ export class Grid {
 
   column(lng: number): number {
     return Math.min(this.lngCells - 1, Math.max(0, Math.floor((lng + 180) / this.deg)))
+  }
+
+  /** Cells per degree: the grid's name in the artifact (`cells.per_deg`). */
+  get perDeg(): number {
+    return Math.round(1 / this.deg)
   }
 
   /** The stored key of a cell: row-major, so one row's consecutive columns are one key range. */

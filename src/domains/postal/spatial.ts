@@ -65,9 +65,12 @@ export const SEARCH_UNITS = 32
 export const COVER_UNITS_PER_ROW = 8
 /** Units of a row's run of inside cells: two seeks of the running counts (~2.5 µs each measured). */
 export const RUN_UNITS = 8
+/** Rows a circle's cover may have in a grid finer than the coarsest (grid.ts `CELL_DEGS`). */
+export const FINE_COVER_ROWS = 100
 
 export class Spatial {
-  private readonly grid: Grid
+  /** The stored grids, finest first. */
+  private readonly grids: Grid[]
   private readonly statements = new Map<string, Statement>()
 
   private readonly tuning: SpatialTuning
@@ -78,14 +81,13 @@ export class Spatial {
     tuning: Partial<SpatialTuning> = {},
   ) {
     this.tuning = { sparseBelow: 3000, edgeRows: 2, ...tuning }
-    const deg = db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'cell_deg'").get()
-    if (!deg)
-      throw new Error('postal.sqlite has no grid cells (built by an older builder): rebuild it with `almanac data build --only postal`')
-    this.grid = new Grid(Number(deg.value))
-    if (!db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM pragma_table_info('cells') WHERE name = 'cum'").get()?.n)
+    // Revision 6 (running counts, several grids) records `cell_degs`; older artifacts are rebuilt.
+    const degs = db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'cell_degs'").get()
+    if (!degs)
       throw new Error(
-        'postal.sqlite stores no running counts (built by an older builder): rebuild it with `almanac data build --only postal`',
+        'postal.sqlite has no grid running counts (built by an older builder): rebuild it with `almanac data build --only postal`',
       )
+    this.grids = (JSON.parse(degs.value) as number[]).map((deg) => new Grid(deg))
     this.meter = WorkMeter.of(db)
   }
 
@@ -122,18 +124,18 @@ export class Spatial {
     return s.values(JSON.stringify(ids)) as ExactRow[]
   }
 
-  /** Number of the country's points in the cells of the runs, from the stored running counts. */
-  private cellCount(scope: CountryScope, runs: Run[]): number {
+  /** Number of the country's points in the cells of the runs of `grid`, from its stored running counts. */
+  private cellCount(scope: CountryScope, grid: Grid, runs: Run[]): number {
     this.meter.spend(runs.length * RUN_UNITS)
-    const grid = this.grid
     const ranges = runs.map((r) => [grid.key(r.row, 0), grid.key(r.row, r.from) - 1, grid.key(r.row, r.to)])
     // The running count at the last stored cell of the row at or before a key (0 when there is none).
     const at = (key: string) =>
-      'coalesce((SELECT c.cum FROM cells c WHERE c.country = ?2 AND c.cell BETWEEN j.value ->> 0 AND ' +
+      'coalesce((SELECT c.cum FROM cells c WHERE c.country = ?2 AND c.per_deg = ?3 AND c.cell BETWEEN j.value ->> 0 AND ' +
       `${key} ORDER BY c.cell DESC LIMIT 1), 0)`
     const sum = this.stmt(`SELECT TOTAL(${at('j.value ->> 2')} - ${at('j.value ->> 1')}) AS n FROM json_each(?1) j`, scope).get(
       JSON.stringify(ranges),
       scope.alpha2,
+      grid.perDeg,
     ) as { n: number }
     return sum.n
   }
@@ -157,12 +159,12 @@ export class Spatial {
           if (this.inCircle(id, minLat, maxLat, minLng, maxLng, lat, lng, radiusKm)) total++
       return total
     }
-    const grid = this.grid
+    const grid = this.grids.find((g) => coverRows(g, lat, radiusKm) <= FINE_COVER_ROWS) ?? this.grids.at(-1)!
     this.meter.spend(coverRows(grid, lat, radiusKm) * COVER_UNITS_PER_ROW)
     const cover = circleCover(grid, lat, lng, radiusKm)
     let total = 0
     if (cover.inside.length) {
-      total += this.cellCount(scope, cover.inside)
+      total += this.cellCount(scope, grid, cover.inside)
     }
     if (!cover.edge.length) return total
     const cellBoxes = edgeBoxes(cover.edge, this.tuning.edgeRows)
@@ -260,14 +262,14 @@ export class Spatial {
 
   /** The radius expected to hold 2k points at the density of the 3 x 3 cells around the centre; undefined if they are empty. */
   private startRadius(scope: CountryScope, lat: number, lng: number, k: number): number | undefined {
-    const grid = this.grid
+    const grid = this.grids.at(-1)!
     const row = grid.row(lat)
     const column = grid.column(lng)
     if (column === 0 || column === grid.lngCells - 1) return undefined
     const runs: Run[] = []
     for (let r = Math.max(0, row - 1); r <= Math.min(grid.latCells - 1, row + 1); r++)
       runs.push({ row: r, from: column - 1, to: column + 1 })
-    const n = this.cellCount(scope, runs)
+    const n = this.cellCount(scope, grid, runs)
     if (!n) return undefined
     const side = grid.deg * KM_PER_DEG
     const area = runs.length * 3 * side * side * Math.max(0.01, Math.cos((lat * Math.PI) / 180))

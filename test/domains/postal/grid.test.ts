@@ -5,11 +5,11 @@
  * edge at every 0.1° of bearing) lies in an inside or an edge cell, with no cell listed twice. Centres include the antimeridian and a pole.
  */
 import { describe, expect, test } from 'bun:test'
-import { circleCover, first, Grid, type Run } from '../../../src/domains/postal/grid.ts'
+import { CELL_DEGS, circleCover, coverRows, first, Grid, type Run } from '../../../src/domains/postal/grid.ts'
+import { FINE_COVER_ROWS } from '../../../src/domains/postal/spatial.ts'
 import { rng } from '../../support/random.ts'
 import { distanceKm } from '../../support/geo.ts'
 
-const grid = new Grid(0.01)
 const cases = [
   { lat: 51.5074, lng: -0.1278, r: 25 },
   { lat: 52.52, lng: 13.4, r: 3.3 }, // centre on a cell corner
@@ -18,18 +18,24 @@ const cases = [
   { lat: -41, lng: -179.99, r: 60 },
   { lat: 89.9, lng: 10, r: 30 }, // reaching the pole: whole rows
   { lat: -60, lng: 100, r: 0.4 },
+  // Circles small enough for the finer grids (spatial.ts FINE_COVER_ROWS) where the larger ones above are not.
+  { lat: 65.5, lng: 180, r: 8 },
+  { lat: -41, lng: -179.99, r: 6 },
+  { lat: 89.995, lng: 10, r: 1 },
 ]
 
-const keys = (runs: Run[]) =>
+const keys = (grid: Grid, runs: Run[]) =>
   runs.flatMap((run) => Array.from({ length: run.to - run.from + 1 }, (_, i) => grid.key(run.row, run.from + i)))
 
-describe('circle cover', () => {
-  for (const c of cases) {
-    test(`${c.lat}, ${c.lng}, ${c.r} km`, () => {
+// Every grid the artifact stores counts for covers the circles a radius count uses it for.
+describe.each(CELL_DEGS.map((deg) => new Grid(deg)))('circle cover', (grid) => {
+  const coarsest = grid.deg === Math.max(...CELL_DEGS)
+  for (const c of cases.filter((c) => coarsest || coverRows(grid, c.lat, c.r) <= FINE_COVER_ROWS)) {
+    test(`${grid.deg}° cells: ${c.lat}, ${c.lng}, ${c.r} km`, () => {
       const centre = { lat: c.lat, lng: c.lng }
       const cover = circleCover(grid, c.lat, c.lng, c.r)
-      const inside = keys(cover.inside)
-      const edge = keys(cover.edge)
+      const inside = keys(grid, cover.inside)
+      const edge = keys(grid, cover.edge)
       const all = new Set([...inside, ...edge])
       expect(all.size).toBe(inside.length + edge.length)
       const random = rng(Math.round(c.lat * 1000 + c.lng))
