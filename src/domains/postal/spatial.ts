@@ -81,7 +81,7 @@ export class Spatial {
     tuning: Partial<SpatialTuning> = {},
   ) {
     this.tuning = { sparseBelow: 3000, edgeRows: 2, ...tuning }
-    // Revision 6 (running counts, several grids) records `cell_degs`; older artifacts are rebuilt.
+    // Revision 6 (running counts, several grids) records `cell_degs`; an older artifact must be rebuilt.
     const degs = db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'cell_degs'").get()
     if (!degs)
       throw new Error(
@@ -159,6 +159,7 @@ export class Spatial {
           if (this.inCircle(id, minLat, maxLat, minLng, maxLng, lat, lng, radiusKm)) total++
       return total
     }
+    // The finest grid whose cover has few enough rows (a small circle's edge band narrow), else the coarsest.
     const grid = this.grids.find((g) => coverRows(g, lat, radiusKm) <= FINE_COVER_ROWS) ?? this.grids.at(-1)!
     this.meter.spend(coverRows(grid, lat, radiusKm) * COVER_UNITS_PER_ROW)
     const cover = circleCover(grid, lat, lng, radiusKm)
