@@ -80,10 +80,21 @@ export interface CircleCover {
   edge: Run[]
 }
 
+/** Rows a circle's cover may have in a grid finer than the coarsest (`CELL_DEGS`). */
+export const FINE_COVER_ROWS = 100
+
 /** Grid rows `circleCover` classifies for this circle (its work is a few binary searches per row). */
 export function coverRows(grid: Grid, lat0: number, radiusKm: number): number {
   const dLatDeg = radiusKm / EARTH_RADIUS_KM / RAD
   return grid.row(lat0 + dLatDeg + MARGIN_DEG) - grid.row(lat0 - dLatDeg - MARGIN_DEG) + 1
+}
+
+/**
+ * The grid a radius count covers this circle with: the finest of `grids` (finest first) whose cover has at
+ * most FINE_COVER_ROWS rows, so a small circle's edge band stays narrow, else the coarsest.
+ */
+export function coverGrid(grids: readonly Grid[], lat0: number, radiusKm: number): Grid {
+  return grids.find((g) => coverRows(g, lat0, radiusKm) <= FINE_COVER_ROWS) ?? grids.at(-1)!
 }
 
 /**

@@ -19,7 +19,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { WorkMeter } from '../../lib/work-budget.ts'
 import { circleBoxes, haversineKm, inPolygon, type Box, type Polygon } from './geo.ts'
-import { circleCover, coverRows, Grid, type Run } from './grid.ts'
+import { circleCover, coverGrid, coverRows, Grid, type Run } from './grid.ts'
 
 /** Which points of the R*Tree belong to a country. */
 export interface CountryScope {
@@ -65,8 +65,13 @@ export const SEARCH_UNITS = 32
 export const COVER_UNITS_PER_ROW = 8
 /** Units of a row's run of inside cells: two seeks of the running counts (~2.5 µs each measured). */
 export const RUN_UNITS = 8
-/** Rows a circle's cover may have in a grid finer than the coarsest (grid.ts `CELL_DEGS`). */
-export const FINE_COVER_ROWS = 100
+
+/** The running count at the last stored cell of the row at or before a key (0 when there is none). */
+const runningCountAt = (key: string) =>
+  'coalesce((SELECT c.cum FROM cells c WHERE c.country = ?2 AND c.per_deg = ?3 AND c.cell BETWEEN j.value ->> 0 AND ' +
+  `${key} ORDER BY c.cell DESC LIMIT 1), 0)`
+/** Points in runs given as JSON [row's first key, key before the run, run's last key] (?1), country ?2, grid ?3. */
+const CELL_COUNT = `SELECT TOTAL(${runningCountAt('j.value ->> 2')} - ${runningCountAt('j.value ->> 1')}) AS n FROM json_each(?1) j`
 
 export class Spatial {
   /** The stored grids, finest first. */
@@ -128,15 +133,7 @@ export class Spatial {
   private cellCount(scope: CountryScope, grid: Grid, runs: Run[]): number {
     this.meter.spend(runs.length * RUN_UNITS)
     const ranges = runs.map((r) => [grid.key(r.row, 0), grid.key(r.row, r.from) - 1, grid.key(r.row, r.to)])
-    // The running count at the last stored cell of the row at or before a key (0 when there is none).
-    const at = (key: string) =>
-      'coalesce((SELECT c.cum FROM cells c WHERE c.country = ?2 AND c.per_deg = ?3 AND c.cell BETWEEN j.value ->> 0 AND ' +
-      `${key} ORDER BY c.cell DESC LIMIT 1), 0)`
-    const sum = this.stmt(`SELECT TOTAL(${at('j.value ->> 2')} - ${at('j.value ->> 1')}) AS n FROM json_each(?1) j`, scope).get(
-      JSON.stringify(ranges),
-      scope.alpha2,
-      grid.perDeg,
-    ) as { n: number }
+    const sum = this.stmt(CELL_COUNT, scope).get(JSON.stringify(ranges), scope.alpha2, grid.perDeg) as { n: number }
     return sum.n
   }
 
@@ -159,8 +156,7 @@ export class Spatial {
           if (this.inCircle(id, minLat, maxLat, minLng, maxLng, lat, lng, radiusKm)) total++
       return total
     }
-    // The finest grid whose cover has few enough rows (a small circle's edge band narrow), else the coarsest.
-    const grid = this.grids.find((g) => coverRows(g, lat, radiusKm) <= FINE_COVER_ROWS) ?? this.grids.at(-1)!
+    const grid = coverGrid(this.grids, lat, radiusKm)
     this.meter.spend(coverRows(grid, lat, radiusKm) * COVER_UNITS_PER_ROW)
     const cover = circleCover(grid, lat, lng, radiusKm)
     let total = 0

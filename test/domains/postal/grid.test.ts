@@ -5,8 +5,7 @@
  * edge at every 0.1° of bearing) lies in an inside or an edge cell, with no cell listed twice. Centres include the antimeridian and a pole.
  */
 import { describe, expect, test } from 'bun:test'
-import { CELL_DEGS, circleCover, coverRows, first, Grid, type Run } from '../../../src/domains/postal/grid.ts'
-import { FINE_COVER_ROWS } from '../../../src/domains/postal/spatial.ts'
+import { CELL_DEGS, circleCover, coverGrid, first, Grid, type Run } from '../../../src/domains/postal/grid.ts'
 import { rng } from '../../support/random.ts'
 import { distanceKm } from '../../support/geo.ts'
 
@@ -18,7 +17,7 @@ const cases = [
   { lat: -41, lng: -179.99, r: 60 },
   { lat: 89.9, lng: 10, r: 30 }, // reaching the pole: whole rows
   { lat: -60, lng: 100, r: 0.4 },
-  // Circles small enough for the finer grids (spatial.ts FINE_COVER_ROWS) where the larger ones above are not.
+  // Circles small enough for the finer grids (grid.ts FINE_COVER_ROWS) where the larger ones above are not.
   { lat: 65.5, lng: 180, r: 8 },
   { lat: -41, lng: -179.99, r: 6 },
   { lat: 89.995, lng: 10, r: 1 },
@@ -27,10 +26,10 @@ const cases = [
 const keys = (grid: Grid, runs: Run[]) =>
   runs.flatMap((run) => Array.from({ length: run.to - run.from + 1 }, (_, i) => grid.key(run.row, run.from + i)))
 
-// Every grid the artifact stores counts for covers the circles a radius count uses it for.
-describe.each(CELL_DEGS.map((deg) => new Grid(deg)))('circle cover', (grid) => {
-  const coarsest = grid.deg === Math.max(...CELL_DEGS)
-  for (const c of cases.filter((c) => coarsest || coverRows(grid, c.lat, c.r) <= FINE_COVER_ROWS)) {
+// Every grid the artifact stores counts for covers the circles a radius count uses it for (the coarsest, all).
+const grids = CELL_DEGS.map((deg) => new Grid(deg))
+describe.each(grids)('circle cover', (grid) => {
+  for (const c of cases.filter((c) => grid === grids.at(-1) || coverGrid(grids, c.lat, c.r) === grid)) {
     test(`${grid.deg}° cells: ${c.lat}, ${c.lng}, ${c.r} km`, () => {
       const centre = { lat: c.lat, lng: c.lng }
       const cover = circleCover(grid, c.lat, c.lng, c.r)
