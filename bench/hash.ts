@@ -1,14 +1,15 @@
 /**
- * Hashing speed and isolation. Over HTTP against one server (default config: one KDF worker per core):
- * 1. digests/s: POST /hash/sha256 and /hash/sha512 as ratios of a hello-world measured in the same run;
- * 2. isolation: p99 of /hash/sha256 idle, then again while 4 clients hammer /hash/bcrypt rounds 12
+ * Hashing speed and isolation. Over HTTP (default config: one KDF worker per core):
+ * 1. digests/s: POST /hash/sha256, /hash/sha512 and /hash/md5, each as a ratio of a hello-world run just before it
+ *    (`compareWithHello`, BENCH_ROUNDS rounds);
+ * 2. isolation (a server of its own): p99 of /hash/sha256 idle, then again while 4 clients hammer /hash/bcrypt rounds 12
  *    (target: under 3x the idle p99). Also in-process digest and KDF rates for scale.
  * Prints figures; asserts nothing. Run: `bun bench/hash.ts`.
  */
 import { availableParallelism } from 'node:os'
 import { argon2id, bcrypt, scrypt } from '../src/domains/hash/kdf.ts'
 import { digest } from '../src/domains/hash/service.ts'
-import { load, printCallsHeader, printTable, startAlmanac, startHello, timeCalls, type Row } from './lib.ts'
+import { compareWithHello, load, printCallsHeader, printTable, startAlmanac, timeCalls } from './lib.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 
@@ -21,22 +22,15 @@ time('bcrypt rounds 12 (default)', 4, () => bcrypt('correct horse', { rounds: 12
 time('scrypt n=16384 r=8 p=1 (default)', 8, () => scrypt('correct horse', { n: 16384, r: 8, p: 1 }))
 time('argon2id t=3 m=65536 p=4 (default)', 8, () => argon2id('correct horse', { time_cost: 3, memory_cost: 65536, parallelism: 4 }))
 
-const hello = await startHello()
+const sha256 = { method: 'POST', path: '/api/v1/hash/sha256', body: { input: 'correct horse battery staple' }, seconds: SECONDS }
+await compareWithHello(`Digests over HTTP (wrk, 32 connections, ${SECONDS} s each)`, [
+  { name: 'POST /hash/sha256 (28 bytes)', ...sha256 },
+  { name: 'POST /hash/sha512 (4 KiB)', ...sha256, path: '/api/v1/hash/sha512', body: { input: 'x'.repeat(4096) } },
+  { name: 'POST /hash/md5 (28 bytes, Form B)', ...sha256, path: '/api/v1/hash/md5', headers: { 'x-response-form': 'bare' } },
+])
+
 const almanac = await startAlmanac()
 try {
-  const sha256 = { method: 'POST', path: '/api/v1/hash/sha256', body: { input: 'correct horse battery staple' }, seconds: SECONDS }
-  const rows: Row[] = [{ name: hello.name, result: await load(hello, { seconds: SECONDS }) }]
-  rows.push({ name: 'POST /hash/sha256 (28 bytes)', result: await load(almanac, sha256) })
-  rows.push({
-    name: 'POST /hash/sha512 (4 KiB)',
-    result: await load(almanac, { ...sha256, path: '/api/v1/hash/sha512', body: { input: 'x'.repeat(4096) } }),
-  })
-  rows.push({
-    name: 'POST /hash/md5 (28 bytes, Form B)',
-    result: await load(almanac, { ...sha256, path: '/api/v1/hash/md5', headers: { 'x-response-form': 'bare' } }),
-  })
-  printTable(`Digests over HTTP (wrk, 32 connections, ${SECONDS} s each)`, rows)
-
   // Latency probe: a few connections, so p99 measures waiting behind other work, not wrk's own queueing.
   const probe = { ...sha256, connections: 4, threads: 1 }
   const idle = await load(almanac, probe)
@@ -60,11 +54,6 @@ try {
   console.log(
     `\nsha256 p99: idle ${idle.p99Ms.toFixed(2)} ms, under bcrypt load ${busy.p99Ms.toFixed(2)} ms -> ${ratio.toFixed(2)}x (target < 3x)`,
   )
-  console.log(
-    `digests/s over HTTP: sha256 ${rows[1]!.result.rps.toFixed(0)} req/s = ${(rows[1]!.result.rps / rows[0]!.result.rps).toFixed(2)} of ` +
-      `hello-world (${rows[0]!.result.rps.toFixed(0)} req/s)`,
-  )
 } finally {
-  await hello.stop()
   await almanac.stop()
 }

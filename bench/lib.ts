@@ -269,35 +269,74 @@ export function printTable(title: string, rows: Row[]) {
   }
 }
 
+/** A case of `besideHello`: a route of a server, and what it is called in the tables. */
+export interface BesideCase extends LoadOptions {
+  name: string
+  server: BenchServer
+}
+
+/** A case's run and the hello-world run just before it. */
+export interface BesideRun {
+  round: number
+  result: LoadResult
+  hello: LoadResult
+}
+
 /**
- * The usual comparison: each case against a hello-world run just before it, alternated for BENCH_ROUNDS rounds
- * (default 2), then each case's range of ratios. On a shared machine a figure moves by a third between minutes
- * (docs/performance.md), so one hello-world at the start is no baseline for a case measured a minute later.
- * Servers are started and stopped here so a bench script is only a list of cases.
+ * Each case right after a hello-world run of its own, alternated for `rounds` rounds; `each` sees every pair as it
+ * is measured. On a shared machine a figure moves by a third between minutes (docs/performance.md), so one
+ * hello-world at the start is no baseline for a case measured a minute later. Per case, its runs in round order.
+ */
+export async function besideHello(
+  hello: BenchServer,
+  cases: BesideCase[],
+  rounds: number,
+  each: (c: BesideCase, run: BesideRun) => void,
+): Promise<Map<string, BesideRun[]>> {
+  const runs = new Map(cases.map((c) => [c.name, [] as BesideRun[]]))
+  for (let round = 1; round <= rounds; round++)
+    for (const c of cases) {
+      const base = await load(hello, { seconds: c.seconds })
+      const run = { round, result: await load(c.server, c), hello: base }
+      runs.get(c.name)!.push(run)
+      each(c, run)
+    }
+  return runs
+}
+
+/** BENCH_ROUNDS, the rounds of a `besideHello` comparison (default 2). */
+export const benchRounds = () => Number(process.env.BENCH_ROUNDS ?? 2)
+
+/** `lo–hi` of `xs`, each with `digits` decimals. */
+export const range = (xs: number[], digits = 2) => `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`
+
+/**
+ * The usual comparison: each case of one Almanac server against a hello-world run just before it
+ * (`besideHello`, BENCH_ROUNDS rounds), then each case's range of ratios. Servers are started and stopped here
+ * so a bench script is only a list of cases.
  */
 export async function compareWithHello(title: string, cases: (LoadOptions & { name: string })[], almanacEnv: Record<string, string> = {}) {
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
+  const rounds = benchRounds()
   const hello = await startHello()
   const almanac = await startAlmanac(almanacEnv)
   try {
     console.log(`\n${title}: each case after a hello-world run (bare Elysia), ${rounds} rounds`)
     console.log('| case | round | req/s | hello-world req/s | ratio | p50 ms | p99 ms | CPU µs/req | hello-world CPU µs/req | non-2xx |')
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
-    const ratios = new Map(cases.map((c) => [c.name, [] as number[]]))
-    for (let round = 1; round <= rounds; round++)
-      for (const c of cases) {
-        const base = await load(hello, { seconds: c.seconds })
-        const r = await load(almanac, c)
-        const ratio = r.rps / base.rps
-        ratios.get(c.name)!.push(ratio)
+    const runs = await besideHello(
+      hello,
+      cases.map((c) => ({ ...c, server: almanac })),
+      rounds,
+      (c, { round, result: r, hello: base }) =>
         console.log(
-          `| ${c.name} | ${round} | ${r.rps.toFixed(0)} | ${base.rps.toFixed(0)} | ${ratio.toFixed(2)} | ${r.p50Ms.toFixed(2)} ` +
+          `| ${c.name} | ${round} | ${r.rps.toFixed(0)} | ${base.rps.toFixed(0)} | ${(r.rps / base.rps).toFixed(2)} ` +
+            `| ${r.p50Ms.toFixed(2)} ` +
             `| ${r.p99Ms.toFixed(2)} | ${r.cpuUsPerRequest.toFixed(1)} | ${base.cpuUsPerRequest.toFixed(1)} | ${r.non2xx} |`,
-        )
-      }
+        ),
+    )
     console.log('\n| case | ratio to hello-world, lowest–highest round |')
     console.log('|---|---:|')
-    for (const [name, rs] of ratios) console.log(`| ${name} | ${Math.min(...rs).toFixed(2)}–${Math.max(...rs).toFixed(2)} |`)
+    for (const [name, rs] of runs) console.log(`| ${name} | ${range(rs.map((r) => r.result.rps / r.hello.rps))} |`)
   } finally {
     await hello.stop()
     await almanac.stop()
