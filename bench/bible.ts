@@ -18,7 +18,7 @@ import { BIBLE_ARTIFACT } from '../src/domains/bible/artifacts.ts'
 import { parseQuery } from '../src/domains/bible/query.ts'
 import { openBibleService } from '../src/domains/bible/service.ts'
 import { MIRROR } from '../test/support/mirror.ts'
-import { compareWithHello, linesFile, percentile, ROOT, randomLineScript, versusBase } from './lib.ts'
+import { compareWithHello, linesFile, percentile, ROOT, randomLineScript, range, versusBase } from './lib.ts'
 import { kjvVerses, searchQueries } from './peers/inputs.ts'
 
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`
@@ -142,8 +142,7 @@ for (const [kind, qs] of Object.entries(QUERIES)) {
       off.push(cpu(words, (w) => service.search(w, ['kjv'], 'relevance', page), calls))
       on.push(cpu(words, (w) => cached.searchAnywhere(w, ['kjv'], 'relevance', page, 'translation'), calls))
     }
-    const span = (xs: number[]) => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`
-    console.log(`| ${label} | ${span(off)} | ${span(on)} |`)
+    console.log(`| ${label} | ${range(off, 1)} | ${range(on, 1)} |`)
   }
 }
 

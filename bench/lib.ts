@@ -330,8 +330,8 @@ export async function compareWithHello(title: string, cases: (LoadOptions & { na
       (c, { round, result: r, hello: base }) =>
         console.log(
           `| ${c.name} | ${round} | ${r.rps.toFixed(0)} | ${base.rps.toFixed(0)} | ${(r.rps / base.rps).toFixed(2)} ` +
-            `| ${r.p50Ms.toFixed(2)} ` +
-            `| ${r.p99Ms.toFixed(2)} | ${r.cpuUsPerRequest.toFixed(1)} | ${base.cpuUsPerRequest.toFixed(1)} | ${r.non2xx} |`,
+            `| ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.cpuUsPerRequest.toFixed(1)} | ${base.cpuUsPerRequest.toFixed(1)} ` +
+            `| ${r.non2xx} |`,
         ),
     )
     console.log('\n| case | ratio to hello-world, lowest–highest round |')
