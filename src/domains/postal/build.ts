@@ -275,32 +275,30 @@ function writeSpatialIndex(db: Database) {
  * candidates it reads back.
  */
 function writeCells(db: Database) {
-  const grids = CELL_DEGS.map((deg) => new Grid(deg))
   // Per grid, per country, the points of each cell: one pass over the R*Tree for every grid.
-  const counts = grids.map(() => new Map<string, Map<number, number>>())
+  const grids = CELL_DEGS.map((deg) => ({ grid: new Grid(deg), counts: new Map<string, Map<number, number>>() }))
   for (const { country, min_lat, min_lng } of db
     .query<{ country: string; min_lat: number; min_lng: number }, []>('SELECT country, min_lat, min_lng FROM places_rtree')
     .iterate())
-    grids.forEach((grid, g) => {
-      let cells = counts[g]!.get(country)
-      if (!cells) counts[g]!.set(country, (cells = new Map()))
+    for (const { grid, counts } of grids) {
+      let cells = counts.get(country)
+      if (!cells) counts.set(country, (cells = new Map()))
       const key = grid.keyOf(min_lat, min_lng)
       cells.set(key, (cells.get(key) ?? 0) + 1)
-    })
+    }
   const insert = db.prepare('INSERT INTO cells (country, per_deg, cell, cum) VALUES (?, ?, ?, ?)')
-  grids.forEach((grid, g) => {
-    for (const country of [...counts[g]!.keys()].sort()) {
-      const cells = counts[g]!.get(country)!
+  for (const { grid, counts } of grids)
+    for (const country of [...counts.keys()].sort()) {
+      const cells = counts.get(country)!
       let lastRow = -1
       let cum = 0
       for (const key of [...cells.keys()].sort((a, b) => a - b)) {
-        const row = Math.floor(key / grid.lngCells)
+        const row = grid.rowOfKey(key)
         if (row !== lastRow) [lastRow, cum] = [row, 0] // each grid row's running count starts again
         cum += cells.get(key)!
         insert.run(country, grid.perDeg, key, cum)
       }
     }
-  })
 }
 
 const FULL_SOURCES = FULL_CODE_COUNTRIES.map(fullCodeSource)

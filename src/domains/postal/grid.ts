@@ -50,6 +50,11 @@ export class Grid {
     return row * this.lngCells + column
   }
 
+  /** The row of a stored key (`key`'s inverse for the row). */
+  rowOfKey(key: number): number {
+    return Math.floor(key / this.lngCells)
+  }
+
   /** The cell of an R*Tree entry, from its lower corner. */
   keyOf(minLat: number, minLng: number): number {
     return this.key(this.row(minLat), this.column(minLng))
