@@ -160,7 +160,9 @@ describe('every real code in the mirror passes its country format', () => {
       for (const code of codes) if (!notACode(cc, code) && !valid(cc, code)) (failures[cc] ??= []).push(code)
     }
     expect(Object.fromEntries(Object.entries(failures).map(([cc, codes]) => [cc, codes.slice(0, 5)]))).toEqual({})
-  })
+    // Every mirror file gunzipped and its ~1.3 M codes checked: 2.9–4.9 s in recent runs, so the default 5 s timeout
+    // failed it on a slow minute. A bound on the wall clock is not what this test is about.
+  }, 60_000)
 
   test("each corrected country's format and regex agree: the format's own layout of real digits matches", () => {
     for (const cc of Object.keys(FORMAT_CORRECTIONS)) {
