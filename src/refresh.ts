@@ -9,6 +9,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import type { Server } from 'bun'
 import type { AnyElysia } from 'elysia'
 import type { Config } from './config.ts'
 import type { Domain, MountedDomain } from './domains/types.ts'
@@ -16,6 +17,7 @@ import type { Observability } from './http/observability.ts'
 import { type AppDeps, createApp } from './server.ts'
 import { openDomains, warmUp } from './domains/mount.ts'
 import { datasetMetrics, domainMetrics } from './http/dataset-metrics.ts'
+import { attachServer } from './http/elysia-routes.ts'
 import { contentMismatch, sizeMismatch } from './data/integrity.ts'
 import { openDataDir } from './data/open.ts'
 import type { DataDir } from './data/types.ts'
@@ -44,8 +46,8 @@ export interface LiveApp {
    * a new app on the same generation's data, swapped in like an activation; nothing is closed.
    */
   remount(next: MountedDomain): void
-  /** Elysia's `server` (for the TCP peer address) on every generation's app, now and later. */
-  attach(server: unknown): void
+  /** Bun's server (for the TCP peer address) on every generation's app, now and later, and in the access log. */
+  attach(server: Server<unknown>): void
   /** Closes the current generation's domains (at shutdown). */
   close(): Promise<void>
 }
@@ -93,10 +95,10 @@ export function liveApp(
 ): LiveApp {
   const log = deps.log ?? logger
   const clock = deps.clock ?? Date.now
-  let server: unknown
+  let server: Server<unknown> | undefined
   const build = (data: DataDir, mounted: MountedDomain[]): Generation => {
     const app = createApp(config, { ...deps, data, datasetMetrics: false }, mounted)
-    if (server) (app as unknown as { server: unknown }).server = server
+    if (server) attachServer(app, server)
     return { data, mounted, app, inflight: 0 }
   }
   let current = build(data, mounted)
@@ -207,7 +209,8 @@ export function liveApp(
     },
     attach(s) {
       server = s
-      ;(current.app as unknown as { server: unknown }).server = s
+      attachServer(current.app, s)
+      deps.observability.attach(s)
     },
     async close() {
       for (const m of current.mounted) if (m.service !== undefined) await m.domain.close?.(m.service)

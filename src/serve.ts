@@ -60,7 +60,7 @@ export async function serve(config: Config, log: (line: string) => void = logger
       }),
     )
   const observability = createObservability(config)
-  const authenticator = createAuthenticator(config, { keys, log, domains: allDomains })
+  const authenticator = createAuthenticator(config, { keys, log })
   // A server that can accept no one would otherwise start silently and answer 401 to everything.
   const unconfigured = await authenticator.unconfigured?.()
   if (unconfigured) log(JSON.stringify({ level: 'warn', msg: unconfigured }))

@@ -9,24 +9,25 @@
  * is domains/mount.ts; /readyz is http/readiness.ts; the datasets' metrics http/dataset-metrics.ts.
  */
 import { Elysia, type AnyElysia } from 'elysia'
-import type { Config } from './config.ts'
+import type { Config, ResponseForm } from './config.ts'
 import type { DataDir } from './data/types.ts'
 import type { Domain, MountedDomain } from './domains/types.ts'
 import { staleAfterDays } from './data/freshness.ts'
 import { badRequest } from './lib/errors.ts'
 import type { Authenticator, Principal } from './http/auth.ts'
-import { cacheRules, type CacheRules, contentTags, replyResponse } from './http/caching.ts'
+import { replyResponse } from './http/caching.ts'
 import { withCompression } from './http/compression.ts'
 import { requestContext } from './http/context.ts'
 import { withCors } from './http/cors.ts'
 import { datasetMetrics, domainMetrics } from './http/dataset-metrics.ts'
 import { docsRoutes } from './http/docs.ts'
-import { definitionsOf, disabledAfterStart, domainRoutes } from './http/domain-routes.ts'
+import { domainRoutes } from './http/domain-routes.ts'
+import { closeInputs, declaredRoutes, generatedDocument } from './http/elysia-routes.ts'
 import { asLogger, logger } from './lib/logger.ts'
-import { exchangeOf, existingExchange } from './http/exchange.ts'
+import { exchangeOf, existingExchange, resolveOnce } from './http/exchange.ts'
 import { metaRoutes } from './http/meta.ts'
 import { createObservability, type Observability } from './http/observability.ts'
-import { openApiRoutes } from './http/openapi.ts'
+import { buildOpenApiDocument, openApiRoutes } from './http/openapi.ts'
 import { API_PREFIX, isApi, pathOf, pathStart } from './http/paths.ts'
 import { problemResponse } from './http/problem-response.ts'
 import { quotaPolicy } from './http/quota-policy.ts'
@@ -34,9 +35,9 @@ import { readiness } from './http/readiness.ts'
 import { exchangeHeaders } from './http/response-headers.ts'
 import { bodyJson, checkFormHeader, formOf, Reply } from './http/reply.ts'
 import { bodyReader, checkRequest } from './http/request-guards.ts'
-import { closeInputs, IGNORED_QUERY } from './http/strict-inputs.ts'
+import { compileRouteTable, type RouteTable } from './http/route-table.ts'
+import { IGNORED_QUERY } from './http/strict-inputs.ts'
 import type { QuotaStore } from './stores/quota.ts'
-
 export interface AppDeps {
   data: DataDir
   domains: Domain[]
@@ -55,16 +56,14 @@ export interface AppDeps {
 
 export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[]): AnyElysia {
   const clock = deps.clock ?? Date.now
-  const routes = () => app.routes
-  const policy = quotaPolicy(config, deps.quota, clock, routes)
-  const definitions = definitionsOf(deps.data, mounted)
-  const checkOpen = disabledAfterStart(mounted)
+  const policy = quotaPolicy(config, deps.quota, clock)
   // The domains' one logger: the app's (tests pass theirs to read the lines).
   const log = asLogger(deps.log ?? logger)
-  const errorResponse = problemResponse(config, { credits: policy.credits, definitionsOf: definitions, routes, log: deps.log })
-  /** Cacheable routes (filled once the routes are mounted) and each open domain's content tag (cache.ts). */
-  let caching: CacheRules = new Map()
-  const tags = contentTags(deps.data, mounted)
+  /** The route table, compiled once the routes are mounted (below), before the first request. */
+  let table: RouteTable
+  /** What a request resolves to in the table: worked out once, on first ask, and kept on its exchange. */
+  const resolve = (request: Request) => resolveOnce(table, request)
+  const errorResponse = problemResponse(config, { credits: policy.credits, resolve, log })
   /** How old each dataset may grow before it is reported stale, as the domains' builders declare it. */
   const limits = staleAfterDays(mounted.flatMap((m) => m.domain.builders ?? []))
   const ready = readiness(config, { ...deps, clock, limits }, mounted)
@@ -88,7 +87,9 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       // does to this function's text (Elysia reads hook source to decide what else to provide).
       const { request, set } = context
       context.form = formOf(request, config.responseForm)
-      // Who is calling, before any body is read; then the request's own shape (400, 413, 415) and its
+      // The request's route, resolved once: every later layer reads it from the exchange.
+      exchangeOf(request).route = resolve(request).route ?? undefined
+      // Who is calling, before any body is read; then the request's own shape (400, 403, 413, 415) and its
       // first credit (429): a refused caller costs nothing but its headers.
       const refused = (e: unknown) => errorResponse('AUTH', e, request, set.headers as Record<string, unknown>)
       if (pathStart(request.url) < 0)
@@ -108,34 +109,25 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
     })
     .use(bodyReader(config.bodyLimit, config.requestBytesWaitingPerCaller))
     .use(observability.plugin)
-    .use(
-      openApiRoutes(
-        () => app,
-        () => mounted.filter((m) => !m.problem && !m.opening && m.domain.definitionsUpdated).flatMap((m) => m.domain.prefixes),
-        mounted.flatMap((m) => (m.domain.tag ? [m.domain.tag] : [])),
-      ),
-    )
+    .use(openApiRoutes(() => buildOpenApiDocument(generatedDocument(app), table)))
     .use(docsRoutes())
     .onTransform({ as: 'global' }, ({ request, route, body, query }) => {
-      // After routing and parsing, before the schema: route label, definitions date, then quota.
+      // After routing and parsing, before the schema: the route Elysia's router chose (the resolution's,
+      // unless a method such as HEAD reached another), then the rest of the request's cost.
       const exchange = exchangeOf(request)
-      exchange.route = route
+      if (exchange.route?.declared !== route) exchange.route = table.entry(request.method, route)
       // The parameters every route ignores by design (strict-inputs.ts), before the schema refuses strangers.
       if (query) for (const name of IGNORED_QUERY) delete (query as Record<string, unknown>)[name]
-      // A domain disabled after start (a corrupt artifact) keeps its routes but answers 503.
-      checkOpen(route)
-      exchange.definitionsUpdated = definitions.ofRoute(route)
       // The credits admission did not take: the rest of a per-item cost.
-      return policy.chargeRest(request, exchange, route, body)
+      return policy.chargeRest(request, exchange, body)
     })
     .onAfterHandle({ as: 'global' }, ({ response, request, query, set, form }) => {
       const exchange = existingExchange(request)
       if (response instanceof Reply) {
-        const json = bodyJson(response, form, (query as Record<string, string | undefined>)?.fields)
+        const fields = (query as Record<string, string | undefined>)?.fields
+        const json = bodyJson(response, form, fields, exchange?.route?.fields?.[form as ResponseForm])
         if (exchange) exchange.body = json
-        const status = typeof set.status === 'number' ? set.status : 200
-        const rule = status === 200 && exchange?.route ? caching.get(exchange.route)?.get(request.method) : undefined
-        return replyResponse(request, json, status, exchange, rule, tags)
+        return replyResponse(request, json, typeof set.status === 'number' ? set.status : 200, exchange)
       }
       const headers = exchangeHeaders(exchange)
       if (headers) Object.assign(set.headers, headers)
@@ -147,17 +139,17 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   for (const m of mounted) api.use(domainRoutes(config, deps.data, m, log))
   api.use(metaRoutes(config, deps.data, mounted, limits, clock))
   // Before mounting: the app builds each route's validators from these schemas as it takes them.
-  closeInputs(api.routes)
+  closeInputs(api)
   app.use(api)
   // Outside /api/v1, so the request hook neither authenticates nor counts them (isApi is false).
   for (const m of mounted)
     if (!m.problem && !m.opening && m.domain.publicRoutes)
       app.use(m.domain.publicRoutes({ service: m.service, config, data: deps.data, log }))
 
-  caching = cacheRules(app.routes, mounted)
+  table = compileRouteTable(declaredRoutes(app), { mounted, data: deps.data, bodyLimit: config.bodyLimit })
   // Outermost: metrics and the access log see every response, whichever layer produced it (compressed
   // last, so CORS headers are kept and the log sees the final status). Elysia's own
   // handle answers synchronously or with a promise despite its type; the wrapper keeps whichever it got.
-  app.handle = observability.wrap(withCompression(withCors(config, app.handle)), app) as typeof app.handle
+  app.handle = observability.wrap(withCompression(withCors(config, app.handle)), resolve) as typeof app.handle
   return app
 }

@@ -18,7 +18,7 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
   const mounted = await openDomains(config, data, domains, () => {})
   const quota = memoryQuotaStore()
   try {
-    const app = createApp(config, { data, domains, authenticator: createAuthenticator(config, { domains }), quota, log: () => {} }, mounted)
+    const app = createApp(config, { data, domains, authenticator: createAuthenticator(config), quota, log: () => {} }, mounted)
     const res = await app.handle(new Request(`http://localhost${OPENAPI_PATH}`))
     if (res.status !== 200) throw new Error(`${OPENAPI_PATH} answered ${res.status}`)
     return (await res.json()) as Record<string, unknown>

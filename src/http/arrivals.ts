@@ -14,7 +14,7 @@
  * the turn will run from what its starts cost in the last turns, as the work of requests started together
  * comes after all of them have started.
  */
-import { DEFAULT_BODY_LIMIT } from './admission.ts'
+import { DEFAULT_BODY_LIMIT } from './route-table.ts'
 
 type Handle = (request: Request) => Response | Promise<Response>
 

@@ -7,15 +7,14 @@
  * an attacker about a hash prefix, which reveals nothing about any key (SHA-256 is preimage resistant).
  *
  * A stored key or a JWT may be limited to some domains (key scopes, the JWT `scope` claim): a request
- * outside them is a 403 naming the scopes. The domain of a path is found from its first segment after
- * /api/v1 in a Map made once from the domains' prefixes, so the check costs one lookup, and nothing at all
- * for callers without scopes. A stored key may also expire: a 401 from then on.
+ * outside them is a 403 naming the scopes (`checkScope`, at admission, with the domain its path resolved
+ * to in the route table); nothing at all for callers without scopes. A stored key may also expire: a 401
+ * from then on.
  */
 import type { Config, Plan } from '../config.ts'
 import { AlmanacError, unavailable } from '../lib/errors.ts'
 import { hex, keyHash, type KeyStore, type StoredKey } from '../stores/keys.ts'
 import { createJwtVerifier, TokenError } from './jwt.ts'
-import { API_PREFIX, pathOf } from './paths.ts'
 
 export interface Principal {
   /** Quota subject: `key:<id>` for an API key, `jwt:<sub>` for a token. */
@@ -73,37 +72,19 @@ export interface AuthenticatorOptions {
   /** The key database; without it only `ALMANAC_API_KEYS` keys are accepted. */
   keys?: KeyStore
   log?: (line: string) => void
-  /** The domains scopes name, by their route prefixes: every domain of the registry, enabled or not (serve.ts hands them in). */
-  domains: readonly { name: string; prefixes: readonly string[] }[]
   /** The time keys expire by (the app's clock). */
   clock?: () => number
 }
 
 /**
- * The domain a path belongs to, from its first segment after /api/v1 (every prefix is one segment; a
- * longer one is matched in full). Paths of no domain (meta, openapi) answer undefined: any key may call them.
+ * A 403 when the caller's scopes leave out `domain`, the domain the request's path belongs to (none for
+ * paths of no domain: meta, openapi); a JWT also gets RFC 6750's insufficient_scope challenge.
  */
-export function domainResolver(domains: readonly { name: string; prefixes: readonly string[] }[]): (path: string) => string | undefined {
-  const bySegment = new Map<string, { base: string; name: string }[]>()
-  for (const d of domains)
-    for (const prefix of d.prefixes) {
-      const segment = prefix.slice(1).split('/')[0]!
-      const list = bySegment.get(segment) ?? []
-      list.push({ base: API_PREFIX + prefix, name: d.name })
-      bySegment.set(segment, list)
-    }
-  const start = API_PREFIX.length + 1
-  return (path) => {
-    if (!path.startsWith(API_PREFIX + '/')) return undefined
-    const end = path.indexOf('/', start)
-    const found = bySegment.get(end < 0 ? path.slice(start) : path.slice(start, end))
-    if (!found) return undefined
-    if (found.length === 1 && found[0]!.base.indexOf('/', start) < 0) return found[0]!.name
-    return found.find((f) => path === f.base || path.startsWith(f.base + '/'))?.name
-  }
+export function checkScope(principal: Principal, domain: string | undefined): void {
+  if (!principal.scopes || domain === undefined || principal.scopes.has(domain)) return
+  throw outOfScope(principal, domain)
 }
 
-/** A 403 for a caller whose scopes leave out the path's domain; a JWT also gets RFC 6750's insufficient_scope challenge. */
 const outOfScope = (principal: Principal, domain: string) => {
   const scopes = [...principal.scopes!]
   const who = principal.via === 'key' ? 'This API key' : 'This token'
@@ -123,10 +104,9 @@ const outOfScope = (principal: Principal, domain: string) => {
   )
 }
 
-export function createAuthenticator(config: Config, options: AuthenticatorOptions): Authenticator {
+export function createAuthenticator(config: Config, options: AuthenticatorOptions = {}): Authenticator {
   const jwt = createJwtVerifier(config, options.log)
   const clock = options.clock ?? Date.now
-  const domainOf = domainResolver(options.domains)
   /** Scope sets by their text: keys and tokens repeat a handful of combinations (at most 1,000 kept, 2 KB each). */
   const scopeSets = new Map<string, ReadonlySet<string>>()
   const scopeSet = (scopes: readonly string[]): ReadonlySet<string> => {
@@ -206,16 +186,6 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
     return principal
   }
 
-  /** The principal if its scopes allow the request's path; else a 403. */
-  const inScope = (principal: Principal, request: Request): Principal => {
-    if (!principal.scopes) return principal
-    const domain = domainOf(pathOf(request.url))
-    if (domain !== undefined && !principal.scopes.has(domain)) throw outOfScope(principal, domain)
-    return principal
-  }
-  const checked = (answer: Principal | Promise<Principal>, request: Request) =>
-    answer instanceof Promise ? answer.then((p) => inScope(p, request)) : inScope(answer, request)
-
   // Once a usable stored key has been seen the store is not listed again (/readyz is polled; a store may
   // hold many keys): a server whose every key is later revoked is not warned about.
   let sawStoredKey = false
@@ -239,7 +209,7 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
     authenticate(request) {
       const key = request.headers.get('x-api-key')
       // X-API-Key wins when both are sent: a proxy may add its own Authorization header.
-      if (key !== null) return checked(byKey(key.trim()), request)
+      if (key !== null) return byKey(key.trim())
       const authorization = request.headers.get('authorization')
       if (authorization !== null) {
         const bearer = /^Bearer +(\S+) *$/i.exec(authorization)
@@ -250,7 +220,7 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
             'jwt',
             withJwt,
           )
-        return checked(byToken(bearer[1]!), request)
+        return byToken(bearer[1]!)
       }
       throw unauthorized(
         withJwt ? 'Send an API key in X-API-Key or a JWT in Authorization: Bearer.' : 'Send an API key in X-API-Key.',

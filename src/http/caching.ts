@@ -1,75 +1,46 @@
 /**
- * ETag and 304 for the routes marked cacheable (cache.ts): which routes they are, found once by a scan of
- * the mounted app's route metadata, and the Response of a Reply on one of them. The ETag carries the
- * owning domain's content tag, so it changes when the datasets do (a refresh builds a new app, new tags).
+ * ETag and 304 for the routes that declare a cache rule (route-facts.ts `cache`): their 200 answers carry a
+ * strong ETag and the rule's Cache-Control, and a matching If-None-Match gets a 304. Routes without one pay
+ * nothing. The ETag carries the owning domain's content tag, so it changes when the datasets do (a refresh
+ * builds a new app, a new route table, new tags).
  */
-import type { DataDir } from '../data/types.ts'
-import type { MountedDomain } from '../domains/types.ts'
-import { CACHE_CONTROL, CACHE_KEY, type CacheKind, contentTag, etagOf, noneMatch } from './cache.ts'
 import type { Exchange } from './exchange.ts'
-import { API_PREFIX } from './paths.ts'
 import { replyHeaders } from './response-headers.ts'
 
-export interface CacheRule {
-  control: string
-  /** The domain whose content tag its ETags carry. */
-  domain: string
-}
+/**
+ * A strong ETag: the datasets' content tag (changes when any artifact of the domain does) and a hash of
+ * the exact body bytes (so each form, `fields` selection and page differs). 64-bit wyhash: collisions
+ * between two bodies of the same route are negligible at these volumes.
+ */
+export const etagOf = (tag: string, body: string): string => `"${tag}-${Bun.hash(body).toString(36)}"`
 
-/** Cacheable routes by route pattern, then method. */
-export type CacheRules = Map<string, Map<string, CacheRule>>
+/** The longest If-None-Match read; a longer one is ignored (the answer is sent in full). */
+const MAX_IF_NONE_MATCH = 4096
 
-/** What a route as Elysia lists it carries that this reads: the `detail` its declaration gave. */
-interface RouteLike {
-  method: string
-  path: string
-  hooks?: unknown
-}
-
-/** Scans the app's routes for the cacheable mark; a route outside every domain's prefixes is never cached. */
-export function cacheRules(routes: readonly RouteLike[], mounted: MountedDomain[]): CacheRules {
-  const rules: CacheRules = new Map()
-  for (const route of routes) {
-    const kind = (route.hooks as { detail?: Record<string, unknown> } | undefined)?.detail?.[CACHE_KEY] as CacheKind | undefined
-    const owner =
-      kind &&
-      mounted.find((m) => m.domain.prefixes.some((p) => route.path === API_PREFIX + p || route.path.startsWith(`${API_PREFIX + p}/`)))
-    if (kind && owner) {
-      if (!rules.has(route.path)) rules.set(route.path, new Map())
-      rules.get(route.path)!.set(route.method, { control: CACHE_CONTROL[kind], domain: owner.domain.name })
-    }
+/**
+ * RFC 9110 section 13.1.2: If-None-Match uses the weak comparison (a `W/` prefix is ignored); `*`
+ * matches any current representation. A list is split on commas (our ETags hold none).
+ */
+export function noneMatch(header: string | null, etag: string): boolean {
+  if (!header || header.length > MAX_IF_NONE_MATCH) return false
+  for (const raw of header.split(',')) {
+    const candidate = raw.trim()
+    if (candidate === '*' || candidate === etag || (candidate.startsWith('W/') && candidate.slice(2) === etag)) return true
   }
-  return rules
-}
-
-/** Each domain's content tag: a hash over the sha256 of its datasets' artifacts (cache.ts). */
-export function contentTags(data: DataDir, mounted: MountedDomain[]): Map<string, string> {
-  const out = new Map<string, string>()
-  for (const { domain } of mounted) {
-    const hashes = domain.datasets.flatMap((id) => data.manifest.datasets[id]?.artifacts.map((a) => a.sha256) ?? [])
-    if (hashes.length) out.set(domain.name, contentTag(hashes))
-  }
-  return out
+  return false
 }
 
 /**
- * The Response of a reply's JSON: with an ETag and Cache-Control when its route is cacheable and its domain
- * has a content tag, a 304 when If-None-Match matches. The exchange's quota, definitions date and request id
- * go with it (response-headers.ts).
+ * The Response of a reply's JSON: with an ETag and Cache-Control when its route is cacheable (a 200 only),
+ * a 304 when If-None-Match matches. The exchange's quota, definitions date and request id go with it
+ * (response-headers.ts).
  */
-export function replyResponse(
-  request: Request,
-  json: string,
-  status: number,
-  exchange: Exchange | undefined,
-  rule: CacheRule | undefined,
-  tags: Map<string, string>,
-): Response {
-  const tag = rule && tags.get(rule.domain)
-  if (!tag) return new Response(json, { status, headers: replyHeaders(exchange) })
-  const etag = etagOf(tag, json)
+export function replyResponse(request: Request, json: string, status: number, exchange: Exchange | undefined): Response {
+  const cache = status === 200 ? exchange?.route?.cache : undefined
+  if (!cache) return new Response(json, { status, headers: replyHeaders(exchange) })
+  const etag = etagOf(cache.contentTag, json)
   // The quota was spent in the transform hook, so a 304 counts like a 200 and carries the same headers.
-  const headers = replyHeaders(exchange, rule.control, etag)
+  const headers = replyHeaders(exchange, cache.control, etag)
   if (!noneMatch(request.headers.get('if-none-match'), etag)) return new Response(json, { status, headers })
   headers.delete('content-type')
   return new Response(null, { status: 304, headers })

@@ -3,8 +3,9 @@
  * the Request itself under a private symbol. It dies with the request; a WeakMap entry per request and
  * layer cost ~0.15 µs each plus collector work, a property next to nothing.
  */
-import type { Admission } from './admission.ts'
 import type { Principal } from './auth.ts'
+import { pathOf } from './paths.ts'
+import type { Resolution, RouteEntry, RouteTable } from './route-table.ts'
 import type { QuotaState } from '../stores/quota.ts'
 
 /** The quota state a request was counted in, and the time it counted at (for RateLimit's `t`). */
@@ -16,14 +17,15 @@ export interface QuotaMark {
 export interface Exchange {
   /** Who is calling (set by authentication on /api/v1 requests). */
   principal?: Principal
-  /** The route pattern matched (the metrics label); absent when no route matched. */
-  route?: string
+  /** What its method and path resolve to in the route table, worked out once (route-table.ts `resolveOnce`). */
+  resolved?: Resolution
+  /**
+   * The route that runs: the resolution's, unless Elysia's router chose another (server.ts's transform hook
+   * then names that one); absent when no route answers.
+   */
+  route?: RouteEntry
   /** The quota state the request was last counted in: its answer's quota headers (response-headers.ts). */
   quota?: QuotaMark
-  /** The definitions date of the route's domain (X-Definitions-Updated), once routed. */
-  definitionsUpdated?: string
-  /** Its route's admission (body limit, JSON, cost), found from the request line before the body is read. */
-  admission?: Admission | null
   /** Quota credits this request holds (taken, not given back), and the time they count in (credits.ts). */
   credits?: number
   creditsAt?: number
@@ -57,3 +59,8 @@ export const existingExchange = (request: Request): Exchange | undefined => (req
  * lookup slots). Authentication sets it on every /api/v1 request before a route runs.
  */
 export const callerOf = (request: Request): string => existingExchange(request)?.principal?.subject ?? 'anonymous'
+
+/** The resolution of a request in the route table, made on first ask and kept on its exchange: every layer asks this. */
+export function resolveOnce(table: RouteTable, request: Request): Resolution {
+  return (exchangeOf(request).resolved ??= table.resolve(request.method, pathOf(request.url)))
+}

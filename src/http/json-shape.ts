@@ -6,13 +6,13 @@
  * six levels; the largest body is a postal polygon at its 10,000-position limit (about 30,000 values),
  * which must still reach the domain to get its own 422.
  *
- * The same pass finds a per-item route's list (cost.ts) and where it passes one item over its maximum, so
+ * The same pass finds a per-item route's list (route-facts.ts `cost`) and where it passes one item over its maximum, so
  * a list far over it is never parsed past that point: a 1 MB bulk of 12,000 user agents (the limit is 100)
  * is refused from 101 of them, by the same check, with the same problem, for a few µs of parsing instead of
  * ~3 ms with the event loop held (large-bodies.ts). The pass itself can be made in parts (`advance`).
  */
 import { badRequest, invalid } from '../lib/errors.ts'
-import type { PerItemCost } from './cost.ts'
+import type { PerItemCost } from './route-facts.ts'
 
 export const JSON_LIMITS = { depth: 32, values: 50_000 } as const
 

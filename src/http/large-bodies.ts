@@ -13,7 +13,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import type { ValueError } from '@sinclair/typebox/errors'
 import { invalidFields } from '../lib/errors.ts'
-import { type Admission, DEFAULT_BODY_LIMIT } from './admission.ts'
+import { DEFAULT_BODY_LIMIT, type RouteEntry } from './route-table.ts'
 import { fieldErrors } from './problem.ts'
 
 /** Bodies longer than this (characters of JSON text) are checked here; only routes with a larger limit get them. */
@@ -25,8 +25,8 @@ const MAX_ERRORS = 64
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>()
 
 /** Throws the 422 of `body` against its route's body schema; returns when it conforms or the route has none. */
-export function checkLargeBody(admission: Pick<Admission, 'bodySchema'> | null | undefined, body: unknown): void {
-  const schema = admission?.bodySchema
+export function checkLargeBody(route: Pick<RouteEntry, 'bodySchema'> | null | undefined, body: unknown): void {
+  const schema = route?.bodySchema
   if (!schema) return
   let check = compiled.get(schema)
   if (!check) compiled.set(schema, (check = TypeCompiler.Compile(schema)))

@@ -3,10 +3,10 @@
  * build date, counts — with each source's licence and the credit lines that CC BY, ODbL and the MaxMind
  * GeoLite2 EULA require to be shown. Authenticated and counted like every /api/v1 route.
  */
-import { Elysia, t } from 'elysia'
+import { Elysia, type Static, t } from 'elysia'
 import { APP_VERSION } from '../version.ts'
 import type { Config } from '../config.ts'
-import { dayOf, type Freshness, freshness, type StaleAfterDays } from '../data/freshness.ts'
+import { dayOf, freshness, type StaleAfterDays } from '../data/freshness.ts'
 import { openingProblem } from '../data/opening.ts'
 import { provenance } from '../data/provenance.ts'
 import type { DataDir, ManifestEntry } from '../data/types.ts'
@@ -14,55 +14,51 @@ import { notFound } from '../lib/errors.ts'
 import { redactPaths } from '../lib/redact.ts'
 import type { MountedDomain } from '../domains/types.ts'
 import { requestContext } from './context.ts'
-import { documents } from './openapi.ts'
 import { fieldsQuery } from './paging.ts'
 import { list, one } from './reply.ts'
+import { routeDetail } from './route-facts.ts'
 import { nullable } from './schemas.ts'
 
-export interface DatasetInfo extends Freshness {
-  id: string
-  /** Domain that serves it, null for a dataset no mounted domain uses. */
-  domain: string | null
-  /** `open`: served; `unavailable`: built but its domain failed to open; `missing`: not built. */
-  status: 'open' | 'unavailable' | 'missing'
-  version: string | null
-  date: string | null
-  built: string | null
-  license: string | null
-  attribution: string[]
-  sources: {
-    id: string
-    version: string
-    date: string
-    license: string
-    attribution: string
-    duties?: string
-    url?: string
-    homepage?: string
-  }[]
-  counts: Record<string, number>
-  /** Optional sources the dataset was built without (e.g. an anonymity list that could not be fetched). */
-  unavailable_sources?: { id: string; reason: string }[]
-  problem?: string
-}
+const text = (description: string) => nullable(t.String(), description)
 
-export const DATASET_FIELDS = [
-  'id',
-  'domain',
-  'status',
-  'version',
-  'date',
-  'built',
-  'license',
-  'attribution',
-  'sources',
-  'counts',
-  'age_days',
-  'stale',
-  'stale_after_days',
-  'unavailable_sources',
-  'problem',
-] as const
+/** A dataset as the two meta routes answer it (the same in both forms). */
+export const DatasetSchema = t.Object({
+  id: t.String({ examples: ['countries'] }),
+  domain: text('Domain that serves it; null for a dataset no mounted domain uses.'),
+  status: t.Union([t.Literal('open'), t.Literal('unavailable'), t.Literal('missing')], {
+    description: '`open`: served; `unavailable`: built but its domain failed to open; `missing`: not built.',
+  }),
+  version: text('Version of the data (upstream release or build).'),
+  date: text('Date of the upstream data, YYYY-MM-DD.'),
+  built: text('When this server built it, ISO 8601.'),
+  license: text('Licences of the data, as one line.'),
+  attribution: t.Array(t.String(), { description: 'Credit lines the licences require to be shown.' }),
+  sources: t.Array(
+    t.Object({
+      id: t.String(),
+      version: t.String(),
+      date: t.String(),
+      license: t.String(),
+      attribution: t.String(),
+      duties: t.Optional(t.String({ description: 'What the licence asks of whoever shows the data.' })),
+      url: t.Optional(t.String()),
+      homepage: t.Optional(t.String()),
+    }),
+  ),
+  counts: t.Record(t.String(), t.Integer(), { description: 'Records by kind, e.g. `{"countries": 249}`.' }),
+  age_days: nullable(t.Integer({ minimum: 0 }), 'Whole days since the upstream date of its newest source; null when unknown.'),
+  stale: t.Boolean({ description: 'Older than stale_after_days: refresh it (docs/datasets.md, "Freshness"; GeoLite2: 30 days).' }),
+  stale_after_days: nullable(t.Integer({ minimum: 1 }), 'Age in days past which the dataset is stale; null: never stale.'),
+  unavailable_sources: t.Optional(
+    t.Array(t.Object({ id: t.String(), reason: t.String() }), {
+      description: 'Optional sources the dataset was built without; the domain serves, with the signals they give marked unavailable.',
+    }),
+  ),
+  problem: t.Optional(t.String({ description: 'Why the dataset is not served (status other than open).' })),
+})
+
+/** A dataset's description, as the schema above is the contract of it. */
+export type DatasetInfo = Static<typeof DatasetSchema>
 
 function info(
   id: string,
@@ -119,44 +115,6 @@ export function datasetInfos(data: DataDir, mounted: MountedDomain[], limits: St
   return out
 }
 
-const text = (description: string) => nullable(t.String(), description)
-
-/** A dataset as the two meta routes answer it (the same in both forms). */
-export const DatasetSchema = t.Object({
-  id: t.String({ examples: ['countries'] }),
-  domain: text('Domain that serves it; null for a dataset no mounted domain uses.'),
-  status: t.Union([t.Literal('open'), t.Literal('unavailable'), t.Literal('missing')], {
-    description: '`open`: served; `unavailable`: built but its domain failed to open; `missing`: not built.',
-  }),
-  version: text('Version of the data (upstream release or build).'),
-  date: text('Date of the upstream data, YYYY-MM-DD.'),
-  built: text('When this server built it, ISO 8601.'),
-  license: text('Licences of the data, as one line.'),
-  attribution: t.Array(t.String(), { description: 'Credit lines the licences require to be shown.' }),
-  sources: t.Array(
-    t.Object({
-      id: t.String(),
-      version: t.String(),
-      date: t.String(),
-      license: t.String(),
-      attribution: t.String(),
-      duties: t.Optional(t.String({ description: 'What the licence asks of whoever shows the data.' })),
-      url: t.Optional(t.String()),
-      homepage: t.Optional(t.String()),
-    }),
-  ),
-  counts: t.Record(t.String(), t.Integer(), { description: 'Records by kind, e.g. `{"countries": 249}`.' }),
-  age_days: nullable(t.Integer({ minimum: 0 }), 'Whole days since the upstream date of its newest source; null when unknown.'),
-  stale: t.Boolean({ description: 'Older than stale_after_days: refresh it (docs/datasets.md, "Freshness"; GeoLite2: 30 days).' }),
-  stale_after_days: nullable(t.Integer({ minimum: 1 }), 'Age in days past which the dataset is stale; null: never stale.'),
-  unavailable_sources: t.Optional(
-    t.Array(t.Object({ id: t.String(), reason: t.String() }), {
-      description: 'Optional sources the dataset was built without; the domain serves, with the signals they give marked unavailable.',
-    }),
-  ),
-  problem: t.Optional(t.String({ description: 'Why the dataset is not served (status other than open).' })),
-})
-
 const appVersion = t.String({ description: 'Version of this server.' })
 
 export const metaRoutes = (
@@ -188,23 +146,21 @@ export const metaRoutes = (
           total: infos.length,
           enveloped: { app_version: APP_VERSION },
           bare: { app_version: APP_VERSION },
-          fieldNames: DATASET_FIELDS,
           stable: true,
         })
       },
       {
         query: t.Object(fieldsQuery),
-        detail: {
+        detail: routeDetail({
           summary: 'Datasets, their versions, licences and required attribution',
-          tags: ['meta'],
-          ...documents({
+          response: {
             name: 'Dataset',
             enveloped: DatasetSchema,
             list: true,
             envelopedSiblings: { app_version: appVersion },
             bareSiblings: { app_version: appVersion },
-          }),
-        },
+          },
+        }),
       },
     )
     .get(
@@ -213,16 +169,15 @@ export const metaRoutes = (
         const infos = current()
         const found = infos.find((d) => d.id === params.id)
         if (!found) throw notFound(`No dataset ${JSON.stringify(params.id)}; known: ${infos.map((d) => d.id).join(', ') || 'none'}.`)
-        return one(found, { fieldNames: DATASET_FIELDS, stable: true })
+        return one(found, { stable: true })
       },
       {
         params: t.Object({ id: t.String({ description: 'Dataset id, as listed by GET /api/v1/meta/datasets.', examples: ['timezones'] }) }),
         query: t.Object(fieldsQuery),
-        detail: {
+        detail: routeDetail({
           summary: 'One dataset: version, licence and required attribution',
-          tags: ['meta'],
-          ...documents({ name: 'Dataset', enveloped: DatasetSchema }),
-        },
+          response: { name: 'Dataset', enveloped: DatasetSchema },
+        }),
       },
     )
 }

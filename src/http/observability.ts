@@ -9,19 +9,19 @@
  * number of series stays bounded whatever clients send; unknown paths share one label.
  */
 import { Elysia, type AnyElysia } from 'elysia'
+import type { Server } from 'bun'
 import { APP_VERSION } from '../version.ts'
 import type { Config } from '../config.ts'
 import { logger } from '../lib/logger.ts'
 import { eventLoopMonitor } from './event-loop.ts'
 import { exchangeOf, existingExchange } from './exchange.ts'
 import { pathOf } from './paths.ts'
-import { routeMatcher, type RouteMatch } from './route-match.ts'
 import { internalProblem } from './problem.ts'
 import { formOf, problemBody } from './reply.ts'
 import { REQUEST_ID_HEADER } from './response-headers.ts'
+import type { Resolution } from './route-table.ts'
 
 export const METRICS_PATH = '/metrics'
-const UNMATCHED = '(unmatched)'
 
 /** Latency buckets in seconds: sub-millisecond lookups up to slow KDF hashes. */
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -43,8 +43,13 @@ type Handle = (request: Request) => Response | Promise<Response>
 export interface Observability {
   /** The `/metrics` route. Series are labelled by the route pattern the app's transform hook records. */
   plugin: AnyElysia
-  /** Wraps the app's handler: times, counts and logs every request, whatever answered it. */
-  wrap(handle: Handle, app: AnyElysia): Handle
+  /**
+   * Wraps an app's handler: times, counts and logs every request, whatever answered it, labelled by the
+   * route it resolved to in the app's route table (`resolve`, which keeps the resolution on the exchange).
+   */
+  wrap(handle: Handle, resolve: (request: Request) => Resolution): Handle
+  /** The server whose TCP peers the access log names (serve.ts, once it listens). */
+  attach(server: Server<unknown>): void
   /** Prometheus text exposition of everything counted so far. */
   render(): string
   /** Writes out buffered access-log lines. */
@@ -160,38 +165,27 @@ export function createObservability(config: Config, options: ObservabilityOption
   const stdout = options.write ? undefined : bufferedStdout()
   const write = options.write ?? stdout!.write
 
-  /** Route pattern of a request no route hook saw (401 before routing, 404, 405, parse errors). */
-  let matching: ((path: string) => RouteMatch[]) | undefined
-  const matchRoute = (app: AnyElysia, method: string, path: string): string => {
-    matching ??= routeMatcher(() => app.routes)
-    const candidates = matching(path)
-    return (candidates.find((m) => m.method === method || m.method === 'ALL') ?? candidates[0])?.path ?? UNMATCHED
-  }
+  let server: Server<unknown> | undefined
 
-  /** By raw route pattern, then method: two lookups on strings Elysia already holds, no per-request key. */
+  /** By route pattern, then method: two lookups on strings the route table holds, no per-request key. */
   const byRoute = new Map<string, Map<string, RouteStats>>()
-  const statsOf = (method: string, rawRoute: string): RouteStats => {
-    let methods = byRoute.get(rawRoute)
-    if (!methods) byRoute.set(rawRoute, (methods = new Map()))
+  const statsOf = (method: string, route: string): RouteStats => {
+    let methods = byRoute.get(route)
+    if (!methods) byRoute.set(route, (methods = new Map()))
     let entry = methods.get(method)
     if (!entry) {
-      const route = rawRoute.length > 1 ? rawRoute.replace(/\/+$/, '') : rawRoute
-      // '/x' and '/x/' share one series.
-      entry = stats.find((s) => s.method === method && s.route === route)
-      if (!entry)
-        stats.push(
-          (entry = { method, route, byStatus: new Map(), buckets: new Array(BUCKETS.length).fill(0), sum: 0, count: 0, refusals: 0 }),
-        )
+      entry = { method, route, byStatus: new Map(), buckets: new Array(BUCKETS.length).fill(0), sum: 0, count: 0, refusals: 0 }
+      stats.push(entry)
       methods.set(method, entry)
     }
     return entry
   }
 
-  const record = (request: Request, app: AnyElysia, status: number, seconds: number, server: any) => {
+  const record = (request: Request, resolve: (request: Request) => Resolution, status: number, seconds: number) => {
     const method = request.method
     const exchange = existingExchange(request)
-    const routed = exchange?.route
-    const s = statsOf(method, routed ?? matchRoute(app, method, pathOf(request.url)))
+    // The route that ran, else what the request resolved to (a 401 before routing, a 404, a 405).
+    const s = statsOf(method, exchange?.route?.pattern ?? resolve(request).label)
     s.byStatus.set(status, (s.byStatus.get(status) ?? 0) + 1)
     s.sum += seconds
     s.count++
@@ -202,7 +196,7 @@ export function createObservability(config: Config, options: ObservabilityOption
     if (config.accessLog) {
       let ip: string | undefined
       try {
-        ip = server?.requestIP?.(request)?.address
+        ip = server?.requestIP(request)?.address
       } catch {
         ip = undefined
       }
@@ -247,7 +241,7 @@ export function createObservability(config: Config, options: ObservabilityOption
 
   // Not an async function: a promise chain only when the app's answer is one, and no extra frame per request.
   const wrap =
-    (handle: Handle, app: AnyElysia): Handle =>
+    (handle: Handle, resolve: (request: Request) => Resolution): Handle =>
     (request) => {
       const started = performance.now()
       inFlight++
@@ -261,7 +255,7 @@ export function createObservability(config: Config, options: ObservabilityOption
         } catch {
           // A response with immutable headers (none of ours) goes out without the echo.
         }
-        record(request, app, response.status, (performance.now() - started) / 1000, (app as any).server)
+        record(request, resolve, response.status, (performance.now() - started) / 1000)
         return response
       }
       const failed = (e: unknown) => done(internalError(request, e))
@@ -274,7 +268,14 @@ export function createObservability(config: Config, options: ObservabilityOption
       return answer instanceof Promise ? answer.then(done, failed) : done(answer)
     }
 
-  return { plugin, wrap, render, flush: () => stdout?.flush(), addCollector: (collect) => void collectors.push(collect) }
+  return {
+    plugin,
+    wrap,
+    render,
+    flush: () => stdout?.flush(),
+    addCollector: (collect) => void collectors.push(collect),
+    attach: (s) => void (server = s),
+  }
 }
 
 /** What a scrape of one process reads: the server's own series, then each collector's text. */

@@ -4,66 +4,20 @@
  * (API key or bearer JWT), the problem responses every route can give, the quota headers every response
  * carries, the `X-Response-Form` header, both response forms, and the quota cost of bulk routes.
  *
- * So a domain writes only its schemas with descriptions; to show its resource in each form it adds
- * `...documents({ enveloped, bare })` to its route's `detail` (and `...costPerItem(field, max)` for bulk).
+ * So a domain writes only its schemas with descriptions and its route's facts (route-facts.ts
+ * `routeDetail`: the response in each form, the cost of a bulk route, its body limit, its cache rule); this
+ * file reads each operation's facts from the route table (route-table.ts), never from the app.
  */
-import { toOpenAPISchema } from '@elysiajs/openapi'
-import { Elysia, type AnyElysia, type TSchema } from 'elysia'
+import { Elysia } from 'elysia'
 import type { ApiTag } from '../domains/types.ts'
 import { APP_VERSION } from '../version.ts'
-import { CACHE_KEY } from './cache.ts'
-import { COST_KEY, type PerItemCost } from './cost.ts'
-import { BODY_LIMIT_KEY, DEFAULT_BODY_LIMIT } from './admission.ts'
 import { API_PREFIX } from './paths.ts'
 import { exchangeOf } from './exchange.ts'
+import type { PerItemCost, ResponseShapes } from './route-facts.ts'
+import { DEFAULT_BODY_LIMIT, type RouteEntry, type RouteTable } from './route-table.ts'
 import { FieldErrorSchema, ProblemEnvelopeSchema, ProblemSchema } from './schemas.ts'
 
 export const OPENAPI_PATH = '/openapi.json'
-
-/** Detail key carrying a route's resource schema in each form (see `documents`). */
-export const RESPONSE_KEY = 'x-almanac-response'
-
-export interface ResponseShapes {
-  /**
-   * Component name of the resource: its schemas become `#/components/schemas/<name>` (one shape for both
-   * forms) or `<name>FormA` / `<name>FormB`, so generated clients name the types.
-   */
-  name?: string
-  /** The resource as Form A puts it in `data` (one item, or one list item when `list`). */
-  enveloped?: TSchema | Record<string, unknown>
-  /** The resource as Form B returns it (one item, or one list item when `list`). */
-  bare?: TSchema | Record<string, unknown>
-  /** The route returns a list: Form A `data: [...]`, Form B `{count, results}` (`{results}` without a total). */
-  list?: boolean
-  /** Form A lists the resource even though Form B returns one (postal lookup: every place of a code). */
-  envelopedList?: boolean
-  /** The list has a total (Form A `total`, Form B `count`). Default true for lists. */
-  total?: boolean
-  /** Extra Form A siblings of `data` (e.g. `total_count`, `limit`, `offset`). */
-  envelopedSiblings?: Record<string, TSchema | Record<string, unknown>>
-  /** Extra Form B siblings of `results`. */
-  bareSiblings?: Record<string, TSchema | Record<string, unknown>>
-}
-
-/** Spread into a route's `detail`: `detail: { summary, ...documents({ enveloped: A, bare: B }) }`. */
-export const documents = (shapes: ResponseShapes) => ({ [RESPONSE_KEY]: shapes })
-
-/** Detail key naming a wildcard route's tail as a path parameter (see `wildcardParameter`). */
-export const WILDCARD_KEY = 'x-almanac-wildcard'
-
-export interface WildcardParameter {
-  /** The parameter's name in the document: `/prefix/*` is shown as `/prefix/{name}`. */
-  name: string
-  description: string
-  examples?: string[]
-}
-
-/**
- * Spread into the `detail` of a `/prefix/*` route whose tail is one value that may contain `/` (an IANA
- * zone name). Routing keeps the wildcard (a `:param` stops at `/`); the document shows a real path
- * parameter, which clients percent-encode (`America%2FNew_York`) and the route decodes.
- */
-export const wildcardParameter = (parameter: WildcardParameter) => ({ [WILDCARD_KEY]: parameter })
 
 /** Tags of routes that belong to no domain; every domain's tag comes from its descriptor. */
 const SERVER_TAGS: ApiTag[] = [
@@ -298,9 +252,7 @@ function resourceSchemas(shapes: ResponseShapes, components: Json): { a: Json; b
   }
 }
 
-function successResponse(op: Json, hasDefinitions: boolean, components: Json): Json {
-  const shapes = op[RESPONSE_KEY] as ResponseShapes | undefined
-  delete op[RESPONSE_KEY]
+function successResponse(op: Json, shapes: ResponseShapes | undefined, hasDefinitions: boolean, components: Json): Json {
   const headers: Json = {}
   for (const h of QUOTA_HEADERS) headers[h] = ref('headers', h)
   if (hasDefinitions) headers['X-Definitions-Updated'] = ref('headers', 'X-Definitions-Updated')
@@ -368,13 +320,13 @@ const bodyLimitText = (bytes: number) =>
 /** `getApiV1Timezones-diff` -> `getApiV1TimezonesDiff`, `ByTz_name` -> `ByTzName`: letters and digits only. */
 const identifier = (id: string) => id.replace(/[^A-Za-z0-9]+([A-Za-z0-9]?)/g, (_, next: string) => next.toUpperCase())
 
-/** Completes one generated `/api/v1` operation (mutates it). */
-function completeOperation(op: Json, path: string, hasDefinitions: (path: string) => boolean, bodySchema: unknown, components: Json) {
+/** Completes one generated `/api/v1` operation (mutates it) with the facts of its route. */
+function completeOperation(op: Json, path: string, route: RouteEntry | undefined, components: Json) {
+  const facts = route?.facts ?? {}
   op.security = [{ ApiKey: [] }, { BearerJWT: [] }]
-  // A route that names no tag (a test fixture's) is put under the path segment that names its domain.
-  if (!op.tags?.length) op.tags = [path.slice(API_PREFIX.length + 1).split('/')[0] || 'api']
-  const wildcard = op[WILDCARD_KEY] as WildcardParameter | undefined
-  delete op[WILDCARD_KEY]
+  // A route of no domain (meta, a test fixture's) is put under the path segment that names it.
+  op.tags = [route?.tag ?? (path.slice(API_PREFIX.length + 1).split('/')[0] || 'api')]
+  const wildcard = facts.wildcard
   const tail: Json[] = wildcard
     ? [
         {
@@ -397,14 +349,14 @@ function completeOperation(op: Json, path: string, hasDefinitions: (path: string
     // Only JSON bodies are part of the API. The generator leaves the content empty when a global parse hook
     // exists (ours enforces the body limit), so the schema is taken from the route itself.
     const json = op.requestBody.content['application/json'] ?? Object.values(op.requestBody.content)[0]
-    op.requestBody.content = { 'application/json': { ...json, schema: cleanSchema(json?.schema ?? toJson(bodySchema)) } }
+    op.requestBody.content = { 'application/json': { ...json, schema: cleanSchema(json?.schema ?? toJson(route?.bodySchema)) } }
   }
-  const responses: Json = { '200': successResponse(op, hasDefinitions(path), components) }
+  const responses: Json = { '200': successResponse(op, facts.response, route?.definitionsUpdated !== undefined, components) }
   for (const [status, r] of Object.entries(op.responses ?? {})) if (status !== '200') responses[status] = r
-  if (op.requestBody) op[BODY_LIMIT_KEY] ??= DEFAULT_BODY_LIMIT
   for (const status of [...OPERATION_PROBLEMS, ...(op.requestBody ? ['413', '415'] : [])].sort())
     responses[status] ??= ref('responses', PROBLEM_STATUSES[status]!.name)
-  if (op[CACHE_KEY]) {
+  if (facts.cache) {
+    op['x-cache'] = facts.cache
     // Cacheable reference data: validators on the 200, and the 304 an If-None-Match that matches gets.
     responses['200'].headers = {
       ...responses['200'].headers,
@@ -418,9 +370,10 @@ function completeOperation(op: Json, path: string, hasDefinitions: (path: string
     }
   }
   op.responses = responses
-  const cost = op[COST_KEY] as PerItemCost | undefined
-  const limit = op[BODY_LIMIT_KEY] as number | undefined
-  op.description = [op.description, costText(cost), limit ? bodyLimitText(limit) : ''].filter(Boolean).join('\n\n')
+  if (facts.cost) op['x-quota-cost'] = facts.cost
+  const limit = op.requestBody ? (route?.bodyLimit ?? DEFAULT_BODY_LIMIT) : undefined
+  if (limit !== undefined) op['x-body-limit'] = limit
+  op.description = [op.description, costText(facts.cost), limit ? bodyLimitText(limit) : ''].filter(Boolean).join('\n\n')
 }
 
 const cleanSchemaOfParameter = (p: Json) => ({ ...p, schema: cleanSchema(p.schema) })
@@ -481,32 +434,32 @@ const OPERATIONS_PATHS: Json = {
   },
 }
 
-/** Builds the complete document from the finished app. */
-export function buildOpenApiDocument(app: AnyElysia, options: { definitionsPrefixes?: string[]; tags?: ApiTag[] } = {}): Json {
-  const generated = toOpenAPISchema(app, { staticFile: false }) as Json
-  const defs = (options.definitionsPrefixes ?? []).map((p) => API_PREFIX + p)
-  const hasDefinitions = (path: string) => defs.some((p) => path === p || path.startsWith(p + '/'))
+/**
+ * The complete document: the one `@elysiajs/openapi` generated from the app's routes (elysia-routes.ts
+ * `generatedDocument`), each `/api/v1` operation completed with the facts of its route in the route table.
+ */
+export function buildOpenApiDocument(generated: Json, table: RouteTable): Json {
   const normal = (p: string) => (p.length > 1 ? p.replace(/\/+$/, '') : p)
-  const bodies = new Map<string, unknown>()
-  for (const r of app.routes)
-    if ((r.hooks as any)?.body)
-      bodies.set(`${r.method.toLowerCase()} ${normal(r.path).replace(/:([^/]+)/g, '{$1}')}`, (r.hooks as any).body)
+  const routes = new Map<string, RouteEntry>()
+  for (const r of table.entries) routes.set(`${r.method.toLowerCase()} ${r.pattern.replace(/:([^/]+)/g, '{$1}')}`, r)
   const paths: Json = {}
   const resources: Json = {}
   for (const [rawPath, item] of Object.entries(generated.paths ?? {})) {
     const path = normal(rawPath)
     if (path !== API_PREFIX && !path.startsWith(API_PREFIX + '/')) continue
     for (const [method, op] of Object.entries(item as Json)) {
-      const operation = toJson(op)!
-      const wildcard = operation[WILDCARD_KEY] as WildcardParameter | undefined
+      const route = routes.get(`${method} ${path}`)
+      const wildcard = route?.facts.wildcard
       const shown = wildcard && path.endsWith('/*') ? `${path.slice(0, -1)}{${wildcard.name}}` : path
       const target = (paths[shown] ??= {})
       if (target[method]) continue
-      completeOperation(operation, path, hasDefinitions, bodies.get(`${method} ${path}`), resources)
+      const operation = toJson(op)!
+      completeOperation(operation, path, route, resources)
       target[method] = operation
     }
   }
-  const descriptions = new Map([...(options.tags ?? []), ...SERVER_TAGS].map((tag) => [tag.name, tag.description]))
+  const domainTags = table.entries.flatMap((r) => (r.owner?.domain.tag ? [r.owner.domain.tag] : []))
+  const descriptions = new Map([...domainTags, ...SERVER_TAGS].map((tag) => [tag.name, tag.description]))
   const tags = [...new Set(Object.values(paths).flatMap((item: Json) => Object.values(item).flatMap((op: Json) => op.tags ?? [])))].sort()
   return {
     openapi: '3.1.0',
@@ -543,14 +496,14 @@ export function buildOpenApiDocument(app: AnyElysia, options: { definitionsPrefi
   }
 }
 
-/** `GET /openapi.json`, built once from the finished app on first request; `tags` are the domains'. */
-export function openApiRoutes(getApp: () => AnyElysia, definitionsPrefixes: () => string[] = () => [], tags: ApiTag[] = []) {
+/** `GET /openapi.json`: the document `build` makes, made on the first request and kept. */
+export function openApiRoutes(build: () => Json) {
   let cached: { text: string; key: string } | undefined
   return new Elysia({ name: 'almanac:openapi' }).get(
     OPENAPI_PATH,
     ({ request }) => {
       if (!cached) {
-        const text = JSON.stringify(buildOpenApiDocument(getApp(), { definitionsPrefixes: definitionsPrefixes(), tags }))
+        const text = JSON.stringify(build())
         cached = { text, key: `${OPENAPI_PATH}#${Bun.hash(text).toString(36)}` }
       }
       // The same bytes every time: compressed once per document (compression.ts keys them by their hash).

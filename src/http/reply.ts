@@ -22,11 +22,6 @@ export const JSON_HEADERS = { 'content-type': 'application/json', vary: 'X-Respo
 
 export interface ReplyOptions {
   /**
-   * The names `fields` may select, when they cannot be read off the items (e.g. an empty list).
-   * Defaults to the keys of the items themselves.
-   */
-  fieldNames?: readonly string[]
-  /**
    * The data is one object served to every request that asks for it and never changed (the route memoizes
    * it): its JSON is made once and kept with it. Large bodies with text beyond Latin-1 gain most, as Bun's
    * JSON.stringify is several times slower on such strings (a country with its subdivisions: ~45 µs).
@@ -75,7 +70,7 @@ export function list(items: unknown[] | null, meta: ListMeta = {}): Reply {
     items,
     { ...(meta.total !== undefined ? { total: meta.total } : {}), ...meta.enveloped },
     { ...(meta.total !== undefined ? { count: meta.total } : {}), ...meta.bare },
-    { fieldNames: meta.fieldNames, stable: meta.stable, json: meta.json },
+    { stable: meta.stable, json: meta.json },
   )
 }
 
@@ -213,13 +208,16 @@ function checkNames(items: unknown[], sel: Selection, declared?: readonly string
   }
 }
 
-/** Applies `fields` to the resource(s) of a reply. */
-export function applyFields(reply: Reply, fields: string | undefined): unknown {
+/**
+ * Applies `fields` to the resource(s) of a reply. `declared`: the names the route's response schema gives
+ * its items in this form (route-table.ts), valid even where no item carries them (an empty list).
+ */
+export function applyFields(reply: Reply, fields: string | undefined, declared?: readonly string[]): unknown {
   const data = reply.data === null && reply.options.json ? JSON.parse(reply.options.json()) : reply.data
   if (!fields || !fields.trim()) return data
   const sel = selectionOf(fields)
   const items = reply.kind === 'list' ? (data as unknown[]) : [data]
-  checkNames(items, sel, reply.options.fieldNames)
+  checkNames(items, sel, declared)
   return reply.kind === 'list' ? items.map((i) => pick(i, sel)) : pick(data, sel)
 }
 
@@ -241,10 +239,10 @@ export function itemsJson(items: unknown[]): string {
 }
 
 /** The resource(s) of a reply as JSON text, `fields` applied. */
-function dataJson(reply: Reply, fields: string | undefined): string {
+function dataJson(reply: Reply, fields: string | undefined, declared: readonly string[] | undefined): string {
   const selecting = !!fields && !!fields.trim()
   if (!selecting && reply.options.json) return reply.options.json()
-  const data = selecting ? applyFields(reply, fields) : reply.data
+  const data = selecting ? applyFields(reply, fields, declared) : reply.data
   const serialize = () => (Array.isArray(data) && data.length > CHUNK ? itemsJson(data) : (JSON.stringify(data) ?? 'null'))
   if (selecting || !reply.options.stable || typeof data !== 'object' || data === null) return serialize()
   let json = stableJson.get(data)
@@ -255,9 +253,9 @@ function dataJson(reply: Reply, fields: string | undefined): string {
 /** `{"a":1}` -> `"a":1`: the members of an object, to splice next to serialized data. */
 const members = (o: Record<string, unknown>) => JSON.stringify(o).slice(1, -1)
 
-/** The response body for a successful reply in the given form, as JSON text (`fields` applied). */
-export function bodyJson(reply: Reply, form: ResponseForm, fields: string | undefined): string {
-  const json = dataJson(reply, fields)
+/** The response body for a successful reply in the given form, as JSON text (`fields` applied; see applyFields). */
+export function bodyJson(reply: Reply, form: ResponseForm, fields: string | undefined, declared?: readonly string[]): string {
+  const json = dataJson(reply, fields, declared)
   if (form === 'enveloped') {
     const rest = members(reply.enveloped)
     return `{"status":"ok","data":${json},"error":null${rest ? ',' + rest : ''}}`

@@ -34,7 +34,7 @@ async function readCapped(request: Request, limit: number): Promise<string> {
     size += value.byteLength
     if (size > limit) {
       reader.cancel().catch(() => {})
-      throw overLimit(limit, existingExchange(request)?.admission)
+      throw overLimit(limit, existingExchange(request)?.route)
     }
     chunks.push(value)
   }
@@ -72,9 +72,9 @@ export const bodyReader = (limit: number, maxWaitingBytes: number) =>
   new Elysia({ name: 'almanac:body-reader', seed: limit }).onParse({ as: 'global' }, async ({ request, contentType }) => {
     const length = request.headers.get('content-length')
     if (!hasBody(request, length)) return
-    // The route's own limit when admission found it (its Content-Length was checked against it there).
-    const admission = existingExchange(request)?.admission
-    const cap = admission?.bodyLimit ?? limit
+    // The route's own limit when admission resolved it (its Content-Length was checked against it there).
+    const route = existingExchange(request)?.route
+    const cap = route?.bodyLimit ?? limit
     const type = (contentType ?? '').toLowerCase()
     const json = type.includes('json')
     const declared = length !== null
@@ -86,7 +86,7 @@ export const bodyReader = (limit: number, maxWaitingBytes: number) =>
     const step = () => (large ? heavySteps.take(callerOf(request), text.length, maxWaitingBytes) : undefined)
     if (json) {
       // A large body's over-long per-item list is parsed only to one item past its maximum (json-shape.ts).
-      const scan = new JsonScan(text, large ? admission?.cost : undefined)
+      const scan = new JsonScan(text, large ? route?.facts.cost : undefined)
       while (!scan.done) {
         const turn = step()
         if (turn) await turn
@@ -104,7 +104,7 @@ export const bodyReader = (limit: number, maxWaitingBytes: number) =>
       // Every body is an object (or an array); a bare string of 300,000 characters took the schema 0.7 s.
       if (typeof parsed !== 'object' || parsed === null) throw invalid('(root)', 'the request body must be a JSON object')
       checkMemberNames(parseable, parsed)
-      if (large) checkLargeBody(admission, parsed)
+      if (large) checkLargeBody(route, parsed)
       return parsed
     }
     const turn = step()

@@ -1,6 +1,6 @@
 /**
  * The headers an answer carries beyond its body: quota, definitions date, caching, request id. Built here,
- * in one place, from what the exchange learnt on the way (exchange.ts).
+ * in one place, from what the exchange learnt on the way (exchange.ts): a new response header is added here.
  *
  * Why templates: Bun makes a Headers from a plain object at ~0.35 µs a header, in process, and 6–7 µs a
  * request for ten over HTTP, while a Headers it is handed is copied for next to nothing (bench/bun-floor.ts).
@@ -38,9 +38,10 @@ export function quotaHeaders(mark: QuotaMark): Record<string, string> {
  * answers), which merge it with headers of their own. The request id is left to the observability layer.
  */
 export function exchangeHeaders(exchange: Exchange | undefined): Record<string, string> | undefined {
-  if (!exchange?.quota && !exchange?.definitionsUpdated) return undefined
-  const out = exchange.quota ? quotaHeaders(exchange.quota) : {}
-  if (exchange.definitionsUpdated) out['x-definitions-updated'] = exchange.definitionsUpdated
+  const dated = exchange?.resolved?.definitionsUpdated
+  if (!exchange?.quota && !dated) return undefined
+  const out = exchange!.quota ? quotaHeaders(exchange!.quota) : {}
+  if (dated) out['x-definitions-updated'] = dated
   return out
 }
 
@@ -75,7 +76,7 @@ function template(state: QuotaState | undefined, dated: string | undefined, cont
  */
 export function replyHeaders(exchange: Exchange | undefined, control?: string, etag?: string): Headers {
   const quota = exchange?.quota
-  const headers = new Headers(template(quota?.state, exchange?.definitionsUpdated, control))
+  const headers = new Headers(template(quota?.state, exchange?.resolved?.definitionsUpdated, control))
   if (quota) {
     headers.set('x-quota-remaining', String(quota.state.remaining))
     headers.set('ratelimit', rateLimitValue(quota))

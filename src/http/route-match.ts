@@ -1,7 +1,7 @@
 /**
- * Which route patterns a raw path matches, for answers given without Elysia's router: the `Allow` list of
- * a 405 and the metrics label of a request no route hook saw. A pattern matches with or without a trailing
- * slash (`/countries/` answers `/countries`); a bare `/*` catch-all matches nothing here.
+ * Which route patterns a raw path matches: the route table's one matcher (route-table.ts), which resolves
+ * each request once. A pattern matches with or without a trailing slash (`/countries/` answers
+ * `/countries`); a bare `/*` catch-all matches nothing here.
  *
  * Results are cached by the path's shape, not the raw path: each segment that is a literal of some
  * pattern stays, any other becomes one placeholder, and segments past the deepest pattern are cut. Which
@@ -27,8 +27,8 @@ interface Compiled {
   depth: number
 }
 
-function compile(routes: readonly { method: string; path: string }[]): Compiled {
-  const literals = new Set<string>()
+function compile(routes: readonly { method: string; path: string }[], extraLiterals: Iterable<string>): Compiled {
+  const literals = new Set<string>(extraLiterals)
   let depth = 0
   const patterns = routes
     .filter((r) => !r.path.endsWith('*') || r.path.length > 2)
@@ -51,8 +51,15 @@ function shapeOf(path: string, { literals, depth }: Compiled): string {
   return '/' + segments.map((s) => (s === '' || literals.has(s) ? s : OTHER)).join('/')
 }
 
-export function routeMatcher(routes: () => readonly { method: string; path: string }[]): (path: string) => RouteMatch[] {
-  let compiled: Compiled | undefined
+/**
+ * `literals`: segments to keep in a path's shape besides those the patterns name (the domains' prefixes, so
+ * that a path's owner is part of its shape even where no route names its prefix).
+ */
+export function routeMatcher(
+  routes: readonly { method: string; path: string }[],
+  literals: Iterable<string> = [],
+): (path: string) => RouteMatch[] {
+  const compiled = compile(routes, literals)
   const byShape = new GenerationalCache<string, RouteMatch[]>(4096)
   // In front, the raw paths seen lately: most requests repeat a path (`/ip`, `/countries/FR`), and a Map
   // lookup is cheaper than cutting the path into its shape (~1 µs a request). Bounded in entries and bytes,
@@ -61,7 +68,6 @@ export function routeMatcher(routes: () => readonly { method: string; path: stri
   return (path) => {
     let found = byPath.get(path)
     if (found) return found
-    compiled ??= compile(routes())
     const shape = shapeOf(path, compiled)
     found = byShape.get(shape)
     if (!found)

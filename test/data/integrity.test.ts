@@ -13,7 +13,6 @@ import countries from '../../src/domains/countries/index.ts'
 import ip from '../../src/domains/ip/index.ts'
 import type { Domain } from '../../src/domains/types.ts'
 import { createAuthenticator } from '../../src/http/auth.ts'
-import { domains as allDomains } from '../../src/domains/index.ts'
 import { createObservability } from '../../src/http/observability.ts'
 import { createApp } from '../../src/server.ts'
 import { openDomains, verifyDatasets } from '../../src/domains/mount.ts'
@@ -68,11 +67,7 @@ async function appOver(dir: string, domains: Domain[], env: Record<string, strin
   const data = openDataDir(dir)
   const logged: string[] = []
   const mounted = await openDomains(config, data, domains, (line) => logged.push(line))
-  const app = createApp(
-    config,
-    { data, domains, authenticator: createAuthenticator(config, { domains: allDomains }), quota: memoryQuotaStore() },
-    mounted,
-  )
+  const app = createApp(config, { data, domains, authenticator: createAuthenticator(config), quota: memoryQuotaStore() }, mounted)
   const send = async (method: string, path: string, body?: unknown) => {
     const headers: Record<string, string> = { 'x-api-key': TEST_KEY, 'x-response-form': 'bare' }
     if (body) headers['content-type'] = 'application/json'
@@ -152,7 +147,7 @@ test('a data refresh refuses a directory with a corrupt small artifact; the data
     config,
     {
       domains: [ip],
-      authenticator: createAuthenticator(config, { domains: allDomains }),
+      authenticator: createAuthenticator(config),
       quota: memoryQuotaStore(),
       observability: createObservability(config),
       log: (l) => logged.push(l),

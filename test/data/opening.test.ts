@@ -12,7 +12,6 @@ import { liveApp } from '../../src/refresh.ts'
 import countries from '../../src/domains/countries/index.ts'
 import timezones from '../../src/domains/timezones/index.ts'
 import { createAuthenticator } from '../../src/http/auth.ts'
-import { domains as allDomains } from '../../src/domains/index.ts'
 import { createObservability } from '../../src/http/observability.ts'
 import { openDomain } from '../../src/domains/mount.ts'
 import type { MountedDomain } from '../../src/domains/types.ts'
@@ -30,7 +29,7 @@ const log = (l: string) => lines.push(l)
 /** Both domains opening, as the server starts while extracting. */
 const live = liveApp(
   config,
-  { domains, authenticator: createAuthenticator(config, { domains: allDomains }), quota, log, observability },
+  { domains, authenticator: createAuthenticator(config), quota, log, observability },
   data,
   domains.map((domain): MountedDomain => ({ domain, opening: true })),
 )

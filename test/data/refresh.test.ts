@@ -69,7 +69,7 @@ beforeAll(async () => {
     config,
     {
       domains: [counted],
-      authenticator: createAuthenticator(config, { domains: allDomains }),
+      authenticator: createAuthenticator(config),
       quota: memoryQuotaStore(),
       observability,
       log: (l) => logs.push(l),

@@ -4,12 +4,16 @@
  * a real description, its docs page and its probes, and may only answer paths under its own prefixes.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { Elysia } from 'elysia'
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { openDataDir } from '../../src/data/open.ts'
 import { domains } from '../../src/domains/index.ts'
 import { openDomains } from '../../src/domains/mount.ts'
 import type { MountedDomain } from '../../src/domains/types.ts'
+import { declaredRoutes } from '../../src/http/elysia-routes.ts'
+import { API_PREFIX } from '../../src/http/paths.ts'
+import { compileRouteTable } from '../../src/http/route-table.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { testConfig } from '../support/app.ts'
 
@@ -65,15 +69,21 @@ for (const domain of domains) {
     }
   })
 
-  test(`${domain.name}: its routes are under its prefixes and name its tag`, () => {
+  test(`${domain.name}: its routes are under its prefixes, and the route table gives each its tag`, () => {
     const m = mounted.find((x) => x.domain === domain)!
     expect(m.problem).toBeUndefined()
-    const routes = domain.routes({ service: m.service, config, data, log: createLogger() }).routes
+    const plugin = domain.routes({ service: m.service, config, data, log: createLogger() })
+    const routes = declaredRoutes(plugin)
     expect(routes.length).toBeGreaterThan(0)
     expect(routes.map((r) => r.path).filter((path) => !under(path, domain.prefixes))).toEqual([])
-    const shown = routes.filter((r) => !(r.hooks as any)?.detail?.hide)
-    const tags = [...new Set(shown.map((r) => JSON.stringify((r.hooks as any)?.detail?.tags)))]
-    expect(tags).toEqual([JSON.stringify([domain.tag!.name])])
+    // The tag is the descriptor's alone: no route names one of its own.
+    expect(plugin.routes.filter((r) => (r.hooks as { detail?: { tags?: unknown } })?.detail?.tags !== undefined)).toEqual([])
+    const table = compileRouteTable(declaredRoutes(new Elysia({ prefix: API_PREFIX }).use(plugin)), {
+      mounted,
+      data,
+      bodyLimit: config.bodyLimit,
+    })
+    expect([...new Set(table.entries.map((e) => e.tag))]).toEqual([domain.tag!.name])
   })
 }
 

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SignJWT, type JWTPayload } from 'jose'
 import { openDataDir } from '../../src/data/open.ts'
 import { domains } from '../../src/domains/index.ts'
-import { createAuthenticator, domainResolver } from '../../src/http/auth.ts'
+import { createAuthenticator } from '../../src/http/auth.ts'
+import { ownerResolver } from '../../src/http/route-table.ts'
 import { createApp } from '../../src/server.ts'
 import { openDomains } from '../../src/domains/mount.ts'
 import { memoryQuotaStore } from '../../src/stores/quota.ts'
@@ -31,7 +32,7 @@ beforeAll(async () => {
   const mounted = await openDomains(config, data, domains, () => {})
   keys = openKeyStore(config.stateDir)
   const quota = memoryQuotaStore()
-  const authenticator = createAuthenticator(config, { keys, clock: () => clock.ms, domains })
+  const authenticator = createAuthenticator(config, { keys, clock: () => clock.ms })
   const app = createApp(config, { data, domains, authenticator, quota, clock: () => clock.ms }, mounted)
   handle = (req) => app.handle(req)
   close = async () => {
@@ -95,7 +96,8 @@ describe('key scopes', () => {
   })
 
   test('every domain resolves from its prefixes; other paths belong to none', () => {
-    const domainOf = domainResolver(domains)
+    const ownerOf = ownerResolver(domains.map((domain) => ({ domain })))
+    const domainOf = (path: string) => ownerOf(path)?.domain.name
     for (const d of domains)
       for (const p of d.prefixes) expect([d.name, domainOf(`/api/v1${p}`), domainOf(`/api/v1${p}/x/y`)]).toEqual([d.name, d.name, d.name])
     expect(domainOf('/api/v1/meta/datasets')).toBeUndefined()

@@ -7,10 +7,10 @@ import type { Config } from '../../src/config.ts'
 import { openDataDir } from '../../src/data/open.ts'
 import type { Domain } from '../../src/domains/types.ts'
 import { createAuthenticator } from '../../src/http/auth.ts'
-import { domains as allDomains } from '../../src/domains/index.ts'
 import { serverBodyCeiling } from '../../src/http/request-guards.ts'
 import { createObservability } from '../../src/http/observability.ts'
 import { createApp } from '../../src/server.ts'
+import { attachServer } from '../../src/http/elysia-routes.ts'
 import { openDomains } from '../../src/domains/mount.ts'
 import { memoryQuotaStore, type QuotaStore } from '../../src/stores/quota.ts'
 import { testConfig } from '../support/app.ts'
@@ -40,11 +40,7 @@ export async function liveServer(
   const quota = options.quota ?? memoryQuotaStore()
   const log: string[] = []
   const observability = createObservability(config, { write: (line) => log.push(line) })
-  const app = createApp(
-    config,
-    { data, domains, authenticator: createAuthenticator(config, { domains: allDomains }), quota, observability, log: () => {} },
-    mounted,
-  )
+  const app = createApp(config, { data, domains, authenticator: createAuthenticator(config), quota, observability, log: () => {} }, mounted)
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
@@ -52,7 +48,8 @@ export async function liveServer(
     maxRequestBodySize: serverBodyCeiling(config.bodyLimit),
     development: false,
   })
-  ;(app as { server: unknown }).server = server
+  attachServer(app, server)
+  observability.attach(server)
   return {
     url: `http://127.0.0.1:${server.port}`,
     port: server.port!,

@@ -12,7 +12,6 @@ import { Elysia } from 'elysia'
 import { createLogger } from '../../src/lib/logger.ts'
 import { openDataDir } from '../../src/data/open.ts'
 import { createAuthenticator } from '../../src/http/auth.ts'
-import { domains as allDomains } from '../../src/domains/index.ts'
 import { createApp } from '../../src/server.ts'
 import { openDomains } from '../../src/domains/mount.ts'
 import { createQuotaStore } from '../../src/stores/index.ts'
@@ -169,7 +168,7 @@ test('a 500 is logged as an error line with time and level', async () => {
     {
       data,
       domains: [broken as any],
-      authenticator: createAuthenticator(config, { domains: allDomains }),
+      authenticator: createAuthenticator(config),
       quota,
       log: createLogger((l) => lines.push(l)),
     },

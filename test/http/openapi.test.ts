@@ -15,8 +15,7 @@ import { openDomains } from '../../src/domains/mount.ts'
 import { memoryQuotaStore } from '../../src/stores/quota.ts'
 import { defineDomain } from '../../src/domains/types.ts'
 import { requestContext } from '../../src/http/context.ts'
-import { costPerItem } from '../../src/http/cost.ts'
-import { documents } from '../../src/http/openapi.ts'
+import { routeDetail } from '../../src/http/route-facts.ts'
 import { fieldsQuery, pageQuery } from '../../src/http/paging.ts'
 import { list, one } from '../../src/http/reply.ts'
 import { testApp, type TestApp } from '../support/app.ts'
@@ -34,15 +33,15 @@ const moons = defineDomain({
       .use(requestContext(config.responseForm))
       .get('/', () => list([], { total: 0 }), {
         query: t.Object({ ...pageQuery(config.maxLimit, 20), ...fieldsQuery }),
-        detail: { summary: 'Moons', ...documents({ enveloped: Moon, bare: MoonBare, list: true }) },
+        detail: routeDetail({ summary: 'Moons', response: { enveloped: Moon, bare: MoonBare, list: true } }),
       })
       .get('/:name', () => one({}), {
         params: t.Object({ name: t.String({ description: 'Moon name' }) }),
-        detail: { summary: 'One moon', ...documents({ enveloped: Moon, bare: MoonBare }) },
+        detail: routeDetail({ summary: 'One moon', response: { enveloped: Moon, bare: MoonBare } }),
       })
       .post('/bulk', () => list([]), {
         body: t.Object({ names: t.Array(t.String(), { maxItems: 7 }) }),
-        detail: { summary: 'Many moons', ...costPerItem('names', 7) },
+        detail: routeDetail({ summary: 'Many moons', cost: { field: 'names', max: 7 } }),
       }),
 })
 
@@ -137,7 +136,7 @@ describe('document', () => {
     const data = openDataDir(config.dataDir)
     const built = createApp(
       config,
-      { data, domains, authenticator: createAuthenticator(config, { domains: allDomains }), quota: memoryQuotaStore() },
+      { data, domains, authenticator: createAuthenticator(config), quota: memoryQuotaStore() },
       await openDomains(config, data, domains, () => {}),
     )
     const documented = new Set(operations().map((o) => `${o.method.toUpperCase()} ${o.path}`))

@@ -78,7 +78,7 @@ export async function testApp(
     {
       data,
       domains,
-      authenticator: createAuthenticator(config, { keys, domains: allDomains }),
+      authenticator: createAuthenticator(config, { keys }),
       quota,
       clock: options.clock,
       log: options.log,

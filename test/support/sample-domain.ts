@@ -4,7 +4,7 @@
  */
 import { Elysia, t } from 'elysia'
 import { requestContext } from '../../src/http/context.ts'
-import { costPerItem } from '../../src/http/cost.ts'
+import { routeDetail } from '../../src/http/route-facts.ts'
 import { fieldsQuery, pageOf, pageQuery } from '../../src/http/paging.ts'
 import { list, one } from '../../src/http/reply.ts'
 import { notFound } from '../../src/lib/errors.ts'
@@ -60,7 +60,7 @@ export const sampleDomain = (definitions = '2026-01-02') =>
             ),
           {
             body: t.Object({ names: t.Array(t.String(), { minItems: 1, maxItems: 5 }) }),
-            detail: { summary: 'Several planets', ...costPerItem('names', 5) },
+            detail: routeDetail({ summary: 'Several planets', cost: { field: 'names', max: 5 } }),
           },
         ),
   })

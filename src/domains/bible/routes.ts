@@ -3,9 +3,9 @@ import { Elysia, t } from 'elysia'
 import type { Config } from '../../config.ts'
 import { requestContext } from '../../http/context.ts'
 import { callerOf } from '../../http/exchange.ts'
-import { documents } from '../../http/openapi.ts'
 import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
 import { list, one } from '../../http/reply.ts'
+import { type ResponseShapes, routeDetail } from '../../http/route-facts.ts'
 import { invalid } from '../../lib/errors.ts'
 import {
   BookSchema,
@@ -24,7 +24,6 @@ import {
 } from './present.ts'
 import { QUERY_MAX_LENGTH } from './query.ts'
 import type { BibleService, SearchResult, SearchSort } from './service.ts'
-import { cacheable } from '../../http/cache.ts'
 
 const SEARCH_DEFAULT_LIMIT = 20
 const MAX_TRANSLATIONS = 40
@@ -70,29 +69,24 @@ const qQuery = t.String({
   examples: ['"only begotten" lov*'],
 })
 
-const searchShapes = documents({
+const searchShapes: ResponseShapes = {
   enveloped: SearchHitSchema,
   bare: SearchHitSchema,
   list: true,
   envelopedSiblings: { groups: SearchGroupsSchema },
   bareSiblings: { groups: SearchGroupsSchema },
-})
-const passageShapes = documents({ enveloped: PassageSchemaA, bare: PassageSchemaB })
+}
+const passageShapes: ResponseShapes = { enveloped: PassageSchemaA, bare: PassageSchemaB }
 /** The daily verse: a passage with the UTC date it is the verse of. */
 const dated = { date: t.String({ format: 'date', description: 'The UTC date (YYYY-MM-DD) the verse was chosen for.' }) }
-const dailyShapes = documents({
+const dailyShapes: ResponseShapes = {
   enveloped: t.Composite([PassageSchemaA, t.Object(dated)]),
   bare: t.Composite([PassageSchemaB, t.Object(dated)]),
-})
+}
 
 /** The `language` filter of a query; `description` says what it filters. */
 const languageQuery = (description: string) =>
   t.Optional(t.String({ pattern: '^[A-Za-z]{2,3}$', description, error: 'language: expected a 2- or 3-letter code' }))
-
-/** The names `fields=` may pick, per item schema. */
-const SEARCH_HIT_FIELDS = Object.keys(SearchHitSchema.properties)
-const TRANSLATION_FIELDS = Object.keys(TranslationSchema.properties)
-const BOOK_FIELDS = Object.keys(BookSchema.properties)
 
 const chapterNumber = (s: string) => {
   const n = Number(s)
@@ -113,8 +107,7 @@ const translationList = (s: string | undefined) => {
 
 // Stable: the service's answer cache hands the same result to every caller of the same question, and
 // nothing changes it, so its hits' JSON is made once (~9 µs of a 50 µs cached answer in process).
-const searchReply = ({ total, groups, hits }: SearchResult) =>
-  list(hits, { total, enveloped: { groups }, bare: { groups }, fieldNames: SEARCH_HIT_FIELDS, stable: true })
+const searchReply = ({ total, groups, hits }: SearchResult) => list(hits, { total, enveloped: { groups }, bare: { groups }, stable: true })
 
 export const bibleRoutes = (service: BibleService, config: Config) =>
   new Elysia({ prefix: '/bible' })
@@ -143,19 +136,18 @@ function catalogueRoutes(service: BibleService, config: Config) {
       },
       {
         query: t.Object({ ...pageQuery(config.maxLimit), ...fieldsQuery }),
-        detail: {
-          tags: ['bible'],
-          ...cacheable('reference'),
+        detail: routeDetail({
+          cache: 'reference',
           summary: 'Languages with at least one translation',
           description:
             'Form B: `{count, languages: [...]}` (the SPEC names the array `languages`); Form A: `data` is the array. `count` / `total` ' +
             'is the number of languages before paging; `limit` and `offset` page the array.',
-          ...documents({
+          response: {
             enveloped: t.Array(LanguageSchema),
             bare: LanguagesBareSchema,
             envelopedSiblings: { total: { type: 'integer', minimum: 0, description: 'Number of languages.' } },
-          }),
-        },
+          },
+        }),
       },
     )
     .get(
@@ -164,7 +156,7 @@ function catalogueRoutes(service: BibleService, config: Config) {
         const { total, items } = service.listTranslations(query.language, pageOf(query))
         return list(
           items.map((x) => presentTranslation(x, false)),
-          { total, fieldNames: TRANSLATION_FIELDS },
+          { total },
         )
       },
       {
@@ -173,12 +165,11 @@ function catalogueRoutes(service: BibleService, config: Config) {
           ...pageQuery(config.maxLimit),
           ...fieldsQuery,
         }),
-        detail: {
-          tags: ['bible'],
-          ...cacheable('reference'),
+        detail: routeDetail({
+          cache: 'reference',
           summary: 'Translations, optionally of one language',
-          ...documents({ enveloped: TranslationSchema, bare: TranslationSchema, list: true }),
-        },
+          response: { enveloped: TranslationSchema, bare: TranslationSchema, list: true },
+        }),
       },
     )
     .get(
@@ -187,12 +178,11 @@ function catalogueRoutes(service: BibleService, config: Config) {
       {
         params: t.Object({ translation_id: translationParam }),
         query: t.Object(fieldsQuery),
-        detail: {
-          tags: ['bible'],
-          ...cacheable('reference'),
+        detail: routeDetail({
+          cache: 'reference',
           summary: 'One translation with its book, chapter and verse counts',
-          ...documents({ enveloped: TranslationDetailSchema, bare: TranslationDetailSchema }),
-        },
+          response: { enveloped: TranslationDetailSchema, bare: TranslationDetailSchema },
+        }),
       },
     )
     .get(
@@ -223,15 +213,14 @@ function catalogueRoutes(service: BibleService, config: Config) {
           book: t.Optional(bookParam),
           ...fieldsQuery,
         }),
-        detail: {
-          tags: ['bible'],
+        detail: routeDetail({
           summary: 'Verse of the day, or a random verse',
           description:
             'Default translation `kjv` (with `language`, one of its translations). Daily: the same verse for every caller on a UTC date ' +
             'with the same filters, spread uniformly over the filtered verses. A filter that leaves nothing is a 404. Both forms ' +
             'add `date` (UTC, YYYY-MM-DD).',
-          ...dailyShapes,
-        },
+          response: dailyShapes,
+        }),
       },
     )
 }
@@ -278,15 +267,14 @@ function readingRoutes(service: BibleService, config: Config) {
           ...searchPage,
           ...fieldsQuery,
         }),
-        detail: {
-          tags: ['bible'],
-          ...cacheable('reference'),
+        detail: routeDetail({
+          cache: 'reference',
           summary: 'Full-text search, grouped by translation',
           description:
             'Hits are grouped by translation (catalogue order, or the order of `translations`), each group ranked by BM25 or in Bible ' +
             'order (`sort`); `groups` labels them with their counts, and `limit`/`offset` page the grouped sequence.',
-          ...searchShapes,
-        },
+          response: searchShapes,
+        }),
       },
     )
     .get(
@@ -295,7 +283,7 @@ function readingRoutes(service: BibleService, config: Config) {
       {
         params: t.Object({ translation: translationParam }),
         query: t.Object({ q: qQuery, sort: sortQuery, ...searchPage, ...fieldsQuery }),
-        detail: { tags: ['bible'], ...cacheable('reference'), summary: 'Full-text search in one translation', ...searchShapes },
+        detail: routeDetail({ cache: 'reference', summary: 'Full-text search in one translation', response: searchShapes }),
       },
     )
     .get(
@@ -305,46 +293,42 @@ function readingRoutes(service: BibleService, config: Config) {
         const page = pageOf(query, config.maxLimit)
         return list(books.slice(page.offset, page.offset + page.limit).map(presentBook), {
           total: books.length,
-          fieldNames: BOOK_FIELDS,
         })
       },
       {
         params: t.Object({ translation: translationParam }),
         query: t.Object({ ...pageQuery(config.maxLimit, config.maxLimit), ...fieldsQuery }),
-        detail: {
-          tags: ['bible'],
-          ...cacheable('reference'),
+        detail: routeDetail({
+          cache: 'reference',
           summary: 'Books of a translation, in canonical order',
-          ...documents({ enveloped: BookSchema, bare: BookSchema, list: true }),
-        },
+          response: { enveloped: BookSchema, bare: BookSchema, list: true },
+        }),
       },
     )
     .get('/:translation/books/:book', ({ params }) => one(presentBook(service.book(params.translation, params.book).book)), {
       params: t.Object({ translation: translationParam, book: bookParam }),
       query: t.Object(fieldsQuery),
-      detail: {
-        tags: ['bible'],
-        ...cacheable('reference'),
+      detail: routeDetail({
+        cache: 'reference',
         summary: 'One book of a translation',
-        ...documents({ enveloped: BookSchema, bare: BookSchema }),
-      },
+        response: { enveloped: BookSchema, bare: BookSchema },
+      }),
     })
     .get(
       '/:translation/:book/chapters',
       ({ params, query }) => {
         const { chapters } = service.chapters(params.translation, params.book)
         const page = pageOf(query, config.maxLimit)
-        return list(chapters.slice(page.offset, page.offset + page.limit), { total: chapters.length, fieldNames: ['chapter', 'verses'] })
+        return list(chapters.slice(page.offset, page.offset + page.limit), { total: chapters.length })
       },
       {
         params: t.Object({ translation: translationParam, book: bookParam }),
         query: t.Object({ ...pageQuery(config.maxLimit, config.maxLimit), ...fieldsQuery }),
-        detail: {
-          tags: ['bible'],
-          ...cacheable('reference'),
+        detail: routeDetail({
+          cache: 'reference',
           summary: 'Chapters of a book with their verse counts',
-          ...documents({ enveloped: ChapterSchema, bare: ChapterSchema, list: true }),
-        },
+          response: { enveloped: ChapterSchema, bare: ChapterSchema, list: true },
+        }),
       },
     )
     .get(
@@ -353,7 +337,7 @@ function readingRoutes(service: BibleService, config: Config) {
       {
         params: t.Object({ translation: translationParam, book: bookParam, chapter: chapterParam }),
         query: t.Object(fieldsQuery),
-        detail: { tags: ['bible'], ...cacheable('reference'), summary: 'A whole chapter', ...passageShapes },
+        detail: routeDetail({ cache: 'reference', summary: 'A whole chapter', response: passageShapes }),
       },
     )
     .get(
@@ -363,12 +347,11 @@ function readingRoutes(service: BibleService, config: Config) {
       {
         params: t.Object({ translation: translationParam, book: bookParam, chapter: chapterParam, verse_ref: verseRefParam }),
         query: t.Object(fieldsQuery),
-        detail: {
-          tags: ['bible'],
-          ...cacheable('reference'),
+        detail: routeDetail({
+          cache: 'reference',
           summary: 'A verse, a range or a list of verses of one chapter',
-          ...passageShapes,
-        },
+          response: passageShapes,
+        }),
       },
     )
 }

@@ -5,23 +5,13 @@
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../config.ts'
 import { requestContext } from '../../http/context.ts'
-import { costPerItem } from '../../http/cost.ts'
-import { bodyLimit } from '../../http/admission.ts'
 import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
-import { documents } from '../../http/openapi.ts'
 import { list, one } from '../../http/reply.ts'
+import { routeDetail } from '../../http/route-facts.ts'
 import { AlmanacError } from '../../lib/errors.ts'
-import {
-  COUNTRY_FIELDS,
-  presentCountry,
-  presentCountryDetail,
-  presentSubdivision,
-  presentSubdivisionDetail,
-  SUBDIVISION_FIELDS,
-} from './present.ts'
+import { presentCountry, presentCountryDetail, presentSubdivision, presentSubdivisionDetail } from './present.ts'
 import { CodeValidationSchema, CountryDetailSchemas, CountrySchemas, SubdivisionDetailSchema, SubdivisionSchema } from './schemas.ts'
 import type { CountriesService } from './service.ts'
-import { cacheable } from '../../http/cache.ts'
 
 export const MAX_CODES = 100
 
@@ -61,7 +51,7 @@ export function countriesRoutes(service: CountriesService, config: Config) {
         const found = service.listCountries({ region: query.region, sub_region: query.sub_region, q: query.q }, page)
         return list(
           found.items.map((c) => presentCountry(c, form)),
-          { total: found.total, fieldNames: COUNTRY_FIELDS[form] },
+          { total: found.total },
         )
       },
       {
@@ -74,26 +64,24 @@ export function countriesRoutes(service: CountriesService, config: Config) {
           ...pageQuery(config.maxLimit),
           ...fieldsQuery,
         }),
-        detail: {
-          ...cacheable('reference'),
-          tags: ['countries'],
+        detail: routeDetail({
+          cache: 'reference',
           summary: 'List countries',
           description: '`count` is the number of matches before paging. Ordered by name.',
-          ...documents({ name: 'Country', ...CountrySchemas, list: true }),
-        },
+          response: { name: 'Country', ...CountrySchemas, list: true },
+        }),
       },
     )
     .post('/validate', ({ body }) => list(service.validateCountries(body.codes)), {
       body: codesBody('ISO 3166-1 alpha-2, alpha-3 or numeric', 'US, usa, 840'),
-      detail: {
-        tags: ['countries'],
+      detail: routeDetail({
         summary: 'Validate country codes',
         description: 'Unknown codes give `valid: false, name: null`.',
-        ...costPerItem('codes', MAX_CODES),
+        cost: { field: 'codes', max: MAX_CODES },
         // 100 codes of 64 characters, 3 bytes each at most: 19.5 KB.
-        ...bodyLimit(64 * 1024),
-        ...documents({ name: 'CodeValidation', enveloped: CodeValidationSchema, list: true, total: false }),
-      },
+        bodyLimit: 64 * 1024,
+        response: { name: 'CodeValidation', enveloped: CodeValidationSchema, list: true, total: false },
+      }),
     })
     .get(
       '/:code',
@@ -111,20 +99,19 @@ export function countriesRoutes(service: CountriesService, config: Config) {
       {
         params: countryCode,
         query: t.Object(fieldsQuery),
-        detail: {
-          ...cacheable('reference'),
-          tags: ['countries'],
+        detail: routeDetail({
+          cache: 'reference',
           summary: 'One country',
           description: 'A withdrawn code (YU, ANT) is a 404 whose body lists its `successors`.',
-          ...documents({ name: 'CountryDetail', ...CountryDetailSchemas }),
-        },
+          response: { name: 'CountryDetail', ...CountryDetailSchemas },
+        }),
       },
     )
     .get(
       '/:code/subdivisions',
       ({ params, query }) => {
         const found = service.subdivisionsOf(params.code, { type: query.type, q: query.q }, pageOf(query))
-        return list(found.items.map(presentSubdivision), { total: found.total, fieldNames: SUBDIVISION_FIELDS })
+        return list(found.items.map(presentSubdivision), { total: found.total })
       },
       {
         params: countryCode,
@@ -134,13 +121,12 @@ export function countriesRoutes(service: CountriesService, config: Config) {
           ...pageQuery(config.maxLimit),
           ...fieldsQuery,
         }),
-        detail: {
-          ...cacheable('reference'),
-          tags: ['countries'],
+        detail: routeDetail({
+          cache: 'reference',
           summary: "A country's ISO 3166-2 subdivisions",
           description: 'Ordered by code; each item carries its `parent` code (null at the top level).',
-          ...documents({ name: 'Subdivision', enveloped: SubdivisionSchema, list: true }),
-        },
+          response: { name: 'Subdivision', enveloped: SubdivisionSchema, list: true },
+        }),
       },
     )
 
@@ -148,15 +134,14 @@ export function countriesRoutes(service: CountriesService, config: Config) {
     .use(requestContext(config.responseForm))
     .post('/validate', ({ body }) => list(service.validateSubdivisions(body.codes)), {
       body: codesBody('ISO 3166-2', 'US-CA, gb-eng'),
-      detail: {
-        tags: ['countries'],
+      detail: routeDetail({
         summary: 'Validate subdivision codes',
         description: 'Unknown codes give `valid: false, name: null`.',
-        ...costPerItem('codes', MAX_CODES),
+        cost: { field: 'codes', max: MAX_CODES },
         // 100 codes of 64 characters, 3 bytes each at most: 19.5 KB.
-        ...bodyLimit(64 * 1024),
-        ...documents({ name: 'CodeValidation', enveloped: CodeValidationSchema, list: true, total: false }),
-      },
+        bodyLimit: 64 * 1024,
+        response: { name: 'CodeValidation', enveloped: CodeValidationSchema, list: true, total: false },
+      }),
     })
     .get(
       '/:code',
@@ -167,13 +152,12 @@ export function countriesRoutes(service: CountriesService, config: Config) {
       {
         params: subdivisionCode,
         query: t.Object(fieldsQuery),
-        detail: {
-          ...cacheable('reference'),
-          tags: ['countries'],
+        detail: routeDetail({
+          cache: 'reference',
           summary: 'One subdivision',
           description: 'A changed code (MX-DIF) is a 404 whose body lists its `successors` (MX-CMX).',
-          ...documents({ name: 'SubdivisionDetail', enveloped: SubdivisionDetailSchema }),
-        },
+          response: { name: 'SubdivisionDetail', enveloped: SubdivisionDetailSchema },
+        }),
       },
     )
 

@@ -2,13 +2,11 @@
 import { Elysia, t } from 'elysia'
 import type { DomainContext } from '../types.ts'
 import { requestContext } from '../../http/context.ts'
-import { costPerItem } from '../../http/cost.ts'
 import { callerOf } from '../../http/exchange.ts'
-import { bodyLimit } from '../../http/admission.ts'
-import { documents } from '../../http/openapi.ts'
 import { fieldsQuery } from '../../http/paging.ts'
 import { list, one } from '../../http/reply.ts'
-import { BareItemSchema, BareSchema, EnvelopedItemSchema, EnvelopedSchema, FIELD_NAMES, present, presentItem } from './present.ts'
+import { routeDetail } from '../../http/route-facts.ts'
+import { BareItemSchema, BareSchema, EnvelopedItemSchema, EnvelopedSchema, present, presentItem } from './present.ts'
 import { MAX_INPUT, type EmailService } from './service.ts'
 
 export const BULK_MAX = 10
@@ -31,29 +29,23 @@ export const emailRoutes = ({ service: state, config }: DomainContext<EmailDomai
   const { service } = state
   return new Elysia({ prefix: '/email' })
     .use(requestContext(config.responseForm))
-    .post(
-      '/risk',
-      async ({ body, form, request }) =>
-        one(present(await service.assess(body.email, callerOf(request)), form), { fieldNames: FIELD_NAMES[form] }),
-      {
-        body: t.Object({ email: address }, { examples: [{ email: 'someone@mailinator.com' }] }),
-        query: t.Object(fieldsQuery),
-        detail: {
-          summary: 'Score one email address (0-100)',
-          description:
-            'Syntax, MX (DNS), domain age (RDAP), disposable, free-provider and abuse lists. `fields` accepts dotted paths such ' +
-            'as `checks.disposable`. A check that cannot be performed is reported in `unknown_checks` and adds no points; the answer ' +
-            'comes within the DNS and RDAP timeouts.',
-          tags: ['email'],
-          ...documents({ enveloped: EnvelopedSchema, bare: BareSchema }),
-        },
-      },
-    )
+    .post('/risk', async ({ body, form, request }) => one(present(await service.assess(body.email, callerOf(request)), form)), {
+      body: t.Object({ email: address }, { examples: [{ email: 'someone@mailinator.com' }] }),
+      query: t.Object(fieldsQuery),
+      detail: routeDetail({
+        summary: 'Score one email address (0-100)',
+        description:
+          'Syntax, MX (DNS), domain age (RDAP), disposable, free-provider and abuse lists. `fields` accepts dotted paths such ' +
+          'as `checks.disposable`. A check that cannot be performed is reported in `unknown_checks` and adds no points; the answer ' +
+          'comes within the DNS and RDAP timeouts.',
+        response: { enveloped: EnvelopedSchema, bare: BareSchema },
+      }),
+    })
     .post(
       '/risk/bulk',
       async ({ body, form, request }) => {
         const items = (await service.bulk(body.emails, callerOf(request), 'emails')).map((a) => presentItem(a, form))
-        return list(items, { fieldNames: FIELD_NAMES[form], enveloped: { total: items.length } })
+        return list(items, { enveloped: { total: items.length } })
       },
       {
         body: t.Object(
@@ -77,21 +69,20 @@ export const emailRoutes = ({ service: state, config }: DomainContext<EmailDomai
           { examples: [{ emails: ['someone@mailinator.com', 'not an address'] }] },
         ),
         query: t.Object(fieldsQuery),
-        detail: {
+        detail: routeDetail({
           summary: `Score up to ${BULK_MAX} email addresses`,
           description: 'Form A: `{status, total, data}`; Form B: `{results}`. Each address costs one quota credit.',
-          tags: ['email'],
-          ...costPerItem('emails', BULK_MAX),
+          cost: { field: 'emails', max: BULK_MAX },
           // 10 addresses of 1,024 characters, 3 bytes each at most: 30.8 KB.
-          ...bodyLimit(64 * 1024),
-          ...documents({
+          bodyLimit: 64 * 1024,
+          response: {
             enveloped: EnvelopedItemSchema,
             bare: BareItemSchema,
             list: true,
             total: false,
             envelopedSiblings: { total: t.Integer({ minimum: 0 }) },
-          }),
-        },
+          },
+        }),
       },
     )
 }

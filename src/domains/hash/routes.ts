@@ -5,11 +5,10 @@
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../config.ts'
 import { requestContext } from '../../http/context.ts'
-import { bodyLimit } from '../../http/admission.ts'
 import { fieldsQuery, namedInteger } from '../../http/paging.ts'
 import { callerOf } from '../../http/exchange.ts'
-import { documents } from '../../http/openapi.ts'
 import { one } from '../../http/reply.ts'
+import { routeDetail } from '../../http/route-facts.ts'
 import { present } from './present.ts'
 import { digestSchema, kdfSchemas } from './schemas.ts'
 import { DEFAULTS, DIGESTS, MAX_INPUT_BYTES, type HashService } from './service.ts'
@@ -30,7 +29,7 @@ const RESULT_NOTE =
   'ceiling (`ceilings[]`). An empty `input` is a 422.'
 
 /** The input's 256 KB of UTF-8 even if every byte were escaped as two in JSON (quotes, backslashes, newlines), and the options. */
-const HASH_BODY = bodyLimit(2 * MAX_INPUT_BYTES + 16 * 1024)
+const HASH_BODY_LIMIT = 2 * MAX_INPUT_BYTES + 16 * 1024
 
 /** What each password hash route answers (its OpenAPI description). */
 const BCRYPT_DESCRIPTION =
@@ -57,18 +56,17 @@ export function hashRoutes(service: HashService, config: Config) {
     app.post('/' + algorithm, ({ body, form }) => one(present(service.digest(algorithm, body.input), form)), {
       body: t.Object({ input }, { examples: [{ input: 'hello' }] }),
       query: t.Object(fieldsQuery),
-      detail: {
-        tags: ['hash'],
-        ...HASH_BODY,
+      detail: routeDetail({
+        bodyLimit: HASH_BODY_LIMIT,
         summary: `${algorithm.toUpperCase()} digest`,
         description:
           `The ${algorithm} digest of the UTF-8 bytes of \`input\`, as ${DIGEST_LENGTH[algorithm]} lowercase hexadecimal ` +
           `characters. Deterministic: equal inputs give equal digests.`,
-        ...documents({
+        response: {
           name: `${algorithm[0]!.toUpperCase()}${algorithm.slice(1)}Result`,
           enveloped: digestSchema(algorithm, DIGEST_LENGTH[algorithm]),
-        }),
-      },
+        },
+      }),
     })
   }
 
@@ -90,13 +88,12 @@ export function hashRoutes(service: HashService, config: Config) {
         { examples: [{ input: 'correct horse battery staple', rounds: 10 }] },
       ),
       query: t.Object(fieldsQuery),
-      detail: {
-        tags: ['hash'],
-        ...HASH_BODY,
+      detail: routeDetail({
+        bodyLimit: HASH_BODY_LIMIT,
         summary: 'bcrypt password hash',
         description: BCRYPT_DESCRIPTION,
-        ...documents({ name: 'BcryptResult', ...kdfSchemas('bcrypt') }),
-      },
+        response: { name: 'BcryptResult', ...kdfSchemas('bcrypt') },
+      }),
     })
     .post('/scrypt', async ({ body, form, request }) => one(present(await service.scrypt(body.input, body, callerOf(request)), form)), {
       body: t.Object(
@@ -138,13 +135,12 @@ export function hashRoutes(service: HashService, config: Config) {
         { examples: [{ input: 'correct horse battery staple', n: 16384, r: 8, p: 1 }] },
       ),
       query: t.Object(fieldsQuery),
-      detail: {
-        tags: ['hash'],
-        ...HASH_BODY,
+      detail: routeDetail({
+        bodyLimit: HASH_BODY_LIMIT,
         summary: 'scrypt password hash',
         description: SCRYPT_DESCRIPTION,
-        ...documents({ name: 'ScryptResult', ...kdfSchemas('scrypt') }),
-      },
+        response: { name: 'ScryptResult', ...kdfSchemas('scrypt') },
+      }),
     })
     .post('/argon2id', async ({ body, form, request }) => one(present(await service.argon2id(body.input, body, callerOf(request)), form)), {
       body: t.Object(
@@ -182,12 +178,11 @@ export function hashRoutes(service: HashService, config: Config) {
         { examples: [{ input: 'correct horse battery staple', time_cost: 2, memory_cost: 19456, parallelism: 1 }] },
       ),
       query: t.Object(fieldsQuery),
-      detail: {
-        tags: ['hash'],
-        ...HASH_BODY,
+      detail: routeDetail({
+        bodyLimit: HASH_BODY_LIMIT,
         summary: 'argon2id password hash',
         description: ARGON2ID_DESCRIPTION,
-        ...documents({ name: 'Argon2idResult', ...kdfSchemas('argon2id') }),
-      },
+        response: { name: 'Argon2idResult', ...kdfSchemas('argon2id') },
+      }),
     })
 }

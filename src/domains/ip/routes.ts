@@ -7,13 +7,12 @@ import { Elysia, t } from 'elysia'
 import type { DomainContext } from '../types.ts'
 import { clientAddress, type TrustedProxies } from '../../http/client-ip.ts'
 import { requestContext } from '../../http/context.ts'
-import { costPerItem } from '../../http/cost.ts'
 import { fieldsQuery } from '../../http/paging.ts'
-import { documents } from '../../http/openapi.ts'
 import { list, one } from '../../http/reply.ts'
+import { routeDetail } from '../../http/route-facts.ts'
 import { AlmanacError, badRequest } from '../../lib/errors.ts'
 import type { ResponseForm } from '../../config.ts'
-import { envelopedJson, FIELD_NAMES, present, presentItem } from './present.ts'
+import { envelopedJson, present, presentItem } from './present.ts'
 import { IpBulkItemSchemas, IpRecordSchemas } from './schemas.ts'
 import type { IpRecord, IpService } from './service.ts'
 
@@ -28,7 +27,7 @@ export interface IpDomainState {
 
 /** One record's reply; Form A's JSON written from the record's parts, each serialised once (present.ts). */
 const recordReply = (r: IpRecord, form: ResponseForm) =>
-  one(present(r, form), { fieldNames: FIELD_NAMES[form], json: form === 'enveloped' ? () => envelopedJson(r) : undefined })
+  one(present(r, form), { json: form === 'enveloped' ? () => envelopedJson(r) : undefined })
 
 const address = t.String({
   description: 'An IPv4 or IPv6 address without port, zone or prefix; IPv4-mapped IPv6 (::ffff:a.b.c.d) is answered as IPv4.',
@@ -50,14 +49,13 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
       },
       {
         query: t.Object(fieldsQuery),
-        detail: {
-          tags: ['ip'],
+        detail: routeDetail({
           summary: "The caller's IP record",
           description:
             'Geolocates the connecting address. Behind a proxy in ALMANAC_TRUSTED_PROXIES, the one forwarding header ' +
             'ALMANAC_TRUSTED_PROXY_HEADER names (X-Forwarded-For or Forwarded) is believed, walked from the right; the other is ignored.',
-          ...documents({ name: 'IpRecord', ...IpRecordSchemas }),
-        },
+          response: { name: 'IpRecord', ...IpRecordSchemas },
+        }),
       },
     )
     .get(
@@ -71,53 +69,42 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
       {
         params: t.Object({ ip: address }),
         query: t.Object(fieldsQuery),
-        detail: {
-          tags: ['ip'],
+        detail: routeDetail({
           summary: 'Geolocate one address (GET form)',
           description:
             'The same record and quota as POST /api/v1/ip, with the address in the path (IPv6 as it is ' +
             'written: `/api/v1/ip/2001:db8::1`). `me` is the caller, as GET /api/v1/ip/me.',
-          ...documents({ name: 'IpRecord', ...IpRecordSchemas }),
-        },
+          response: { name: 'IpRecord', ...IpRecordSchemas },
+        }),
       },
     )
     .post('', ({ body, form }) => recordReply(service.lookup(body.ip, 'ip'), form), {
       body: t.Object({ ip: address }, { examples: [{ ip: '8.8.8.8' }] }),
       query: t.Object(fieldsQuery),
-      detail: {
-        tags: ['ip'],
+      detail: routeDetail({
         summary: 'Geolocate one address',
         description:
           'Private, loopback, link-local, CGNAT, documentation and multicast addresses answer with is_reserved true and no location.',
-        ...documents({ name: 'IpRecord', ...IpRecordSchemas }),
-      },
+        response: { name: 'IpRecord', ...IpRecordSchemas },
+      }),
     })
-    .post(
-      '/bulk',
-      ({ body, form }) =>
-        list(
-          service.bulk(body.ips, 'ips').map((r) => presentItem(r, form)),
-          { fieldNames: FIELD_NAMES[form] },
-        ),
-      {
-        body: t.Object(
-          {
-            ips: t.Array(address, {
-              minItems: 1,
-              maxItems: BULK_MAX,
-              description: `1 to ${BULK_MAX} addresses. Each is answered on its own: an invalid one gets {ip, error} in its place.`,
-            }),
-          },
-          { examples: [{ ips: ['8.8.8.8', '2001:4860:4860::8888', '81.2.69.142', 'not-an-address'] }] },
-        ),
-        query: t.Object(fieldsQuery),
-        detail: {
-          tags: ['ip'],
-          summary: 'Geolocate up to 100 addresses',
-          description: 'Each address costs one quota credit.',
-          ...costPerItem('ips', BULK_MAX),
-          ...documents({ name: 'IpBulkItem', ...IpBulkItemSchemas, list: true, total: false }),
+    .post('/bulk', ({ body, form }) => list(service.bulk(body.ips, 'ips').map((r) => presentItem(r, form))), {
+      body: t.Object(
+        {
+          ips: t.Array(address, {
+            minItems: 1,
+            maxItems: BULK_MAX,
+            description: `1 to ${BULK_MAX} addresses. Each is answered on its own: an invalid one gets {ip, error} in its place.`,
+          }),
         },
-      },
-    )
+        { examples: [{ ips: ['8.8.8.8', '2001:4860:4860::8888', '81.2.69.142', 'not-an-address'] }] },
+      ),
+      query: t.Object(fieldsQuery),
+      detail: routeDetail({
+        summary: 'Geolocate up to 100 addresses',
+        description: 'Each address costs one quota credit.',
+        cost: { field: 'ips', max: BULK_MAX },
+        response: { name: 'IpBulkItem', ...IpBulkItemSchemas, list: true, total: false },
+      }),
+    })
 }

@@ -2,14 +2,11 @@
 import { Elysia, t } from 'elysia'
 import type { Config, ResponseForm } from '../../config.ts'
 import { requestContext } from '../../http/context.ts'
-import { costPerItem } from '../../http/cost.ts'
-import { bodyLimit } from '../../http/admission.ts'
 import { fieldsQuery, namedInteger, pageOf, pageQuery, type Page } from '../../http/paging.ts'
 import { invalidFields } from '../../lib/errors.ts'
-import { documents } from '../../http/openapi.ts'
 import { list, type ListMeta, one } from '../../http/reply.ts'
 import { MAX_VERTICES } from './geo.ts'
-import { presentCheck, presentPage, type PresentedPage, presentRecord, presentSystem, RECORD_FIELDS } from './present.ts'
+import { presentCheck, presentPage, type PresentedPage, presentRecord, presentSystem } from './present.ts'
 import {
   FormatCheckSchema,
   NearbyRecordSchemas,
@@ -22,7 +19,7 @@ import {
 } from './schemas.ts'
 import { type Heavy, NEARBY_MAX_RADIUS_KM, type PostalService, type SearchFilters } from './service.ts'
 import { callerOf } from '../../http/exchange.ts'
-import { cacheable } from '../../http/cache.ts'
+import { routeDetail } from '../../http/route-facts.ts'
 
 /** `f` of an answer made inline, or of a promised one made on a query worker. */
 const then = <T, R>(answer: T | Promise<T>, f: (value: T) => R): R | Promise<R> => (answer instanceof Promise ? answer.then(f) : f(answer))
@@ -85,8 +82,8 @@ const pageList = (p: PresentedPage, meta: ListMeta) =>
   list('items' in p ? p.items : null, 'json' in p ? { ...meta, json: () => p.json } : meta)
 
 /** A nearby or within answer: Form A adds `total_count`, `limit`, `offset`; Form B is `count`/`results`. */
-const spatialReply = (page: Page, fieldNames: readonly string[]) => (p: PresentedPage) =>
-  pageList(p, { bare: { count: p.total }, enveloped: { total_count: p.total, limit: page.limit, offset: page.offset }, fieldNames })
+const spatialReply = (page: Page) => (p: PresentedPage) =>
+  pageList(p, { bare: { count: p.total }, enveloped: { total_count: p.total, limit: page.limit, offset: page.offset } })
 
 /** The page of a nearby/within request: each member from the query or the body; given in both, a 422 naming it. */
 function spatialPageOf(query: { limit?: number; offset?: number }, body: { limit?: number; offset?: number }): Page {
@@ -133,12 +130,11 @@ export const postalRoutes = (service: PostalService, config: Config) =>
           ...pageQuery(config.maxLimit),
           ...fieldsQuery,
         }),
-        detail: {
-          ...cacheable('reference'),
-          tags: ['postal'],
+        detail: routeDetail({
+          cache: 'reference',
           summary: 'Postal code systems of every country',
-          ...documents({ name: 'PostalSystem', ...PostalSystemSchemas, list: true }),
-        },
+          response: { name: 'PostalSystem', ...PostalSystemSchemas, list: true },
+        }),
       },
     )
     .post('/validate', ({ body, form }) => list(body.codes.map((c) => presentCheck(service.check(c.country_code, c.postal_code), form))), {
@@ -163,46 +159,43 @@ export const postalRoutes = (service: PostalService, config: Config) =>
           ],
         },
       ),
-      detail: {
-        tags: ['postal'],
+      detail: routeDetail({
         summary: 'Check the format and existence of several postal codes',
-        ...costPerItem('codes', BATCH_MAX),
+        cost: { field: 'codes', max: BATCH_MAX },
         // 100 pairs of 16 + 64 characters, 3 bytes each at most: 27.7 KB.
-        ...bodyLimit(64 * 1024),
-        ...documents({ name: 'PostalCheck', ...PostalCheckSchemas, list: true, total: false }),
-      },
+        bodyLimit: 64 * 1024,
+        response: { name: 'PostalCheck', ...PostalCheckSchemas, list: true, total: false },
+      }),
     })
     .get('/:country_code', ({ params, form }) => one(presentSystem(service.country(params.country_code), form, true)), {
       params: t.Object({ country_code: countryParam }),
       query: t.Object(fieldsQuery),
-      detail: {
-        ...cacheable('reference'),
-        tags: ['postal'],
+      detail: routeDetail({
+        cache: 'reference',
         summary: "A country's postal code system",
-        ...documents({ name: 'PostalSystemDetail', ...PostalSystemDetailSchemas }),
-      },
+        response: { name: 'PostalSystemDetail', ...PostalSystemDetailSchemas },
+      }),
     })
     .get(
       '/:country_code/codes',
       ({ params, query }) => {
         const { total, items } = service.codes(params.country_code, pageOf(query))
-        return list(items, { total, fieldNames: ['postal_code', 'place_name', 'admin_name'] })
+        return list(items, { total })
       },
       {
         params: t.Object({ country_code: countryParam }),
         query: t.Object({ ...pageQuery(config.maxLimit), ...fieldsQuery }),
-        detail: {
-          ...cacheable('reference'),
-          tags: ['postal'],
+        detail: routeDetail({
+          cache: 'reference',
           summary: 'Distinct postal codes of a country, in code order',
-          ...documents({ name: 'PostalCode', enveloped: PostalCodeSchema, list: true }),
-        },
+          response: { name: 'PostalCode', enveloped: PostalCodeSchema, list: true },
+        }),
       },
     )
     .get(
       '/:country_code/search',
       ({ params, query, form, request }) => {
-        const reply = (p: PresentedPage) => pageList(p, { total: p.total, fieldNames: RECORD_FIELDS[form] })
+        const reply = (p: PresentedPage) => pageList(p, { total: p.total })
         return then(pageIn(service, form, 'search', [params.country_code, filters(query), pageOf(query)], callerOf(request)), reply)
       },
       {
@@ -218,19 +211,18 @@ export const postalRoutes = (service: PostalService, config: Config) =>
           ...pageQuery(config.maxLimit),
           ...fieldsQuery,
         }),
-        detail: {
-          ...cacheable('reference'),
-          tags: ['postal'],
+        detail: routeDetail({
+          cache: 'reference',
           summary: 'Search postal codes by place name, code prefix or division (at least one)',
-          ...documents({ name: 'PostalRecord', ...PostalRecordSchemas, list: true }),
-        },
+          response: { name: 'PostalRecord', ...PostalRecordSchemas, list: true },
+        }),
       },
     )
     .post(
       '/:country_code/nearby',
       ({ params, query, body, form, request }) => {
         const page = spatialPageOf(query, body)
-        const reply = spatialReply(page, [...RECORD_FIELDS[form], 'distance_km'])
+        const reply = spatialReply(page)
         const at = { lat: body.lat, lng: body.lng, radius_km: body.radius_km }
         return then(pageIn(service, form, 'nearby', [params.country_code, at, page], callerOf(request)), reply)
       },
@@ -250,18 +242,17 @@ export const postalRoutes = (service: PostalService, config: Config) =>
           { examples: [{ lat: 34.09, lng: -118.41, radius_km: 5, limit: 10 }] },
         ),
         query: t.Object({ ...spatialPage, ...fieldsQuery }),
-        detail: {
-          tags: ['postal'],
+        detail: routeDetail({
           summary: 'Postal codes within a radius, nearest first (haversine distance_km)',
-          ...documents({ name: 'NearbyPostalRecord', ...NearbyRecordSchemas, list: true, ...spatialSiblings }),
-        },
+          response: { name: 'NearbyPostalRecord', ...NearbyRecordSchemas, list: true, ...spatialSiblings },
+        }),
       },
     )
     .post(
       '/:country_code/within',
       ({ params, query, body, form, request }) => {
         const page = spatialPageOf(query, body)
-        const reply = spatialReply(page, RECORD_FIELDS[form])
+        const reply = spatialReply(page)
         return then(pageIn(service, form, 'within', [params.country_code, body.geometry, page], callerOf(request)), reply)
       },
       {
@@ -299,44 +290,36 @@ export const postalRoutes = (service: PostalService, config: Config) =>
           },
         ),
         query: t.Object({ ...spatialPage, ...fieldsQuery }),
-        detail: {
-          tags: ['postal'],
+        detail: routeDetail({
           summary: 'Postal codes inside a polygon, in dataset order',
           // 10,000 positions at full double precision: 400 KB compact, 800 KB pretty-printed with two spaces.
-          ...bodyLimit(1024 * 1024),
-          ...documents({ name: 'PostalRecord', ...PostalRecordSchemas, list: true, ...spatialSiblings }),
-        },
+          bodyLimit: 1024 * 1024,
+          response: { name: 'PostalRecord', ...PostalRecordSchemas, list: true, ...spatialSiblings },
+        }),
       },
     )
     .get('/:country_code/validate/:postal_code', ({ params }) => one(service.validateFormat(params.country_code, params.postal_code)), {
       params: t.Object({ country_code: countryParam, postal_code: postalCodeParam }),
-      detail: {
-        ...cacheable('reference'),
-        tags: ['postal'],
+      detail: routeDetail({
+        cache: 'reference',
         summary: "Check a postal code against its country's format",
         description: 'An unknown country is not an error (SPEC Errors): `valid: false`, as in the batch.',
-        ...documents({ name: 'PostalFormatCheck', enveloped: FormatCheckSchema }),
-      },
+        response: { name: 'PostalFormatCheck', enveloped: FormatCheckSchema },
+      }),
     })
     .get(
       '/:country_code/:postal_code',
       ({ params, form }) => {
         const { records } = service.lookup(params.country_code, params.postal_code)
-        return form === 'enveloped'
-          ? list(
-              records.map((r) => presentRecord(r, form)),
-              { fieldNames: RECORD_FIELDS[form] },
-            )
-          : one(presentRecord(records[0]!, form))
+        return form === 'enveloped' ? list(records.map((r) => presentRecord(r, form))) : one(presentRecord(records[0]!, form))
       },
       {
         params: t.Object({ country_code: countryParam, postal_code: postalCodeParam }),
         query: t.Object(fieldsQuery),
-        detail: {
-          ...cacheable('reference'),
-          tags: ['postal'],
+        detail: routeDetail({
+          cache: 'reference',
           summary: 'Every place a postal code maps to (Form B: the first)',
-          ...documents({ name: 'PostalRecord', ...PostalRecordSchemas, envelopedList: true }),
-        },
+          response: { name: 'PostalRecord', ...PostalRecordSchemas, envelopedList: true },
+        }),
       },
     )

@@ -6,10 +6,9 @@
 import { Elysia, t, type TSchema } from 'elysia'
 import { requestContext } from '../../http/context.ts'
 import { callerOf } from '../../http/exchange.ts'
-import { bodyLimit } from '../../http/admission.ts'
-import { documents } from '../../http/openapi.ts'
 import { fieldsQuery } from '../../http/paging.ts'
 import { one } from '../../http/reply.ts'
+import { routeDetail } from '../../http/route-facts.ts'
 import type { DomainContext } from '../types.ts'
 import type { QrDomainState } from './state.ts'
 import { publicOrigin } from './origin.ts'
@@ -24,7 +23,7 @@ import {
   wifiPayload,
   type Preset,
 } from './payloads.ts'
-import { commonParameters, FIELD_NAMES, QrResultSchema } from './schemas.ts'
+import { commonParameters, QrResultSchema } from './schemas.ts'
 import type { QrOptions } from './service.ts'
 
 const str = (description: string, maxLength: number, minLength = 0, examples?: string[]) =>
@@ -206,19 +205,18 @@ export function qrRoutes({ service: state, config }: DomainContext<QrDomainState
         for (const name of OPTION_NAMES) if (b[name] !== undefined) (options as any)[name] = b[name]
         const origin = publicOrigin(request, server?.requestIP(request)?.address, trusted, config.qr.publicUrl)
         const result = await service.generate(route.preset, payload, route.field(b), options, origin, callerOf(request), warnings)
-        return one(result, { fieldNames: FIELD_NAMES })
+        return one(result)
       },
       {
         body: t.Object({ ...route.fields, ...commonParameters }, { examples: [exampleBody(route.fields)] }),
         query: t.Object(fieldsQuery),
-        detail: {
-          tags: ['qr'],
+        detail: routeDetail({
           summary: route.summary,
           // The largest payload (text: 4,296 characters) at 3 bytes each is 13 KB; 6 each as \u escapes, 26 KB.
-          ...bodyLimit(64 * 1024),
+          bodyLimit: 64 * 1024,
           description: `${route.description} ${COMMON_NOTE}`,
-          ...documents({ enveloped: QrResultSchema, bare: QrResultSchema }),
-        },
+          response: { enveloped: QrResultSchema, bare: QrResultSchema },
+        }),
       },
     )
   }

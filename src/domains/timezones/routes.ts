@@ -6,13 +6,12 @@
  */
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../config.ts'
-import { documents, wildcardParameter } from '../../http/openapi.ts'
 import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
 import { list, one } from '../../http/reply.ts'
+import { routeDetail } from '../../http/route-facts.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
 import { ConversionSchema, DifferenceSchema, TimezoneListItemSchema, TimezoneRecordSchema } from './schemas.ts'
 import type { TimezonesService } from './service.ts'
-import { cacheable } from '../../http/cache.ts'
 
 const DEFAULT_LIMIT = 50
 
@@ -54,7 +53,7 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
       ({ query }) => {
         const page = pageOf(query, DEFAULT_LIMIT)
         const { total, items } = service.list({ region: query.region, country: query.country, ...page }, nowSeconds())
-        return list(items, { total, fieldNames: ['timezone', 'utc_offset', 'abbreviation', 'is_dst', 'country_codes', 'link_to'] })
+        return list(items, { total })
       },
       {
         query: t.Object({
@@ -72,12 +71,11 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
           ...pageQuery(config.maxLimit, DEFAULT_LIMIT),
           ...fieldsQuery,
         }),
-        detail: {
-          ...cacheable('current'),
+        detail: routeDetail({
+          cache: 'current',
           summary: 'List IANA timezones with their current offset, abbreviation and DST flag',
-          tags: ['timezones'],
-          ...documents({ name: 'TimezoneListItem', enveloped: TimezoneListItemSchema, list: true }),
-        },
+          response: { name: 'TimezoneListItem', enveloped: TimezoneListItemSchema, list: true },
+        }),
       },
     )
     .get(
@@ -89,27 +87,25 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
       },
       {
         query: t.Object(fieldsQuery),
-        detail: {
-          ...cacheable('current'),
+        detail: routeDetail({
+          cache: 'current',
           summary: 'Current time, offset, abbreviation and DST flag of a timezone (IANA name, link, or abbreviation)',
           description: TZ_NAME_DESCRIPTION,
-          tags: ['timezones'],
-          ...documents({ name: 'TimezoneRecord', enveloped: TimezoneRecordSchema }),
-          ...wildcardParameter({
+          response: { name: 'TimezoneRecord', enveloped: TimezoneRecordSchema },
+          wildcard: {
             name: 'tz_name',
             description: TZ_PARAMETER,
             examples: ['Europe/London', 'America/Argentina/Buenos_Aires', 'JST'],
-          }),
-        },
+          },
+        }),
       },
     )
     .get('/timezones-diff', ({ query }) => one(service.difference({ from: query.from, to: query.to }, nowSeconds())), {
       query: t.Object({ from: zoneParam('from'), to: zoneParam('to'), ...fieldsQuery }),
-      detail: {
+      detail: routeDetail({
         summary: 'Current offset difference between two timezones (to minus from)',
-        tags: ['timezones'],
-        ...documents({ name: 'TimezoneDifference', enveloped: DifferenceSchema }),
-      },
+        response: { name: 'TimezoneDifference', enveloped: DifferenceSchema },
+      }),
     })
     .get(
       '/timezones-convert',
@@ -129,10 +125,9 @@ export const timezonesRoutes = (service: TimezonesService, config: Config) =>
           ),
           ...fieldsQuery,
         }),
-        detail: {
+        detail: routeDetail({
           summary: 'Convert a wall-clock time from one timezone to another, DST-aware',
-          tags: ['timezones'],
-          ...documents({ name: 'TimezoneConversion', enveloped: ConversionSchema }),
-        },
+          response: { name: 'TimezoneConversion', enveloped: ConversionSchema },
+        }),
       },
     )

@@ -4,25 +4,21 @@
  */
 import { Elysia, t } from 'elysia'
 import { requestContext } from '../../http/context.ts'
-import { costPerItem } from '../../http/cost.ts'
 import { callerOf } from '../../http/exchange.ts'
-import { bodyLimit } from '../../http/admission.ts'
-import { documents } from '../../http/openapi.ts'
 import { fieldsQuery } from '../../http/paging.ts'
 import { list, one } from '../../http/reply.ts'
 import { inSteps } from '../../http/turns.ts'
+import { routeDetail } from '../../http/route-facts.ts'
 import { invalid } from '../../lib/errors.ts'
 import type { DomainContext } from '../types.ts'
 import { HINT_MAX_LENGTH, HINT_NAMES } from './hints.ts'
 import {
   BareSchema,
-  BULK_FIELD_NAMES,
   BulkBareItem,
   BulkEnvelopedItem,
   CatalogSchema,
   catalogEntry,
   EnvelopedSchema,
-  FIELD_NAMES,
   present,
   presentItem,
 } from './present.ts'
@@ -86,34 +82,32 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
         const ua = request.headers.get('user-agent')
         if (ua === null)
           throw invalid(OWN_UA_FIELD, 'the request has no User-Agent header; to parse another user agent, POST /api/v1/ua with {"ua": …}')
-        return one(present(service.parse(ua, ownHints(request.headers), OWN_UA_FIELD, 'header'), form), { fieldNames: FIELD_NAMES[form] })
+        return one(present(service.parse(ua, ownHints(request.headers), OWN_UA_FIELD, 'header'), form))
       },
       {
         query: t.Object(fieldsQuery),
-        detail: {
-          tags: ['ua'],
+        detail: routeDetail({
           summary: "Parse the caller's own user agent",
           description:
             `The request's own User-Agent header with the Client Hints it carries (${[...HINT_NAMES.values()].join(', ')}), parsed as ` +
             `POST /api/v1/ua parses a body: the same answer, quota and forms. A browser sends the high-entropy hints only after the ` +
             `server asks for them (Accept-CH). Bad headers are a 422 naming \`header.<name>\`.`,
-          ...documents({ enveloped: EnvelopedSchema, bare: BareSchema }),
-        },
+          response: { enveloped: EnvelopedSchema, bare: BareSchema },
+        }),
       },
     )
-    .post('', ({ body, form }) => one(present(service.parse(body.ua, body.headers), form), { fieldNames: FIELD_NAMES[form] }), {
+    .post('', ({ body, form }) => one(present(service.parse(body.ua, body.headers), form)), {
       body: t.Object({ ua: userAgent, headers: t.Optional(hintHeaders) }, { examples: [{ ua: EXAMPLE_UA }] }),
       query: t.Object(fieldsQuery),
-      detail: {
-        tags: ['ua'],
+      detail: routeDetail({
         summary: 'Parse a user agent',
         // One user agent (2,048 characters) and nine hints of 1,024, each character up to 3 bytes of UTF-8: 34 KB.
-        ...bodyLimit(64 * 1024),
+        bodyLimit: 64 * 1024,
         description:
           'Client, OS, device and bot of one User-Agent, with optional Client Hints (SPEC rules 1-4). Bots answer with `bot` and ' +
           'null client, os and device; headless browsers are bots that keep their client.',
-        ...documents({ enveloped: EnvelopedSchema, bare: BareSchema }),
-      },
+        response: { enveloped: EnvelopedSchema, bare: BareSchema },
+      }),
     })
     .post(
       '/bulk',
@@ -122,7 +116,6 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
           (await inSteps(callerOf(request), body.ua_list, UAS_A_STEP, (slice, from) => service.bulk(slice, 'ua_list', from))).map((r) =>
             presentItem(r, form),
           ),
-          { fieldNames: BULK_FIELD_NAMES[form] },
         ),
       {
         body: t.Object(
@@ -144,15 +137,14 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
           { examples: [{ ua_list: [{ ua: EXAMPLE_UA }, { ua: 'curl/8.5.0' }, { ua: '' }] }] },
         ),
         query: t.Object(fieldsQuery),
-        detail: {
-          tags: ['ua'],
+        detail: routeDetail({
           summary: `Parse up to ${BULK_MAX} user agents`,
           description: 'Each result carries its input `ua`. Each item costs one quota credit.',
-          ...costPerItem('ua_list', BULK_MAX),
+          cost: { field: 'ua_list', max: BULK_MAX },
           // 100 items of the single route's body: past the 1 MiB ceiling only with hints no browser sends.
-          ...bodyLimit(1024 * 1024),
-          ...documents({ enveloped: BulkEnvelopedItem, bare: BulkBareItem, list: true, total: false }),
-        },
+          bodyLimit: 1024 * 1024,
+          response: { enveloped: BulkEnvelopedItem, bare: BulkBareItem, list: true, total: false },
+        }),
       },
     )
     .post(
@@ -173,15 +165,14 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
           description: `1 to ${BULK_MAX} User-Agent strings; each costs one quota credit. Repeated strings are answered once.`,
           examples: [[EXAMPLE_UA, 'curl/8.5.0']],
         }),
-        detail: {
-          tags: ['ua'],
+        detail: routeDetail({
           summary: 'WURFL-style capabilities of up to 100 user agents',
           description:
             'An object keyed by each input string; each entry is a WURFL-style capability map whose sources docs/ua.md describes.',
-          ...costPerItem('', BULK_MAX),
+          cost: { field: '', max: BULK_MAX },
           // 100 user agents of 2,048 characters: 205 KB in ASCII, 615 KB if every character took 3 bytes.
-          ...bodyLimit(1024 * 1024),
-          ...documents({ enveloped: CatalogSchema, bare: CatalogSchema }),
-        },
+          bodyLimit: 1024 * 1024,
+          response: { enveloped: CatalogSchema, bare: CatalogSchema },
+        }),
       },
     )
