@@ -1,17 +1,20 @@
 /**
  * The worker side of a query pool (query-pool.ts): a domain's `*-worker.ts` calls `serveQueries` with a
  * function that opens its read-only database from the pool's `init` and returns the methods jobs may
- * call. Each job waits while the pool holds its workers (`hold`), runs, and posts back its value, its
- * problem (an AlmanacError, rebuilt on the main thread with the same kind, detail and members) or a
- * failure (any other error, logged there and answered 500 without its text).
+ * call. Each job waits while the pool holds its workers (`hold`), runs, and is answered as every pool
+ * job is (worker-thread.ts): its value, its problem, or a failure (a database that would not open, too).
  */
-import { AlmanacError } from './errors.ts'
-import type { QueryReply } from './query-pool.ts'
 import { yieldToEventLoop } from './threads.ts'
+import { answerJob } from './worker-thread.ts'
 
 declare var self: Worker
 
 type Methods = Record<string, (...args: any[]) => unknown>
+
+export interface QueryJob {
+  method: string
+  args: unknown[]
+}
 
 export function serveQueries<I>(open: (init: I) => Methods): void {
   // When every core is busy with queries, the event-loop thread still gets the CPU first.
@@ -31,20 +34,14 @@ export function serveQueries<I>(open: (init: I) => Methods): void {
       }
       return
     }
-    const { id, method, args } = event.data as { id: number; method: string; args: unknown[] }
+    const { id, job } = event.data as { id: number; job: QueryJob }
     while (gate && Atomics.load(gate, 0) === 1) Atomics.wait(gate, 0, 1)
-    let reply: QueryReply
-    try {
-      const run = Object.hasOwn(methods, method) ? methods[method] : undefined
+    const known = methods
+    answerJob(id, () => {
+      const run = Object.hasOwn(known, job.method) ? known[job.method] : undefined
       if (unopened) throw new Error(`the worker could not open its data: ${unopened}`)
-      if (!run) throw new Error(`no query method ${method}`)
-      reply = { id, value: run(...args) }
-    } catch (e) {
-      reply =
-        e instanceof AlmanacError
-          ? { id, error: { kind: e.kind, detail: e.detail, options: e.options } }
-          : { id, failure: (e as Error)?.stack ?? String(e) }
-    }
-    postMessage(reply)
+      if (!run) throw new Error(`no query method ${job.method}`)
+      return run(...job.args)
+    })
   }
 }
