@@ -44,13 +44,11 @@ async function serveCommand(argv: string[], build: boolean) {
       await buildDatasets(domains, { log, outDir: config.dataDir })
     } catch (e) {
       if (!(e instanceof DatasetBuildError)) throw e
-      log(
-        JSON.stringify({
-          level: 'warn',
-          msg: 'some datasets could not be built; serving the others (their domains answer 503 and /readyz names them)',
-          error: e.message,
-        }),
-      )
+      log({
+        level: 'warn',
+        msg: 'some datasets could not be built; serving the others (their domains answer 503 and /readyz names them)',
+        error: e.message,
+      })
     }
   }
   const worker = process.env[WORKER_ENV] !== undefined
@@ -61,17 +59,15 @@ async function serveCommand(argv: string[], build: boolean) {
     // A second signal while draining means "now".
     if (stopping) process.exit(1)
     stopping = true
-    log(
-      JSON.stringify({
-        level: 'info',
-        msg: 'stopping',
-        signal,
-        delay_seconds: config.shutdownDelaySeconds,
-        grace_seconds: config.shutdownGraceSeconds,
-      }),
-    )
+    log({
+      level: 'info',
+      msg: 'stopping',
+      signal,
+      delay_seconds: config.shutdownDelaySeconds,
+      grace_seconds: config.shutdownGraceSeconds,
+    })
     await running.stop(config.shutdownDelaySeconds)
-    log(JSON.stringify({ level: 'info', msg: 'stopped' }))
+    log({ level: 'info', msg: 'stopped' })
     process.exit(0)
   }
   process.on('SIGTERM', () => stop('SIGTERM'))

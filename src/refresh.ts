@@ -21,7 +21,7 @@ import { attachServer } from './http/elysia-routes.ts'
 import { contentMismatch, sizeMismatch } from './data/integrity.ts'
 import { openDataDir } from './data/open.ts'
 import type { DataDir } from './data/types.ts'
-import { logger } from './lib/logger.ts'
+import { asLogger, logger } from './lib/logger.ts'
 
 /** One data generation: what a request is answered from, from start to end. */
 export interface Generation {
@@ -93,11 +93,11 @@ export function liveApp(
   data: DataDir,
   mounted: MountedDomain[],
 ): LiveApp {
-  const log = deps.log ?? logger
+  const log = asLogger(deps.log ?? logger)
   const clock = deps.clock ?? Date.now
   let server: Server<unknown> | undefined
   const build = (data: DataDir, mounted: MountedDomain[]): Generation => {
-    const app = createApp(config, { ...deps, data, datasetMetrics: false }, mounted)
+    const app = createApp(config, { ...deps, data }, mounted)
     if (server) attachServer(app, server)
     return { data, mounted, app, inflight: 0 }
   }
@@ -118,12 +118,12 @@ export function liveApp(
         try {
           await m.domain.close?.(m.service)
         } catch (e) {
-          log(JSON.stringify({ level: 'warn', msg: `closing the old ${m.domain.name} datasets failed`, error: String(e) }))
+          log({ level: 'warn', msg: `closing the old ${m.domain.name} datasets failed`, error: String(e) })
         }
   }
 
   const refuse = (dir: string, reason: string): Activation => {
-    log(JSON.stringify({ level: 'error', msg: `data directory refused, still serving ${current.data.dir}: ${reason}`, dir }))
+    log({ level: 'error', msg: `data directory refused, still serving ${current.data.dir}: ${reason}`, dir })
     return { ok: false, reason }
   }
 
@@ -159,7 +159,7 @@ export function liveApp(
     async activate(dir) {
       dir = resolve(dir)
       if (busy) return refuse(dir, 'another data directory is being activated')
-      if (current.mounted.some((m) => m.opening)) return refuse(dir, 'the datasets of the first start are still opening')
+      if (current.mounted.some((m) => m.state === 'opening')) return refuse(dir, 'the datasets of the first start are still opening')
       busy = true
       try {
         if (!existsSync(join(dir, 'manifest.json'))) return refuse(dir, `${dir} holds no manifest.json`)
@@ -172,15 +172,15 @@ export function liveApp(
         // SIGHUP also reloads operator list files (ip, email): the same directory with the same manifest is
         // not opened and hashed again.
         if (dir === resolve(current.data.dir) && JSON.stringify(next.manifest) === JSON.stringify(current.data.manifest)) {
-          log(JSON.stringify({ level: 'info', msg: 'datasets unchanged, nothing to activate', dir }))
+          log({ level: 'info', msg: 'datasets unchanged, nothing to activate', dir })
           return { ok: true, dir, retired: Promise.resolve(), unchanged: true }
         }
-        const open = new Set(current.mounted.filter((m) => !m.problem && !m.opening).map((m) => m.domain.name))
+        const open = new Set(current.mounted.filter((m) => m.state === 'open').map((m) => m.domain.name))
         const why = await refusal(next, deps.domains, open)
         if (why) return refuse(dir, why)
         // refusal() hashed every artifact, small and large, before anything of the new generation opens.
         const opened = await openDomains(config, next, deps.domains, log, { hashed: true })
-        const lost = opened.find((m) => m.problem && open.has(m.domain.name))
+        const lost = opened.find((m) => m.state === 'disabled' && open.has(m.domain.name))
         if (lost) {
           for (const m of opened) if (m.service !== undefined) await m.domain.close?.(m.service)
           return refuse(dir, lost.problem!)
@@ -188,15 +188,13 @@ export function liveApp(
         const old = current
         current = build(next, opened)
         warmUp(opened, log)
-        log(
-          JSON.stringify({
-            level: 'info',
-            msg: 'datasets activated',
-            dir,
-            previous: old.data.dir,
-            datasets: Object.fromEntries(Object.values(next.manifest.datasets).map((e) => [e.id, e.version])),
-          }),
-        )
+        log({
+          level: 'info',
+          msg: 'datasets activated',
+          dir,
+          previous: old.data.dir,
+          datasets: Object.fromEntries(Object.values(next.manifest.datasets).map((e) => [e.id, e.version])),
+        })
         return { ok: true, dir, retired: retire(old) }
       } finally {
         busy = false

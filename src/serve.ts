@@ -20,7 +20,7 @@ import type { MountedDomain } from './domains/types.ts'
 import { createKeyStore, createQuotaStore } from './stores/index.ts'
 import { openKeyStore, type KeyStore, type StoredKey } from './stores/keys.ts'
 import { StateError } from './stores/sqlite.ts'
-import { logger } from './lib/logger.ts'
+import { logger, asLogger, type LogSink } from './lib/logger.ts'
 
 export interface Running {
   server: Server<unknown>
@@ -39,7 +39,8 @@ export interface ServeOptions {
   reusePort?: boolean
 }
 
-export async function serve(config: Config, log: (line: string) => void = logger, options: ServeOptions = {}): Promise<Running> {
+export async function serve(config: Config, sink: LogSink = logger, options: ServeOptions = {}): Promise<Running> {
+  const log = asLogger(sink)
   // The state dir first: an unwritable one stops the start at once, before datasets are opened.
   const keys = openKeys(config, log)
   const quota = createQuotaStore(config, log)
@@ -50,20 +51,18 @@ export async function serve(config: Config, log: (line: string) => void = logger
   // First start of the executable: listen at once, every domain "opening" (503 with Retry-After) until its
   // own artifacts are extracted and it has opened; otherwise every domain opens before the server listens.
   const mounted: MountedDomain[] = extraction
-    ? allDomains.map((domain) => ({ domain, opening: true }))
+    ? allDomains.map((domain): MountedDomain => ({ state: 'opening', domain }))
     : await openDomains(config, data, allDomains, log)
   if (options.reusePort && config.stores.quota.kind === 'memory')
-    log(
-      JSON.stringify({
-        level: 'warn',
-        msg: 'quota store is memory: each worker counts its own credits; use ALMANAC_QUOTA_STORE=sqlite or a redis:// URL to share them',
-      }),
-    )
+    log({
+      level: 'warn',
+      msg: 'quota store is memory: each worker counts its own credits; use ALMANAC_QUOTA_STORE=sqlite or a redis:// URL to share them',
+    })
   const observability = createObservability(config)
   const authenticator = createAuthenticator(config, { keys, log })
   // A server that can accept no one would otherwise start silently and answer 401 to everything.
   const unconfigured = await authenticator.unconfigured?.()
-  if (unconfigured) log(JSON.stringify({ level: 'warn', msg: unconfigured }))
+  if (unconfigured) log({ level: 'warn', msg: unconfigured })
   let stopping = false
   const live = liveApp(
     config,
@@ -92,16 +91,14 @@ export async function serve(config: Config, log: (line: string) => void = logger
   live.attach(server)
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${server.port}`
   // `address` is what the socket is bound to (port 0 becomes the port the system chose); `url` is where a local client reaches it.
-  log(
-    JSON.stringify({
-      time: new Date().toISOString(),
-      level: 'info',
-      msg: 'listening',
-      url,
-      address: `${server.hostname}:${server.port}`,
-      pid: process.pid,
-    }),
-  )
+  log({
+    time: new Date().toISOString(),
+    level: 'info',
+    msg: 'listening',
+    url,
+    address: `${server.hostname}:${server.port}`,
+    pid: process.pid,
+  })
   const opened = extraction ? openWhileExtracting(config, data, extraction, live, log) : Promise.resolve(mounted)
   // Sizes, and the hashes of small artifacts, were checked before opening; the large ones are hashed while
   // serving, except those the extraction has just hashed as it wrote them.
@@ -111,14 +108,14 @@ export async function serve(config: Config, log: (line: string) => void = logger
       warmUp(all, log)
       return verifyDatasets(config, data, all, log, extraction?.verified)
     })
-    .catch((e) => log(JSON.stringify({ level: 'error', msg: 'dataset integrity check failed to run', error: String(e) })))
+    .catch((e) => log({ level: 'error', msg: 'dataset integrity check failed to run', error: String(e) }))
   // SIGHUP (systemctl reload, `almanac data activate`): serve the activated directory, else the configured
   // one, else the current one read again (the operator replaced its files). A refusal is logged.
   const reload = () => {
     const dir =
       activatedDir(config.stateDir) ??
       (config.dataDir && existsSync(join(config.dataDir, 'manifest.json')) ? config.dataDir : live.current.data.dir)
-    live.activate(dir).catch((e) => log(JSON.stringify({ level: 'error', msg: 'data activation failed', dir, error: String(e) })))
+    live.activate(dir).catch((e) => log({ level: 'error', msg: 'data activation failed', dir, error: String(e) }))
   }
   process.on('SIGHUP', reload)
   // `almanac data activate` signals the pid in this file (under --workers the supervisor writes it).
@@ -134,7 +131,7 @@ export async function serve(config: Config, log: (line: string) => void = logger
       const drained = server.stop(false).then(() => true)
       const grace = Bun.sleep(config.shutdownGraceSeconds * 1000).then(() => false)
       if (!(await Promise.race([drained, grace]))) {
-        log(JSON.stringify({ level: 'warn', msg: `in-flight requests still running after ${config.shutdownGraceSeconds}s; closing them` }))
+        log({ level: 'warn', msg: `in-flight requests still running after ${config.shutdownGraceSeconds}s; closing them` })
         await server.stop(true)
       }
       observability.flush()
@@ -154,21 +151,22 @@ async function openWhileExtracting(
   data: DataDir,
   extraction: Extraction,
   live: LiveApp,
-  log: (line: string) => void,
+  sink: LogSink,
 ): Promise<MountedDomain[]> {
+  const log = asLogger(sink)
   const ready = (domain: Domain) => Promise.all(artifactsOf(data, domain.datasets).map((name) => extraction.artifact(name))).then(() => {})
   const seconds = () => Number((performance.now() / 1000).toFixed(2))
   const all = await Promise.all(
     allDomains.map(async (domain) => {
       const m = await openDomain(config, data, domain, log, { verified: extraction.verified, ready })
       live.remount(m)
-      if (!m.problem) log(JSON.stringify({ level: 'info', msg: `The ${domain.name} domain is open`, seconds_since_start: seconds() }))
+      if (!m.problem) log({ level: 'info', msg: `The ${domain.name} domain is open`, seconds_since_start: seconds() })
       return m
     }),
   )
   // The folder is finished (manifest written) before the start is said to be complete.
   await extraction.done.catch(() => {})
-  log(JSON.stringify({ level: 'info', msg: 'every domain has opened', seconds_since_start: seconds() }))
+  log({ level: 'info', msg: 'every domain has opened', seconds_since_start: seconds() })
   return all
 }
 
@@ -176,7 +174,8 @@ async function openWhileExtracting(
  * With the quota store on Redis and ALMANAC_KEY_STORE unset, keys are read from Redis. A server upgraded
  * from when keys always lived in the state dir would refuse them all without a word: say so, with a count.
  */
-function warnUnusedSqliteKeys(config: Config, log: (line: string) => void) {
+function warnUnusedSqliteKeys(config: Config, sink: LogSink) {
+  const log = asLogger(sink)
   let active = 0
   if (existsSync(join(config.stateDir, 'keys.sqlite'))) {
     try {
@@ -189,16 +188,14 @@ function warnUnusedSqliteKeys(config: Config, log: (line: string) => void) {
   }
   const why = "set ALMANAC_KEY_STORE=sqlite to keep using the state dir's keys.sqlite"
   log(
-    JSON.stringify(
-      active
-        ? {
-            level: 'warn',
-            msg:
-              `API keys are read from the quota store's Redis (ALMANAC_KEY_STORE unset): the ${active} active key(s) in keys.sqlite ` +
-              `are not accepted; ${why}, or issue them again with almanac keys create`,
-          }
-        : { level: 'info', msg: `API keys are read from the quota store's Redis (ALMANAC_KEY_STORE unset); ${why}` },
-    ),
+    active
+      ? {
+          level: 'warn',
+          msg:
+            `API keys are read from the quota store's Redis (ALMANAC_KEY_STORE unset): the ${active} active key(s) in keys.sqlite ` +
+            `are not accepted; ${why}, or issue them again with almanac keys create`,
+        }
+      : { level: 'info', msg: `API keys are read from the quota store's Redis (ALMANAC_KEY_STORE unset); ${why}` },
   )
 }
 
@@ -206,7 +203,8 @@ function warnUnusedSqliteKeys(config: Config, log: (line: string) => void) {
  * The key store; a state dir that cannot be written stops the start with one line naming it. Redis is
  * dialled on the first request that needs it, as the quota store is.
  */
-function openKeys(config: Config, log: (line: string) => void): KeyStore {
+function openKeys(config: Config, sink: LogSink): KeyStore {
+  const log = asLogger(sink)
   try {
     if (config.stores.keys.kind === 'redis' && config.keyStore === undefined) warnUnusedSqliteKeys(config, log)
     return createKeyStore(config, log)
@@ -220,10 +218,11 @@ function openKeys(config: Config, log: (line: string) => void): KeyStore {
 export const pidFile = (stateDir: string) => join(stateDir, 'almanac.pid')
 
 /** Records this process as the one `almanac data activate` signals (the supervisor under --workers). */
-export function writePid(stateDir: string, log: (line: string) => void) {
+export function writePid(stateDir: string, sink: LogSink) {
+  const log = asLogger(sink)
   try {
     writeFileSync(pidFile(stateDir), `${process.pid}\n`)
   } catch (e) {
-    log(JSON.stringify({ level: 'warn', msg: `cannot write ${pidFile(stateDir)}: ${(e as Error).message}` }))
+    log({ level: 'warn', msg: `cannot write ${pidFile(stateDir)}: ${(e as Error).message}` })
   }
 }

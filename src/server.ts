@@ -19,11 +19,10 @@ import { replyResponse } from './http/caching.ts'
 import { withCompression } from './http/compression.ts'
 import { requestContext } from './http/context.ts'
 import { withCors } from './http/cors.ts'
-import { datasetMetrics, domainMetrics } from './http/dataset-metrics.ts'
 import { docsRoutes } from './http/docs.ts'
 import { domainRoutes } from './http/domain-routes.ts'
 import { closeInputs, declaredRoutes, generatedDocument } from './http/elysia-routes.ts'
-import { asLogger, logger } from './lib/logger.ts'
+import { asLogger, type LogSink, logger } from './lib/logger.ts'
 import { exchangeOf, existingExchange, resolveOnce } from './http/exchange.ts'
 import { metaRoutes } from './http/meta.ts'
 import { createObservability, type Observability } from './http/observability.ts'
@@ -43,13 +42,11 @@ export interface AppDeps {
   domains: Domain[]
   authenticator: Authenticator
   quota: QuotaStore
-  log?: (line: string) => void
+  log?: LogSink
   /** Metrics and access log; one is made from the config when absent (tests pass their own to read the log). */
   observability?: Observability
   /** Milliseconds since the epoch for quota windows and their headers (tests fix it; default Date.now). */
   clock?: () => number
-  /** Register the dataset metrics collector (default true); a LiveApp registers one for all its generations. */
-  datasetMetrics?: boolean
   /** True once the server is shutting down: /readyz answers 503 while requests are still served (serve.ts). */
   stopping?: () => boolean
 }
@@ -67,11 +64,8 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   /** How old each dataset may grow before it is reported stale, as the domains' builders declare it. */
   const limits = staleAfterDays(mounted.flatMap((m) => m.domain.builders ?? []))
   const ready = readiness(config, { ...deps, clock, limits }, mounted)
+  // The datasets' and domains' metrics are the LiveApp's to collect (refresh.ts): it knows which generation serves.
   const observability = deps.observability ?? createObservability(config)
-  if (deps.datasetMetrics !== false) {
-    observability.addCollector(() => datasetMetrics(deps.data, mounted, clock()))
-    observability.addCollector(() => domainMetrics(mounted))
-  }
   // The shared layers run in one request hook and one transform hook: each Elysia hook costs a fixed
   // ~0.6-1 µs a request whatever it does, more than the work inside these. So the modules composed here
   // give functions these hooks call, never hooks of their own.
@@ -143,8 +137,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   app.use(api)
   // Outside /api/v1, so the request hook neither authenticates nor counts them (isApi is false).
   for (const m of mounted)
-    if (!m.problem && !m.opening && m.domain.publicRoutes)
-      app.use(m.domain.publicRoutes({ service: m.service, config, data: deps.data, log }))
+    if (m.state === 'open' && m.domain.publicRoutes) app.use(m.domain.publicRoutes({ service: m.service, config, data: deps.data, log }))
 
   table = compileRouteTable(declaredRoutes(app), { mounted, data: deps.data, bodyLimit: config.bodyLimit })
   // Outermost: metrics and the access log see every response, whichever layer produced it (compressed

@@ -14,7 +14,7 @@ import { spawn, type Subprocess } from 'bun'
 import type { Config } from './config.ts'
 import { resolveDataDir } from './data/open.ts'
 import { writePid } from './serve.ts'
-import { logger } from './lib/logger.ts'
+import { logger, asLogger, type LogSink } from './lib/logger.ts'
 
 export const WORKER_ENV = 'ALMANAC_WORKER_INDEX'
 /** The supervisor's pid, so a worker that starts slowly still knows whom it serves. */
@@ -60,7 +60,8 @@ async function freePort(host: string): Promise<number> {
 /** How to run this same program again: the executable alone when compiled, `bun <main>` from source. */
 const selfCommand = () => (Bun.isStandaloneExecutable ? [process.execPath] : [process.execPath, Bun.main])
 
-export async function superviseWorkers(config: Config, argv: string[], log: (line: string) => void = logger): Promise<Supervisor> {
+export async function superviseWorkers(config: Config, argv: string[], sink: LogSink = logger): Promise<Supervisor> {
+  const log = asLogger(sink)
   const data = await resolveDataDir({ dataDir: config.dataDir }, log)
   const port = config.port === 0 ? await freePort(config.host) : config.port
   const workers: (Subprocess | undefined)[] = new Array(config.workers).fill(undefined)
@@ -80,14 +81,14 @@ export async function superviseWorkers(config: Config, argv: string[], log: (lin
       if (stopping) return
       failures[index] = Date.now() - startedAt < 10_000 ? failures[index]! + 1 : 1
       const delay = Math.min(30_000, 500 * 2 ** (failures[index]! - 1))
-      log(JSON.stringify({ level: 'error', msg: `worker ${index} (pid ${child.pid}) exited with ${code}; restarting in ${delay} ms` }))
+      log({ level: 'error', msg: `worker ${index} (pid ${child.pid}) exited with ${code}; restarting in ${delay} ms` })
       setTimeout(() => {
         if (!stopping) start(index)
       }, delay)
     })
   }
   for (let i = 0; i < config.workers; i++) start(i)
-  log(JSON.stringify({ level: 'info', msg: 'workers started', workers: config.workers, port }))
+  log({ level: 'info', msg: 'workers started', workers: config.workers, port })
   // Without a listener SIGHUP would end the parent; the workers are the ones that reload.
   const onHangup = () => {
     for (const w of workers) if (w && w.exitCode === null) w.kill('SIGHUP')

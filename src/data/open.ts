@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path'
 import { embeddedData } from './embedded.ts'
 import { cacheRoot, DataDirError, type Extraction, extractEmbedded, startExtraction } from './extract.ts'
 import type { DataDir, Manifest } from './types.ts'
-import { logger } from '../lib/logger.ts'
+import { logger, asLogger, type LogSink } from '../lib/logger.ts'
 
 export const SOURCE_OUT_DIR = resolve(import.meta.dir, '../../datasets/out')
 
@@ -37,19 +37,18 @@ export function openDataDir(dir: string = SOURCE_OUT_DIR): DataDir {
 /** The data directory this process serves from (extracting the embedded datasets when needed). */
 export async function resolveDataDir(
   options: { dataDir?: string; env?: Record<string, string | undefined> } = {},
-  log: (line: string) => void = logger,
+  sink: LogSink = logger,
 ): Promise<DataDir> {
+  const log = asLogger(sink)
   const env = options.env ?? process.env
   const embedded = embeddedData()
   if (!embedded) {
     const dir = options.dataDir ? resolve(options.dataDir) : SOURCE_OUT_DIR
     if (!existsSync(join(dir, 'manifest.json')))
-      log(
-        JSON.stringify({
-          level: 'warn',
-          msg: `datasets: ${dir} holds no manifest.json; build the datasets with \`almanac data build\` (or set ALMANAC_DATA_DIR)`,
-        }),
-      )
+      log({
+        level: 'warn',
+        msg: `datasets: ${dir} holds no manifest.json; build the datasets with \`almanac data build\` (or set ALMANAC_DATA_DIR)`,
+      })
     return openDataDir(dir)
   }
   if (options.dataDir && existsSync(join(resolve(options.dataDir), 'manifest.json'))) {
@@ -75,8 +74,9 @@ export interface ServedData {
  */
 export async function openServedData(
   options: { dataDir?: string; env?: Record<string, string | undefined> } = {},
-  log: (line: string) => void = (l) => console.error(l),
+  sink: LogSink = (l) => console.error(l),
 ): Promise<ServedData> {
+  const log = asLogger(sink)
   const embedded = embeddedData()
   const env = options.env ?? process.env
   if (!embedded || (options.dataDir && existsSync(join(resolve(options.dataDir), 'manifest.json'))))
@@ -92,7 +92,7 @@ export async function openServedData(
     path: (name) => join(dir, name),
     has: (name) => existsSync(join(dir, name)),
   }
-  extraction.done.catch((e) => log(JSON.stringify({ level: 'error', msg: 'extracting the datasets failed', error: String(e) })))
+  extraction.done.catch((e) => log({ level: 'error', msg: 'extracting the datasets failed', error: String(e) }))
   return { data, extraction }
 }
 

@@ -8,9 +8,9 @@ import type { Config } from '../config.ts'
 import { type ArtifactSizes, contentMismatch, sizeMismatch } from '../data/integrity.ts'
 import type { DataDir } from '../data/types.ts'
 import { inSteps } from '../http/turns.ts'
-import { asLogger, logger } from '../lib/logger.ts'
+import { asLogger, logger, type LogSink } from '../lib/logger.ts'
 import { redactPaths } from '../lib/redact.ts'
-import type { Domain, MountedDomain } from './types.ts'
+import { disable, type Domain, type MountedDomain } from './types.ts'
 
 export interface OpenOptions {
   /** The caller already hashed every artifact (a data refresh does, before it opens anything). */
@@ -55,12 +55,13 @@ export async function openDomain(
   config: Config,
   data: DataDir,
   domain: Domain,
-  log: (l: string) => void = logger,
+  sink: LogSink = logger,
   { hashed = false, verified, ready }: OpenOptions = {},
 ): Promise<MountedDomain> {
+  const log = asLogger(sink)
   const disabled = (problem: string, logged = problem): MountedDomain => {
-    log(JSON.stringify({ level: 'error', msg: `The ${domain.name} domain is disabled: ${logged}`, domain: domain.name }))
-    return { domain, problem: `The ${domain.name} domain is disabled: ${problem}` }
+    log({ level: 'error', msg: `The ${domain.name} domain is disabled: ${logged}`, domain: domain.name })
+    return { state: 'disabled', domain, problem: `The ${domain.name} domain is disabled: ${problem}` }
   }
   const missing = domain.datasets.filter((id) => !data.manifest.datasets[id])
   if (missing.length) {
@@ -93,18 +94,16 @@ export async function openDomain(
   for (const id of domain.datasets) {
     const missing = data.manifest.datasets[id]?.unavailable
     if (missing?.length)
-      log(
-        JSON.stringify({
-          level: 'warn',
-          msg:
-            `The ${domain.name} domain serves without ${missing.map((u) => u.id).join(', ')}: dataset ${id} was built without them ` +
-            `(rebuild with the sources available to add them)`,
-          domain: domain.name,
-          dataset: id,
-        }),
-      )
+      log({
+        level: 'warn',
+        msg:
+          `The ${domain.name} domain serves without ${missing.map((u) => u.id).join(', ')}: dataset ${id} was built without them ` +
+          `(rebuild with the sources available to add them)`,
+        domain: domain.name,
+        dataset: id,
+      })
   }
-  return { domain, service }
+  return { state: 'open', domain, service }
 }
 
 /** The first content mismatch among `datasets` (the `which` of their artifacts), or null. */
@@ -130,14 +129,16 @@ export async function verifyDatasets(
   config: Config,
   data: DataDir,
   mounted: MountedDomain[],
-  log: (l: string) => void = logger,
+  sink: LogSink = logger,
   verified?: ReadonlySet<string>,
 ): Promise<void> {
+  const log = asLogger(sink)
   for (const m of mounted) {
-    if (m.problem || m.opening) continue
+    if (m.state !== 'open') continue
     const mismatch = await firstMismatch(data, m.domain.datasets, { large: config.dataHashBeforeServeMaxBytes }, verified)
     if (!mismatch) continue
-    m.problem = `The ${m.domain.name} domain is disabled: ${mismatch}; rebuild or re-extract the datasets.`
-    log(JSON.stringify({ level: 'error', msg: m.problem, dir: data.dir }))
+    const problem = `The ${m.domain.name} domain is disabled: ${mismatch}; rebuild or re-extract the datasets.`
+    disable(m, problem)
+    log({ level: 'error', msg: problem, dir: data.dir })
   }
 }

@@ -84,15 +84,40 @@ export interface Domain<S = unknown> {
 export const defineDomain = <S>(domain: Domain<S>) => domain as Domain<unknown>
 
 /**
- * A domain as opened at start: its service, or why it is unavailable. `problem` is shown to callers (the
- * 503 of its routes, /readyz, the datasets endpoint), so it names datasets, never file paths; the log
- * has the whole story. It may be set later, when the background integrity check finds a corrupt artifact.
- * `opening`: its datasets are still being extracted or opened (first start); its routes answer 503 with
- * Retry-After and /readyz lists it, while the other domains serve.
+ * A domain as mounted, in one of three states:
+ * - `open`: its service answers;
+ * - `opening`: its datasets are still being extracted or opened (first start): its routes answer 503 with
+ *   Retry-After and /readyz lists it, while the other domains serve;
+ * - `disabled`: it cannot serve, and `problem` says why. That text is shown to callers (the 503 of its routes,
+ *   /readyz, the datasets endpoint), so it names datasets, never file paths; the log has the whole story.
+ * An open domain is disabled in place when the background integrity check finds a corrupt artifact
+ * (`disable`): whoever holds it sees the change on its next request; it keeps its service until closed.
  */
-export interface MountedDomain {
-  domain: Domain
-  service?: unknown
-  problem?: string
-  opening?: boolean
+export type MountedDomain = OpenDomain | OpeningDomain | DisabledDomain
+
+export interface OpenDomain {
+  readonly state: 'open'
+  readonly domain: Domain
+  readonly service: unknown
+  readonly problem?: undefined
+}
+
+export interface OpeningDomain {
+  readonly state: 'opening'
+  readonly domain: Domain
+  readonly service?: undefined
+  readonly problem?: undefined
+}
+
+export interface DisabledDomain {
+  readonly state: 'disabled'
+  readonly domain: Domain
+  /** What it opened before it was disabled (closed with the generation). */
+  readonly service?: unknown
+  readonly problem: string
+}
+
+/** Disables a mounted domain in place: its routes answer 503 with `problem` from its next request on. */
+export function disable(m: MountedDomain, problem: string): void {
+  Object.assign(m, { state: 'disabled', problem })
 }

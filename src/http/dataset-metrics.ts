@@ -42,13 +42,13 @@ export function datasetMetrics(data: DataDir, mounted: MountedDomain[], now: num
   )
   for (const e of entries) out.push(`almanac_dataset_unavailable_sources${labels({ dataset: e.id })} ${e.unavailable?.length ?? 0}`)
   out.push('# HELP almanac_domain_ready Whether the domain answers (1) or is disabled (0).', '# TYPE almanac_domain_ready gauge')
-  for (const m of mounted) out.push(`almanac_domain_ready${labels({ domain: m.domain.name })} ${m.problem || m.opening ? 0 : 1}`)
+  for (const m of mounted) out.push(`almanac_domain_ready${labels({ domain: m.domain.name })} ${m.state === 'open' ? 1 : 0}`)
   return out.join('\n')
 }
 
 /** The metrics of each open domain that has some (one collector for all, so a rebuilt app adds none). */
 export const domainMetrics = (mounted: MountedDomain[]): string =>
   mounted
-    .filter((m) => !m.problem && !m.opening && m.domain.metrics)
+    .filter((m) => m.state === 'open' && m.domain.metrics)
     .map((m) => m.domain.metrics!(m.service))
     .join('\n')

@@ -17,15 +17,15 @@ import type { Logger } from '../lib/logger.ts'
  */
 export function domainRoutes(config: Config, data: DataDir, m: MountedDomain, log: Logger): AnyElysia {
   const { domain } = m
-  if (!m.problem && !m.opening) return domain.routes({ service: m.service, config, data, log })
+  if (m.state === 'open') return domain.routes({ service: m.service, config, data, log })
   const plugin = new Elysia({ name: `almanac:unavailable:${domain.name}` })
   const fail = () => {
-    if (m.opening)
+    if (m.state === 'opening')
       throw new AlmanacError('unavailable', openingProblem(domain), {
         extra: { domain: domain.name, datasets: domain.datasets, opening: true },
         headers: { 'Retry-After': String(OPENING_RETRY_SECONDS) },
       })
-    throw unavailable(m.problem!, { domain: domain.name, datasets: domain.datasets })
+    throw unavailable(m.problem, { domain: domain.name, datasets: domain.datasets })
   }
   for (const prefix of domain.prefixes)
     plugin.all(prefix, fail, { detail: { hide: true } }).all(`${prefix}/*`, fail, { detail: { hide: true } })
@@ -37,5 +37,5 @@ export function domainRoutes(config: Config, data: DataDir, m: MountedDomain, lo
  * mounted, so the check is made at each request's admission, on the owner its route resolved to.
  */
 export function checkOpen(owner: MountedDomain | undefined): void {
-  if (owner?.problem) throw unavailable(owner.problem, { domain: owner.domain.name, datasets: owner.domain.datasets })
+  if (owner?.state === 'disabled') throw unavailable(owner.problem, { domain: owner.domain.name, datasets: owner.domain.datasets })
 }

@@ -4,6 +4,7 @@
  * configured, and each algorithm family is verified only against its own key source, so `alg: none` and
  * algorithm confusion (an HS256 token "signed" with the RSA public key) can never verify.
  */
+import { asLogger, type LogSink } from '../lib/logger.ts'
 import { readFileSync, statSync } from 'node:fs'
 import {
   createLocalJWKSet,
@@ -90,8 +91,9 @@ function explain(e: unknown, accepted: string[]): TokenError {
 
 export function createJwtVerifier(
   config: Pick<Config, 'jwtSecret' | 'jwtJwks' | 'jwtLeewaySeconds' | 'jwtIssuer' | 'jwtAudience' | 'jwtRequireExp'>,
-  log: (line: string) => void = () => {},
+  sink: LogSink = () => {},
 ): JwtVerifier | null {
+  const log = asLogger(sink)
   if (!config.jwtSecret && !config.jwtJwks) return null
   const secret = config.jwtSecret ? new TextEncoder().encode(config.jwtSecret) : null
   let jwks = config.jwtJwks ? loadJwks(config.jwtJwks) : null
@@ -105,7 +107,7 @@ export function createJwtVerifier(
     try {
       if (statSync(config.jwtJwks).mtimeMs !== jwks.mtime) jwks = loadJwks(config.jwtJwks)
     } catch (e) {
-      log(JSON.stringify({ level: 'error', msg: 'JWKS reload failed; keeping the previous keys', error: (e as Error).message }))
+      log({ level: 'error', msg: 'JWKS reload failed; keeping the previous keys', error: (e as Error).message })
     }
     return jwks
   }

@@ -77,7 +77,7 @@ function info(
     ...(url ? { url } : {}),
     ...(homepage ? { homepage } : {}),
   }))
-  const problem = mounted?.problem ?? (mounted?.opening ? openingProblem(mounted.domain) : undefined)
+  const problem = mounted?.state === 'opening' ? openingProblem(mounted.domain) : mounted?.problem
   const status = !entry ? 'missing' : problem ? 'unavailable' : 'open'
   const declared = provenance(sources)
   return {

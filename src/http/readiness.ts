@@ -32,13 +32,13 @@ export function readiness(config: Config, deps: ReadinessDeps, mounted: MountedD
   /** Per domain: its datasets built without an optional source (a signal it cannot give). */
   const degraded = unavailableSignals(deps.data, mounted)
   return async (set: Context['set']) => {
-    const down: { domain?: string; component?: string; problem: string; opening?: true }[] = mounted
-      .filter((m) => m.problem || m.opening)
-      .map((m) =>
-        m.opening
-          ? { domain: m.domain.name, problem: openingProblem(m.domain), opening: true }
-          : { domain: m.domain.name, problem: m.problem! },
-      )
+    const down: { domain?: string; component?: string; problem: string; opening?: true }[] = mounted.flatMap((m) =>
+      m.state === 'opening'
+        ? [{ domain: m.domain.name, problem: openingProblem(m.domain), opening: true as const }]
+        : m.state === 'disabled'
+          ? [{ domain: m.domain.name, problem: m.problem }]
+          : [],
+    )
     // Without fail-open, an unreachable quota store answers every /api/v1 request 503: not ready.
     const store = config.quotaFailOpen || !quota.check ? null : await quota.check()
     // Told first, so a load balancer stops sending here while the listener still accepts (serve.ts stop()).
@@ -51,7 +51,7 @@ export function readiness(config: Config, deps: ReadinessDeps, mounted: MountedD
         problem: 'The quota store is unreachable, so /api/v1 requests are answered 503 (ALMANAC_QUOTA_FAIL_OPEN is off).',
       })
     if (down.length) set.status = 503
-    const opening = mounted.filter((m) => m.opening).map((m) => m.domain.name)
+    const opening = mounted.filter((m) => m.state === 'opening').map((m) => m.domain.name)
     if (opening.length) set.headers['retry-after'] = String(OPENING_RETRY_SECONDS)
     // Said, never a reason to be unready: the server works as configured, and a load balancer taking it
     // out would hide the message from the operator reading it here.
@@ -62,7 +62,7 @@ export function readiness(config: Config, deps: ReadinessDeps, mounted: MountedD
       // Domains whose datasets are still being extracted or opened (first start); the others already answer.
       ...(opening.length ? { opening } : {}),
       domains: mounted.map((m) => {
-        if (m.opening) return { domain: m.domain.name, ready: false, opening: true }
+        if (m.state === 'opening') return { domain: m.domain.name, ready: false, opening: true }
         const missing = m.problem ? [] : degraded.get(m.domain.name)
         return { domain: m.domain.name, ready: !m.problem, ...(missing?.length ? { signals_unavailable: missing } : {}) }
       }),

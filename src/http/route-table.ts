@@ -115,12 +115,10 @@ export function ownerResolver(mounted: readonly MountedDomain[]): (path: string)
   }
 }
 
-const isOpen = (m: MountedDomain) => !m.problem && !m.opening
-
 export function compileRouteTable(routes: readonly DeclaredRoute[], { mounted, data, bodyLimit }: RouteTableOptions): RouteTable {
   const ownerOf = ownerResolver(mounted)
   const dates = new Map<MountedDomain, string | undefined>(
-    mounted.map((m) => [m, isOpen(m) ? m.domain.definitionsUpdated?.({ data, service: m.service }) : undefined]),
+    mounted.map((m) => [m, m.state === 'open' ? m.domain.definitionsUpdated?.({ data, service: m.service }) : undefined]),
   )
   /**
    * Each domain's content tag, which its ETags carry (caching.ts): a short hash over the sha256 of its

@@ -3,10 +3,11 @@
  * `level` (`debug`, `info`, `warn`, `error`), then `msg` and whatever else the writer said. A collector
  * (journald, Loki, a container runtime) can then parse and filter every line the same way.
  *
- * `logger` is callable as the `(line: string) => void` the layers already take, so it is handed where a log
- * function is wanted: a JSON object text gets `time` and `level` (default `info`) put first when it lacks
- * them; plain text becomes `{"time","level":"info","msg"}`. Objects and the level methods skip the parse.
- * The access log goes to stdout through its own buffered writer (http/observability.ts) in the same shape.
+ * One type logs: `Logger`, called with an object of fields (`log({ level: 'warn', msg, … })`) or through its
+ * level methods; plain text becomes `{"time","level":"info","msg"}`. A function that logs takes a `LogSink`
+ * (a Logger, or a test's `(line) => lines.push(line)` that receives each formatted line) and makes it a
+ * Logger once with `asLogger`. The access log goes to stdout through its own buffered writer
+ * (http/observability.ts) in the same shape.
  */
 export type Level = 'debug' | 'info' | 'warn' | 'error'
 
@@ -63,10 +64,16 @@ export function createLogger(write: (line: string) => void = (line) => console.e
 export const logger: Logger = createLogger()
 
 /**
+ * What a caller hands a function that logs: the Logger itself, or a function that takes each formatted line
+ * (a test's `(line) => lines.push(line)`). The function makes it a Logger once (`asLogger`) and logs objects.
+ */
+export type LogSink = ((line: string) => void) & Partial<Pick<Logger, 'info' | 'warn' | 'error'>>
+
+/**
  * `log` as a Logger: itself when it is one, else a Logger writing its formatted lines through it (a test's
  * `(line) => lines.push(line)`, the app's `log` setting). The one logger the domains are handed.
  */
-export function asLogger(log: (line: string) => void): Logger {
+export function asLogger(log: LogSink): Logger {
   const given = log as Partial<Logger>
   return typeof given.info === 'function' && typeof given.warn === 'function' && typeof given.error === 'function'
     ? (log as Logger)

@@ -3,6 +3,7 @@
  * that fail fast while Redis is unreachable (no offline queue, a timeout on every command), and a new dial
  * after a short back-off once it is, so service resumes by itself when Redis comes back.
  */
+import { asLogger, type LogSink } from '../lib/logger.ts'
 import { RedisClient } from 'bun'
 
 export interface RedisOptions {
@@ -10,7 +11,7 @@ export interface RedisOptions {
   timeoutMs?: number
   /** Longest pause between connection attempts while Redis is down. */
   maxBackoffMs?: number
-  log?: (line: string) => void
+  log?: LogSink
   /** What the connection serves, for log lines ("quota store", "key store"). */
   role?: string
 }
@@ -30,7 +31,8 @@ export const redactUrl = (url: string) =>
   url.replace(/\/\/([^@/]*)@/, (_, auth: string) => `//${auth.includes(':') ? auth.slice(0, auth.indexOf(':')) + ':***' : '***'}@`)
 
 export function redisConnection(url: string, options: RedisOptions = {}): RedisConnection {
-  const { timeoutMs = 1000, maxBackoffMs = 2000, log = () => {}, role = 'store' } = options
+  const { timeoutMs = 1000, maxBackoffMs = 2000, role = 'store' } = options
+  const log = asLogger(options.log ?? (() => {}))
   const where = redactUrl(url)
   let client: RedisClient | null = null
   let connecting: Promise<RedisClient> | null = null
@@ -51,7 +53,7 @@ export function redisConnection(url: string, options: RedisOptions = {}): RedisC
 
   const down = (e: unknown) => {
     const message = (e as Error)?.message ?? String(e)
-    if (!failures) log(JSON.stringify({ level: 'error', msg: `${role} unreachable`, store: where, error: message }))
+    if (!failures) log({ level: 'error', msg: `${role} unreachable`, store: where, error: message })
     failures++
     lastError = message
     retryAt = Date.now() + Math.min(maxBackoffMs, 50 * 2 ** Math.min(failures, 10))
@@ -69,7 +71,7 @@ export function redisConnection(url: string, options: RedisOptions = {}): RedisC
     fresh.onclose = () => {}
     connecting = withTimeout(fresh.connect(), `connecting to Redis at ${where}`)
       .then(() => {
-        if (failures) log(JSON.stringify({ level: 'info', msg: `${role} reachable again`, store: where }))
+        if (failures) log({ level: 'info', msg: `${role} reachable again`, store: where })
         failures = 0
         client = fresh
         return fresh

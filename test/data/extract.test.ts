@@ -179,7 +179,11 @@ describe('resolveDataDir and cacheRoot', () => {
     expect(dir.dir).toBe(join(root, data.key))
     expect(dir.manifest.datasets.demo?.version).toBe('5')
     expect(dir.has('demo/big.db')).toBe(true)
-    expect(lines.at(-1)).toBe(`datasets: serving the embedded datasets from ${join(root, data.key)}`)
+    // Every line in the one log format (lib/logger.ts): time, level, msg.
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({
+      level: 'info',
+      msg: `datasets: serving the embedded datasets from ${join(root, data.key)}`,
+    })
     const xdg = await resolveDataDir({ env: { XDG_CACHE_HOME: join(tmp, 'xdg') } }, () => {})
     expect(xdg.dir).toBe(join(tmp, 'xdg', 'almanac', data.key))
   })
@@ -193,7 +197,9 @@ describe('resolveDataDir and cacheRoot', () => {
     const dir = await resolveDataDir({ dataDir: built, env: {} }, (l) => lines.push(l))
     expect(dir.dir).toBe(built)
     expect(dir.manifest.datasets.demo?.version).toBe('6')
-    expect(lines).toEqual([`datasets: using ${built} (it holds a manifest.json); the embedded datasets are not used`])
+    expect(lines.map((l) => JSON.parse(l).msg)).toEqual([
+      `datasets: using ${built} (it holds a manifest.json); the embedded datasets are not used`,
+    ])
     expect(existsSync(join(built, 'k'))).toBe(false)
     expect(currentManifest({ dataDir: built }).manifest.datasets.demo?.version).toBe('6')
   })

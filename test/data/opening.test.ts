@@ -31,7 +31,7 @@ const live = liveApp(
   config,
   { domains, authenticator: createAuthenticator(config), quota, log, observability },
   data,
-  domains.map((domain): MountedDomain => ({ domain, opening: true })),
+  domains.map((domain): MountedDomain => ({ state: 'opening', domain })),
 )
 afterAll(async () => {
   await live.close()

@@ -90,8 +90,10 @@ describe('readiness', () => {
       ['veg', false],
       ['broken', false],
     ])
-    // Logged as errors (a domain that cannot answer is a failure, not news).
-    expect(lines.map((l) => JSON.parse(l))).toEqual([
+    // Logged as errors (a domain that cannot answer is a failure, not news), each line stamped with its time.
+    const logged = lines.map((l) => JSON.parse(l))
+    expect(logged.every((l) => !Number.isNaN(Date.parse(l.time)))).toBe(true)
+    expect(logged.map(({ time, ...rest }) => rest)).toEqual([
       {
         level: 'error',
         domain: 'veg',

@@ -43,9 +43,9 @@ const settle = async (turns: number) => {
 test('steps of two domains run one a turn, each domain in order, the domains in rotation', async () => {
   const at: [string, number][] = []
   const mounted: MountedDomain[] = [
-    { domain: recording('a', 3, at), service: { name: 'a' } },
-    { domain: recording('b', 2, at), service: { name: 'b' } },
-    { domain: recording('c', 2, at) }, // disabled: no service, no steps
+    { state: 'open', domain: recording('a', 3, at), service: { name: 'a' } },
+    { state: 'open', domain: recording('b', 2, at), service: { name: 'b' } },
+    { state: 'disabled', domain: recording('c', 2, at), problem: 'c is disabled' }, // no service, no steps
   ]
   warmUp(mounted, () => {})
   expect(at.map(([s]) => s)).toEqual(['a0']) // the first goes at once, the rest in later turns
@@ -58,7 +58,7 @@ test('steps of two domains run one a turn, each domain in order, the domains in 
 test('a step that throws stops that domain warm-up with a warning; nothing else is affected', async () => {
   const at: [string, number][] = []
   const lines: string[] = []
-  warmUp([{ domain: recording('d', 4, at, 1), service: { name: 'd' } }], (l) => lines.push(l))
+  warmUp([{ state: 'open', domain: recording('d', 4, at, 1), service: { name: 'd' } }], (l) => lines.push(l))
   await settle(8)
   expect(at.map(([s]) => s)).toEqual(['d0'])
   expect(lines.join('\n')).toContain('the d warm-up failed')

@@ -96,7 +96,7 @@ describe('key scopes', () => {
   })
 
   test('every domain resolves from its prefixes; other paths belong to none', () => {
-    const ownerOf = ownerResolver(domains.map((domain) => ({ domain })))
+    const ownerOf = ownerResolver(domains.map((domain) => ({ state: 'opening', domain })))
     const domainOf = (path: string) => ownerOf(path)?.domain.name
     for (const d of domains)
       for (const p of d.prefixes) expect([d.name, domainOf(`/api/v1${p}`), domainOf(`/api/v1${p}/x/y`)]).toEqual([d.name, d.name, d.name])

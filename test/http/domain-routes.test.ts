@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import type { DataDir } from '../../src/data/types.ts'
-import type { Domain, MountedDomain } from '../../src/domains/types.ts'
+import { disable, type Domain, type MountedDomain } from '../../src/domains/types.ts'
 import { checkOpen } from '../../src/http/domain-routes.ts'
 import { compileRouteTable } from '../../src/http/route-table.ts'
 
@@ -16,12 +16,12 @@ const routes = ['/api/v1/fruit', '/api/v1/fruit/:id', '/api/v1/veg/:id', '/api/v
 
 describe('route owners, found once per route', () => {
   test('a domain disabled after its routes answered once is a 503 on the same route the next time', () => {
-    const fruit: MountedDomain = { domain: domain('fruit', ['/fruit']) }
-    const veg: MountedDomain = { domain: domain('veg', ['/veg']) }
+    const fruit: MountedDomain = { state: 'open', service: null, domain: domain('fruit', ['/fruit']) }
+    const veg: MountedDomain = { state: 'open', service: null, domain: domain('veg', ['/veg']) }
     const table = compileRouteTable(routes, { mounted: [fruit, veg], data, bodyLimit: 1 << 20 })
     const owner = (path: string) => table.resolve('GET', path).owner
     expect(() => checkOpen(owner('/api/v1/fruit/1'))).not.toThrow()
-    fruit.problem = 'The fruit domain is disabled: fruit.json changed on disk'
+    disable(fruit, 'The fruit domain is disabled: fruit.json changed on disk')
     expect(() => checkOpen(owner('/api/v1/fruit/1'))).toThrow('fruit.json changed on disk')
     expect(() => checkOpen(owner('/api/v1/fruit'))).toThrow('fruit.json changed on disk')
     // A path of the domain that no route answers is still its (its 503 beats a 404).
@@ -32,7 +32,10 @@ describe('route owners, found once per route', () => {
   })
 
   test('definitions dates follow the owner, for routes and for paths no route answers', () => {
-    const mounted: MountedDomain[] = [{ domain: domain('fruit', ['/fruit'], '2026-01-02') }, { domain: domain('veg', ['/veg']) }]
+    const mounted: MountedDomain[] = [
+      { state: 'open', service: null, domain: domain('fruit', ['/fruit'], '2026-01-02') },
+      { state: 'open', service: null, domain: domain('veg', ['/veg']) },
+    ]
     const table = compileRouteTable(routes, { mounted, data, bodyLimit: 1 << 20 })
     for (let i = 0; i < 2; i++) {
       expect(table.resolve('GET', '/api/v1/fruit/7').definitionsUpdated).toBe('2026-01-02')
@@ -47,7 +50,7 @@ describe('route owners, found once per route', () => {
 
   test('a resolution names the route, the methods of its path and its metrics label', () => {
     const table = compileRouteTable([...routes, { method: 'POST', path: '/api/v1/fruit/' }], {
-      mounted: [{ domain: domain('fruit', ['/fruit']) }],
+      mounted: [{ state: 'open', service: null, domain: domain('fruit', ['/fruit']) }],
       data,
       bodyLimit: 1 << 20,
     })

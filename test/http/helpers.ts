@@ -9,8 +9,7 @@ import type { Domain } from '../../src/domains/types.ts'
 import { createAuthenticator } from '../../src/http/auth.ts'
 import { serverBodyCeiling } from '../../src/http/request-guards.ts'
 import { createObservability } from '../../src/http/observability.ts'
-import { createApp } from '../../src/server.ts'
-import { attachServer } from '../../src/http/elysia-routes.ts'
+import { liveApp } from '../../src/refresh.ts'
 import { openDomains } from '../../src/domains/mount.ts'
 import { memoryQuotaStore, type QuotaStore } from '../../src/stores/quota.ts'
 import { testConfig } from '../support/app.ts'
@@ -40,16 +39,16 @@ export async function liveServer(
   const quota = options.quota ?? memoryQuotaStore()
   const log: string[] = []
   const observability = createObservability(config, { write: (line) => log.push(line) })
-  const app = createApp(config, { data, domains, authenticator: createAuthenticator(config), quota, observability, log: () => {} }, mounted)
+  // Served as serve.ts serves: through a LiveApp, which also collects the datasets' and domains' metrics.
+  const live = liveApp(config, { domains, authenticator: createAuthenticator(config), quota, observability, log: () => {} }, data, mounted)
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
-    fetch: (req) => app.handle(req),
+    fetch: (req) => live.handle(req),
     maxRequestBodySize: serverBodyCeiling(config.bodyLimit),
     development: false,
   })
-  attachServer(app, server)
-  observability.attach(server)
+  live.attach(server)
   return {
     url: `http://127.0.0.1:${server.port}`,
     port: server.port!,

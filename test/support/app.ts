@@ -7,7 +7,8 @@ import { openDataDir } from '../../src/data/open.ts'
 import { domains as allDomains } from '../../src/domains/index.ts'
 import type { Domain } from '../../src/domains/types.ts'
 import { createAuthenticator } from '../../src/http/auth.ts'
-import { createApp } from '../../src/server.ts'
+import { createObservability } from '../../src/http/observability.ts'
+import { liveApp } from '../../src/refresh.ts'
 import { openDomains } from '../../src/domains/mount.ts'
 import { createQuotaStore } from '../../src/stores/index.ts'
 import { openKeyStore } from '../../src/stores/keys.ts'
@@ -73,16 +74,18 @@ export async function testApp(
   const mounted = await openDomains(config, data, domains, options.log ?? (() => {}))
   const quota = options.quota ?? createQuotaStore(config)
   const keys = options.env?.ALMANAC_STATE_DIR || options.config?.stateDir ? openKeyStore(config.stateDir) : undefined
-  const app = createApp(
+  // Served as serve.ts serves: through a LiveApp, which also collects the datasets' and domains' metrics.
+  const app = liveApp(
     config,
     {
-      data,
       domains,
       authenticator: createAuthenticator(config, { keys }),
       quota,
       clock: options.clock,
       log: options.log,
+      observability: createObservability(config),
     },
+    data,
     mounted,
   )
   const request: TestApp['request'] = (method, path, init = {}) => {
@@ -94,12 +97,12 @@ export async function testApp(
       body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body)
       headers['content-type'] ??= 'application/json'
     }
-    return app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
+    return Promise.resolve(app.handle(new Request(`http://localhost${path}`, { method, headers, body })))
   }
   return {
     config,
     request,
-    handle: (r) => app.handle(r),
+    handle: async (r) => app.handle(r),
     opened: (name) => mounted.find((m) => m.domain.name === name)!.service as any,
     async json(method, path, init) {
       const res = await request(method, path, init)
