@@ -7,7 +7,7 @@
 import type { Config } from '../config.ts'
 import { type ArtifactSizes, contentMismatch, sizeMismatch } from '../data/integrity.ts'
 import type { DataDir } from '../data/types.ts'
-import { inSteps } from '../http/turns.ts'
+import { inSteps } from '../http/admission/turns.ts'
 import { asLogger, logger, type LogSink } from '../lib/logger.ts'
 import { redactPaths } from '../lib/redact.ts'
 import { disable, type Domain, type MountedDomain } from './types.ts'

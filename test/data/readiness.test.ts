@@ -14,7 +14,7 @@ import { openDataDir } from '../../src/data/open.ts'
 import type { DatasetBuilder, Source } from '../../src/data/types.ts'
 import { defineDomain } from '../../src/domains/types.ts'
 import { openDomains } from '../../src/domains/mount.ts'
-import { one } from '../../src/http/reply.ts'
+import { one } from '../../src/http/reply/reply.ts'
 import pkg from '../../package.json' with { type: 'json' }
 import { testApp, type TestApp } from '../support/app.ts'
 

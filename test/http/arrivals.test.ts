@@ -5,7 +5,7 @@
  * Then over real sockets: many requests in flight at once, each answered with its own body.
  */
 import { expect, test } from 'bun:test'
-import { QUEUED_BODY_MAX, startTogether } from '../../src/http/arrivals.ts'
+import { QUEUED_BODY_MAX, startTogether } from '../../src/http/edge/arrivals.ts'
 
 const nextTurn = () => new Promise((next) => setImmediate(next))
 

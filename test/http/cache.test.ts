@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { noneMatch } from '../../src/http/caching.ts'
+import { noneMatch } from '../../src/http/reply/caching.ts'
 import { type TestApp, testApp } from '../support/app.ts'
 
 let app: TestApp

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import zlib from 'node:zlib'
-import { bestFormsKept, forgetKeptForms, MIN_BYTES, negotiate } from '../../src/http/compression.ts'
+import { bestFormsKept, forgetKeptForms, MIN_BYTES, negotiate } from '../../src/http/edge/compression.ts'
 import { serve, type Running } from '../../src/serve.ts'
 import { TEST_KEY, type TestApp, testApp, testConfig } from '../support/app.ts'
 import { tempDirs } from '../support/temp.ts'

@@ -5,8 +5,8 @@
 import { describe, expect, test } from 'bun:test'
 import type { DataDir } from '../../src/data/types.ts'
 import { disable, type Domain, type MountedDomain } from '../../src/domains/types.ts'
-import { checkOpen } from '../../src/http/domain-routes.ts'
-import { compileRouteTable } from '../../src/http/route-table.ts'
+import { checkOpen } from '../../src/http/routing/domain-routes.ts'
+import { compileRouteTable } from '../../src/http/routing/route-table.ts'
 
 const domain = (name: string, prefixes: string[], date?: string) =>
   ({ name, prefixes, datasets: [name], definitionsUpdated: date ? () => date : undefined }) as unknown as Domain

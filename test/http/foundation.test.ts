@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
 import { defineDomain } from '../../src/domains/types.ts'
-import { requestContext } from '../../src/http/context.ts'
-import { one } from '../../src/http/reply.ts'
+import { requestContext } from '../../src/http/routing/context.ts'
+import { one } from '../../src/http/reply/reply.ts'
 import { testApp, type TestApp } from '../support/app.ts'
 import { PLANETS, sampleDomain } from '../support/sample-domain.ts'
 

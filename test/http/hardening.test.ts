@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import countries from '../../src/domains/countries/index.ts'
 import hash from '../../src/domains/hash/index.ts'
 import ip from '../../src/domains/ip/index.ts'
-import { JSON_LIMITS } from '../../src/http/json-shape.ts'
-import { FIELDS_LIMITS } from '../../src/http/reply.ts'
+import { JSON_LIMITS } from '../../src/http/admission/json-shape.ts'
+import { FIELDS_LIMITS } from '../../src/http/reply/reply.ts'
 import { testApp, type TestApp } from '../support/app.ts'
 
 let app: TestApp

@@ -4,7 +4,7 @@
  * per-item list cut to one item past the maximum.
  */
 import { describe, expect, test } from 'bun:test'
-import { JsonScan } from '../../src/http/json-shape.ts'
+import { JsonScan } from '../../src/http/admission/json-shape.ts'
 
 /** A seeded generator (a test that fails must fail again). */
 function random(seed: number) {

@@ -6,8 +6,8 @@
  * JSON text as long as its body is ever made (JSON.stringify is watched: Elysia's message would be one).
  */
 import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test'
-import { DEFAULT_BODY_LIMIT } from '../../src/http/route-table.ts'
-import * as jsonShape from '../../src/http/json-shape.ts'
+import { DEFAULT_BODY_LIMIT } from '../../src/http/routing/route-table.ts'
+import * as jsonShape from '../../src/http/admission/json-shape.ts'
 import { testApp, TEST_KEY, type TestApp } from '../support/app.ts'
 import { turnCounter } from '../support/turns.ts'
 

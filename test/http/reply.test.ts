@@ -3,7 +3,7 @@
  * gives, in both forms, for single items and lists with their siblings, and `fields` must bypass the cache.
  */
 import { describe, expect, test } from 'bun:test'
-import { applyFields, bodyJson, list, one, type Reply } from '../../src/http/reply.ts'
+import { applyFields, bodyJson, list, one, type Reply } from '../../src/http/reply/reply.ts'
 import type { AlmanacError } from '../../src/lib/errors.ts'
 
 const item = { code: 'FR-971', name: 'Guadeloupe', note: 'Côte-d’Or → “quoted”', nested: { a: [1, 2], b: null } }

@@ -7,7 +7,7 @@
  * heap must not grow over the run. Inputs come from a seeded generator, so a failure replays.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { JSON_LIMITS } from '../../src/http/json-shape.ts'
+import { JSON_LIMITS } from '../../src/http/admission/json-shape.ts'
 import { testApp, type TestApp } from '../support/app.ts'
 import { rng } from '../support/random.ts'
 

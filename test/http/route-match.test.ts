@@ -3,7 +3,7 @@
  * others pushed it out) must match exactly what a fresh matcher, which has seen nothing, says.
  */
 import { expect, test } from 'bun:test'
-import { routeMatcher } from '../../src/http/route-match.ts'
+import { routeMatcher } from '../../src/http/routing/route-match.ts'
 
 const routes = [
   { method: 'GET', path: '/api/v1/ip/me' },

@@ -7,7 +7,7 @@
  * `callerTurns` with a clock the test moves.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { callerTurns, heavyStepTurns, inSteps } from '../../src/http/turns.ts'
+import { callerTurns, heavyStepTurns, inSteps } from '../../src/http/admission/turns.ts'
 import { testApp, TEST_KEY, type TestApp } from '../support/app.ts'
 import { turnCounter } from '../support/turns.ts'
 

@@ -3,10 +3,10 @@
  * quota cost, problems) independently of any real domain's data.
  */
 import { Elysia, t } from 'elysia'
-import { requestContext } from '../../src/http/context.ts'
-import { routeDetail } from '../../src/http/route-facts.ts'
-import { fieldsQuery, pageOf, pageQuery } from '../../src/http/paging.ts'
-import { list, one } from '../../src/http/reply.ts'
+import { requestContext } from '../../src/http/routing/context.ts'
+import { routeDetail } from '../../src/http/routing/route-facts.ts'
+import { fieldsQuery, pageOf, pageQuery } from '../../src/http/routing/paging.ts'
+import { list, one } from '../../src/http/reply/reply.ts'
 import { notFound } from '../../src/lib/errors.ts'
 import { defineDomain } from '../../src/domains/types.ts'
 

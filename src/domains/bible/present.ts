@@ -1,7 +1,7 @@
 /** Canonical Bible results -> the SPEC's Form A (enveloped) and Form B (bare) shapes, and their schemas. */
 // Plain TypeBox: these schemas only document responses; Elysia's `t.Integer` would document a numeric string too.
 import { Type as t } from '@sinclair/typebox'
-import type { ResponseForm } from '../../http/reply.ts'
+import type { ResponseForm } from '../../http/reply/reply.ts'
 import type { Passage, Translation, TranslationBook } from './service.ts'
 
 export function presentTranslation(tr: Translation, detail: boolean) {

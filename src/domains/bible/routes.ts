@@ -1,11 +1,11 @@
 /** The eleven Bible endpoints: paths and schemas; the answers come from the service. */
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../config.ts'
-import { requestContext } from '../../http/context.ts'
-import { callerOf } from '../../http/exchange.ts'
-import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
-import { list, one } from '../../http/reply.ts'
-import { type ResponseShapes, routeDetail } from '../../http/route-facts.ts'
+import { requestContext } from '../../http/routing/context.ts'
+import { callerOf } from '../../http/edge/exchange.ts'
+import { fieldsQuery, pageOf, pageQuery } from '../../http/routing/paging.ts'
+import { list, one } from '../../http/reply/reply.ts'
+import { type ResponseShapes, routeDetail } from '../../http/routing/route-facts.ts'
 import { invalid } from '../../lib/errors.ts'
 import {
   BookSchema,

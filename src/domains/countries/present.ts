@@ -2,7 +2,7 @@
  * Canonical countries and subdivisions -> the two response forms of the SPEC. Form B names the codes
  * `alpha2`/`alpha3`; Form A `alpha_2`/`alpha_3` and embeds the subdivisions in the single country.
  */
-import type { ResponseForm } from '../../http/reply.ts'
+import type { ResponseForm } from '../../http/reply/reply.ts'
 import type { Country, CountryDetail, Subdivision } from './service.ts'
 
 export function presentCountry(c: Country, form: ResponseForm) {

@@ -3,7 +3,7 @@
  * result"), for the OpenAPI document. Form A spells the codes `alpha_2`/`alpha_3`, Form B `alpha2`/`alpha3`.
  */
 import { t, type TSchema } from 'elysia'
-import { nullable } from '../../http/schemas.ts'
+import { nullable } from '../../http/reply/schemas.ts'
 
 const alpha2 = t.String({ description: 'ISO 3166-1 alpha-2 code.', examples: ['FR'] })
 const alpha3 = t.String({ description: 'ISO 3166-1 alpha-3 code.', examples: ['FRA'] })

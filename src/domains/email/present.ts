@@ -7,7 +7,7 @@
  */
 import { t } from 'elysia'
 import type { ResponseForm } from '../../config.ts'
-import { itemError, nullable } from '../../http/schemas.ts'
+import { itemError, nullable } from '../../http/reply/schemas.ts'
 import type { Assessment, ItemError } from './service.ts'
 
 const UNKNOWN = t.Array(t.Union([t.Literal('mx_record'), t.Literal('domain_age')]), {

@@ -1,11 +1,11 @@
 /** The two email risk endpoints of the SPEC: POST /email/risk and POST /email/risk/bulk. */
 import { Elysia, t } from 'elysia'
 import type { DomainContext } from '../types.ts'
-import { requestContext } from '../../http/context.ts'
-import { callerOf } from '../../http/exchange.ts'
-import { fieldsQuery } from '../../http/paging.ts'
-import { list, one } from '../../http/reply.ts'
-import { routeDetail } from '../../http/route-facts.ts'
+import { requestContext } from '../../http/routing/context.ts'
+import { callerOf } from '../../http/edge/exchange.ts'
+import { fieldsQuery } from '../../http/routing/paging.ts'
+import { list, one } from '../../http/reply/reply.ts'
+import { routeDetail } from '../../http/routing/route-facts.ts'
 import { BareItemSchema, BareSchema, EnvelopedItemSchema, EnvelopedSchema, present, presentItem } from './present.ts'
 import { MAX_INPUT, type EmailService } from './service.ts'
 

@@ -3,7 +3,7 @@
  * or the operator's ASN/ISP databases) and anonymity flags (open lists, operator lists reloaded on
  * SIGHUP, the operator's Anonymous IP database).
  */
-import { trustedProxies } from '../../http/client-ip.ts'
+import { trustedProxies } from '../../http/edge/client-ip.ts'
 import { reloadOnHangup } from '../hangup.ts'
 import { defineDomain } from '../types.ts'
 import { ipSettings } from './settings.ts'

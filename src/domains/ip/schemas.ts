@@ -1,6 +1,6 @@
 /** Response schemas of the IP record (SPEC "IP record"): Form A nested, Form B flat; for the OpenAPI document. */
 import { t } from 'elysia'
-import { itemError, nullable } from '../../http/schemas.ts'
+import { itemError, nullable } from '../../http/reply/schemas.ts'
 
 const ip = t.String({ description: 'The address, normalized (IPv6 compressed; IPv4-mapped IPv6 as IPv4).', examples: ['8.8.8.8'] })
 const str = (description: string) => nullable(t.String(), description)

@@ -7,7 +7,7 @@
  */
 import { openReadonlySqlite } from '../../data/sqlite.ts'
 import { serveQueries } from '../../lib/query-thread.ts'
-import type { ResponseForm } from '../../http/reply.ts'
+import type { ResponseForm } from '../../http/reply/reply.ts'
 import { presentPageJson } from './present.ts'
 import { type Heavy, type PostalService, openPostalService } from './service.ts'
 

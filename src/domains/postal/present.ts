@@ -1,5 +1,5 @@
 /** Canonical postal results -> the SPEC's Form A (enveloped) and Form B (bare) field names. */
-import { itemsJson, type ResponseForm } from '../../http/reply.ts'
+import { itemsJson, type ResponseForm } from '../../http/reply/reply.ts'
 import type { Paged } from '../../lib/page.ts'
 import type { FormatCheck, PostalRecord, PostalSystem } from './service.ts'
 

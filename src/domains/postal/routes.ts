@@ -1,10 +1,10 @@
 /** The nine postal endpoints: paths and schemas; the answers come from the service. */
 import { Elysia, t } from 'elysia'
 import type { Config, ResponseForm } from '../../config.ts'
-import { requestContext } from '../../http/context.ts'
-import { fieldsQuery, namedInteger, pageOf, pageQuery, type Page } from '../../http/paging.ts'
+import { requestContext } from '../../http/routing/context.ts'
+import { fieldsQuery, namedInteger, pageOf, pageQuery, type Page } from '../../http/routing/paging.ts'
 import { invalidFields } from '../../lib/errors.ts'
-import { list, type ListMeta, one } from '../../http/reply.ts'
+import { list, type ListMeta, one } from '../../http/reply/reply.ts'
 import { MAX_VERTICES } from './geo.ts'
 import { presentCheck, presentPage, type PresentedPage, presentRecord, presentSystem } from './present.ts'
 import {
@@ -18,8 +18,8 @@ import {
   SPATIAL_SIBLINGS,
 } from './schemas.ts'
 import { type Heavy, NEARBY_MAX_RADIUS_KM, type PostalService, type SearchFilters } from './service.ts'
-import { callerOf } from '../../http/exchange.ts'
-import { routeDetail } from '../../http/route-facts.ts'
+import { callerOf } from '../../http/edge/exchange.ts'
+import { routeDetail } from '../../http/routing/route-facts.ts'
 
 /** `f` of an answer made inline, or of a promised one made on a query worker. */
 const then = <T, R>(answer: T | Promise<T>, f: (value: T) => R): R | Promise<R> => (answer instanceof Promise ? answer.then(f) : f(answer))

@@ -3,7 +3,7 @@
  * result"), for the OpenAPI document. The forms differ by field names and by what Form A adds.
  */
 import { t } from 'elysia'
-import { nullable } from '../../http/schemas.ts'
+import { nullable } from '../../http/reply/schemas.ts'
 
 const countryCode = t.String({ description: 'ISO 3166-1 alpha-2 code.', examples: ['US'] })
 const postalCode = t.String({ examples: ['90210'] })

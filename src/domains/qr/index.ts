@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path'
 import type { Config } from '../../config.ts'
-import { trustedProxies } from '../../http/client-ip.ts'
+import { trustedProxies } from '../../http/edge/client-ip.ts'
 import { defineDomain } from '../types.ts'
 import { qrSettings } from './settings.ts'
 import { downloadRoutes } from './download.ts'

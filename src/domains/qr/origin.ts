@@ -3,7 +3,7 @@
  * own scheme and Host, with the scheme and host a trusted proxy reports (`http/client-ip.ts`: only the
  * forwarding header `ALMANAC_TRUSTED_PROXY_HEADER` names, only from `ALMANAC_TRUSTED_PROXIES`).
  */
-import { proxiedOrigin, type TrustedProxies } from '../../http/client-ip.ts'
+import { proxiedOrigin, type TrustedProxies } from '../../http/edge/client-ip.ts'
 
 /** A host[:port] as it may appear in a URL: letters, digits, dots, dashes, a bracketed IPv6, a port. */
 const HOST = /^(?:[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,20}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/

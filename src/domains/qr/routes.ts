@@ -4,11 +4,11 @@
  * it. The QR result is the same object in both forms.
  */
 import { Elysia, t, type TSchema } from 'elysia'
-import { requestContext } from '../../http/context.ts'
-import { callerOf } from '../../http/exchange.ts'
-import { fieldsQuery } from '../../http/paging.ts'
-import { one } from '../../http/reply.ts'
-import { routeDetail } from '../../http/route-facts.ts'
+import { requestContext } from '../../http/routing/context.ts'
+import { callerOf } from '../../http/edge/exchange.ts'
+import { fieldsQuery } from '../../http/routing/paging.ts'
+import { one } from '../../http/reply/reply.ts'
+import { routeDetail } from '../../http/routing/route-facts.ts'
 import type { DomainContext } from '../types.ts'
 import type { QrDomainState } from './state.ts'
 import { publicOrigin } from './origin.ts'

@@ -1,6 +1,6 @@
 /** TypeBox schemas of the QR routes: the common parameters (SPEC "QR codes") and the QR result. */
 import { t } from 'elysia'
-import { namedInteger } from '../../http/paging.ts'
+import { namedInteger } from '../../http/routing/paging.ts'
 import { COLOR_PATTERN, MIN_CONTRAST } from './colors.ts'
 import { EC_LEVELS, EC_RECOVERY } from './matrix.ts'
 import { PRESETS } from './payloads.ts'

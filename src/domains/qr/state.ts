@@ -2,7 +2,7 @@
  * What the QR domain holds once open (openQrState in index.ts) and its routes read: apart from the descriptor,
  * so routes.ts need not import index.ts, which imports routes.ts.
  */
-import type { TrustedProxies } from '../../http/client-ip.ts'
+import type { TrustedProxies } from '../../http/edge/client-ip.ts'
 import type { LocalStore } from './local-store.ts'
 import type { QrService } from './service.ts'
 import type { Signer } from './signing.ts'

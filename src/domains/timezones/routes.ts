@@ -6,9 +6,9 @@
  */
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../config.ts'
-import { fieldsQuery, pageOf, pageQuery } from '../../http/paging.ts'
-import { list, one } from '../../http/reply.ts'
-import { routeDetail } from '../../http/route-facts.ts'
+import { fieldsQuery, pageOf, pageQuery } from '../../http/routing/paging.ts'
+import { list, one } from '../../http/reply/reply.ts'
+import { routeDetail } from '../../http/routing/route-facts.ts'
 import { invalid, notFound } from '../../lib/errors.ts'
 import { ConversionSchema, DifferenceSchema, TimezoneListItemSchema, TimezoneRecordSchema } from './schemas.ts'
 import type { TimezonesService } from './service.ts'

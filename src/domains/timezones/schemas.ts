@@ -1,6 +1,6 @@
 /** Response schemas of the timezone results, for the OpenAPI document (both forms share them). */
 import { t } from 'elysia'
-import { nullable } from '../../http/schemas.ts'
+import { nullable } from '../../http/reply/schemas.ts'
 
 const offset = t.String({ description: 'UTC offset, signed HH:MM (e.g. +05:30, -03:00, +00:00).', examples: ['+05:30'] })
 const time24 = (what: string) => t.String({ description: `${what}, 24-hour HH:MM:SS.`, examples: ['14:05:09'] })

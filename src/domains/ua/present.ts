@@ -5,7 +5,7 @@
  */
 import { t } from 'elysia'
 import type { ResponseForm } from '../../config.ts'
-import { itemError } from '../../http/schemas.ts'
+import { itemError } from '../../http/reply/schemas.ts'
 import { isItemError, type ItemError, type Parse, type UaResult } from './service.ts'
 
 export function enveloped(r: UaResult) {

@@ -3,12 +3,12 @@
  * and GET /ua: the caller's own User-Agent and Client Hints headers, as GET /ip/me is the caller's address.
  */
 import { Elysia, t } from 'elysia'
-import { requestContext } from '../../http/context.ts'
-import { callerOf } from '../../http/exchange.ts'
-import { fieldsQuery } from '../../http/paging.ts'
-import { list, one } from '../../http/reply.ts'
-import { inSteps } from '../../http/turns.ts'
-import { routeDetail } from '../../http/route-facts.ts'
+import { requestContext } from '../../http/routing/context.ts'
+import { callerOf } from '../../http/edge/exchange.ts'
+import { fieldsQuery } from '../../http/routing/paging.ts'
+import { list, one } from '../../http/reply/reply.ts'
+import { inSteps } from '../../http/admission/turns.ts'
+import { routeDetail } from '../../http/routing/route-facts.ts'
 import { invalid } from '../../lib/errors.ts'
 import type { DomainContext } from '../types.ts'
 import { HINT_MAX_LENGTH, HINT_NAMES } from './hints.ts'

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { loadConfig } from '../../../src/config.ts'
-import { clientAddress, type ProxyHeader, trustedProxies } from '../../../src/http/client-ip.ts'
+import { clientAddress, type ProxyHeader, trustedProxies } from '../../../src/http/edge/client-ip.ts'
 import { serve, type Running } from '../../../src/serve.ts'
 
 const resolve = (peer: string | null, headers: Record<string, string>, trusted: string[], header: ProxyHeader = 'x-forwarded-for') =>

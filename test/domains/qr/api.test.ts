@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { publicOrigin } from '../../../src/domains/qr/origin.ts'
-import { trustedProxies } from '../../../src/http/client-ip.ts'
+import { trustedProxies } from '../../../src/http/edge/client-ip.ts'
 import { qrApp, type QrTestApp } from './harness.ts'
 
 let app: QrTestApp
