@@ -5,7 +5,7 @@
  * - response headers: one, ten from a plain object (as Almanac's replies built them until the seventh session),
  *   the same ten as one prebuilt Headers shared by every response (what a fully static reply could do), and
  *   the ten from a kept Headers of the seven that repeat, copied, with the three that change set on the copy
- *   (as http/response-headers.ts builds them now);
+ *   (as http/reply/response-headers.ts builds them now);
  * - a small POST body: ignored, read with text(), or read with text() after the `request.body` getter.
  * Prints figures; asserts nothing. Run: `bun bench/bun-floor.ts` (`SECONDS` per run, default 4).
  */

@@ -31,7 +31,7 @@ const TEXT_ROUTES = ['/api/v1/postal/DE/within', '/api/v1/qr/text', '/api/v1/has
 
 /**
  * ~1 MB of valid JSON that its route's schema refuses, for one credit each: a bulk of 12,000 user agents
- * (the limit is 100) under the route's 1 MiB body limit (http/large-bodies.ts).
+ * (the limit is 100) under the route's 1 MiB body limit (http/admission/large-bodies.ts).
  */
 const INVALID_BULK = JSON.stringify({
   ua_list: Array.from({ length: 12_000 }, (_, i) => ({ ua: `Mozilla/5.0 (X11; Linux x86_64) probe/${i}` })),

@@ -8,7 +8,7 @@
  * /proc) and that over its hello-world's; then each row's lowest and highest round, and what each layer adds (the
  * difference of two rows of one round). Target (issue 24): the shared layers within +60% CPU of the hello-world.
  * A second Almanac server starts each request as soon as it is read (`ALMANAC_START_TOGETHER=false`): its row
- * against the default's says what starting a turn's arrivals together (src/http/arrivals.ts) saves.
+ * against the default's says what starting a turn's arrivals together (src/http/edge/arrivals.ts) saves.
  * A second baseline serves the same hello-world through `Bun.serve({ fetch: app.handle })`, as Almanac does,
  * so the table separates the transport choice from the layers themselves.
  * `BASE=<another checkout>` adds an A/B: that checkout's server and this one's on the same rows, alternated, two
@@ -44,7 +44,7 @@ const floor = await start("the SPEC's floor (bare Bun.serve, bench/spec-floor.ts
 })
 const almanac = await startAlmanac()
 const logged = await startAlmanac({ ALMANAC_ACCESS_LOG: 'true' })
-// Each request started as soon as it is read, as before src/http/arrivals.ts: what starting a turn's together saves.
+// Each request started as soon as it is read, as before src/http/edge/arrivals.ts: what starting a turn's together saves.
 const oneByOne = await startAlmanac({ ALMANAC_START_TOGETHER: 'false' })
 try {
   const bare = { 'x-response-form': 'bare' }
@@ -75,7 +75,7 @@ try {
       path: '/api/v1/countries/FR?fields=name',
       headers: bare,
     },
-    // http/compression.ts: a small answer pays only the Accept-Encoding read; the light route's 5.4 KB
+    // http/edge/compression.ts: a small answer pays only the Accept-Encoding read; the light route's 5.4 KB
     // Form A answer is gzipped (level 4) to ~1.5 KB.
     {
       name: 'GET /api/v1/countries/FR?fields=name + Accept-Encoding: gzip, br (small: sent as is)',

@@ -2,7 +2,7 @@
  * The least any server must do to answer two of bench/http.ts's rows as the SPEC asks, with no framework and
  * none of Almanac's code: a bare `Bun.serve` that finds the caller by its key (a Map), counts a credit (a
  * Map), sends the SPEC's headers (quota and RateLimit, request id, Vary, content type; from a kept `Headers`,
- * as http/response-headers.ts does) and writes the JSON.
+ * as http/reply/response-headers.ts does) and writes the JSON.
  * - `GET /api/v1/meta/datasets/countries?fields=…`: the light route in Form B, `fields` applied to a fixed record;
  * - `POST /api/v1/ip`: the body read and parsed, the address checked for a string, a fixed answer (no lookup).
  * No validation beyond that, no metrics, no CORS, no compression check, no problem documents: a floor, not a

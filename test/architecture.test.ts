@@ -133,3 +133,44 @@ test("only a domain's descriptor imports its build (services read artifact names
   )
   expect(intoBuild.map(({ from, to }) => `${from} → ${to}`)).toEqual([])
 })
+
+/** The request path's own files: every one is in a stage folder (docs/architecture.md, "How a request travels"). */
+const httpFiles = ownFiles.filter((f) => f.startsWith('src/http/'))
+const HTTP_STAGES = ['edge', 'routing', 'admission', 'credits', 'reply', 'endpoints']
+
+test('every file of src/http is in one of the stages, and docs/architecture.md names each in its stage', () => {
+  expect(httpFiles.filter((f) => !HTTP_STAGES.includes(f.split('/')[2]!) || f.split('/').length !== 4)).toEqual([])
+  // The layout's tree: `    <stage>/` lines, each followed by its files' lines, `      <file>.ts  what it is`.
+  const drawn = new Set<string>()
+  let stage = ''
+  for (const line of readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8').split('\n')) {
+    const folder = /^ {4}([a-z]+)\/\s/.exec(line)
+    if (folder) stage = folder[1]!
+    const file = /^ {6}([\w.-]+\.ts)\b/.exec(line)
+    if (file && stage) drawn.add(`src/http/${stage}/${file[1]}`)
+  }
+  expect(httpFiles.filter((f) => !drawn.has(f) && !f.endsWith('.d.ts'))).toEqual([])
+  expect([...drawn].filter((f) => !httpFiles.includes(f))).toEqual([])
+})
+
+test('one path matcher: only the route table imports route-match.ts; nothing else matches request paths', () => {
+  const importers = edges.filter(({ to }) => to === 'src/http/routing/route-match.ts').map(({ from }) => from)
+  expect(importers.filter((f) => !f.startsWith('test/'))).toEqual(['src/http/routing/route-table.ts'])
+  // A matcher of its own would compile route patterns into regular expressions, or walk the app's routes.
+  const own = ownFiles.filter((f) => f.startsWith('src/') && f !== 'src/http/routing/route-match.ts')
+  const matching = own.filter((f) => /\.split\('\/'\)[\s\S]{0,200}startsWith\(':'\)/.test(readFileSync(join(ROOT, f), 'utf8')))
+  expect(matching).toEqual(['src/http/routing/route-table.ts'])
+})
+
+test("Elysia's internals are read in one adapter only (routing/elysia-routes.ts)", () => {
+  // What Elysia keeps of a route (`hooks`, the app's `routes` list and `server`) and its OpenAPI generator.
+  const INTERNALS = /\.hooks\b|\.routes\b(?!\s*\()|\bapp\.server\b|\.server\s*=|toOpenAPISchema|\.router\b/
+  const readers = ownFiles
+    .filter((f) => f.startsWith('src/'))
+    .filter((f) =>
+      readFileSync(join(ROOT, f), 'utf8')
+        .split('\n')
+        .some((line) => !/^\s*(\/\/|\*|\/\*)/.test(line) && INTERNALS.test(line)),
+    )
+  expect(readers).toEqual(['src/http/routing/elysia-routes.ts'])
+})

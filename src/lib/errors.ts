@@ -1,6 +1,6 @@
 /**
  * Errors that services raise. They describe what went wrong in domain terms (a kind, a sentence, the
- * offending fields) and know nothing of HTTP: `http/problem.ts` maps each kind to a status code.
+ * offending fields) and know nothing of HTTP: `http/reply/problem.ts` maps each kind to a status code.
  */
 export type ErrorKind =
   | 'bad_request' // the request cannot be understood (e.g. an unknown `fields` name)

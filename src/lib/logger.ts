@@ -7,7 +7,7 @@
  * level methods; plain text becomes `{"time","level":"info","msg"}`. A function that logs takes a `LogSink`
  * (a Logger, or a test's `(line) => lines.push(line)` that receives each formatted line) and makes it a
  * Logger once with `asLogger`. The access log goes to stdout through its own buffered writer
- * (http/observability.ts) in the same shape.
+ * (http/edge/observability.ts) in the same shape.
  */
 export type Level = 'debug' | 'info' | 'warn' | 'error'
 

@@ -1,4 +1,4 @@
-/** A page of a list, as services take and give it (the HTTP query schema lives in http/paging.ts). */
+/** A page of a list, as services take and give it (the HTTP query schema lives in http/routing/paging.ts). */
 export interface Page {
   limit: number
   offset: number

@@ -1,5 +1,5 @@
 /**
- * Requests that arrive in one turn start together (src/http/arrivals.ts): none starts while the loop is
+ * Requests that arrive in one turn start together (src/http/edge/arrivals.ts): none starts while the loop is
  * still reading arrivals, each stage runs for all of them before the next (breadth-first), every request
  * gets its own answer, a fault in one is that one's alone, and one with a large body is not held back.
  * Then over real sockets: many requests in flight at once, each answered with its own body.

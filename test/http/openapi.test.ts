@@ -208,7 +208,7 @@ describe('every /api/v1 operation', () => {
 })
 
 describe('what domains declare', () => {
-  test('documents() shapes become Form A and Form B schemas, for items and lists', () => {
+  test('response shapes become Form A and Form B schemas, for items and lists', () => {
     const [a, b] = doc.paths['/api/v1/moons/{name}'].get.responses['200'].content['application/json'].schema.oneOf
     expect(a.properties.status).toEqual({ const: 'ok' })
     expect(a.properties.data.properties.radius_km.description).toBe('Mean radius')

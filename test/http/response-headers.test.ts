@@ -1,5 +1,5 @@
 /**
- * Response headers come from kept templates (http/response-headers.ts): the part that repeats (plan, window,
+ * Response headers come from kept templates (http/reply/response-headers.ts): the part that repeats (plan, window,
  * definitions date, Cache-Control) is copied, the rest set per answer. Callers on different plans, routes of
  * every kind and a clock that crosses windows are interleaved, and each answer's headers are checked against
  * what its own caller's plan and window say, worked out here from the plan and the clock. A template keyed

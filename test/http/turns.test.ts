@@ -1,5 +1,5 @@
 /**
- * Turns of the event loop shared between callers (src/http/turns.ts), through the real app: requests sent
+ * Turns of the event loop shared between callers (src/http/admission/turns.ts), through the real app: requests sent
  * in one go, their answers' order observed (no clock). A caller with a backlog starts one request a turn;
  * another caller's request, arriving behind that backlog, is answered in the first turn. Nothing waiting
  * is lost; past what one caller may have waiting, a 429 whose credit is given back. Through the app the

@@ -16,7 +16,7 @@ export const FORM_HEADER = 'x-response-form'
 
 /**
  * Every JSON answer's body depends on the caller's X-Response-Form, and its coding on Accept-Encoding
- * (http/compression.ts), so shared caches must key on both.
+ * (http/edge/compression.ts), so shared caches must key on both.
  */
 export const JSON_HEADERS = { 'content-type': 'application/json', vary: 'X-Response-Form, Accept-Encoding' }
 

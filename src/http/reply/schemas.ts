@@ -1,7 +1,8 @@
 /**
  * Response schemas every domain shares, in TypeBox like the routes' request schemas: the RFC 9457 problem
- * in both forms, and small builders for the resource schemas a route hands to `documents()` (openapi.ts),
- * which wraps them in Form A (`{status, data, error}`) and Form B (the resource, or `{count, results}`).
+ * in both forms, and small builders for the resource schemas a route declares as its `response`
+ * (routing/route-facts.ts); the OpenAPI document wraps them in Form A (`{status, data, error}`) and Form B
+ * (the resource, or `{count, results}`).
  *
  * They only describe: Elysia's `response` hook would validate every answer at run time, and our handlers
  * return a `Reply` (reply.ts) that becomes JSON text later, so they are documentation checked by a test
