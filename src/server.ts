@@ -1,12 +1,12 @@
 /**
- * createApp(config, deps, mounted) -> the Elysia app: it composes, and each layer lives in a module of its
- * own. The request flow of docs/architecture.md, in hook order: admission (onRequest, before any body is
- * read: auth, then the quota policy's shape checks and first credit, http/credits/quota-policy.ts) -> body (read
- * up to the route's limit, parsed) -> the rest of a per-item cost (onTransform, before the schema) ->
- * schema -> handler (service + presenter) -> reply (form + fields, ETag/304: http/reply/caching.ts) -> response
- * headers. Every failure on the way becomes one problem in the caller's form (onError,
- * http/reply/problem-response.ts), which also gives back the credits of a 503. Opening and verifying the domains
- * is domains/mount.ts; /readyz is http/endpoints/readiness.ts; the datasets' metrics http/endpoints/dataset-metrics.ts.
+ * createApp(config, deps, mounted) -> the Elysia app: it composes, and each stage lives in its folder of
+ * src/http (docs/architecture.md, "How a request travels"), in hook order: routing (onRequest: the request
+ * resolved once in the route table, compiled below once the routes are mounted) -> admission (auth, scopes,
+ * shape checks and the first credit, http/credits/quota-policy.ts) -> body (read up to the route's limit,
+ * parsed) -> the rest of a per-item cost (onTransform, before the schema) -> schema -> handler (service +
+ * presenter) -> reply (form + fields, ETag/304) -> response headers. Every failure on the way becomes one
+ * problem in the caller's form (onError, http/reply/problem-response.ts), which also gives back the credits
+ * of a 503. Opening and verifying the domains is domains/mount.ts.
  */
 import { Elysia, type AnyElysia } from 'elysia'
 import type { Config, ResponseForm } from './config.ts'

@@ -77,6 +77,9 @@ export interface RouteTableOptions {
 
 export const UNMATCHED = '(unmatched)'
 
+/** The methods whose resolutions are kept (a path's others are resolved each time: none is routed). */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+
 const trim = (path: string) => (path.length > 1 ? path.replace(/\/+$/, '') : path)
 
 /** Literal segments rank before parameters before wildcards, position by position from the left (Elysia's router). */
@@ -197,7 +200,10 @@ export function compileRouteTable(routes: readonly DeclaredRoute[], { mounted, d
       let byMethod = resolved.get(matches)
       if (!byMethod) resolved.set(matches, (byMethod = new Map()))
       let found = byMethod.get(method)
-      if (!found) byMethod.set(method, (found = resolveMatches(method, path, matches)))
+      if (found) return found
+      found = resolveMatches(method, path, matches)
+      // The method is the client's text: only the methods routes use are kept, so the cache stays bounded.
+      if (METHODS.has(method)) byMethod.set(method, found)
       return found
     },
   }
