@@ -2157,10 +2157,10 @@ export interface components {
             admin_name3: string | null;
             /** @description Third-level division (municipality) code; null when absent. */
             admin_code3: string | null;
-            /** @example 34.0901 */
-            latitude: number;
-            /** @example -118.4065 */
-            longitude: number;
+            /** @description Latitude; null for a place the data gives without valid coordinates. */
+            latitude: number | null;
+            /** @description Longitude; null for a place the data gives without valid coordinates. */
+            longitude: number | null;
             /** @description GeoNames accuracy: 1 estimated, 4 GeoNames id, 6 centroid of the area (null when unknown). */
             accuracy: number | null;
         };
@@ -2179,10 +2179,10 @@ export interface components {
             admin_name: string | null;
             /** @description First-level division code. */
             admin_code: string | null;
-            /** @example 34.0901 */
-            latitude: number;
-            /** @example -118.4065 */
-            longitude: number;
+            /** @description Latitude; null for a place the data gives without valid coordinates. */
+            latitude: number | null;
+            /** @description Longitude; null for a place the data gives without valid coordinates. */
+            longitude: number | null;
         };
         /** NearbyPostalRecord (Form A) */
         NearbyPostalRecordFormA: {
@@ -2202,10 +2202,10 @@ export interface components {
             admin_name3: string | null;
             /** @description Third-level division (municipality) code; null when absent. */
             admin_code3: string | null;
-            /** @example 34.0901 */
-            latitude: number;
-            /** @example -118.4065 */
-            longitude: number;
+            /** @description Latitude; null for a place the data gives without valid coordinates. */
+            latitude: number | null;
+            /** @description Longitude; null for a place the data gives without valid coordinates. */
+            longitude: number | null;
             /** @description GeoNames accuracy: 1 estimated, 4 GeoNames id, 6 centroid of the area (null when unknown). */
             accuracy: number | null;
             /** @description Haversine distance from the query point, km. */
@@ -2226,10 +2226,10 @@ export interface components {
             admin_name: string | null;
             /** @description First-level division code. */
             admin_code: string | null;
-            /** @example 34.0901 */
-            latitude: number;
-            /** @example -118.4065 */
-            longitude: number;
+            /** @description Latitude; null for a place the data gives without valid coordinates. */
+            latitude: number | null;
+            /** @description Longitude; null for a place the data gives without valid coordinates. */
+            longitude: number | null;
             /** @description Haversine distance from the query point, km. */
             distance_km: number;
         };

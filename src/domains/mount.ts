@@ -37,7 +37,7 @@ export async function openDomains(
 }
 
 /**
- * Starts the open domains' warm-up steps (Domain.warmUp), one heavy step a turn (http/turns.ts), and returns at
+ * Starts the open domains' warm-up steps (Domain.warmUp), one heavy step a turn (http/admission/turns.ts), and returns at
  * once: serve.ts calls it once the server listens, refresh.ts once a new generation serves.
  */
 export function warmUp(mounted: MountedDomain[], log: (l: string) => void = logger): void {

@@ -13,7 +13,7 @@ import type { DataDir, DatasetBuilder, Source } from '../data/types.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { Schema } from '../lib/settings.ts'
 
-/** A tag of the OpenAPI document: a domain's (declared here, `Domain.tag`) or the server's own (http/openapi.ts). */
+/** A tag of the OpenAPI document: a domain's (declared here, `Domain.tag`) or the server's own (http/endpoints/openapi.ts). */
 export interface ApiTag {
   name: string
   description: string

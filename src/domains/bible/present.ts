@@ -1,10 +1,19 @@
 /** Canonical Bible results -> the SPEC's Form A (enveloped) and Form B (bare) shapes, and their schemas. */
 // Plain TypeBox: these schemas only document responses; Elysia's `t.Integer` would document a numeric string too.
-import { Type as t } from '@sinclair/typebox'
+import { type Static, Type as t } from '@sinclair/typebox'
 import type { ResponseForm } from '../../http/reply/reply.ts'
 import type { Passage, Translation, TranslationBook } from './service.ts'
 
-export function presentTranslation(tr: Translation, detail: boolean) {
+// Each form's branch `satisfies` its own schema, so neither can take the other's shape.
+type PassageA = Static<typeof PassageSchemaA>
+type PassageB = Static<typeof PassageSchemaB>
+type PassageForms = PassageA | PassageB
+
+/** A translation in the list, or with its counts (`detail`: the single-translation response). */
+export function presentTranslation(
+  tr: Translation,
+  detail: boolean,
+): Static<typeof TranslationSchema> | Static<typeof TranslationDetailSchema> {
   return {
     id: tr.id,
     name: tr.name,
@@ -16,7 +25,7 @@ export function presentTranslation(tr: Translation, detail: boolean) {
   }
 }
 
-export const presentBook = (b: TranslationBook) => ({
+export const presentBook = (b: TranslationBook): Static<typeof BookSchema> => ({
   id: b.book.id,
   abbr: b.book.abbr,
   name: b.book.name,
@@ -31,14 +40,17 @@ export const presentBook = (b: TranslationBook) => ({
  * result (`translation_id`, `book`, `chapter`, `verse`, `reference`, with the translation's and the
  * language's names), `verse` the first verse and `verses` all of them when there are several.
  */
-export function presentPassage(p: Passage, form: ResponseForm, extra: Record<string, unknown> = {}) {
+export function presentPassage(p: Passage, form: ResponseForm): PassageForms
+/** `extra`: members a route adds after the passage's own (the daily verse's `date`). */
+export function presentPassage<Extra extends object>(p: Passage, form: ResponseForm, extra: Extra): PassageForms & Extra
+export function presentPassage(p: Passage, form: ResponseForm, extra: object = {}): PassageForms {
   if (form === 'bare')
     return {
       reference: p.reference,
       translation: p.translation.id,
       verses: p.verses.map((v) => ({ number: v.verse, text: v.text })),
       ...extra,
-    }
+    } satisfies PassageB
   const verses = p.verses.map((v) => ({ verse: v.verse, text: v.text }))
   return {
     translation_id: p.translation.id,
@@ -50,10 +62,10 @@ export function presentPassage(p: Passage, form: ResponseForm, extra: Record<str
     ...(verses.length === 1 ? { verse: verses[0] } : { verse: verses[0] ?? null, verses }),
     reference: p.reference,
     ...extra,
-  }
+  } satisfies PassageA
 }
 
-// Schemas for the OpenAPI document (documents() in http/openapi.ts).
+// Schemas for the OpenAPI document (documents() in http/endpoints/openapi.ts).
 export const LanguageSchema = t.Object({
   code: t.String({ description: 'ISO 639-1 code.' }),
   name: t.String(),

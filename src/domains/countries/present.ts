@@ -2,27 +2,38 @@
  * Canonical countries and subdivisions -> the two response forms of the SPEC. Form B names the codes
  * `alpha2`/`alpha3`; Form A `alpha_2`/`alpha_3` and embeds the subdivisions in the single country.
  */
+import type { Static } from 'elysia'
 import type { ResponseForm } from '../../http/reply/reply.ts'
+import type { CountryDetailSchemas, CountrySchemas, SubdivisionDetailSchema, SubdivisionSchema } from './schemas.ts'
 import type { Country, CountryDetail, Subdivision } from './service.ts'
 
-export function presentCountry(c: Country, form: ResponseForm) {
-  const codes = form === 'enveloped' ? { alpha_2: c.alpha2, alpha_3: c.alpha3 } : { alpha2: c.alpha2, alpha3: c.alpha3 }
-  return {
-    ...codes,
-    numeric: c.numeric,
-    name: c.name,
-    official_name: c.official_name,
-    region: c.region,
-    sub_region: c.sub_region,
-    intermediate_region: c.intermediate_region,
-    capital: c.capital,
-  }
+// Typed by the schemas the routes declare, so a presenter cannot drift from the documented contract; each
+// form's branch `satisfies` its own, so neither can take the other's shape.
+type CountryA = Static<typeof CountrySchemas.enveloped>
+type CountryB = Static<typeof CountrySchemas.bare>
+type DetailA = Static<typeof CountryDetailSchemas.enveloped>
+type DetailB = Static<typeof CountryDetailSchemas.bare>
+
+/** The members both forms share, after the codes each form spells its own way. */
+const countryMembers = (c: Country): Omit<CountryB, 'alpha2' | 'alpha3'> => ({
+  numeric: c.numeric,
+  name: c.name,
+  official_name: c.official_name,
+  region: c.region,
+  sub_region: c.sub_region,
+  intermediate_region: c.intermediate_region,
+  capital: c.capital,
+})
+
+export function presentCountry(c: Country, form: ResponseForm): CountryA | CountryB {
+  return form === 'enveloped'
+    ? ({ alpha_2: c.alpha2, alpha_3: c.alpha3, ...countryMembers(c) } satisfies CountryA)
+    : ({ alpha2: c.alpha2, alpha3: c.alpha3, ...countryMembers(c) } satisfies CountryB)
 }
 
 /** The single-country response; Form A also carries `subdivisions` (pass them for that form). */
-export function presentCountryDetail(c: CountryDetail, form: ResponseForm, subdivisions: Subdivision[] = []) {
-  const detail = {
-    ...presentCountry(c, form),
+export function presentCountryDetail(c: CountryDetail, form: ResponseForm, subdivisions: Subdivision[] = []): DetailA | DetailB {
+  const detail: Omit<DetailB, keyof CountryB> = {
     languages: c.languages,
     currencies: c.currencies,
     calling_codes: c.calling_codes,
@@ -40,23 +51,30 @@ export function presentCountryDetail(c: CountryDetail, form: ResponseForm, subdi
     start_of_week: c.start_of_week,
     postal_code: c.postal_code,
   }
-  return form === 'enveloped' ? { ...detail, subdivisions: subdivisions.map(presentSubdivision) } : detail
+  return form === 'enveloped'
+    ? ({
+        alpha_2: c.alpha2,
+        alpha_3: c.alpha3,
+        ...countryMembers(c),
+        ...detail,
+        subdivisions: subdivisions.map(presentSubdivision),
+      } satisfies DetailA)
+    : ({ alpha2: c.alpha2, alpha3: c.alpha3, ...countryMembers(c), ...detail } satisfies DetailB)
 }
 
 /** A subdivision as a list item: its parent code is included (null at the top level). */
-export const presentSubdivision = (s: Subdivision) => ({ code: s.code, name: s.name, type: s.type, parent: s.parent })
+export const presentSubdivision = (s: Subdivision): Static<typeof SubdivisionSchema> => ({
+  code: s.code,
+  name: s.name,
+  type: s.type,
+  parent: s.parent,
+})
 
 /** The single-subdivision response adds the country's alpha-2 code. */
-export const presentSubdivisionDetail = (s: Subdivision) => ({
+export const presentSubdivisionDetail = (s: Subdivision): Static<typeof SubdivisionDetailSchema> => ({
   code: s.code,
   name: s.name,
   type: s.type,
   country: s.country,
   parent: s.parent,
 })
-
-export const COUNTRY_FIELDS = {
-  bare: ['alpha2', 'alpha3', 'numeric', 'name', 'official_name', 'region', 'sub_region', 'intermediate_region', 'capital'],
-  enveloped: ['alpha_2', 'alpha_3', 'numeric', 'name', 'official_name', 'region', 'sub_region', 'intermediate_region', 'capital'],
-} as const
-export const SUBDIVISION_FIELDS = ['code', 'name', 'type', 'parent'] as const

@@ -2,7 +2,7 @@
  * Response schemas of countries and subdivisions (SPEC "Country", "Subdivision", "Code validation
  * result"), for the OpenAPI document. Form A spells the codes `alpha_2`/`alpha_3`, Form B `alpha2`/`alpha3`.
  */
-import { t, type TSchema } from 'elysia'
+import { t } from 'elysia'
 import { nullable } from '../../http/reply/schemas.ts'
 
 const alpha2 = t.String({ description: 'ISO 3166-1 alpha-2 code.', examples: ['FR'] })
@@ -77,8 +77,8 @@ const FACTS = {
   ),
 }
 
-const codes = (form: 'enveloped' | 'bare'): Record<string, TSchema> =>
-  form === 'enveloped' ? { alpha_2: alpha2, alpha_3: alpha3 } : { alpha2, alpha3 }
+/** Each form's spelling of the codes, member by member so the schemas' static types name them. */
+const CODES = { enveloped: { alpha_2: alpha2, alpha_3: alpha3 }, bare: { alpha2, alpha3 } }
 
 export const SubdivisionSchema = t.Object({
   code: t.String({ description: 'ISO 3166-2 code.', examples: ['FR-IDF'] }),
@@ -99,19 +99,19 @@ export const SubdivisionDetailSchema = t.Object({
 })
 
 export const CountrySchemas = {
-  enveloped: t.Object({ ...codes('enveloped'), ...COUNTRY }),
-  bare: t.Object({ ...codes('bare'), ...COUNTRY }),
+  enveloped: t.Object({ ...CODES.enveloped, ...COUNTRY }),
+  bare: t.Object({ ...CODES.bare, ...COUNTRY }),
 }
 
 export const CountryDetailSchemas = {
   enveloped: t.Object({
-    ...codes('enveloped'),
+    ...CODES.enveloped,
     ...COUNTRY,
     ...DETAIL,
     ...FACTS,
     subdivisions: t.Array(SubdivisionSchema, { description: 'Every ISO 3166-2 subdivision of the country (Form A only).' }),
   }),
-  bare: t.Object({ ...codes('bare'), ...COUNTRY, ...DETAIL, ...FACTS }),
+  bare: t.Object({ ...CODES.bare, ...COUNTRY, ...DETAIL, ...FACTS }),
 }
 
 export const CodeValidationSchema = t.Object({

@@ -3,23 +3,16 @@
  * and searched lists, validation, and withdrawn codes answered with their successors. No HTTP here.
  */
 import type { Database } from 'bun:sqlite'
+import type { Static } from 'elysia'
 import { openReadonlySqlite } from '../../data/sqlite.ts'
 import { AlmanacError, invalid, notFound } from '../../lib/errors.ts'
 import type { Page, Paged } from '../../lib/page.ts'
 import type { CountryFacts } from './facts.ts'
 import { fold } from './normalize.ts'
+import type { CodeValidationSchema, CountrySchemas, SubdivisionDetailSchema } from './schemas.ts'
 
-export interface Country {
-  alpha2: string
-  alpha3: string
-  numeric: string
-  name: string
-  official_name: string
-  region: string | null
-  sub_region: string | null
-  intermediate_region: string | null
-  capital: string | null
-}
+/** A country as the service holds it: Form B's shape (its codes spelt `alpha2`/`alpha3`), as the schema states it. */
+export type Country = Static<typeof CountrySchemas.bare>
 
 export interface CountryDetail extends Country, CountryFacts {
   languages: string[]
@@ -27,13 +20,8 @@ export interface CountryDetail extends Country, CountryFacts {
   calling_codes: string[]
 }
 
-export interface Subdivision {
-  code: string
-  name: string
-  type: string
-  parent: string | null
-  country: string
-}
+/** A subdivision with its country: the single-subdivision response, as its schema states it. */
+export type Subdivision = Static<typeof SubdivisionDetailSchema>
 
 export interface Withdrawn {
   code: string
@@ -44,11 +32,8 @@ export interface Withdrawn {
   comment: string | null
 }
 
-export interface ValidationResult {
-  code: string
-  valid: boolean
-  name: string | null
-}
+/** One answer of the validate routes, which list the service's results as they are. */
+export type ValidationResult = Static<typeof CodeValidationSchema>
 
 export interface CountryFilter {
   region?: string

@@ -5,7 +5,7 @@
  * other's facts in its own naming (Form A `domain_exists`; Form B `has_mx`, `domain_age_days`,
  * `abuse_listed`), and both say which checks could not be performed (`unknown_checks`).
  */
-import { t } from 'elysia'
+import { type Static, t } from 'elysia'
 import type { ResponseForm } from '../../config.ts'
 import { itemError, nullable } from '../../http/reply/schemas.ts'
 import type { Assessment, ItemError } from './service.ts'
@@ -89,11 +89,11 @@ export const BareSchema = t.Object({
   unknown_checks: UNKNOWN,
 })
 
-const ItemErrorSchema = itemError('email', t.Unknown({ description: 'The item as sent.' }))
-export const EnvelopedItemSchema = t.Union([EnvelopedSchema, ItemErrorSchema])
-export const BareItemSchema = t.Union([BareSchema, ItemErrorSchema])
+const EmailItemError = itemError('email', t.Unknown({ description: 'The item as sent.' }))
+export const EnvelopedItemSchema = t.Union([EnvelopedSchema, EmailItemError])
+export const BareItemSchema = t.Union([BareSchema, EmailItemError])
 
-export function enveloped(a: Assessment) {
+export function enveloped(a: Assessment): Static<typeof EnvelopedSchema> {
   return {
     email: a.email,
     risk_score: a.score,
@@ -124,7 +124,7 @@ export function enveloped(a: Assessment) {
   }
 }
 
-export function bare(a: Assessment) {
+export function bare(a: Assessment): Static<typeof BareSchema> {
   return {
     email: a.email,
     valid_syntax: a.syntax.valid,
@@ -142,10 +142,7 @@ export function bare(a: Assessment) {
 
 export const present = (a: Assessment, form: ResponseForm) => (form === 'enveloped' ? enveloped(a) : bare(a))
 
-export const presentItem = (a: Assessment | ItemError, form: ResponseForm) => ('error' in a ? a : present(a, form))
-
-/** Names `fields` may select in bulk lists (where no item may show them all). */
-export const FIELD_NAMES: Record<ResponseForm, readonly string[]> = {
-  enveloped: [...Object.keys(EnvelopedSchema.properties), 'error'],
-  bare: [...Object.keys(BareSchema.properties), 'error'],
-}
+export const presentItem = (
+  a: Assessment | ItemError,
+  form: ResponseForm,
+): Static<typeof EnvelopedItemSchema> | Static<typeof BareItemSchema> => ('error' in a ? a : present(a, form))

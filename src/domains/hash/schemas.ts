@@ -1,10 +1,11 @@
 /** Response schemas of the Hash result (SPEC "Hash result"), for the OpenAPI document. */
 import { t } from 'elysia'
 
-const algorithm = (name: string) => t.Literal(name, { description: 'The algorithm used.' })
+// Generic in the name, so each schema's static type holds its algorithm as a literal.
+const algorithm = <N extends string>(name: N) => t.Literal(name, { description: 'The algorithm used.' })
 
 /** A digest: the same in both forms. */
-export const digestSchema = (name: string, hexLength: number) =>
+export const digestSchema = <N extends string>(name: N, hexLength: number) =>
   t.Object({
     algorithm: algorithm(name),
     hash: t.String({ description: `${hexLength} lowercase hexadecimal characters.`, pattern: `^[0-9a-f]{${hexLength}}$` }),
@@ -39,7 +40,7 @@ const KDF_FORMATS = {
 }
 
 /** A KDF result in each form: Form A adds `params`, the parameters actually used. */
-export const kdfSchemas = (name: keyof typeof KDF_PARAMS) => ({
+export const kdfSchemas = <N extends keyof typeof KDF_PARAMS>(name: N) => ({
   enveloped: t.Object({ algorithm: algorithm(name), hash: KDF_FORMATS[name], params: KDF_PARAMS[name] }),
   bare: t.Object({ algorithm: algorithm(name), hash: KDF_FORMATS[name] }),
 })

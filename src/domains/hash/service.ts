@@ -23,12 +23,13 @@ export const DEFAULTS = {
   argon2id: { time_cost: 3, memory_cost: 65536, parallelism: 4 },
 } as const
 
-/** The canonical result; `params` (KDFs only) holds the parameters actually used. */
-export interface HashResult {
-  algorithm: DigestAlgorithm | KdfAlgorithm
-  hash: string
-  params?: Record<string, number>
-}
+/** A KDF's result: `params` holds the parameters actually used, the job's own. */
+type KdfResult<J extends KdfJob> = { algorithm: J['algorithm']; hash: string; params: J['params'] }
+
+/** The canonical result, each KDF's `params` typed by its algorithm (the presenter renames scrypt's). */
+export type HashResult =
+  | { algorithm: DigestAlgorithm; hash: string; params?: undefined }
+  | { [A in KdfAlgorithm]: KdfResult<Extract<KdfJob, { algorithm: A }>> }[KdfAlgorithm]
 
 /** scrypt parameters as either form spells them (SPEC Hashing rule 2). */
 export interface ScryptRequest {
@@ -260,7 +261,8 @@ export interface HashService {
 }
 
 export function openHashService(limits: HashCeilings, pool: KdfPool): HashService {
-  const kdf = async (job: KdfJob, caller: string): Promise<HashResult> => ({
+  // Generic in the job, so each result keeps its algorithm's parameter type (HashResult pairs them).
+  const kdf = async <J extends KdfJob>(job: J, caller: string): Promise<KdfResult<J>> => ({
     algorithm: job.algorithm,
     hash: await pool.run(job, caller),
     params: { ...job.params },

@@ -4,15 +4,20 @@
  * MaxMind's `registered_country`/`represented_country`, and Form A's `security` adds `sources`, naming
  * the lists or databases that flagged the address.
  */
+import type { Static } from 'elysia'
 import type { ResponseForm } from '../../config.ts'
 import type { Place } from './city.ts'
+import type { IpBulkItemSchemas, IpRecordSchemas } from './schemas.ts'
 import { isItemError, type IpRecord, type ItemError } from './service.ts'
 
 const hasLocation = (p: Place) =>
   p.latitude !== null || p.longitude !== null || p.city !== null || p.region !== null || p.postal_code !== null || p.time_zone !== null
 
+type Enveloped = Static<typeof IpRecordSchemas.enveloped>
+type PlaceMembers = Pick<Enveloped, 'country' | 'registered_country' | 'represented_country' | 'continent' | 'location'>
+
 /** Form A's members from `country` to `location`: every address of a network (one place) shares them. */
-const placeMembers = (p: Place | null) => ({
+const placeMembers = (p: Place | null): PlaceMembers => ({
   // country, continent, network and security are shared frozen objects already in this shape.
   country: p?.country ?? null,
   // Beyond the SPEC (MaxMind's names): where the network is registered, and the country a military or
@@ -35,7 +40,7 @@ const placeMembers = (p: Place | null) => ({
       : null,
 })
 
-export function enveloped(r: IpRecord) {
+export function enveloped(r: IpRecord): Enveloped {
   return {
     ip: r.ip,
     ip_version: r.ip_version,
@@ -69,7 +74,7 @@ export const envelopedJson = (r: IpRecord): string =>
   `"reserved_range":${JSON.stringify(r.reserved)},${placeJson(r.place)},"network":${sharedJson(r.network)},` +
   `"security":${sharedJson(r.security)}}`
 
-export function bare(r: IpRecord) {
+export function bare(r: IpRecord): Static<typeof IpRecordSchemas.bare> {
   const p = r.place
   const s = r.security
   return {
@@ -95,39 +100,7 @@ export function bare(r: IpRecord) {
 
 export const present = (r: IpRecord, form: ResponseForm) => (form === 'enveloped' ? enveloped(r) : bare(r))
 
-export const presentItem = (r: IpRecord | ItemError, form: ResponseForm) => (isItemError(r) ? r : present(r, form))
-
-/** Names `fields` may select, for lists where no item shows them all (e.g. every item failed). */
-export const FIELD_NAMES: Record<ResponseForm, readonly string[]> = {
-  enveloped: [
-    'ip',
-    'ip_version',
-    'is_reserved',
-    'reserved_range',
-    'country',
-    'registered_country',
-    'represented_country',
-    'continent',
-    'location',
-    'network',
-    'security',
-    'error',
-  ],
-  bare: [
-    'ip',
-    'is_reserved',
-    'reserved_range',
-    'country',
-    'registered_country',
-    'represented_country',
-    'city',
-    'latitude',
-    'longitude',
-    'isp',
-    'is_vpn',
-    'is_proxy',
-    'is_tor',
-    'unavailable_sources',
-    'error',
-  ],
-}
+export const presentItem = (
+  r: IpRecord | ItemError,
+  form: ResponseForm,
+): Static<typeof IpBulkItemSchemas.enveloped> | Static<typeof IpBulkItemSchemas.bare> => (isItemError(r) ? r : present(r, form))

@@ -32,20 +32,36 @@ export const PostalSystemDetailSchemas = {
   bare: t.Object({ ...PostalSystemSchemas.bare.properties, total_codes: totalCodes }),
 }
 
-const admin = (level: number, what: string) => ({
-  [`admin_name${level}`]: nullable(t.String(), `${what} name; null when absent.`),
-  [`admin_code${level}`]: nullable(t.String(), `${what} code; null when absent.`),
+const admin = (what: string) => ({
+  name: nullable(t.String(), `${what} name; null when absent.`),
+  code: nullable(t.String(), `${what} code; null when absent.`),
 })
-const latitude = t.Number({ minimum: -90, maximum: 90, examples: [34.0901] })
-const longitude = t.Number({ minimum: -180, maximum: 180, examples: [-118.4065] })
+const [admin1, admin2, admin3] = [
+  admin('First-level division (state)'),
+  admin('Second-level division (county)'),
+  admin('Third-level division (municipality)'),
+]
+// Nullable: the build keeps a row without valid coordinates (unindexed, so never in a nearby or within answer).
+const latitude = nullable(
+  t.Number({ minimum: -90, maximum: 90, examples: [34.0901] }),
+  'Latitude; null for a place the data gives without valid coordinates.',
+)
+const longitude = nullable(
+  t.Number({ minimum: -180, maximum: 180, examples: [-118.4065] }),
+  'Longitude; null for a place the data gives without valid coordinates.',
+)
 const placeName = t.String({ examples: ['Beverly Hills'] })
 
 const RECORD_A = {
   postal_code: postalCode,
   place_name: placeName,
-  ...admin(1, 'First-level division (state)'),
-  ...admin(2, 'Second-level division (county)'),
-  ...admin(3, 'Third-level division (municipality)'),
+  // Named member by member (not by computed keys), so the schema's static type names them.
+  admin_name1: admin1.name,
+  admin_code1: admin1.code,
+  admin_name2: admin2.name,
+  admin_code2: admin2.code,
+  admin_name3: admin3.name,
+  admin_code3: admin3.code,
   latitude,
   longitude,
   accuracy: nullable(t.Integer(), 'GeoNames accuracy: 1 estimated, 4 GeoNames id, 6 centroid of the area (null when unknown).'),

@@ -5,6 +5,7 @@
  */
 import { wildcardMatch } from '../../lib/wildcard.ts'
 import type { Database, Statement } from 'bun:sqlite'
+import type { Static } from 'elysia'
 import { AlmanacError, invalid, notFound, type FieldError } from '../../lib/errors.ts'
 import { inlineOr, NotInline, type QueryPool } from '../../lib/query-pool.ts'
 import { WorkBudget, WorkMeter } from '../../lib/work-budget.ts'
@@ -12,6 +13,7 @@ import type { Page, Paged } from '../../lib/page.ts'
 import { foldName, prefixEnd } from './fold.ts'
 import { codeCandidates, districtOf, matchFormat, postalFormat } from '../../lib/postal-formats.ts'
 import { parsePolygons } from './geo.ts'
+import type { FormatCheckSchema, PostalCheckSchemas, PostalCodeSchema } from './schemas.ts'
 import { Spatial, type CountryScope, type SpatialTuning } from './spatial.ts'
 
 export interface PostalSystem {
@@ -52,12 +54,8 @@ export interface SearchFilters {
   admin_code?: string
 }
 
-export interface FormatCheck {
-  country_code: string
-  postal_code: string
-  format_valid: boolean
-  exists: boolean
-}
+/** A batch check: the same members as Form A's answer, as its schema states them. */
+export type FormatCheck = Static<typeof PostalCheckSchemas.enveloped>
 
 /**
  * Places are read without their admin names, which come from a cache of admin rows (62k rows shared by
@@ -261,7 +259,7 @@ export class PostalService {
     return { system, records: found.records }
   }
 
-  codes(country: string, page: Page): Paged<{ postal_code: string; place_name: string; admin_name: string | null }> {
+  codes(country: string, page: Page): Paged<Static<typeof PostalCodeSchema>> {
     const system = this.withData(country)
     const items = this.db
       .query(
@@ -422,7 +420,7 @@ export class PostalService {
    * Format check of one code (GET validate): against the country's regex, in any spelling its format allows;
    * an unknown country, or one without a postal system, is `valid: false`.
    */
-  validateFormat(country: string, code: string): { country_code: string; postal_code: string; valid: boolean } {
+  validateFormat(country: string, code: string): Static<typeof FormatCheckSchema> {
     // SPEC Errors: an unknown country in a validate request is not an error but `valid: false`.
     const system = this.find(country)
     if (!system) return { country_code: country.trim().toUpperCase(), postal_code: code.trim(), valid: false }

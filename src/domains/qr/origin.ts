@@ -1,6 +1,6 @@
 /**
  * The origin absolute download links are made for: `ALMANAC_PUBLIC_URL` when set; else the request's
- * own scheme and Host, with the scheme and host a trusted proxy reports (`http/client-ip.ts`: only the
+ * own scheme and Host, with the scheme and host a trusted proxy reports (`http/edge/client-ip.ts`: only the
  * forwarding header `ALMANAC_TRUSTED_PROXY_HEADER` names, only from `ALMANAC_TRUSTED_PROXIES`).
  */
 import { proxiedOrigin, type TrustedProxies } from '../../http/edge/client-ip.ts'

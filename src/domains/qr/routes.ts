@@ -3,7 +3,7 @@
  * parameters. A route builds the payload text (payloads.ts), and the service encodes, renders and stores
  * it. The QR result is the same object in both forms.
  */
-import { Elysia, t, type TSchema } from 'elysia'
+import { Elysia, type Static, t, type TSchema } from 'elysia'
 import { requestContext } from '../../http/routing/context.ts'
 import { callerOf } from '../../http/edge/exchange.ts'
 import { fieldsQuery } from '../../http/routing/paging.ts'
@@ -204,7 +204,16 @@ export function qrRoutes({ service: state, config }: DomainContext<QrDomainState
         const options: QrOptions = {}
         for (const name of OPTION_NAMES) if (b[name] !== undefined) (options as any)[name] = b[name]
         const origin = publicOrigin(request, server?.requestIP(request)?.address, trusted, config.qr.publicUrl)
-        const result = await service.generate(route.preset, payload, route.field(b), options, origin, callerOf(request), warnings)
+        // The service's result is the response in both forms (no presenter): held to the schema the route declares.
+        const result: Static<typeof QrResultSchema> = await service.generate(
+          route.preset,
+          payload,
+          route.field(b),
+          options,
+          origin,
+          callerOf(request),
+          warnings,
+        )
         return one(result)
       },
       {

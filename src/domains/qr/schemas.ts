@@ -99,5 +99,3 @@ export const QrResultSchema = t.Object(
   },
   { description: 'QR result (SPEC): the same object in both forms; Form A wraps it in `{status, data, error}`.' },
 )
-
-export const FIELD_NAMES = Object.keys(QrResultSchema.properties)

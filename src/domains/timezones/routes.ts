@@ -2,7 +2,7 @@
  * Timezones routes (SPEC "Timezones"): the list, one record by IANA name or abbreviation (the name may
  * contain `/`, so it is the wildcard tail of the path), difference and conversion. The SPEC gives one
  * shape for each (no Form A / Form B variants), so the service's results are the resources in both forms
- * and there is no presenter; the envelope is added by http/reply.ts.
+ * and there is no presenter; the envelope is added by http/reply/reply.ts.
  */
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../config.ts'

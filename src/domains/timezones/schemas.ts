@@ -13,7 +13,7 @@ const isoUtc = (description: string) =>
   t.String({ description: `${description}, ISO 8601 UTC (YYYY-MM-DDTHH:MM:SSZ).`, examples: ['2026-03-29T01:00:00Z'] })
 
 /** Members beyond the SPEC's record, named as worldtimeapi names them. */
-const MOMENT = {
+export const MOMENT = {
   datetime: t.String({
     description: 'The instant as local time, ISO 8601 with the UTC offset (YYYY-MM-DDTHH:MM:SS±HH:MM).',
     examples: ['2026-11-23T13:05:09+01:00'],

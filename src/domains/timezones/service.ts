@@ -4,12 +4,14 @@
  * so callers (and tests) decide what "current" means.
  */
 import { readFileSync } from 'node:fs'
+import type { Static } from 'elysia'
 import { AlmanacError, invalid, notFound } from '../../lib/errors.ts'
 import type { TimezonesArtifact } from './artifacts.ts'
 import { daysFromCivil, daysInMonth } from './calendar.ts'
 import { formatDate, formatDifference, formatOffset, formatTime12Long, formatTime12Short, formatTime24 } from './format.ts'
-import { Zone, type WallStatus } from './zone.ts'
+import { Zone } from './zone.ts'
 import type { LocalTimeType } from './tzif.ts'
+import type { ConversionSchema, DifferenceSchema, MOMENT, TimezoneListItemSchema, TimezoneRecordSchema } from './schemas.ts'
 
 /** A name as the caller may use it: a zone, or a link answering under its own name. */
 export interface NamedZone {
@@ -35,75 +37,19 @@ export interface AbbreviationUse {
   chosen?: string
 }
 
-export interface TimezoneRecord extends TimezoneMoment {
-  timezone: string
-  abbreviation: string
-  utc_offset: string
-  is_dst: boolean
-  current_time_24h: string
-  current_time_12h: string
-  current_date: string
-  country_codes: string[]
-}
-
-/** The next change of offset, abbreviation or DST flag (worldtimeapi has no such member; its users compute it). */
-export interface Transition {
-  at: string
-  unixtime: number
-  utc_offset: string
-  abbreviation: string
-  is_dst: boolean
-}
+// The records are the responses in both forms (there is no presenter): typed by the schemas the routes declare.
+export type TimezoneRecord = Static<typeof TimezoneRecordSchema>
 
 /**
  * Members beyond the SPEC's, named as worldtimeapi names them: the instant in ISO 8601 with the local
- * offset, Unix time, and the current daylight-saving period.
+ * offset, Unix time, the current daylight-saving period and the next transition (worldtimeapi has no such
+ * member; its users compute it).
  */
-export interface TimezoneMoment {
-  datetime: string
-  utc_datetime: string
-  unixtime: number
-  dst_from: string | null
-  dst_until: string | null
-  next_transition: Transition | null
-}
+export type TimezoneMoment = Pick<TimezoneRecord, keyof typeof MOMENT>
 
-export interface TimezoneListItem {
-  timezone: string
-  utc_offset: string
-  abbreviation: string
-  is_dst: boolean
-  country_codes: string[]
-  link_to: string | null
-}
-
-export interface Conversion {
-  from_timezone: string
-  to_timezone: string
-  from_time_12h: string
-  to_time_12h: string
-  from_time_24h: string
-  to_time_24h: string
-  from_date: string
-  to_date: string
-  from_utc_offset: string
-  to_utc_offset: string
-  from_abbreviation: string
-  to_abbreviation: string
-  from_time_status: WallStatus
-  utc_time: string
-}
-
-export interface Difference {
-  from_timezone: string
-  to_timezone: string
-  diff_hours: number
-  diff_formatted: string
-  from_current_time_24h: string
-  to_current_time_24h: string
-  from_utc_offset: string
-  to_utc_offset: string
-}
+export type TimezoneListItem = Static<typeof TimezoneListItemSchema>
+export type Conversion = Static<typeof ConversionSchema>
+export type Difference = Static<typeof DifferenceSchema>
 
 /** How many changes are walked at most looking for a visible change or the edge of a DST period. */
 const MAX_WALK = 64

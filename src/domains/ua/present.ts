@@ -3,32 +3,25 @@
  * and `ua_only`; Form B the four objects. Both add `tampered` (SPEC rule 2, a field the SPEC leaves
  * unnamed). Also the device-catalog entry: a WURFL-style capability map (docs/ua.md names each source).
  */
-import { t } from 'elysia'
+import { type Static, t } from 'elysia'
 import type { ResponseForm } from '../../config.ts'
 import { itemError } from '../../http/reply/schemas.ts'
 import { isItemError, type ItemError, type Parse, type UaResult } from './service.ts'
 
-export function enveloped(r: UaResult) {
+export function enveloped(r: UaResult): Static<typeof EnvelopedSchema> {
   return { is_bot: r.is_bot, client: r.client, os: r.os, device: r.device, bot: r.bot, ua_only: r.ua_only, tampered: r.tampered }
 }
 
-export function bare(r: UaResult) {
+export function bare(r: UaResult): Static<typeof BareSchema> {
   return { client: r.client, os: r.os, device: r.device, bot: r.bot, tampered: r.tampered }
 }
 
 export const present = (r: UaResult, form: ResponseForm) => (form === 'enveloped' ? enveloped(r) : bare(r))
 
-export const presentItem = (r: (UaResult & { ua: string }) | ItemError, form: ResponseForm) =>
-  isItemError(r) ? r : { ua: r.ua, ...present(r, form) }
-
-export const FIELD_NAMES: Record<ResponseForm, readonly string[]> = {
-  enveloped: ['is_bot', 'client', 'os', 'device', 'bot', 'ua_only', 'tampered'],
-  bare: ['client', 'os', 'device', 'bot', 'tampered'],
-}
-export const BULK_FIELD_NAMES: Record<ResponseForm, readonly string[]> = {
-  enveloped: ['ua', ...FIELD_NAMES.enveloped, 'error'],
-  bare: ['ua', ...FIELD_NAMES.bare, 'error'],
-}
+export const presentItem = (
+  r: (UaResult & { ua: string }) | ItemError,
+  form: ResponseForm,
+): Static<typeof BulkEnvelopedItem> | Static<typeof BulkBareItem> => (isItemError(r) ? r : { ua: r.ua, ...present(r, form) })
 
 /** Device types counted as mobile by WURFL's `is_mobile` (a wireless, handheld device). */
 const MOBILE = new Set(['smartphone', 'feature phone', 'phablet', 'tablet', 'wearable', 'portable media player', 'camera'])
@@ -50,7 +43,7 @@ const FORM_FACTOR = new Map<string, string>([
 ])
 
 /** The WURFL-style capability map of one parse (`touch`: the UA carries a Windows `Touch` token). */
-export function catalogEntry(r: Parse & { is_bot: boolean }, touch: boolean) {
+export function catalogEntry(r: Parse & { is_bot: boolean }, touch: boolean): Static<typeof CatalogEntrySchema> {
   const type = r.device?.type ?? ''
   return {
     is_mobile: MOBILE.has(type),

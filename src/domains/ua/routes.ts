@@ -2,7 +2,7 @@
  * The three user-agent endpoints of the SPEC (POST /ua, POST /ua/bulk, POST /ua/compat/device-catalog),
  * and GET /ua: the caller's own User-Agent and Client Hints headers, as GET /ip/me is the caller's address.
  */
-import { Elysia, t } from 'elysia'
+import { Elysia, type Static, t } from 'elysia'
 import { requestContext } from '../../http/routing/context.ts'
 import { callerOf } from '../../http/edge/exchange.ts'
 import { fieldsQuery } from '../../http/routing/paging.ts'
@@ -31,7 +31,7 @@ export const BULK_MAX = 100
 
 /**
  * User agents parsed in one turn of the event loop (~40-80 µs each, 0.4-0.8 ms a step): a bulk of 100 is ten
- * heavy steps, each with a turn of its own (http/turns.ts `inSteps`), not 4-8 ms at once.
+ * heavy steps, each with a turn of its own (http/admission/turns.ts `inSteps`), not 4-8 ms at once.
  */
 const UAS_A_STEP = 10
 
@@ -154,7 +154,7 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
         const entries = await inSteps(callerOf(request), uas, UAS_A_STEP, (slice) =>
           slice.map((ua) => [ua, catalogEntry(service.parse(ua), service.touch(ua))] as const),
         )
-        const out: Record<string, unknown> = Object.create(null) // input strings as keys: no inherited names
+        const out: Static<typeof CatalogSchema> = Object.create(null) // input strings as keys: no inherited names
         for (const [ua, entry] of entries) out[ua] = entry
         return one(out)
       },

@@ -77,6 +77,11 @@ export const ItemErrorSchema = t.Object(
   { description: 'An item of a batch that could not be answered; the other items are unaffected.' },
 )
 
-/** `ItemErrorSchema` plus the input member it echoes (`{ip, error}`). */
-export const itemError = (key: string, input: TSchema) =>
-  t.Object({ [key]: input, error: ItemErrorSchema.properties.error }, { description: ItemErrorSchema.description })
+/** `ItemErrorSchema` plus the input member it echoes (`{ip, error}`), typed with that member's name. */
+export const itemError = <K extends string, T extends TSchema>(key: K, input: T) =>
+  t.Object(
+    { [key]: input, error: ItemErrorSchema.properties.error } as { [P in K]: T } & Pick<typeof ItemErrorSchema.properties, 'error'>,
+    {
+      description: ItemErrorSchema.description,
+    },
+  )
