@@ -17,7 +17,7 @@ export interface QuotaMark {
 export interface Exchange {
   /** Who is calling (set by authentication on /api/v1 requests). */
   principal?: Principal
-  /** What its method and path resolve to in the route table, worked out once (route-table.ts `resolveOnce`). */
+  /** What its method and path resolve to in the route table, worked out once (`resolveOnce` below). */
   resolved?: Resolution
   /**
    * The route that runs: the resolution's, unless Elysia's router chose another (server.ts's transform hook
