@@ -32,6 +32,8 @@ export const UNIT_TESTS = [
   'domains/qr/png.test.ts',
   'domains/qr/segments.test.ts',
   'http/reply.test.ts',
+  'http/route-table.test.ts',
+  'http/route-match.test.ts',
   'data/extract.test.ts',
 ]
 

@@ -1,10 +1,10 @@
 /**
  * The route table: every route of one app with every fact a layer needs about it, compiled once after the
  * domains mount (a data swap builds a new app and a new table). Each request is resolved against it once, at
- * the start of the app's request hook, and the resolution is kept on its exchange (exchange.ts `resolveOnce`): admission,
- * credits, scopes, reply, caching, problems, metrics and the OpenAPI document read the route's facts from
- * there and never match the path again. Which domain owns a path is answered here alone, from the
- * descriptors' prefixes.
+ * the start of the app's request hook, and the resolution is kept on its exchange (exchange.ts
+ * `resolveOnce`): admission, credits, scopes, reply, caching, problems, metrics and the OpenAPI document read
+ * the route's facts from there and never match the path again. Which domain owns a path is answered here
+ * alone, from the descriptors' prefixes.
  */
 import type { TSchema } from '@sinclair/typebox'
 import type { ResponseForm } from '../../config.ts'

@@ -1,12 +1,15 @@
 /**
- * The route table (route-table.ts) works out each route's owner and definitions date once; what may change
- * after that, a domain disabled by the background integrity check, must still be seen on the next request.
+ * The route table (route-table.ts) works out each route's facts, owner and definitions date once, and each
+ * request resolves against it once; what may change after that, a domain disabled by the background
+ * integrity check, must still be seen on the next request. Pure: in the fast lane (test/unit.ts).
  */
 import { describe, expect, test } from 'bun:test'
 import type { DataDir } from '../../src/data/types.ts'
 import { disable, type Domain, type MountedDomain } from '../../src/domains/types.ts'
+import { t } from 'elysia'
 import { checkOpen } from '../../src/http/routing/domain-routes.ts'
-import { compileRouteTable } from '../../src/http/routing/route-table.ts'
+import { costOf, FACTS_KEY, routeDetail } from '../../src/http/routing/route-facts.ts'
+import { compileRouteTable, DEFAULT_BODY_LIMIT } from '../../src/http/routing/route-table.ts'
 
 const domain = (name: string, prefixes: string[], date?: string) =>
   ({ name, prefixes, datasets: [name], definitionsUpdated: date ? () => date : undefined }) as unknown as Domain
@@ -67,5 +70,57 @@ describe('route owners, found once per route', () => {
     expect([none.route, none.allow, none.label, none.owner]).toEqual([null, [], '(unmatched)', undefined])
     // The same answer for the same method and path shape, asked again.
     expect(table.resolve('PUT', '/api/v1/fruit')).toBe(put)
+  })
+})
+
+describe('route facts, declared beside the handler and compiled once', () => {
+  const Planet = t.Object({ name: t.String(), moons: t.Integer() })
+  const PlanetBare = t.Object({ planet: t.String() })
+  const Failed = t.Object({ name: t.Unknown(), error: t.String() })
+
+  test('routeDetail keeps the summary for the document and the facts for the table', () => {
+    const detail = routeDetail({ summary: 'Planets', cost: { field: 'names', max: 5 }, bodyLimit: 64 * 1024, cache: 'reference' })
+    expect(detail.summary).toBe('Planets')
+    expect(detail[FACTS_KEY]).toEqual({ cost: { field: 'names', max: 5 }, bodyLimit: 64 * 1024, cache: 'reference' })
+  })
+
+  test("each entry's limits, cache rule and field names come from its facts, its owner and the app's ceiling", () => {
+    const fruit: MountedDomain = { state: 'open', service: null, domain: domain('fruit', ['/fruit']) }
+    const withData = {
+      manifest: { datasets: { fruit: { artifacts: [{ name: 'fruit.json', sha256: 'ab'.repeat(32) }] } } },
+    } as unknown as DataDir
+    const table = compileRouteTable(
+      [
+        { method: 'GET', path: '/api/v1/fruit/', facts: { cache: 'reference', response: { enveloped: Planet, bare: PlanetBare } } },
+        {
+          method: 'POST',
+          path: '/api/v1/fruit/bulk',
+          body: t.Object({ names: t.Array(t.String()) }),
+          facts: { bodyLimit: 1 << 30, cost: { field: 'names', max: 5 }, response: { enveloped: t.Union([Planet, Failed]) } },
+        },
+      ],
+      { mounted: [fruit], data: withData, bodyLimit: 1 << 20 },
+    )
+    const [list, bulk] = table.entries
+    expect(list!.cache?.control).toBe('private, max-age=3600')
+    expect(list!.cache?.contentTag).toMatch(/^[0-9a-z]+$/)
+    expect(list!.fields).toEqual({ enveloped: ['name', 'moons'], bare: ['planet'] })
+    expect([list!.json, list!.bodyLimit]).toEqual([false, DEFAULT_BODY_LIMIT])
+    // A declared limit over ALMANAC_BODY_LIMIT is cut to it; a union's members all count for `fields`.
+    expect([bulk!.json, bulk!.bodyLimit, bulk!.cache]).toEqual([true, 1 << 20, undefined])
+    expect(bulk!.fields).toEqual({ enveloped: ['name', 'moons', 'error'], bare: ['name', 'moons', 'error'] })
+    expect([costOf(bulk!.facts.cost, { names: ['a', 'b', 'c'] }), costOf(bulk!.facts.cost, { names: new Array(6).fill('a') })]).toEqual([
+      3, 1,
+    ])
+    expect(table.resolve('POST', '/api/v1/fruit/bulk').route).toBe(bulk!)
+    expect(table.entry('GET', '/api/v1/fruit/')).toBe(list!)
+  })
+
+  test('a method no route uses is resolved, and not kept', () => {
+    const table = compileRouteTable(routes, { mounted: [], data, bodyLimit: 1 << 20 })
+    const odd = table.resolve('PROPFIND', '/api/v1/fruit/1')
+    expect([odd.route, odd.allow]).toEqual([null, ['GET']])
+    expect(table.resolve('PROPFIND', '/api/v1/fruit/1')).not.toBe(odd)
+    expect(table.resolve('GET', '/api/v1/fruit/1')).toBe(table.resolve('GET', '/api/v1/fruit/2'))
   })
 })
