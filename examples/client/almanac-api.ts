@@ -2695,9 +2695,12 @@ export interface components {
                 "application/json": components["schemas"]["Problem"] | components["schemas"]["ProblemEnvelope"];
             };
         };
-        /** @description 401: Missing, invalid, expired or revoked credentials. Checked before the body is read. No quota headers: a caller who is not known has no quota to report. */
+        /** @description 401: Missing, invalid, expired or revoked credentials. Checked before the body is read. A caller who is not known has no credits: `X-Quota-Limit` and `X-Quota-Remaining` are 0 and `X-Quota-Reset` is now; the RateLimit pair, which names a plan, is not sent. */
         Unauthorized: {
             headers: {
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };

@@ -42,7 +42,7 @@ export interface Credits {
   take(request: Request, principal: Principal, credits: number, cost: number): Answer<void>
   /** Gives back every credit the request holds (its answer is one of `givesBack`). Never throws. */
   giveBack(request: Request): Answer<void>
-  /** Quota headers for a response that spent nothing (404, 405 …); none without a caller (401). */
+  /** Quota headers for a response that spent nothing (404, 405 …); zeros without a caller (401). */
   peekHeaders(request: Request): Answer<Record<string, string>>
 }
 
@@ -150,12 +150,12 @@ export function createCredits(config: Config, quota: QuotaStore, clock: () => nu
 
   /**
    * Without a caller (a 401, the 403 of a plan not offered, a 400 before credentials were read) there is no
-   * subject and so no quota to report: no headers at all. A `X-Quota-Remaining: 0` there read as "over
-   * quota" to clients that back off on it, when what they lack is credentials.
+   * subject and so no credit: the SPEC's three headers say so (limit 0, remaining 0, a reset of now: nothing
+   * to wait for), and the IETF pair, which names a plan, is left out.
    */
   const peekHeaders: Credits['peekHeaders'] = (request) => {
     const principal = existingExchange(request)?.principal
-    if (!principal) return {}
+    if (!principal) return { 'x-quota-limit': '0', 'x-quota-remaining': '0', 'x-quota-reset': String(Math.floor(clock() / 1000)) }
     const plan = principal.plan
     const now = clock()
     const down = () => quotaHeaders({ state: storeDownState(plan, now), now })

@@ -32,8 +32,8 @@ const toJson = (schema: unknown): Json | undefined => (schema === undefined ? un
 
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` })
 
-/** `quota: false`: the answer carries no quota headers (no caller is known to count for). */
-const PROBLEM_STATUSES: Record<string, { name: string; description: string; extraHeaders?: string[]; quota?: false }> = {
+/** `quota: 'spec'`: the answer carries the SPEC's three quota headers only, at zero (no caller is known to count for). */
+const PROBLEM_STATUSES: Record<string, { name: string; description: string; extraHeaders?: string[]; quota?: 'spec' }> = {
   '400': {
     name: 'BadRequest',
     description:
@@ -42,10 +42,10 @@ const PROBLEM_STATUSES: Record<string, { name: string; description: string; extr
   '401': {
     name: 'Unauthorized',
     description:
-      'Missing, invalid, expired or revoked credentials. Checked before the body is read. No quota headers: a caller who is not known ' +
-      'has no quota to report.',
+      'Missing, invalid, expired or revoked credentials. Checked before the body is read. A caller who is not known has no credits: ' +
+      '`X-Quota-Limit` and `X-Quota-Remaining` are 0 and `X-Quota-Reset` is now; the RateLimit pair, which names a plan, is not sent.',
     extraHeaders: ['WWW-Authenticate'],
-    quota: false,
+    quota: 'spec',
   },
   '403': {
     name: 'Forbidden',
@@ -97,7 +97,9 @@ const PROBLEM_STATUSES: Record<string, { name: string; description: string; extr
 /** Statuses every API operation documents; 413 is added to operations with a body. */
 const OPERATION_PROBLEMS = ['400', '401', '403', '404', '422', '429', '500', '503']
 
-const QUOTA_HEADERS = ['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'RateLimit-Policy', 'RateLimit']
+/** The SPEC's quota headers, on every /api/v1 response; the IETF pair beside them where a plan is known. */
+const SPEC_QUOTA_HEADERS = ['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset']
+const QUOTA_HEADERS = [...SPEC_QUOTA_HEADERS, 'RateLimit-Policy', 'RateLimit']
 
 const HEADERS: Json = {
   'X-Quota-Limit': {
@@ -175,7 +177,8 @@ function responseComponents(): Json {
   const out: Json = {}
   for (const [status, p] of Object.entries(PROBLEM_STATUSES)) {
     const headers: Json = {}
-    for (const h of [...(p.quota === false ? [] : QUOTA_HEADERS), ...(p.extraHeaders ?? [])]) headers[h] = ref('headers', h)
+    for (const h of [...(p.quota === 'spec' ? SPEC_QUOTA_HEADERS : QUOTA_HEADERS), ...(p.extraHeaders ?? [])])
+      headers[h] = ref('headers', h)
     out[p.name] = { description: `${status}: ${p.description}`, headers, content: problemContent() }
   }
   return out
@@ -188,8 +191,9 @@ const INFO_DESCRIPTION =
   `readiness, metrics and these docs need none.
 
 **Quotas.** Each plan has N credits per fixed window. A request costs 1 credit; bulk and batch routes cost 1 per item (see each route's ` +
-  `\`x-quota-cost\`). Every \`/api/v1/\` response of a known caller, errors included, carries \`X-Quota-Limit\`, \`X-Quota-Remaining\`, ` +
-  `\`X-Quota-Reset\`, \`RateLimit-Policy\` and \`RateLimit\`; a 401 (no caller known) carries none. Over quota: 429 with \`Retry-After\`.
+  `\`x-quota-cost\`). Every \`/api/v1/\` response, errors included, carries \`X-Quota-Limit\`, \`X-Quota-Remaining\` and ` +
+  `\`X-Quota-Reset\`, and a known caller's also \`RateLimit-Policy\` and \`RateLimit\`; without a known caller (a 401) the three are 0, 0 ` +
+  `and now: no credits. Over quota: 429 with \`Retry-After\`.
 
 **Response forms.** Form A (enveloped, \`{status, data, error}\`) or Form B (bare: the resource itself, lists as \`{count, results}\`), ` +
   `chosen by the deployment and per request with the \`X-Response-Form: enveloped|bare\` header. Each 200 response below shows both.
