@@ -192,8 +192,8 @@ const INFO_DESCRIPTION =
 
 **Quotas.** Each plan has N credits per fixed window. A request costs 1 credit; bulk and batch routes cost 1 per item (see each route's ` +
   `\`x-quota-cost\`). Every \`/api/v1/\` response, errors included, carries \`X-Quota-Limit\`, \`X-Quota-Remaining\` and ` +
-  `\`X-Quota-Reset\`, and a known caller's also \`RateLimit-Policy\` and \`RateLimit\`; without a known caller (a 401) the three are 0, 0 ` +
-  `and now: no credits. Over quota: 429 with \`Retry-After\`.
+  `\`X-Quota-Reset\`, and a known caller's also \`RateLimit-Policy\` and \`RateLimit\`; without a known caller (a 401) the ` +
+  `three are 0, 0 and now: no credits. Over quota: 429 with \`Retry-After\`.
 
 **Response forms.** Form A (enveloped, \`{status, data, error}\`) or Form B (bare: the resource itself, lists as \`{count, results}\`), ` +
   `chosen by the deployment and per request with the \`X-Response-Form: enveloped|bare\` header. Each 200 response below shows both.
