@@ -59,7 +59,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   /** The route table, compiled once the routes are mounted (below), before the first request. */
   let table: RouteTable
   /** What a request resolves to in the table: worked out once, on first ask, and kept on its exchange. */
-  const resolve = (request: Request) => resolveOnce(table, request)
+  const resolve = (request: Request, path?: string) => resolveOnce(table, request, path)
   const errorResponse = problemResponse(config, { credits: policy.credits, resolve, log })
   /** How old each dataset may grow before it is reported stale, as the domains' builders declare it. */
   const limits = staleAfterDays(mounted.flatMap((m) => m.domain.builders ?? []))
@@ -82,13 +82,13 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
       const { request, set } = context
       context.form = formOf(request, config.responseForm)
       // The request's route, resolved once: every later layer reads it from the exchange.
-      exchangeOf(request).route = resolve(request).route ?? undefined
+      const path = pathOf(request.url)
+      exchangeOf(request).route = resolve(request, path).route ?? undefined
       // Who is calling, before any body is read; then the request's own shape (400, 403, 413, 415) and its
       // first credit (429): a refused caller costs nothing but its headers.
       const refused = (e: unknown) => errorResponse('AUTH', e, request, set.headers as Record<string, unknown>)
       if (pathStart(request.url) < 0)
         throw badRequest('The request has no valid Host header (RFC 9112 section 3.2): send the host name the server is reached by.')
-      const path = pathOf(request.url)
       if (!isApi(path)) return checkRequest(request, path, config.bodyLimit)
       // Before auth, like the Host: how to read any answer, this request's 401 included.
       checkFormHeader(request)

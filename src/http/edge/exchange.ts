@@ -60,7 +60,10 @@ export const existingExchange = (request: Request): Exchange | undefined => (req
  */
 export const callerOf = (request: Request): string => existingExchange(request)?.principal?.subject ?? 'anonymous'
 
-/** The resolution of a request in the route table, made on first ask and kept on its exchange: every layer asks this. */
-export function resolveOnce(table: RouteTable, request: Request): Resolution {
-  return (exchangeOf(request).resolved ??= table.resolve(request.method, pathOf(request.url)))
+/**
+ * The resolution of a request in the route table, made on first ask and kept on its exchange: every layer
+ * asks this. `path`: the request's path when the caller has already cut it from the URL.
+ */
+export function resolveOnce(table: RouteTable, request: Request, path?: string): Resolution {
+  return (exchangeOf(request).resolved ??= table.resolve(request.method, path ?? pathOf(request.url)))
 }
