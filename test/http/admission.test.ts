@@ -246,4 +246,35 @@ describe.each(stores)('credits at admission on the %s store', (_, makeStore) => 
     for (let i = 0; i < 21; i++) statuses.push((await a.request('GET', '/api/v1/planets/earth')).status)
     expect(statuses).toEqual([...Array(20).fill(200), 429])
   })
+
+  test('raced: refusals at admission (a disabled domain, no credentials) spend nothing while 30 lookups race for 20 credits', async () => {
+    const broken = defineDomain({
+      name: 'broken',
+      prefixes: ['/broken'],
+      datasets: ['no-such-dataset'],
+      open: () => null,
+      routes: () => {
+        throw new Error('never mounted: its dataset is missing')
+      },
+    })
+    const a = await app([sampleDomain(), broken])
+    const kinds = Array.from({ length: 90 }, (_, i) => (['disabled', 'anonymous', 'planet'] as const)[i % 3]!)
+    const answers = await Promise.all(
+      kinds.map((kind) =>
+        kind === 'disabled'
+          ? a.request('POST', '/api/v1/broken/anything', { body: { x: 1 } })
+          : a.request('GET', '/api/v1/planets/earth', kind === 'anonymous' ? { key: null } : {}),
+      ),
+    )
+    const seen = (kind: string) => answers.filter((_, i) => kinds[i] === kind)
+    expect(seen('disabled').map((r) => r.status)).toEqual(Array(30).fill(503))
+    // No caller, no credits: the SPEC's headers at zero, whatever ran beside them.
+    expect(seen('anonymous').map((r) => [r.status, r.headers.get('x-quota-limit'), r.headers.get('x-quota-remaining')])).toEqual(
+      Array(30).fill([401, '0', '0']),
+    )
+    const planets = seen('planet').map((r) => r.status)
+    expect([planets.filter((s) => s === 200).length, planets.filter((s) => s === 429).length]).toEqual([20, 10])
+    await Promise.all(answers.map((r) => r.arrayBuffer()))
+    expect(remaining(await a.request('POST', '/api/v1/broken/anything', { body: { x: 2 } }))).toBe(0)
+  })
 })

@@ -1,0 +1,128 @@
+/**
+ * Refusals decided at admission spend nothing, whatever races beside them, across processes: `--workers 2`
+ * on the SQLite quota store, and two instances on one real Redis. Each server serves a data folder without
+ * the timezones dataset (that domain is disabled: 503), and one configured key has a 20-credit plan. 90
+ * requests race (Promise.all): 30 to the disabled domain, 30 without credentials (401, the SPEC's quota
+ * headers at zero), 30 lookups that may spend. Exactly 20 lookups are answered; nothing else took a credit.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { spawn, type Subprocess } from 'bun'
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { freePort } from '../support/ports.ts'
+import { startRedis, type TestRedis } from '../support/redis.ts'
+import { tempDirs } from '../support/temp.ts'
+
+const ROOT = resolve(import.meta.dir, '../..')
+const OUT = join(ROOT, 'datasets/out')
+const KEY = 'race-key-0123456789'
+
+const started: Subprocess[] = []
+let redis: TestRedis
+let dataDir: string
+
+afterAll(async () => {
+  for (const child of started) if (child.exitCode === null) child.kill('SIGTERM')
+  await Promise.all(started.map((c) => c.exited))
+  await redis?.close()
+})
+// After the afterAll above, so the servers stop before their folders go.
+const tempDir = tempDirs('almanac-refusals-race-')
+
+beforeAll(async () => {
+  redis = await startRedis()
+  // The built datasets less timezones: the same artifacts (linked), a manifest without that entry.
+  dataDir = tempDir()
+  const manifest = JSON.parse(readFileSync(join(OUT, 'manifest.json'), 'utf8'))
+  delete manifest.datasets.timezones
+  for (const entry of Object.values<{ artifacts: { name: string }[] }>(manifest.datasets))
+    for (const { name } of entry.artifacts) {
+      mkdirSync(join(dataDir, name, '..'), { recursive: true })
+      symlinkSync(join(OUT, name), join(dataDir, name))
+    }
+  writeFileSync(join(dataDir, 'manifest.json'), JSON.stringify(manifest))
+}, 30_000)
+
+async function serve(args: string[], own: Record<string, string>): Promise<string> {
+  const port = freePort()
+  const child = spawn({
+    cmd: ['bun', 'src/main.ts', 'serve', ...args],
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      ALMANAC_HOST: '127.0.0.1',
+      ALMANAC_ACCESS_LOG: 'false',
+      ALMANAC_SHUTDOWN_DELAY: '0',
+      ALMANAC_DATA_DIR: dataDir,
+      ALMANAC_PLANS: 'tiny:20/1d',
+      ALMANAC_DEFAULT_PLAN: 'tiny',
+      ALMANAC_API_KEYS: `${KEY}:tiny`,
+      ...own,
+    },
+    stdout: 'ignore',
+    stderr: 'ignore',
+  })
+  started.push(child)
+  const url = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`almanac serve exited with ${child.exitCode}`)
+    // /readyz is 503 by design (a domain is disabled): the server is up once it answers at all.
+    if ((await fetch(url + '/readyz').catch(() => null))?.status === 503) return url
+    await Bun.sleep(50)
+  }
+  throw new Error('almanac serve did not answer')
+}
+
+/** The race over `urls` (requests alternate between them, a new connection each), and what each kind got. */
+async function race(urls: string[]) {
+  const kinds = Array.from({ length: 90 }, (_, i) => (['disabled', 'anonymous', 'lookup'] as const)[i % 3]!)
+  const answers = await Promise.all(
+    kinds.map((kind, i) => {
+      const base = urls[i % urls.length]!
+      const headers: Record<string, string> = { connection: 'close', ...(kind === 'anonymous' ? {} : { 'x-api-key': KEY }) }
+      const path = kind === 'disabled' ? '/api/v1/timezones/Europe%2FParis' : '/api/v1/countries/FR'
+      return fetch(base + path, { headers })
+    }),
+  )
+  await Promise.all(answers.map((r) => r.arrayBuffer()))
+  const of = (kind: string) => answers.filter((_, i) => kinds[i] === kind)
+  return { disabled: of('disabled'), anonymous: of('anonymous'), lookups: of('lookup') }
+}
+
+function expectExact({ disabled, anonymous, lookups }: Awaited<ReturnType<typeof race>>) {
+  expect(disabled.map((r) => r.status)).toEqual(Array(30).fill(503))
+  expect(anonymous.map((r) => [r.status, r.headers.get('x-quota-limit'), r.headers.get('x-quota-remaining')])).toEqual(
+    Array(30).fill([401, '0', '0']),
+  )
+  const statuses = lookups.map((r) => r.status)
+  expect([statuses.filter((s) => s === 200).length, statuses.filter((s) => s === 429).length]).toEqual([20, 10])
+}
+
+describe('refusals at admission spend nothing, across processes', () => {
+  test('--workers 2 on the SQLite quota store', async () => {
+    const url = await serve(['--workers', '2'], { ALMANAC_QUOTA_STORE: 'sqlite', ALMANAC_STATE_DIR: tempDir() })
+    // Both workers up before the race: the kernel spreads new connections between them.
+    const seen = new Set<string>()
+    for (let i = 0; i < 400 && seen.size < 2; i++) {
+      const text = await (await fetch(url + '/metrics', { headers: { connection: 'close' } })).text()
+      seen.add(/almanac_build_info\{[^}]*worker="(\d+)"/.exec(text)?.[1] ?? 'none')
+      if (i % 10 === 9) await Bun.sleep(50)
+    }
+    expect([...seen].sort()).toEqual(['0', '1'])
+    expectExact(await race([url]))
+    // Both count in the one SQLite window.
+    const after = await fetch(url + '/api/v1/countries/FR', { headers: { 'x-api-key': KEY } })
+    expect([after.status, after.headers.get('x-quota-remaining')]).toEqual([429, '0'])
+  }, 60_000)
+
+  test('two instances on one Redis', async () => {
+    const own = () => ({ ALMANAC_QUOTA_STORE: redis.url, ALMANAC_STATE_DIR: tempDir() })
+    const [a, b] = await Promise.all([serve([], own()), serve([], own())])
+    expectExact(await race([a, b]))
+    for (const base of [a, b]) {
+      const after = await fetch(base + '/api/v1/countries/FR', { headers: { 'x-api-key': KEY } })
+      expect([after.status, after.headers.get('x-quota-remaining')]).toEqual([429, '0'])
+    }
+  }, 60_000)
+})
