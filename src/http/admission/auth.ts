@@ -17,8 +17,15 @@ import { hex, keyHash, type KeyStore, type StoredKey } from '../../stores/keys.t
 import { createJwtVerifier, TokenError } from './jwt.ts'
 
 export interface Principal {
-  /** Quota subject: `key:<id>` for an API key, `jwt:<sub>` for a token. */
+  /**
+   * Quota subject, whose credits a request spends: the caller's own (`caller`), or its customer's
+   * (`customer:<id>`) when its key belongs to one, so all of one customer's keys share one pool.
+   */
   subject: string
+  /** Who called, for usage and logs: `key:<id>` for an API key, `jwt:<sub>` for a token. */
+  caller: string
+  /** The customer (account) the key belongs to, if any. */
+  customer?: string
   plan: Plan
   via: 'key' | 'jwt'
   /** Domains the caller may call; absent: every domain. */
@@ -142,7 +149,12 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
     if (!key || key.length > 512) throw unauthorized('The API key is not valid.', 'invalid_token', 'key', withJwt)
     const configured = fromConfig.get(key)
     if (configured)
-      return (configured.principal ??= { subject: configured.subject, plan: planOf(configured.plan, 'The API key'), via: 'key' })
+      return (configured.principal ??= {
+        subject: configured.subject,
+        caller: configured.subject,
+        plan: planOf(configured.plan, 'The API key'),
+        via: 'key',
+      })
     const digest = keyHash(key)
     let stored
     try {
@@ -161,7 +173,8 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
     if (stored.revoked) throw unauthorized('The API key has been revoked.', 'invalid_token', 'key', withJwt)
     if (stored.expires !== null && clock() >= Date.parse(stored.expires))
       throw unauthorized(`The API key expired at ${stored.expires}.`, 'invalid_token', 'key', withJwt)
-    const principal: Principal = { subject: `key:${stored.id}`, plan: planOf(stored.plan, 'The API key'), via: 'key' }
+    const caller = `key:${stored.id}`
+    const principal: Principal = { subject: caller, caller, plan: planOf(stored.plan, 'The API key'), via: 'key' }
     if (stored.scopes) principal.scopes = scopeSet(stored.scopes)
     return principal
   }
@@ -181,7 +194,8 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
     const scope = claims.scope
     if (scope !== undefined && (typeof scope !== 'string' || scope.length > 2048))
       throw unauthorized("The token's scope claim must be a string of space-separated domain names.", 'invalid_token', 'jwt')
-    const principal: Principal = { subject: `jwt:${claims.sub}`, plan: planOf(plan ?? null, "The token's plan claim"), via: 'jwt' }
+    const caller = `jwt:${claims.sub}`
+    const principal: Principal = { subject: caller, caller, plan: planOf(plan ?? null, "The token's plan claim"), via: 'jwt' }
     if (scope !== undefined) principal.scopes = scopeSet(scope.split(' ').filter(Boolean))
     return principal
   }

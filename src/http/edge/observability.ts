@@ -130,7 +130,7 @@ const newRequestId = () => ID_PREFIX + (++idCounter).toString(36)
 
 /**
  * One access-log line: `{"time","level","msg","method","path","route","status","duration_ms","request_id","caller"?,
- * "ip"?,"ua"?}`; `caller` is the quota subject (`key:<key id>` or `jwt:<sub>`), never the key. Built as
+ * "ip"?,"ua"?}`; `caller` is who called (`key:<key id>` or `jwt:<sub>`), never the key. Built as
  * text, with JSON.stringify only for the strings a client controls: a third of the cost of stringifying
  * an object made for the purpose.
  */
@@ -208,7 +208,7 @@ export function createObservability(config: Config, options: ObservabilityOption
           status,
           seconds,
           exchange?.id ?? '-',
-          exchange?.principal?.subject,
+          exchange?.principal?.caller,
           ip,
           request.headers.get('user-agent'),
         ),
