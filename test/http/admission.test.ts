@@ -247,6 +247,37 @@ describe.each(stores)('credits at admission on the %s store', (_, makeStore) => 
     expect(statuses).toEqual([...Array(20).fill(200), 429])
   })
 
+  test('raced: 20 bulks of 3 and 10 validations of 4 for 20 credits admit exactly as many as fit (6, then 5)', async () => {
+    // A per-item request is charged its whole cost at once after parsing: concurrent callers cannot fill the
+    // window with first credits and be refused while the plan still has credits (issue 44, found 1).
+    const a = await app()
+    const bulks = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        a.request('POST', '/api/v1/ip/bulk', { body: { ips: [`8.8.${i}.1`, `8.8.${i}.2`, `8.8.${i}.3`] } }),
+      ),
+    )
+    const bulkStatuses = bulks.map((r) => r.status)
+    expect([bulkStatuses.filter((s) => s === 200).length, bulkStatuses.filter((s) => s === 429).length]).toEqual([6, 14])
+    await Promise.all(bulks.map((r) => r.arrayBuffer()))
+    // 2 credits were left: nothing refused took any (this lookup spends one of them).
+    expect(remaining(await a.request('GET', '/api/v1/countries/US'))).toBe(1)
+
+    const b = await app()
+    const codes = [
+      { country_code: 'DE', postal_code: '10115' },
+      { country_code: 'US', postal_code: '90210' },
+      { country_code: 'FR', postal_code: '75001' },
+      { country_code: 'GB', postal_code: 'SW1A 1AA' },
+    ]
+    const validations = await Promise.all(
+      Array.from({ length: 10 }, () => b.request('POST', '/api/v1/postal/validate', { body: { codes } })),
+    )
+    const validStatuses = validations.map((r) => r.status)
+    expect([validStatuses.filter((s) => s === 200).length, validStatuses.filter((s) => s === 429).length]).toEqual([5, 5])
+    await Promise.all(validations.map((r) => r.arrayBuffer()))
+    expect(remaining(await b.request('GET', '/api/v1/countries/US'))).toBe(0)
+  })
+
   test('raced: refusals at admission (a disabled domain, no credentials) spend nothing while 30 lookups race for 20 credits', async () => {
     const broken = defineDomain({
       name: 'broken',

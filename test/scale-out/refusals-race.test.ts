@@ -126,3 +126,44 @@ describe('refusals at admission spend nothing, across processes', () => {
     }
   }, 60_000)
 })
+
+/**
+ * 20 bulk lookups of 3 IPs race for a 20-credit plan: exactly 6 fit and are answered, 14 are refused, and
+ * 2 credits are left, whichever process counts (issue 44: first credits taken at admission filled the
+ * window, so on Redis 0–5 were admitted while credits remained).
+ */
+async function bulkRace(urls: string[], key: string) {
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      fetch(urls[i % urls.length]! + '/api/v1/ip/bulk', {
+        method: 'POST',
+        headers: { connection: 'close', 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ ips: [`8.8.${i}.1`, `8.8.${i}.2`, `8.8.${i}.3`] }),
+      }),
+    ),
+  )
+  await Promise.all(answers.map((r) => r.arrayBuffer()))
+  const statuses = answers.map((r) => r.status)
+  expect([statuses.filter((s) => s === 200).length, statuses.filter((s) => s === 429).length]).toEqual([6, 14])
+  const after = await fetch(urls[0]! + '/api/v1/countries/FR', { headers: { 'x-api-key': key } })
+  expect([after.status, after.headers.get('x-quota-remaining')]).toEqual([200, '1'])
+}
+
+describe('bulk credits are exact across processes', () => {
+  test('--workers 2 on one Redis', async () => {
+    const key = 'bulk-race-workers-0123456789'
+    const url = await serve(['--workers', '2'], {
+      ALMANAC_QUOTA_STORE: redis.url,
+      ALMANAC_STATE_DIR: tempDir(),
+      ALMANAC_API_KEYS: `${key}:tiny`,
+    })
+    await bulkRace([url], key)
+  }, 60_000)
+
+  test('two instances on one Redis', async () => {
+    const key = 'bulk-race-instances-0123456789'
+    const own = () => ({ ALMANAC_QUOTA_STORE: redis.url, ALMANAC_STATE_DIR: tempDir(), ALMANAC_API_KEYS: `${key}:tiny` })
+    const [a, b] = await Promise.all([serve([], own()), serve([], own())])
+    await bulkRace([a, b], key)
+  }, 60_000)
+})

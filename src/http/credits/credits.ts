@@ -1,10 +1,14 @@
 /**
- * Quota credits of one request (docs/auth-and-quotas.md, "What costs a credit"). The first credit is taken
- * at admission, from the request line and headers (quota-policy.ts, in the request hook), so a caller with none left
- * is refused before a byte of its body is read; a per-item route takes the rest after parsing (transform
- * hook) and, when the rest does not fit, gives the first back: a bulk request that does not fit is
- * refused whole and spends nothing. A request answered 503 (or refused on any other "come back later"
- * ground, see `GIVEN_BACK`) gets its credits back in `giveBack`, from the one place every problem passes.
+ * Quota credits of one request (docs/auth-and-quotas.md, "What costs a credit"), each request charged once,
+ * all or nothing, so a request whose cost fits in what is left is admitted whatever runs beside it:
+ * - a route of fixed cost (1) is charged at admission, from the request line and headers (quota-policy.ts,
+ *   in the request hook), so a caller with none left is refused before a byte of its body is read;
+ * - a per-item route's cost is known only from its body: admission checks that a credit is left (`check`,
+ *   spending nothing), and its whole cost is taken in one step after parsing (transform hook). Taking the
+ *   first credit at admission and the rest later let concurrent first credits fill the window, so bulk
+ *   callers were refused while the plan still had credits (issue 44, on Redis).
+ * A request answered 503 (or refused on any other "come back later" ground, see `givesBack`) gets its
+ * credits back in `giveBack`, from the one place every problem passes.
  *
  * Memory and SQLite stores answer synchronously, Redis with a promise; each step keeps whichever it got,
  * so the local stores put no promise on the path (an Elysia hook that returns one costs every request).
@@ -35,11 +39,22 @@ const mark = (request: Request, state: QuotaState, now: number) => void (exchang
 
 export interface Credits {
   /**
+   * Admission of a request whose cost its body will tell: a 429 (cost 1) unless a credit is left, a 503 when
+   * the store cannot be asked (or fail-open); spends nothing and marks the state its answer reports.
+   */
+  check(request: Request, principal: Principal): Answer<void>
+  /**
    * Takes `credits` more for the request (its whole cost being `cost`): marks the quota state its answer
    * reports, or throws a 429 after giving back what it held, or a 503 when the store cannot be asked (or lets
    * the request go uncounted, fail-open).
    */
   take(request: Request, principal: Principal, credits: number, cost: number): Answer<void>
+  /**
+   * The one credit of a per-item request admitted but never charged, because its body could not be read
+   * or parsed (400, 413): it was read, so it costs what an unreadable list costs (`costOf`). Never throws:
+   * with no credit left the failure spends nothing.
+   */
+  chargeUnread(request: Request): Answer<void>
   /** Gives back every credit the request holds (its answer is one of `givesBack`). Never throws. */
   giveBack(request: Request): Answer<void>
   /** Quota headers for a response that spent nothing (404, 405 …); zeros without a caller (401). */
@@ -96,6 +111,23 @@ export function createCredits(config: Config, quota: QuotaStore, clock: () => nu
     })
   }
 
+  const check: Credits['check'] = (request, principal) => {
+    const exchange = exchangeOf(request)
+    const now = (exchange.creditsAt ??= clock())
+    const { subject, plan } = principal
+    const checked = (state: QuotaState) => {
+      if (state.remaining < 1) refuse(request, principal, 1, state, now)
+      mark(request, state, now)
+    }
+    let answer: Answer<QuotaState>
+    try {
+      answer = quota.peek(subject, plan, now)
+    } catch (e) {
+      return storeDown(request, plan, e)
+    }
+    return answer instanceof Promise ? answer.then(checked, (e) => storeDown(request, plan, e)) : checked(answer)
+  }
+
   const take: Credits['take'] = (request, principal, credits, cost) => {
     const exchange = exchangeOf(request)
     if (exchange.uncounted) return
@@ -133,6 +165,16 @@ export function createCredits(config: Config, quota: QuotaStore, clock: () => nu
     return answer instanceof Promise ? answer.then(taken, (e) => storeDown(request, plan, e)) : taken(answer)
   }
 
+  const chargeUnread: Credits['chargeUnread'] = (request) => {
+    const exchange = existingExchange(request)
+    if (!exchange?.awaitsCharge || !exchange.principal) return
+    exchange.awaitsCharge = false
+    try {
+      const taken = take(request, exchange.principal, 1, 1)
+      if (taken instanceof Promise) return taken.catch(() => {})
+    } catch {}
+  }
+
   const giveBack: Credits['giveBack'] = (request) => {
     const exchange = existingExchange(request)
     const held = exchange?.credits
@@ -167,5 +209,5 @@ export function createCredits(config: Config, quota: QuotaStore, clock: () => nu
     }
   }
 
-  return { take, giveBack, peekHeaders }
+  return { check, take, chargeUnread, giveBack, peekHeaders }
 }

@@ -1,9 +1,9 @@
 /**
  * The policy of an authenticated /api/v1 request, in the two hooks server.ts has: at admission (request
  * hook, before a byte of the body is read) its scopes (403), its path (400), its domain disabled since
- * start (503), its body's declared size and type against its route (413, 415), its first credit (429, or
- * 503 when the store is down), then its turn (turns.ts); after parsing (transform hook) the rest of a
- * per-item cost. A path no route answers spends nothing (its 404 or 405 comes later). Synchronous stores
+ * start (503), its body's declared size and type against its route (413, 415), its credit (429, or 503
+ * when the store is down: a route of fixed cost is charged here, a per-item route only checked for a credit
+ * left), then its turn (turns.ts); after parsing (transform hook) a per-item route's whole cost. A path no route answers spends nothing (its 404 or 405 comes later). Synchronous stores
  * keep promises off the path (credits.ts). Every fact of the route comes from its resolution (route-table.ts).
  */
 import type { Config } from '../../config.ts'
@@ -21,13 +21,13 @@ export interface QuotaPolicy {
   credits: Credits
   /**
    * After authentication (the request resolved, exchange.ts `resolveOnce`): its scopes, its shape and its
-   * first credit, then its turn. A caller refused here (400, 403, 413, 415, 429, 503) is answered at once and
+   * credit, then its turn. A caller refused here (400, 403, 413, 415, 429, 503) is answered at once and
    * holds nothing; an admitted request past its caller's share of this turn waits, unread, for a later one.
    */
   admit(request: Request, path: string, principal: Principal): Promise<void> | undefined
   /**
-   * The credits admission did not take: the rest of the cost of the route that runs (all of it for a route
-   * admission did not resolve); when they do not fit, what was taken is given back with the 429.
+   * The credits admission did not take: a per-item route's whole cost (all of the cost for a route admission
+   * did not resolve); when they do not fit, anything taken is given back with the 429.
    */
   chargeRest(request: Request, exchange: Exchange, body: unknown): ReturnType<Credits['take']> | undefined
 }
@@ -55,13 +55,19 @@ export function quotaPolicy(config: Config, quota: QuotaStore, clock: () => numb
       // What its unread body may hold while it waits: its declared length, else (chunked) its route's limit.
       const declared = request.headers.get('content-length')
       const bytes = !hasBody(request, declared) ? 0 : declared !== null ? Number(declared) || 0 : route.bodyLimit
-      const turn = () => turns.take(principal.subject, bytes)
-      const taken = credits.take(request, principal, 1, 1)
+      // A per-item route is charged its whole cost once its body is parsed (credits.ts); until then a credit must be left.
+      const perItem = route.facts.cost !== undefined
+      const turn = () => {
+        if (perItem) exchange.awaitsCharge = true
+        return turns.take(principal.subject, bytes)
+      }
+      const taken = perItem ? credits.check(request, principal) : credits.take(request, principal, 1, 1)
       return taken instanceof Promise ? taken.then(turn) : turn()
     },
     chargeRest(request, exchange, body) {
       const principal = exchange.principal
       if (!principal || exchange.uncounted) return
+      exchange.awaitsCharge = false
       const cost = costOf(exchange.route?.facts.cost, body)
       const rest = cost - (exchange.credits ?? 0)
       if (rest > 0) return credits.take(request, principal, rest, cost)

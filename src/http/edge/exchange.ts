@@ -29,6 +29,8 @@ export interface Exchange {
   /** Quota credits this request holds (taken, not given back), and the time they count in (credits.ts). */
   credits?: number
   creditsAt?: number
+  /** Admitted to a per-item route whose cost is charged once its body is parsed, and not charged yet. */
+  awaitsCharge?: boolean
   /** The quota store could not be asked and fail-open let the request through: nothing is counted. */
   uncounted?: boolean
   /** This request's id (the caller's X-Request-Id when acceptable, else one made here); echoed, logged, in problems. */

@@ -45,6 +45,7 @@ export function problemResponse(config: Config, { credits, resolve, log }: Probl
     const { problem, headers } = toProblem(code, error, path)
     // A request the server declined to serve (503 …) gets back the credits it was admitted with.
     if (givesBack(problem.status, code)) await credits.giveBack(request)
+    else await credits.chargeUnread(request)
     // The id the access log has for this request, so a caller's report can be matched to its line.
     const exchange = exchangeOf(request)
     const id = exchange.id
