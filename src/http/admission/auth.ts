@@ -9,11 +9,14 @@
  * A stored key or a JWT may be limited to some domains (key scopes, the JWT `scope` claim): a request
  * outside them is a 403 naming the scopes (`checkScope`, at admission, with the domain its path resolved
  * to in the route table); nothing at all for callers without scopes. A stored key may also expire: a 401
- * from then on.
+ * from then on; so is a secret a rotation replaced, once its grace has ended.
+ *
+ * A stored key that belongs to a customer spends the customer's credits (`subject: customer:<id>`) on the
+ * customer's plan, whichever of the customer's keys calls; `caller` still names the key.
  */
 import type { Config, Plan } from '../../config.ts'
 import { AlmanacError, unavailable } from '../../lib/errors.ts'
-import { hex, keyHash, type KeyStore, type StoredKey } from '../../stores/keys.ts'
+import { hex, keyHash, type KeyMatch, type KeyStore, type StoredKey } from '../../stores/keys.ts'
 import { createJwtVerifier, TokenError } from './jwt.ts'
 
 export interface Principal {
@@ -168,13 +171,27 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
   // A locked or broken key database, or an unreachable Redis, is an outage, not the caller's fault.
   const storeFailed = (e: unknown) => unavailable(`The API key database cannot be read: ${(e as Error).message}. Try again shortly.`)
 
-  const fromStore = (stored: StoredKey | null | undefined): Principal => {
-    if (!stored) throw unauthorized('The API key is not valid.', 'invalid_token', 'key', withJwt)
+  const fromStore = (found: KeyMatch | null | undefined): Principal => {
+    if (!found) throw unauthorized('The API key is not valid.', 'invalid_token', 'key', withJwt)
+    const { record: stored, customer, retires } = found
     if (stored.revoked) throw unauthorized('The API key has been revoked.', 'invalid_token', 'key', withJwt)
+    if (retires !== null && clock() >= Date.parse(retires))
+      throw unauthorized(`The API key has been rotated; its grace period ended at ${retires}.`, 'invalid_token', 'key', withJwt)
     if (stored.expires !== null && clock() >= Date.parse(stored.expires))
       throw unauthorized(`The API key expired at ${stored.expires}.`, 'invalid_token', 'key', withJwt)
     const caller = `key:${stored.id}`
-    const principal: Principal = { subject: caller, caller, plan: planOf(stored.plan, 'The API key'), via: 'key' }
+    // A customer's keys spend the customer's credits on the customer's plan; the key's own plan waits
+    // unused until the key leaves the customer.
+    const principal: Principal =
+      stored.customer === null
+        ? { subject: caller, caller, plan: planOf(stored.plan, 'The API key'), via: 'key' }
+        : {
+            subject: `customer:${stored.customer}`,
+            caller,
+            customer: stored.customer,
+            plan: planOf(customer?.plan ?? null, "The API key's customer"),
+            via: 'key',
+          }
     if (stored.scopes) principal.scopes = scopeSet(stored.scopes)
     return principal
   }
