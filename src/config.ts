@@ -168,6 +168,20 @@ export const SCHEMA = {
     default: MiB,
     env: 'ALMANAC_BODY_LIMIT',
     doc:
+  usageLedger: setting(boolean, {
+    default: true,
+    env: 'ALMANAC_USAGE_LEDGER',
+    flag: '--usage-ledger',
+    doc: 'Keep the usage ledger (requests, credits, bytes and latency per key, hour, route and outcome) in the quota store.',
+    see: 'docs/usage.md',
+  }),
+  usageRetentionDays: setting(integer(1, 3660), {
+    default: 400,
+    shown: '400 days',
+    env: 'ALMANAC_USAGE_RETENTION_DAYS',
+    doc: 'How long daily usage rows are kept (hourly ones: 35 days).',
+    see: 'docs/usage.md',
+  }),
       "Ceiling on every request body, bytes (413 beyond); each route's own limit (`x-body-limit`, 16 KiB unless it needs more) applies " +
       'under it.',
   }),

@@ -13,11 +13,12 @@ import { startTogether } from './http/edge/arrivals.ts'
 import { createAuthenticator } from './http/admission/auth.ts'
 import { serverBodyCeiling } from './http/admission/request-guards.ts'
 import { createObservability } from './http/edge/observability.ts'
+import { createUsageMeter } from './http/edge/usage-meter.ts'
 import type { Config } from './config.ts'
 import { activatedDir, type LiveApp, liveApp } from './refresh.ts'
 import { openDomain, openDomains, verifyDatasets, warmUp } from './domains/mount.ts'
 import type { MountedDomain } from './domains/types.ts'
-import { createKeyStore, createQuotaStore } from './stores/index.ts'
+import { createKeyStore, createQuotaStore, createUsageStore } from './stores/index.ts'
 import { openKeyStore, type KeyStore, type StoredKey } from './stores/keys.ts'
 import { StateError } from './stores/sqlite.ts'
 import { logger, asLogger, type LogSink } from './lib/logger.ts'
@@ -58,7 +59,10 @@ export async function serve(config: Config, sink: LogSink = logger, options: Ser
       level: 'warn',
       msg: 'quota store is memory: each worker counts its own credits; use ALMANAC_QUOTA_STORE=sqlite or a redis:// URL to share them',
     })
-  const observability = createObservability(config)
+  const usage = config.usageLedger
+    ? createUsageMeter(createUsageStore(config, log), { retentionDays: config.usageRetentionDays, log })
+    : undefined
+  const observability = createObservability(config, { usage })
   const authenticator = createAuthenticator(config, { keys, log })
   // A server that can accept no one would otherwise start silently and answer 401 to everything.
   const unconfigured = await authenticator.unconfigured?.()
@@ -70,6 +74,7 @@ export async function serve(config: Config, sink: LogSink = logger, options: Ser
       domains: allDomains,
       authenticator,
       quota,
+      usage,
       log,
       observability,
       stopping: () => stopping,
@@ -135,6 +140,8 @@ export async function serve(config: Config, sink: LogSink = logger, options: Ser
         await server.stop(true)
       }
       observability.flush()
+      // Every request is answered: what the ledger still holds is written before the stores close.
+      await usage?.close()
       await live.close()
       await quota.close()
       keys.close()

@@ -30,6 +30,8 @@ import { buildOpenApiDocument, openApiRoutes } from './http/endpoints/openapi.ts
 import { API_PREFIX, isApi, pathOf, pathStart } from './http/edge/paths.ts'
 import { problemResponse } from './http/reply/problem-response.ts'
 import { quotaPolicy } from './http/credits/quota-policy.ts'
+import type { UsageMeter } from './http/edge/usage-meter.ts'
+import { usageRoutes } from './http/endpoints/usage.ts'
 import { readiness } from './http/endpoints/readiness.ts'
 import { exchangeHeaders } from './http/reply/response-headers.ts'
 import { bodyJson, checkFormHeader, formOf, Reply } from './http/reply/reply.ts'
@@ -45,6 +47,8 @@ export interface AppDeps {
   log?: LogSink
   /** Metrics and access log; one is made from the config when absent (tests pass their own to read the log). */
   observability?: Observability
+  /** The usage ledger's meter (serve.ts makes it beside the quota store); without it /api/v1/usage answers 503. */
+  usage?: UsageMeter
   /** Milliseconds since the epoch for quota windows and their headers (tests fix it; default Date.now). */
   clock?: () => number
   /** True once the server is shutting down: /readyz answers 503 while requests are still served (serve.ts). */
@@ -65,7 +69,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const limits = staleAfterDays(mounted.flatMap((m) => m.domain.builders ?? []))
   const ready = readiness(config, { ...deps, clock, limits }, mounted)
   // The datasets' and domains' metrics are the LiveApp's to collect (refresh.ts): it knows which generation serves.
-  const observability = deps.observability ?? createObservability(config)
+  const observability = deps.observability ?? createObservability(config, { usage: deps.usage })
   // The shared layers run in one request hook and one transform hook: each Elysia hook costs a fixed
   // ~0.6-1 µs a request whatever it does, more than the work inside these. So the modules composed here
   // give functions these hooks call, never hooks of their own.
@@ -132,6 +136,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   const api = new Elysia({ prefix: API_PREFIX })
   for (const m of mounted) api.use(domainRoutes(config, deps.data, m, log))
   api.use(metaRoutes(config, deps.data, mounted, limits, clock))
+  api.use(usageRoutes(config, deps.usage, clock))
   // Before mounting: the app builds each route's validators from these schemas as it takes them.
   closeInputs(api)
   app.use(api)

@@ -5,6 +5,9 @@ import { redisKeyStore } from './keys-redis.ts'
 import { memoryQuotaStore, type QuotaStore } from './quota.ts'
 import { redisQuotaStore } from './quota-redis.ts'
 import { sqliteQuotaStore } from './quota-sqlite.ts'
+import { memoryUsageStore, type UsageStore } from './usage.ts'
+import { redisUsageStore } from './usage-redis.ts'
+import { sqliteUsageStore } from './usage-sqlite.ts'
 
 export function createQuotaStore(config: Pick<Config, 'stores'>, log?: (line: string) => void): QuotaStore {
   const where = config.stores.quota
@@ -17,4 +20,12 @@ export function createQuotaStore(config: Pick<Config, 'stores'>, log?: (line: st
 export function createKeyStore(config: Pick<Config, 'stores'>, log?: (line: string) => void): KeyStore {
   const where = config.stores.keys
   return where.kind === 'sqlite' ? openKeyStore(where.dir) : redisKeyStore(where.url, { log })
+}
+
+/** The usage ledger, in the store the quotas use (memory, the state dir's SQLite, or Redis). */
+export function createUsageStore(config: Pick<Config, 'stores' | 'usageRetentionDays'>, log?: (line: string) => void): UsageStore {
+  const where = config.stores.quota
+  if (where.kind === 'memory') return memoryUsageStore()
+  if (where.kind === 'sqlite') return sqliteUsageStore(where.dir)
+  return redisUsageStore(where.url, { log, retentionDays: config.usageRetentionDays })
 }

@@ -116,6 +116,7 @@ describe('access log', () => {
       'duration_ms',
       'request_id',
       'caller',
+      'credits',
       'ip',
       'ua',
     ])
@@ -130,6 +131,8 @@ describe('access log', () => {
       }),
     )
     expect(parsed.ua).toBe(ua.slice(0, 256))
+    // A lookup spends 1 when answered (a 404 of a resource included), nothing when refused with 429.
+    expect(parsed.credits).toBe(parsed.status === 429 ? 0 : 1)
     expect(Math.abs(new Date(parsed.time).getTime() - Date.now())).toBeLessThan(60_000)
   })
 

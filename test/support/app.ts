@@ -13,6 +13,7 @@ import { openDomains } from '../../src/domains/mount.ts'
 import { createQuotaStore } from '../../src/stores/index.ts'
 import { openKeyStore } from '../../src/stores/keys.ts'
 import type { QuotaStore } from '../../src/stores/quota.ts'
+import type { UsageMeter } from '../../src/http/edge/usage-meter.ts'
 
 export const TEST_KEY = 'test-key-0123456789'
 
@@ -64,6 +65,8 @@ export async function testApp(
     config?: Partial<Config>
     domains?: Domain[]
     quota?: QuotaStore
+    /** The usage ledger's meter (the test makes it over a store it chose, and closes both). */
+    usage?: UsageMeter
     clock?: () => number
     log?: (line: string) => void
   } = {},
@@ -81,9 +84,10 @@ export async function testApp(
       domains,
       authenticator: createAuthenticator(config, { keys }),
       quota,
+      usage: options.usage,
       clock: options.clock,
       log: options.log,
-      observability: createObservability(config),
+      observability: createObservability(config, { usage: options.usage }),
     },
     data,
     mounted,

@@ -37,12 +37,31 @@ export const givesBack = (status: number, code: string | number) =>
 /** The answer to this request reports `state` (its headers are made when the response is, response-headers.ts). */
 const mark = (request: Request, state: QuotaState, now: number) => void (exchangeOf(request).quota = { state, now })
 
+/** The 429 of a request whose cost does not fit (its credits already given back). */
+function refuse(request: Request, principal: Principal, cost: number, state: QuotaState, now: number): never {
+  mark(request, state, now)
+  const retryAfter = String(Math.max(1, state.reset - Math.floor(now / 1000)))
+  const credits = `${cost} credit${cost > 1 ? 's' : ''}`
+  const detail =
+    cost > state.limit
+      ? `This request costs ${credits}, more than the ${state.limit} that plan ${principal.plan.name} allows per window; send at ` +
+        `most ${state.limit} items.`
+      : `This request costs ${credits} and ${state.remaining} remain in the window of plan ${principal.plan.name}; it resets ` +
+        `at ${new Date(state.reset * 1000).toISOString()}.`
+  throw new AlmanacError('quota', detail, {
+    headers: { 'Retry-After': retryAfter },
+    extra: { cost, remaining: state.remaining, reset: state.reset },
+  })
+}
+
 export interface Credits {
   /**
    * Admission of a request whose cost its body will tell: a 429 (cost 1) unless a credit is left, a 503 when
    * the store cannot be asked (or fail-open); spends nothing and marks the state its answer reports.
    */
   check(request: Request, principal: Principal): Answer<void>
+  /** Admission of a route that costs no credit: marks the state its answer reports; a 503 when the store cannot be asked. */
+  observe(request: Request, principal: Principal): Answer<void>
   /**
    * Takes `credits` more for the request (its whole cost being `cost`): marks the quota state its answer
    * reports, or throws a 429 after giving back what it held, or a 503 when the store cannot be asked (or lets
@@ -94,29 +113,13 @@ export function createCredits(config: Config, quota: QuotaStore, clock: () => nu
     )
   }
 
-  /** The 429 of a request whose cost does not fit (its credits already given back). */
-  const refuse = (request: Request, principal: Principal, cost: number, state: QuotaState, now: number): never => {
-    mark(request, state, now)
-    const retryAfter = String(Math.max(1, state.reset - Math.floor(now / 1000)))
-    const credits = `${cost} credit${cost > 1 ? 's' : ''}`
-    const detail =
-      cost > state.limit
-        ? `This request costs ${credits}, more than the ${state.limit} that plan ${principal.plan.name} allows per window; send at ` +
-          `most ${state.limit} items.`
-        : `This request costs ${credits} and ${state.remaining} remain in the window of plan ${principal.plan.name}; it resets ` +
-          `at ${new Date(state.reset * 1000).toISOString()}.`
-    throw new AlmanacError('quota', detail, {
-      headers: { 'Retry-After': retryAfter },
-      extra: { cost, remaining: state.remaining, reset: state.reset },
-    })
-  }
-
-  const check: Credits['check'] = (request, principal) => {
+  /** Marks the caller's state for the answer's headers, spending nothing; with `needed`, a 429 unless that many are left. */
+  const peek = (request: Request, principal: Principal, needed: number): Answer<void> => {
     const exchange = exchangeOf(request)
     const now = (exchange.creditsAt ??= clock())
     const { subject, plan } = principal
     const checked = (state: QuotaState) => {
-      if (state.remaining < 1) refuse(request, principal, 1, state, now)
+      if (state.remaining < needed) refuse(request, principal, needed, state, now)
       mark(request, state, now)
     }
     let answer: Answer<QuotaState>
@@ -127,6 +130,8 @@ export function createCredits(config: Config, quota: QuotaStore, clock: () => nu
     }
     return answer instanceof Promise ? answer.then(checked, (e) => storeDown(request, plan, e)) : checked(answer)
   }
+  const check: Credits['check'] = (request, principal) => peek(request, principal, 1)
+  const observe: Credits['observe'] = (request, principal) => peek(request, principal, 0)
 
   const take: Credits['take'] = (request, principal, credits, cost) => {
     const exchange = exchangeOf(request)
@@ -181,6 +186,7 @@ export function createCredits(config: Config, quota: QuotaStore, clock: () => nu
     const principal = exchange?.principal
     if (!held || !principal) return
     exchange.credits = 0
+    exchange.refunded = (exchange.refunded ?? 0) + held
     const now = exchange.creditsAt ?? clock()
     const given = (state: QuotaState) => mark(request, state, now)
     try {
@@ -209,5 +215,5 @@ export function createCredits(config: Config, quota: QuotaStore, clock: () => nu
     }
   }
 
-  return { check, take, chargeUnread, giveBack, peekHeaders }
+  return { check, observe, take, chargeUnread, giveBack, peekHeaders }
 }

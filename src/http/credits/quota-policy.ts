@@ -3,8 +3,9 @@
  * hook, before a byte of the body is read) its scopes (403), its path (400), its domain disabled since
  * start (503), its body's declared size and type against its route (413, 415), its credit (429, or 503
  * when the store is down: a route of fixed cost is charged here, a per-item route only checked for a credit
- * left), then its turn (turns.ts); after parsing (transform hook) a per-item route's whole cost. A path no route answers spends nothing (its 404 or 405 comes later). Synchronous stores
- * keep promises off the path (credits.ts). Every fact of the route comes from its resolution (route-table.ts).
+ * left), then its turn (turns.ts); after parsing (transform hook) a per-item route's whole cost. A path no
+ * route answers spends nothing (its 404 or 405 comes later). Synchronous stores keep promises off the path
+ * (credits.ts). Every fact of the route comes from its resolution (route-table.ts).
  */
 import type { Config } from '../../config.ts'
 import type { QuotaStore } from '../../stores/quota.ts'
@@ -61,12 +62,16 @@ export function quotaPolicy(config: Config, quota: QuotaStore, clock: () => numb
         if (perItem) exchange.awaitsCharge = true
         return turns.take(principal.subject, bytes)
       }
-      const taken = perItem ? credits.check(request, principal) : credits.take(request, principal, 1, 1)
+      const taken = route.facts.free
+        ? credits.observe(request, principal)
+        : perItem
+          ? credits.check(request, principal)
+          : credits.take(request, principal, 1, 1)
       return taken instanceof Promise ? taken.then(turn) : turn()
     },
     chargeRest(request, exchange, body) {
       const principal = exchange.principal
-      if (!principal || exchange.uncounted) return
+      if (!principal || exchange.uncounted || exchange.route?.facts.free) return
       exchange.awaitsCharge = false
       const cost = costOf(exchange.route?.facts.cost, body)
       const rest = cost - (exchange.credits ?? 0)

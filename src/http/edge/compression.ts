@@ -144,7 +144,10 @@ export function withCompression(handle: Handle): Handle {
     if (response.status === 304 || response.status === 204) return response
     headers.set('content-encoding', coding)
     headers.delete('content-length')
-    const reply = (bytes: Uint8Array) => new Response(bytes, { status: response.status, statusText: response.statusText, headers })
+    const reply = (bytes: Uint8Array) => {
+      exchange!.sentBytes = bytes.byteLength
+      return new Response(bytes, { status: response.status, statusText: response.statusText, headers })
+    }
     if (key) {
       const id = `${coding}:${key}`
       let entry = kept.get(id)

@@ -29,6 +29,12 @@ export interface Exchange {
   /** Quota credits this request holds (taken, not given back), and the time they count in (credits.ts). */
   credits?: number
   creditsAt?: number
+  /** Credits given back to the caller (its answer was one of credits.ts `givesBack`): the usage ledger counts them. */
+  refunded?: number
+  /** The problem's kind when the answer is one (`quota`, `not-found` …): the usage ledger's outcome. */
+  problem?: string
+  /** Bytes of the body as sent when a layer re-encoded it (compression.ts); else `body`'s. */
+  sentBytes?: number
   /** Admitted to a per-item route whose cost is charged once its body is parsed, and not charged yet. */
   awaitsCharge?: boolean
   /** The quota store could not be asked and fail-open let the request through: nothing is counted. */

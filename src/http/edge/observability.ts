@@ -14,12 +14,13 @@ import { APP_VERSION } from '../../version.ts'
 import type { Config } from '../../config.ts'
 import { logger } from '../../lib/logger.ts'
 import { eventLoopMonitor } from './event-loop.ts'
-import { exchangeOf, existingExchange } from './exchange.ts'
+import { type Exchange, exchangeOf, existingExchange } from './exchange.ts'
 import { pathOf } from './paths.ts'
 import { internalProblem } from '../reply/problem.ts'
 import { formOf, problemBody } from '../reply/reply.ts'
 import { REQUEST_ID_HEADER } from '../reply/response-headers.ts'
 import type { Resolution } from '../routing/route-table.ts'
+import type { UsageMeter } from './usage-meter.ts'
 
 export const METRICS_PATH = '/metrics'
 
@@ -61,6 +62,8 @@ export interface Observability {
 export interface ObservabilityOptions {
   /** Where access-log lines go (one JSON object a line, no newline). Default: buffered stdout. */
   write?: (line: string) => void
+  /** The usage ledger's meter: every answered request of a known caller is counted there. */
+  usage?: UsageMeter
 }
 
 const escapeLabel = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')
@@ -130,7 +133,8 @@ const newRequestId = () => ID_PREFIX + (++idCounter).toString(36)
 
 /**
  * One access-log line: `{"time","level","msg","method","path","route","status","duration_ms","request_id","caller"?,
- * "ip"?,"ua"?}`; `caller` is who called (`key:<key id>` or `jwt:<sub>`), never the key. Built as
+ * "credits"?,"ip"?,"ua"?}`; `caller` is who called (`key:<key id>` or `jwt:<sub>`), never the key, and `credits`
+ * what the request spent (a bulk of 3: 3; given back: 0). Built as
  * text, with JSON.stringify only for the strings a client controls: a third of the cost of stringifying
  * an object made for the purpose.
  */
@@ -142,6 +146,7 @@ function accessLine(
   seconds: number,
   id: string,
   caller: string | undefined,
+  credits: number,
   ip: string | undefined,
   ua: string | null,
 ): string {
@@ -149,10 +154,19 @@ function accessLine(
   let line =
     `{"time":"${isoNow()}","level":"info","msg":"request","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},` +
     `"route":${JSON.stringify(route)},"status":${status},"duration_ms":${Math.round(seconds * 1e6) / 1e3},"request_id":"${id}"`
-  if (caller) line += `,"caller":${JSON.stringify(caller.slice(0, 256))}`
+  if (caller) line += `,"caller":${JSON.stringify(caller.slice(0, 256))},"credits":${credits}`
   if (ip) line += `,"ip":${JSON.stringify(ip)}`
   if (ua) line += `,"ua":${JSON.stringify(ua.slice(0, 256))}`
   return line + '}'
+}
+
+/** The body's bytes as sent: as re-encoded (compression), else the body the app made, else its Content-Length. */
+function bytesSent(request: Request, response: Response, exchange: Exchange): number {
+  if (request.method === 'HEAD' || response.status === 304) return 0
+  if (exchange.sentBytes !== undefined) return exchange.sentBytes
+  const body = exchange.body
+  if (body !== undefined) return typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
+  return Number(response.headers.get('content-length')) || 0
 }
 
 export function createObservability(config: Config, options: ObservabilityOptions = {}): Observability {
@@ -181,9 +195,12 @@ export function createObservability(config: Config, options: ObservabilityOption
     return entry
   }
 
-  const record = (request: Request, resolve: (request: Request) => Resolution, status: number, seconds: number) => {
+  const usage = options.usage
+  const record = (request: Request, resolve: (request: Request) => Resolution, response: Response, seconds: number) => {
     const method = request.method
+    const status = response.status
     const exchange = existingExchange(request)
+    if (usage && exchange?.principal) usage.record(exchange, method, status, seconds, bytesSent(request, response, exchange))
     // The route that ran, else what the request resolved to (a 401 before routing, a 404, a 405).
     const s = statsOf(method, exchange?.route?.pattern ?? resolve(request).label)
     s.byStatus.set(status, (s.byStatus.get(status) ?? 0) + 1)
@@ -209,6 +226,7 @@ export function createObservability(config: Config, options: ObservabilityOption
           seconds,
           exchange?.id ?? '-',
           exchange?.principal?.caller,
+          exchange?.credits ?? 0,
           ip,
           request.headers.get('user-agent'),
         ),
@@ -216,6 +234,7 @@ export function createObservability(config: Config, options: ObservabilityOption
     }
   }
 
+  if (usage) collectors.push(() => usage.metrics())
   const render = () => metricsText({ stats, inFlight, startedAt, eventLoop, collectors })
 
   const plugin = new Elysia({ name: 'almanac:observability' }).get(
@@ -255,7 +274,7 @@ export function createObservability(config: Config, options: ObservabilityOption
         } catch {
           // A response with immutable headers (none of ours) goes out without the echo.
         }
-        record(request, resolve, response.status, (performance.now() - started) / 1000)
+        record(request, resolve, response, (performance.now() - started) / 1000)
         return response
       }
       const failed = (e: unknown) => done(internalError(request, e))

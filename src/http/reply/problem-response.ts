@@ -11,7 +11,7 @@ import type { Logger } from '../../lib/logger.ts'
 import { type Credits, givesBack } from '../credits/credits.ts'
 import { exchangeOf } from '../edge/exchange.ts'
 import { isApi, pathOf } from '../edge/paths.ts'
-import { toProblem } from './problem.ts'
+import { PROBLEM_URN, toProblem } from './problem.ts'
 import { formOf, JSON_HEADERS, problemBody } from './reply.ts'
 import { exchangeHeaders, REQUEST_ID_HEADER } from './response-headers.ts'
 import type { Resolution } from '../routing/route-table.ts'
@@ -48,6 +48,7 @@ export function problemResponse(config: Config, { credits, resolve, log }: Probl
     else await credits.chargeUnread(request)
     // The id the access log has for this request, so a caller's report can be matched to its line.
     const exchange = exchangeOf(request)
+    exchange.problem = problem.type.slice(PROBLEM_URN.length)
     const id = exchange.id
     if (id) problem.request_id = id
     if (problem.status === 500)

@@ -35,7 +35,8 @@ const KINDS: Record<ErrorKind, { status: number; title: string }> = {
 }
 
 /** Problem `type` URIs are URNs: stable identifiers that do not pretend to be fetchable pages. */
-const typeOf = (kind: ErrorKind) => `urn:almanac:problem:${kind.replace(/_/g, '-')}`
+export const PROBLEM_URN = 'urn:almanac:problem:'
+const typeOf = (kind: ErrorKind) => `${PROBLEM_URN}${kind.replace(/_/g, '-')}`
 
 export interface ProblemResult {
   problem: Problem

@@ -73,6 +73,8 @@ export interface WildcardParameter {
 export interface RouteFacts {
   /** Credits a request costs beyond 1: one per item of a body member. */
   cost?: PerItemCost
+  /** The route costs no credit (a caller reading its own usage): authenticated, its quota headers sent, nothing spent. */
+  free?: true
   /** Largest body the route takes, bytes, when its largest valid body needs more than the default (16 KiB). */
   bodyLimit?: number
   /** Its 200 answers carry an ETag and this kind's Cache-Control; a matching If-None-Match is a 304. */

@@ -1,0 +1,164 @@
+/**
+ * Counts every answered /api/v1 request of a known caller into the usage ledger (stores/usage.ts), off the
+ * request path: a request adds to a row of this process's memory (one map lookup), and the rows are
+ * written to the store in one batch a second. No store round trip is added to a request.
+ *
+ * A batch that cannot be written (Redis away, a locked file) is kept, with its id, and written again on
+ * the next tick: the store applies an id once, so a retry never counts twice. What waits is bounded
+ * (`maxPendingRows`): past it the oldest batch is dropped and said so in the log and in /metrics. A crash
+ * loses what was not yet written: at most the last interval (a second); a clean stop writes everything.
+ */
+import { asLogger, type LogSink } from '../../lib/logger.ts'
+import {
+  emptyCounts,
+  keyText,
+  latencyBucket,
+  periodOf,
+  type UsageBatch,
+  type UsageQuery,
+  type UsageRow,
+  type UsageStore,
+} from '../../stores/usage.ts'
+import type { Exchange } from './exchange.ts'
+
+export interface UsageMeter {
+  /** Counts one answered request (observability.ts, after the response is made). Callers unknown are not counted. */
+  record(exchange: Exchange | undefined, method: string, status: number, seconds: number, bytes: number): void
+  /** Writes what is pending now (tests, a reader that wants this process's latest counts, shutdown). */
+  flush(): Promise<void>
+  /** The ledger, after this process's pending counts are written. */
+  read(query: UsageQuery): Promise<UsageRow[]>
+  /** Prometheus lines: rows waiting to be written, batches dropped. */
+  metrics(): string
+  /** Stops the timer and writes everything left. */
+  close(): Promise<void>
+}
+
+export interface UsageMeterOptions {
+  /** Milliseconds between writes (default 1,000). */
+  intervalMs?: number
+  /** Days daily rows are kept (ALMANAC_USAGE_RETENTION_DAYS). */
+  retentionDays?: number
+  /** Rows that may wait for a store that does not answer before the oldest batch is dropped. */
+  maxPendingRows?: number
+  clock?: () => number
+  log?: LogSink
+}
+
+/** `2xx`, `3xx`, or the status class and the problem's type: `4xx:not-found`, `429:quota`, `5xx:unavailable`. */
+function outcomeOf(status: number, problem: string | undefined): string {
+  if (status < 300) return '2xx'
+  if (status < 400) return '3xx'
+  const kind = status === 429 ? '429' : status < 500 ? '4xx' : '5xx'
+  return problem ? `${kind}:${problem}` : kind
+}
+
+/** A process-unique prefix for batch ids: workers and instances never share one. */
+const BATCH_PREFIX = crypto.getRandomValues(new Uint32Array(2)).reduce((s, n) => s + n.toString(36), '')
+
+export function createUsageMeter(store: UsageStore, options: UsageMeterOptions = {}): UsageMeter {
+  const { intervalMs = 1000, retentionDays = 400, maxPendingRows = 100_000, clock = Date.now } = options
+  const log = asLogger(options.log ?? (() => {}))
+  let rows = new Map<string, UsageRow>()
+  const waiting: UsageBatch[] = []
+  let waitingRows = 0
+  let batches = 0
+  let dropped = 0
+  let failing = false
+  let prunedAt = 0
+  let writing: Promise<void> | null = null
+
+  const record: UsageMeter['record'] = (exchange, method, status, seconds, bytes) => {
+    const principal = exchange?.principal
+    if (!principal) return
+    const route = exchange.route
+    const owner = route?.owner ?? exchange.resolved?.owner
+    const key = {
+      caller: principal.caller,
+      customer: principal.customer ?? '',
+      domain: owner?.domain.name ?? '',
+      route: `${method} ${route?.pattern ?? exchange.resolved?.label ?? ''}`,
+      outcome: outcomeOf(status, exchange.problem),
+    }
+    const period = periodOf('hour', Math.floor(clock() / 1000))
+    const text = keyText(period, key)
+    let row = rows.get(text)
+    if (!row) rows.set(text, (row = { period, ...key, ...emptyCounts() }))
+    row.requests++
+    row.credits += exchange.credits ?? 0
+    row.refunded += exchange.refunded ?? 0
+    row.bytes += bytes
+    row.latency[latencyBucket(seconds * 1000)]!++
+  }
+
+  /** Moves the rows counted so far into a batch of their own. */
+  const seal = () => {
+    if (!rows.size) return
+    const batch: UsageBatch = { id: `${BATCH_PREFIX}-${++batches}`, rows: [...rows.values()] }
+    rows = new Map()
+    waiting.push(batch)
+    waitingRows += batch.rows.length
+    while (waitingRows > maxPendingRows && waiting.length > 1) {
+      const lost = waiting.shift()!
+      waitingRows -= lost.rows.length
+      dropped++
+      log({ level: 'error', msg: 'usage ledger: a batch was dropped, the store has not answered', rows: lost.rows.length })
+    }
+  }
+
+  /** Writes the waiting batches in order; stops at the first that fails (kept for the next tick). */
+  const drain = async () => {
+    while (waiting.length) {
+      try {
+        await store.write(waiting[0]!)
+      } catch (e) {
+        if (!failing) log({ level: 'error', msg: 'usage ledger: cannot write, will retry', error: (e as Error).message })
+        failing = true
+        return
+      }
+      if (failing) log({ level: 'info', msg: 'usage ledger: writing again' })
+      failing = false
+      waitingRows -= waiting.shift()!.rows.length
+    }
+    const now = clock()
+    if (now - prunedAt > 3_600_000) {
+      prunedAt = now
+      try {
+        await store.prune(now, retentionDays)
+      } catch {}
+    }
+  }
+
+  const flush = async () => {
+    seal()
+    // One writer at a time, so batches go out in order; a flush asked meanwhile waits for it, then writes.
+    while (writing) await writing
+    writing = drain().finally(() => (writing = null))
+    await writing
+  }
+
+  const timer = setInterval(() => void flush(), intervalMs)
+  timer.unref()
+
+  return {
+    record,
+    flush,
+    async read(query) {
+      await flush()
+      return store.read(query)
+    },
+    metrics: () =>
+      [
+        '# HELP almanac_usage_pending_rows Usage ledger rows counted and not yet written to the store.',
+        '# TYPE almanac_usage_pending_rows gauge',
+        `almanac_usage_pending_rows ${waitingRows + rows.size}`,
+        '# HELP almanac_usage_dropped_batches_total Usage ledger batches dropped because the store did not answer for too long.',
+        '# TYPE almanac_usage_dropped_batches_total counter',
+        `almanac_usage_dropped_batches_total ${dropped}`,
+      ].join('\n'),
+    async close() {
+      clearInterval(timer)
+      await flush()
+    },
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The usage ledger in Redis, shared by every instance that points at the same server. Per grain, period
+ * and caller a hash `<prefix><grain>:<period>:<caller>` whose fields name the rest of a row's key
+ * (customer, domain, route, outcome, tab-separated) and hold its counts as comma-separated integers; a set
+ * `<prefix><grain>:<period>` names the callers of that period. Both expire with their grain's retention.
+ *
+ * A batch is one Lua script (Redis runs it alone: each row's read-add-write is atomic across instances),
+ * and it first claims the batch's id (SET NX, kept a day): a batch whose reply was lost to a timeout and is
+ * sent again is applied once, so an outage never makes the ledger count twice.
+ */
+import { redisConnection, type RedisOptions } from './redis.ts'
+import { type Grain, HOURLY_DAYS, LATENCY_BUCKETS, periodOf, sortRows, type UsageRow, type UsageStore } from './usage.ts'
+
+/** ARGV prefix, batch id, hour ttl, day ttl, then per row: hour, day, caller, field, counts. 0: already applied. */
+const WRITE = `
+local p = ARGV[1]
+if not redis.call('SET', p .. 'batch:' .. ARGV[2], '1', 'NX', 'EX', 86400) then return 0 end
+local ttls = { ARGV[3], ARGV[4] }
+local grains = { 'hour:', 'day:' }
+for i = 5, #ARGV, 5 do
+  local caller, field, add = ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
+  local more = {}
+  for n in string.gmatch(add, '[^,]+') do more[#more + 1] = tonumber(n) end
+  for g = 1, 2 do
+    local index = p .. grains[g] .. ARGV[i + g - 1]
+    local h = index .. ':' .. caller
+    local old = redis.call('HGET', h, field)
+    local out = add
+    if old then
+      local parts, j = {}, 0
+      for n in string.gmatch(old, '[^,]+') do
+        j = j + 1
+        parts[j] = string.format('%.0f', tonumber(n) + (more[j] or 0))
+      end
+      out = table.concat(parts, ',')
+    end
+    redis.call('HSET', h, field, out)
+    redis.call('EXPIRE', h, ttls[g])
+    redis.call('SADD', index, caller)
+    redis.call('EXPIRE', index, ttls[g])
+  end
+end
+return 1
+`
+
+/** ARGV prefix, grain, caller ('' for every caller), then periods. Returns flat [period, caller, field, counts, …]. */
+const READ = `
+local p, grain, only = ARGV[1], ARGV[2], ARGV[3]
+local out = {}
+for i = 4, #ARGV do
+  local index = p .. grain .. ':' .. ARGV[i]
+  local callers = only ~= '' and { only } or redis.call('SMEMBERS', index)
+  for _, caller in ipairs(callers) do
+    local fields = redis.call('HGETALL', index .. ':' .. caller)
+    for j = 1, #fields, 2 do
+      out[#out + 1] = ARGV[i]
+      out[#out + 1] = caller
+      out[#out + 1] = fields[j]
+      out[#out + 1] = fields[j + 1]
+    end
+  end
+end
+return out
+`
+
+const SECONDS: Record<Grain, number> = { hour: 3600, day: 86_400 }
+
+export interface RedisUsageOptions extends RedisOptions {
+  keyPrefix?: string
+  /** Days daily rows are kept (the key's TTL). */
+  retentionDays?: number
+  now?: () => number
+}
+
+export function redisUsageStore(url: string, options: RedisUsageOptions = {}): UsageStore {
+  const { keyPrefix: p = 'almanac:usage:', retentionDays = 400, now = Date.now, ...connection } = options
+  const redis = redisConnection(url, { role: 'usage ledger', ...connection })
+  const write = redis.script(WRITE)
+  const read = redis.script(READ)
+  return {
+    async write(batch) {
+      if (!batch.rows.length) return
+      const args = [p, batch.id, String(HOURLY_DAYS * 86_400), String(retentionDays * 86_400)]
+      for (const r of batch.rows)
+        args.push(
+          String(periodOf('hour', r.period)),
+          String(periodOf('day', r.period)),
+          r.caller,
+          `${r.customer}\t${r.domain}\t${r.route}\t${r.outcome}`,
+          [r.requests, r.credits, r.refunded, r.bytes, ...r.latency].join(','),
+        )
+      await write([], args)
+    },
+    async read(q) {
+      const until = q.until ?? Math.floor(now() / 1000) + 1
+      const periods: string[] = []
+      for (let t = periodOf(q.grain, q.since); t < until; t += SECONDS[q.grain]) if (t >= q.since) periods.push(String(t))
+      if (!periods.length) return []
+      const flat = (await read([], [p, q.grain, q.caller ?? '', ...periods])) as string[]
+      const rows: UsageRow[] = []
+      for (let i = 0; i + 3 < flat.length; i += 4) {
+        const [customer = '', domain = '', route = '', outcome = ''] = String(flat[i + 2]).split('\t')
+        if (q.customer !== undefined && customer !== q.customer) continue
+        const n = String(flat[i + 3])
+          .split(',')
+          .map(Number)
+        rows.push({
+          period: Number(flat[i]),
+          caller: String(flat[i + 1]),
+          customer,
+          domain,
+          route,
+          outcome,
+          requests: n[0] ?? 0,
+          credits: n[1] ?? 0,
+          refunded: n[2] ?? 0,
+          bytes: n[3] ?? 0,
+          latency: Array.from({ length: LATENCY_BUCKETS }, (_, j) => n[4 + j] ?? 0),
+        })
+      }
+      return sortRows(rows)
+    },
+    // Keys expire with their grain's retention: nothing to prune.
+    prune: () => {},
+    check: () => redis.check(),
+    close: () => redis.close(),
+  }
+}
