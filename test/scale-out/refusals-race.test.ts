@@ -6,26 +6,21 @@
  * headers at zero), 30 lookups that may spend. Exactly 20 lookups are answered; nothing else took a credit.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { spawn, type Subprocess } from 'bun'
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { freePort } from '../support/ports.ts'
 import { startRedis, type TestRedis } from '../support/redis.ts'
+import { servedProcesses } from '../support/served.ts'
 import { tempDirs } from '../support/temp.ts'
 
 const ROOT = resolve(import.meta.dir, '../..')
 const OUT = join(ROOT, 'datasets/out')
 const KEY = 'race-key-0123456789'
 
-const started: Subprocess[] = []
+const spawnServer = servedProcesses()
 let redis: TestRedis
 let dataDir: string
 
-afterAll(async () => {
-  for (const child of started) if (child.exitCode === null) child.kill('SIGTERM')
-  await Promise.all(started.map((c) => c.exited))
-  await redis?.close()
-})
+afterAll(() => redis?.close())
 // After the afterAll above, so the servers stop before their folders go.
 const tempDir = tempDirs('almanac-refusals-race-')
 
@@ -43,35 +38,10 @@ beforeAll(async () => {
   writeFileSync(join(dataDir, 'manifest.json'), JSON.stringify(manifest))
 }, 30_000)
 
+/** A server on the race's data folder and plan, with `own` settings; its URL. */
 async function serve(args: string[], own: Record<string, string>): Promise<string> {
-  const port = freePort()
-  const child = spawn({
-    cmd: ['bun', 'src/main.ts', 'serve', ...args],
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      ALMANAC_HOST: '127.0.0.1',
-      ALMANAC_ACCESS_LOG: 'false',
-      ALMANAC_SHUTDOWN_DELAY: '0',
-      ALMANAC_DATA_DIR: dataDir,
-      ALMANAC_PLANS: 'tiny:20/1d',
-      ALMANAC_DEFAULT_PLAN: 'tiny',
-      ALMANAC_API_KEYS: `${KEY}:tiny`,
-      ...own,
-    },
-    stdout: 'ignore',
-    stderr: 'ignore',
-  })
-  started.push(child)
-  const url = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`almanac serve exited with ${child.exitCode}`)
-    // /readyz is 503 by design (a domain is disabled): the server is up once it answers at all.
-    if ((await fetch(url + '/readyz').catch(() => null))?.status === 503) return url
-    await Bun.sleep(50)
-  }
-  throw new Error('almanac serve did not answer')
+  const env = { ALMANAC_DATA_DIR: dataDir, ALMANAC_PLANS: 'tiny:20/1d', ALMANAC_DEFAULT_PLAN: 'tiny', ALMANAC_API_KEYS: `${KEY}:tiny` }
+  return (await spawnServer(args, { ...env, ...own })).url
 }
 
 /** The race over `urls` (requests alternate between them, a new connection each), and what each kind got. */

@@ -1,0 +1,64 @@
+/**
+ * `almanac serve` as separate processes (`--workers`, several instances), on loopback ports of their own,
+ * killed after the file's tests. The server is up once it answers /readyz at all (a test's data folder may
+ * leave a domain disabled, so /readyz may be 503 by design).
+ */
+import { afterAll } from 'bun:test'
+import { spawn, type Subprocess } from 'bun'
+import { resolve } from 'node:path'
+import { freePort } from './ports.ts'
+
+const ROOT = resolve(import.meta.dir, '../..')
+
+export interface Served {
+  url: string
+  child: Subprocess
+  /** SIGTERM, and the exit (a clean stop: in-flight requests finished, the usage ledger written). */
+  stop(): Promise<number>
+}
+
+/** Call at a test file's top level; `serve` starts one server with `args` and `env` over the test's environment. */
+export function servedProcesses() {
+  const started: Subprocess[] = []
+  afterAll(async () => {
+    for (const child of started) if (child.exitCode === null) child.kill('SIGTERM')
+    await Promise.all(started.map((c) => c.exited))
+  })
+  return async function serve(args: string[], env: Record<string, string>): Promise<Served> {
+    const port = freePort()
+    const child = spawn({
+      cmd: ['bun', 'src/main.ts', 'serve', ...args],
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        ALMANAC_HOST: '127.0.0.1',
+        ALMANAC_ACCESS_LOG: 'false',
+        ALMANAC_SHUTDOWN_DELAY: '0',
+        ...env,
+      },
+      stdout: 'ignore',
+      stderr: 'ignore',
+    })
+    started.push(child)
+    const url = `http://127.0.0.1:${port}`
+    for (let i = 0; i < 600; i++) {
+      if (child.exitCode !== null) throw new Error(`almanac serve exited with ${child.exitCode}`)
+      if ((await fetch(url + '/readyz').catch(() => null)) !== null) return { url, child, stop }
+      await Bun.sleep(50)
+    }
+    throw new Error('almanac serve did not answer')
+
+    async function stop() {
+      child.kill('SIGTERM')
+      return child.exited
+    }
+  }
+}
+
+/** Runs the CLI (`bun src/main.ts …`) to its end: its exit code, stdout and stderr. */
+export async function cli(args: string[], env: Record<string, string>) {
+  const child = spawn({ cmd: ['bun', 'src/main.ts', ...args], cwd: ROOT, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  return { code, out, err }
+}
