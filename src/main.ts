@@ -1,7 +1,8 @@
 #!/usr/bin/env bun
-/** The CLI: almanac serve | start | data | keys | version | help. */
+/** The CLI: almanac serve | start | data | keys | customers | version | help. */
 import { UsageError, parseCommand } from './cli/args.ts'
 import { didYouMean } from './lib/did-you-mean.ts'
+import { customersCommand } from './cli/customers.ts'
 import { dataCommand } from './cli/data.ts'
 import { keysCommand } from './cli/keys.ts'
 import { MAIN_USAGE, SERVE_USAGE, START_USAGE, usageOf } from './cli/usage.ts'
@@ -15,7 +16,7 @@ import { logger } from './lib/logger.ts'
 import { StateError } from './stores/sqlite.ts'
 import { exitWithSupervisor, superviseWorkers, WORKER_ENV } from './supervisor.ts'
 
-const COMMANDS = ['serve', 'start', 'data', 'keys', 'version', 'help']
+const COMMANDS = ['serve', 'start', 'data', 'keys', 'customers', 'version', 'help']
 const [command, ...rest] = process.argv.slice(2)
 
 /** `--access-log` alone means `--access-log=true` (util.parseArgs would take the next flag as its value). */
@@ -102,6 +103,10 @@ async function main() {
     case 'keys':
       checkEnvironmentUnlessHelp()
       process.exitCode = await keysCommand(rest)
+      return
+    case 'customers':
+      checkEnvironmentUnlessHelp()
+      process.exitCode = await customersCommand(rest)
       return
     case 'version':
     case '--version':

@@ -1,6 +1,7 @@
 /** What `almanac --help` and `almanac <command> --help` print. */
 import { SETTINGS, settingOptions } from '../config.ts'
 import { helpLines } from '../lib/settings.ts'
+import { CUSTOMERS_USAGE } from './customers.ts'
 import { DATA_USAGE } from './data.ts'
 import { KEYS_USAGE } from './keys.ts'
 import { VERSION_USAGE } from './version.ts'
@@ -13,7 +14,8 @@ commands:
   serve      start the HTTP server on the built datasets
   start      build the datasets that can be built here, then serve (source tree; what failed is reported)
   data       build | fetch | verify | extract | activate | status datasets
-  keys       create | list | revoke API keys
+  keys       create | list | update | rotate | revoke API keys; audit: who changed keys and customers
+  customers  create | list | update customers (accounts): their keys share one quota and plan
   version    the app's and each dataset's version (--json)
   help       this text; \`almanac help <command>\` or \`almanac <command> --help\` for one command
 
@@ -47,6 +49,7 @@ const TOPICS = new Map<string, () => string>([
   ['start', () => START_USAGE],
   ['data', () => DATA_USAGE],
   ['keys', () => KEYS_USAGE],
+  ['customers', () => CUSTOMERS_USAGE],
   ['version', () => VERSION_USAGE],
   ['help', () => MAIN_USAGE],
 ])

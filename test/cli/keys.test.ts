@@ -1,11 +1,13 @@
 /**
- * `almanac keys` through the real CLI (`bun src/main.ts keys …` with a temp ALMANAC_STATE_DIR), then the
- * issued key over `app.handle`: accepted with its plan, refused once revoked — by the same running app.
+ * `almanac keys` and `almanac customers` through the real CLI (`bun src/main.ts keys …` with a temp
+ * ALMANAC_STATE_DIR), then the issued keys over `app.handle`: accepted with their plan (or their
+ * customer's), refused once revoked or once a rotation's grace is over — by the same running app. Then
+ * updates, rotations, the audit log, two CLIs racing, and the same commands on Redis.
  */
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import { testApp } from '../support/app.ts'
 import { startRedis } from '../support/redis.ts'
@@ -17,11 +19,12 @@ const MAIN = join(import.meta.dir, '../../src/main.ts')
 
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }))
 
-async function cli(...args: string[]) {
-  const proc = Bun.spawn(['bun', MAIN, 'keys', ...args], { env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+async function run(command: 'keys' | 'customers', args: string[], extraEnv: Record<string, string> = {}) {
+  const proc = Bun.spawn(['bun', MAIN, command, ...args], { env: { ...process.env, ...env, ...extraEnv }, stdout: 'pipe', stderr: 'pipe' })
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   return { stdout, stderr, code }
 }
+const cli = (...args: string[]) => run('keys', args)
 
 describe('almanac keys', () => {
   let aliceKey = ''
@@ -56,10 +59,10 @@ describe('almanac keys', () => {
     expect(nameless.stdout).toBe('')
   })
 
-  test('list shows id, name, plan, scopes, expiry, created, revoked and never a key', async () => {
+  test('list shows id, name, plan, customer, scopes, expiry, created, revoked and never a key', async () => {
     const table = await cli('list')
     expect(table.code).toBe(0)
-    expect(table.stdout).toMatch(/^ID\s+NAME\s+PLAN\s+SCOPES\s+EXPIRES\s+CREATED\s+REVOKED/)
+    expect(table.stdout).toMatch(/^ID\s+NAME\s+PLAN\s+CUSTOMER\s+SCOPES\s+EXPIRES\s+CREATED\s+REVOKED/)
     expect(table.stdout).toContain(aliceId)
     const json = await cli('list', '--json')
     const keys = JSON.parse(json.stdout)
@@ -67,7 +70,7 @@ describe('almanac keys', () => {
       ['alice', 'tiny', null],
       ['bob', null, null],
     ])
-    expect(Object.keys(keys[0]).sort()).toEqual(['created', 'expires', 'id', 'name', 'plan', 'revoked', 'scopes'])
+    expect(Object.keys(keys[0]).sort()).toEqual(['created', 'customer', 'expires', 'id', 'name', 'plan', 'revoked', 'rotated', 'scopes'])
     expect([keys[0].scopes, keys[0].expires]).toEqual([null, null])
     for (const out of [table.stdout, json.stdout]) {
       expect(out).not.toContain(aliceKey)
@@ -141,7 +144,7 @@ describe('almanac keys: scopes, expiry, and the Redis store', () => {
     expect(made.code).toBe(0)
     expect(JSON.parse(made.stdout)).toMatchObject({ scopes: ['ip', 'countries'], expires: '2099-05-06T00:00:00.000Z' })
     const table = (await cli('list')).stdout
-    expect(table).toMatch(/scoped\s+\(default\)\s+ip,countries\s+2099-05-06T00:00:00.000Z/)
+    expect(table).toMatch(/scoped\s+\(default\)\s+-\s+ip,countries\s+2099-05-06T00:00:00.000Z/)
     for (const [args, words] of [
       [['--scopes', 'ip,countrys'], '--scopes: "countrys" is not a domain (did you mean countries?)'],
       [['--scopes', ','], '--scopes: no domain named'],
@@ -170,6 +173,182 @@ describe('almanac keys: scopes, expiry, and the Redis store', () => {
       await redis.stop()
       const down = await cli('list', '--key-store', redis.url)
       expect({ code: down.code, stderr: down.stderr }).toEqual({ code: 1, stderr: expect.stringContaining('is unreachable') })
+    } finally {
+      await redis.close()
+    }
+  })
+})
+
+describe('almanac customers, keys update | rotate | audit', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'almanac-customers-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  const own = { ALMANAC_STATE_DIR: dir }
+  const keys = (...args: string[]) => run('keys', args, own)
+  const customers = (...args: string[]) => run('customers', args, own)
+  const actor = `cli:${userInfo().username}`
+  let acmeId = ''
+
+  test('customers create prints the id alone; names are unique; plans must be configured; list counts active keys', async () => {
+    const acme = await customers('create', '--name', 'Acme', '--plan', 'tiny')
+    expect(acme.code).toBe(0)
+    acmeId = acme.stdout.trim()
+    expect(acmeId).toMatch(/^cus_[0-9A-Za-z]{11}$/)
+    expect(acme.stderr).toContain(`created customer ${acmeId} (Acme, plan tiny)`)
+    const again = await customers('create', '--name', 'Acme')
+    expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 1, stderr: expect.stringContaining('already named "Acme"') })
+    const gold = await customers('create', '--name', 'Goldco', '--plan', 'gold')
+    expect({ code: gold.code, stderr: gold.stderr }).toEqual({
+      code: 2,
+      stderr: expect.stringContaining('--plan "gold" is not among the configured plans (free, tiny, test)'),
+    })
+    expect((await customers('create')).code).toBe(2)
+    expect((await keys('create', '--name', 'acme-1', '--customer', 'Acme')).code).toBe(0)
+    expect((await keys('create', '--name', 'acme-2', '--customer', acmeId)).code).toBe(0)
+    const listed = await customers('list')
+    expect(listed.stdout).toMatch(new RegExp(`^ID\\s+NAME\\s+PLAN\\s+KEYS\\s+CREATED\\n${acmeId}\\s+Acme\\s+tiny\\s+2\\s`))
+    expect(JSON.parse((await customers('list', '--json')).stdout)).toEqual([
+      { id: acmeId, name: 'Acme', plan: 'tiny', created: expect.any(String) },
+    ])
+  })
+
+  test("a customer's keys share its credits and its plan; a new plan is seen by a running app at once", async () => {
+    const one = await keys('create', '--name', 'pool-1', '--customer', 'Acme', '--plan', 'test', '--json')
+    const two = await keys('create', '--name', 'pool-2', '--customer', 'Acme', '--json')
+    const [k1, k2] = [JSON.parse(one.stdout), JSON.parse(two.stdout)]
+    expect([k1.customer, k2.customer, k1.plan]).toEqual([acmeId, acmeId, 'test'])
+    const table = (await keys('list')).stdout
+    expect(table).toMatch(/pool-1\s+tiny \(customer\)\s+Acme\s/)
+    const app = await testApp({ domains: [sampleDomain()], env: { ...env, ...own } })
+    try {
+      const call = async (key: string) => (await app.json('GET', '/api/v1/planets/earth', { key })).headers
+      const first = await call(k1.key)
+      expect(first.get('x-quota-limit')).toBe('5')
+      const second = await call(k2.key)
+      expect(Number(second.get('x-quota-remaining'))).toBe(Number(first.get('x-quota-remaining')) - 1)
+      expect((await customers('update', 'Acme', '--plan', 'default')).code).toBe(0)
+      expect((await call(k1.key)).get('x-quota-limit')).toBe('100')
+      const moved = await keys('update', 'pool-1', '--customer', 'none')
+      expect(moved.stderr).toContain('(pool-1, plan test)')
+      expect((await call(k1.key)).get('x-quota-limit')).toBe('1000')
+    } finally {
+      await app.close()
+    }
+  })
+
+  test('keys update: each field, the words that clear one, and clear refusals', async () => {
+    expect((await keys('create', '--name', 'svc', '--plan', 'tiny')).code).toBe(0)
+    const changed = await keys(
+      'update',
+      'svc',
+      '--name',
+      'svc-2',
+      '--plan',
+      'free',
+      '--scopes',
+      'ip,ua',
+      '--expires',
+      '2099-01-01',
+      '--json',
+    )
+    expect(changed.code).toBe(0)
+    expect(JSON.parse(changed.stdout)).toMatchObject({
+      name: 'svc-2',
+      plan: 'free',
+      scopes: ['ip', 'ua'],
+      expires: '2099-01-01T00:00:00.000Z',
+    })
+    const cleared = await keys('update', 'svc-2', '--plan', 'default', '--scopes', 'all', '--expires', 'never', '--json')
+    expect(JSON.parse(cleared.stdout)).toMatchObject({ name: 'svc-2', plan: null, scopes: null, expires: null, customer: null })
+    for (const [args, code, words] of [
+      [['svc-2'], 2, 'name what to change'],
+      [['svc-2', '--plan', 'gold'], 2, '--plan "gold" is not among the configured plans (free, tiny, test), nor "default"'],
+      [['svc-2', '--scopes', 'ipp'], 2, '"ipp" is not a domain'],
+      [['svc-2', '--expires', '2001-01-01'], 2, 'that moment has passed'],
+      [['svc-2', '--customer', 'Umbrella'], 1, 'no customer has the id or name "Umbrella"'],
+      [['svc-2', '--name', 'acme-1'], 1, 'already named "acme-1"'],
+      [['nobody', '--plan', 'free'], 1, 'no key has the id or active name "nobody"'],
+      [['--plan', 'free'], 2, 'keys update needs an id or a name'],
+    ] as const) {
+      const bad = await keys('update', ...args)
+      expect({ args, code: bad.code, stderr: bad.stderr }).toEqual({ args, code, stderr: expect.stringContaining(words) })
+    }
+  })
+
+  test('keys rotate prints the new key alone; the old one works through its grace, and not at all with --grace 0', async () => {
+    const made = await keys('create', '--name', 'rot')
+    const original = made.stdout.trim()
+    const rotated = await keys('rotate', 'rot', '--grace', '1h')
+    expect(rotated.code).toBe(0)
+    const second = rotated.stdout.trim()
+    expect(second).toMatch(/^alm_[0-9A-Za-z]{43}$/)
+    expect(rotated.stderr).toMatch(/rotated key_\w+ \(rot\): the old key works until \d{4}-.*Z; the key above is shown only this once/)
+    const app = await testApp({ domains: [sampleDomain()], env: { ...env, ...own } })
+    try {
+      const status = async (key: string) => {
+        const res = await app.json('GET', '/api/v1/planets/earth', { key })
+        return res.status === 401 ? res.body.error.detail : res.status
+      }
+      expect([await status(original), await status(second)]).toEqual([200, 200])
+      const third = JSON.parse((await keys('rotate', 'rot', '--grace', '0', '--json')).stdout)
+      expect(third.key).toMatch(/^alm_/)
+      // Both older secrets are refused from the rotation on, naming the rotation.
+      expect(await status(original)).toBe(`The API key has been rotated; its grace period ended at ${third.previousUntil}.`)
+      expect(await status(second)).toContain('has been rotated')
+      expect(await status(third.key)).toBe(200)
+    } finally {
+      await app.close()
+    }
+    for (const grace of ['soon', '91d', '-1h']) expect((await keys('rotate', 'rot', '--grace', grace)).code).toBe(2)
+  })
+
+  test('keys audit: every change with who made it, newest first; --limit, --since, --json', async () => {
+    const all = JSON.parse((await keys('audit', '--json', '--limit', '1000')).stdout) as {
+      action: string
+      actor: string
+      changes: object
+    }[]
+    expect(all.every((e) => e.actor === actor)).toBe(true)
+    expect(all.map((e) => e.action).slice(0, 3)).toEqual(['key.rotate', 'key.rotate', 'key.create'])
+    expect(all.at(-1)).toMatchObject({
+      action: 'customer.create',
+      changes: { name: { from: null, to: 'Acme' }, plan: { from: null, to: 'tiny' } },
+    })
+    expect(all.filter((e) => e.action === 'customer.update')).toHaveLength(1)
+    const text = await keys('audit', '--limit', '2')
+    expect(text.stdout).toMatch(/^AT\s+ACTOR\s+ACTION\s+TARGET\s+CHANGES\n/)
+    expect(text.stdout.trim().split('\n')).toHaveLength(3)
+    expect(text.stdout).toContain(`${actor}  key.rotate`)
+    expect(text.stdout).toMatch(/rotated: .* → .*; grace_until: - → \d{4}-/)
+    expect(JSON.parse((await keys('audit', '--since', '1d', '--json')).stdout)).toHaveLength(Math.min(all.length, 100))
+    expect(JSON.parse((await keys('audit', '--since', '2999-01-01', '--json')).stdout)).toEqual([])
+    for (const args of [
+      ['--since', 'yesterday'],
+      ['--limit', '0'],
+      ['--limit', 'ten'],
+    ])
+      expect((await keys('audit', ...args)).code).toBe(2)
+  })
+
+  test('two CLIs renaming two keys to one name at once: exactly one wins', async () => {
+    for (const name of ['race-a', 'race-b']) expect((await keys('create', '--name', name)).code).toBe(0)
+    const [a, b] = await Promise.all([keys('update', 'race-a', '--name', 'raced'), keys('update', 'race-b', '--name', 'raced')])
+    expect([a.code, b.code].sort()).toEqual([0, 1])
+    expect([a.stderr, b.stderr].join('')).toContain('already named "raced"')
+  })
+
+  test('customers and rotations on Redis too', async () => {
+    const redis = await startRedis()
+    try {
+      const store = { ALMANAC_KEY_STORE: redis.url }
+      const customer = await run('customers', ['create', '--name', 'Remote Co', '--plan', 'tiny'], store)
+      expect(customer.code).toBe(0)
+      expect((await run('keys', ['create', '--name', 'remote', '--customer', 'Remote Co'], store)).code).toBe(0)
+      expect((await run('keys', ['rotate', 'remote', '--grace', '0'], store)).stdout).toMatch(/^alm_\w+\n$/)
+      expect((await run('customers', ['update', 'Remote Co', '--name', 'Remote Inc'], store)).code).toBe(0)
+      const listed = (await run('keys', ['list'], store)).stdout
+      expect(listed).toMatch(/remote\s+tiny \(customer\)\s+Remote Inc\s/)
+      const audit = JSON.parse((await run('keys', ['audit', '--json'], store)).stdout) as { action: string }[]
+      expect(audit.map((e) => e.action)).toEqual(['customer.update', 'key.rotate', 'key.create', 'customer.create'])
     } finally {
       await redis.close()
     }
