@@ -27,7 +27,13 @@ export type ResponseForm = 'enveloped' | 'bare'
 export interface Plan {
   name: string
   credits: number
+  /**
+   * A fixed window's length. A monthly plan's window follows the calendar (src/stores/quota.ts `quotaWindow`
+   * gives it, and its length); this is then the longest a month can be (31 days), a bound for sizing only.
+   */
   windowSeconds: number
+  /** `1mo`: the window is the UTC calendar month, reset at 00:00 UTC on the 1st. */
+  calendar?: 'month'
 }
 
 const apiKeys: Parser<{ key: string; plan?: string }[]> = (raw, name) =>
@@ -39,26 +45,43 @@ const apiKeys: Parser<{ key: string; plan?: string }[]> = (raw, name) =>
   })
 
 const WINDOW_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 }
+/** A monthly plan's `windowSeconds`: the longest month. */
+const LONGEST_MONTH_SECONDS = 31 * 86400
 
 /** Names a plan may not have: what a plain object already answers (`__proto__`, `constructor`, …). */
 const RESERVED_PLAN_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype))
 
 /**
- * `free:1000/1d,tiny:5/60s` -> plans; each window is a count and a unit (s, m, h, d). A Map: plan names come
- * from tokens and keys, and a plain object would answer `constructor`.
+ * `free:1000/1d,tiny:5/60s,pro:100000/1mo` -> plans; each window is a count and a unit (s, m, h, d), or `1mo`:
+ * the UTC calendar month. A Map: plan names come from tokens and keys, and a plain object would answer `constructor`.
  */
 const plans: Parser<ReadonlyMap<string, Plan>> = (raw, name) => {
   const out = new Map<string, Plan>()
   for (const entry of list(raw, name)) {
-    const m = /^([A-Za-z0-9_.-]+):(\d+)\/(\d*)([smhd])$/.exec(entry)
-    if (!m) fail(name, `expected name:credits/window such as free:1000/1d, got ${JSON.stringify(entry)}`)
+    const m = /^([A-Za-z0-9_.-]+):(\d+)\/(\d*)(mo|[smhd])$/.exec(entry)
+    if (!m) fail(name, `expected name:credits/window such as free:1000/1d or pro:100000/1mo, got ${JSON.stringify(entry)}`)
     const [, plan, credits, count, unit] = m!
-    const windowSeconds = Number(count || 1) * WINDOW_UNITS[unit!]!
-    if (Number(credits) < 1 || windowSeconds < 1) fail(name, `plan ${plan} needs at least 1 credit and a window of at least 1s`)
     if (RESERVED_PLAN_NAMES.has(plan!)) fail(name, `plan name ${plan} is reserved; choose another`)
-    out.set(plan!, { name: plan!, credits: Number(credits), windowSeconds })
+    out.set(
+      plan!,
+      unit === 'mo' ? monthlyPlan(name, plan!, Number(credits), count!) : fixedPlan(name, plan!, Number(credits), count!, unit!),
+    )
   }
   return out
+}
+
+function fixedPlan(setting: string, name: string, credits: number, count: string, unit: string): Plan {
+  const windowSeconds = Number(count || 1) * WINDOW_UNITS[unit]!
+  if (credits < 1 || windowSeconds < 1) fail(setting, `plan ${name} needs at least 1 credit and a window of at least 1s`)
+  return { name, credits, windowSeconds }
+}
+
+// Months differ in length, so only one month is a window every store counts alike: `2mo` would need an epoch.
+function monthlyPlan(setting: string, name: string, credits: number, count: string): Plan {
+  if (count !== '' && Number(count) !== 1)
+    fail(setting, `plan ${name}: a calendar window is one month (\`1mo\`), not ${count}mo; use days for longer windows (\`60d\`)`)
+  if (credits < 1) fail(setting, `plan ${name} needs at least 1 credit`)
+  return { name, credits, windowSeconds: LONGEST_MONTH_SECONDS, calendar: 'month' }
 }
 
 const MiB = 2 ** 20
@@ -89,7 +112,7 @@ export const SCHEMA = {
     shown: '`default:10000/1h`',
     env: 'ALMANAC_PLANS',
     flag: '--plans',
-    doc: 'Plans as `name:credits/window` (`free:1000/1d,tiny:5/60s`).',
+    doc: 'Plans as `name:credits/window` (`free:1000/1d,tiny:5/60s`); `1mo` is the UTC calendar month (`pro:100000/1mo`).',
   }),
   defaultPlan: setting(text, {
     default: 'default',

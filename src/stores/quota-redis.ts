@@ -1,8 +1,8 @@
 /**
  * Quota counters in Redis, shared by every instance that points at the same server. A consume is one
  * Lua script (Redis runs a script alone, so read-decide-increment is atomic across all clients), and so is
-a refund; one key
- * per subject and window, expiring shortly after the window ends.
+ * a refund; one key per subject and window (its start in the name: a calendar month's too), expiring a
+ * minute after the window ends.
  *
  * Redis may go away and come back: commands fail fast while it is unreachable (no offline queue, a
  * timeout on every command), the caller turns that into a 503 or lets the request through (fail-open),
@@ -10,7 +10,7 @@ a refund; one key
  */
 import type { Plan } from '../config.ts'
 import { redisConnection, type RedisOptions } from './redis.ts'
-import { quotaState, windowStart, type QuotaStore } from './quota.ts'
+import { quotaState, quotaWindow, type QuotaStore } from './quota.ts'
 
 /** KEYS[1] counter; ARGV cost, credits, ttl. Returns {allowed, used after}. */
 const CONSUME = `
@@ -40,25 +40,27 @@ export function redisQuotaStore(url: string, options: RedisQuotaOptions = {}): Q
   const consume = redis.script(CONSUME)
   const refund = redis.script(REFUND)
 
-  const keyOf = (subject: string, plan: Plan, window: number) => `${keyPrefix}${plan.name}:${plan.windowSeconds}:${window}:${subject}`
+  // A monthly plan's keys say `1mo` where a fixed one's say its length.
+  const keyOf = (subject: string, plan: Plan, window: number) =>
+    `${keyPrefix}${plan.name}:${plan.calendar === 'month' ? '1mo' : plan.windowSeconds}:${window}:${subject}`
 
   return {
     async consume(subject, plan, cost, now = Date.now()) {
-      const window = windowStart(plan, now)
-      const key = keyOf(subject, plan, window)
+      const { start, end } = quotaWindow(plan, now)
+      const key = keyOf(subject, plan, start)
       // Kept a minute past the window's end so a clock a little behind still finds it.
-      const ttl = String(Math.max(1, window + plan.windowSeconds - Math.floor(now / 1000)) + 60)
+      const ttl = String(Math.max(1, end - Math.floor(now / 1000)) + 60)
       const reply: [number, number] = await consume([key], [String(cost), String(plan.credits), ttl])
-      return quotaState(plan, window, Number(reply[1]), reply[0] === 1)
+      return quotaState(plan, start, Number(reply[1]), reply[0] === 1)
     },
     async refund(subject, plan, credits, now = Date.now()) {
       // The key names the window the credits were taken in, so a refund never reaches a later one.
-      const window = windowStart(plan, now)
+      const window = quotaWindow(plan, now).start
       const used: number = await refund([keyOf(subject, plan, window)], [String(credits)])
       return quotaState(plan, window, Number(used), true)
     },
     async peek(subject, plan, now = Date.now()) {
-      const window = windowStart(plan, now)
+      const window = quotaWindow(plan, now).start
       const used = Number((await redis.command('GET', [keyOf(subject, plan, window)])) ?? 0)
       return quotaState(plan, window, used, true)
     },

@@ -95,7 +95,7 @@ export function createCredits(config: Config, quota: QuotaStore, clock: () => nu
           limit: plan.credits,
           remaining: 0,
           reset: Math.floor(now / 1000) + STORE_RETRY_SECONDS,
-          windowSeconds: plan.windowSeconds,
+          windowSeconds: quotaState(plan, windowStart(plan, now), 0, true).windowSeconds,
         }
 
   /** The store could not be asked: a 503, or (fail-open) the request goes through uncounted. */
