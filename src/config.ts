@@ -155,10 +155,13 @@ export const SCHEMA = {
     see: 'docs/datasets.md#readiness-and-missing-datasets',
   }),
   quotaStore: setting(storeSetting(['memory', 'sqlite']), {
-    default: 'memory',
+    default: 'sqlite',
     env: 'ALMANAC_QUOTA_STORE',
     flag: '--quota-store',
-    doc: '`memory`, `sqlite`, or `redis://…` (shared by many instances).',
+    doc:
+      '`sqlite` (the state dir: kept across restarts, shared by processes on one host), `memory` (lost on restart), ' +
+      'or `redis://…` (shared by many instances).',
+    see: 'docs/auth-and-quotas.md#quota-stores',
   }),
   keyStore: optional(storeSetting(['sqlite']), {
     shown: "`sqlite`, or the quota store's Redis",

@@ -44,7 +44,8 @@ export async function serve(config: Config, sink: LogSink = logger, options: Ser
   const log = asLogger(sink)
   // The state dir first: an unwritable one stops the start at once, before datasets are opened.
   const keys = openKeys(config, log)
-  const quota = createQuotaStore(config, log)
+  // Workers start as sharers of the SQLite counters rather than each first taking them alone.
+  const quota = createQuotaStore(config, log, { shared: options.reusePort })
   // A directory chosen by `almanac data activate` outlives restarts.
   const activated = activatedDir(config.stateDir)
   if (activated) log(`datasets: ${activated} was activated with \`almanac data activate\``)
@@ -57,7 +58,9 @@ export async function serve(config: Config, sink: LogSink = logger, options: Ser
   if (options.reusePort && config.stores.quota.kind === 'memory')
     log({
       level: 'warn',
-      msg: 'quota store is memory: each worker counts its own credits; use ALMANAC_QUOTA_STORE=sqlite or a redis:// URL to share them',
+      msg:
+        'quota store is memory: each worker counts its own credits; use ALMANAC_QUOTA_STORE=sqlite (the default) ' +
+        'or a redis:// URL to share them',
     })
   const usage = config.usageLedger
     ? createUsageMeter(createUsageStore(config, log), { retentionDays: config.usageRetentionDays, log })

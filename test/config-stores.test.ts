@@ -9,9 +9,9 @@ import { ConfigError, loadConfig } from '../src/config.ts'
 
 const stores = (env: Record<string, string>) => loadConfig({ env: { ALMANAC_STATE_DIR: '/var/lib/almanac', ...env } }).stores
 
-test('defaults: quota in memory; keys and the RDAP cache in the state dir SQLite', () => {
+test('defaults: quota, keys and the RDAP cache in the state dir SQLite', () => {
   expect(stores({})).toEqual({
-    quota: { kind: 'memory' },
+    quota: { kind: 'sqlite', dir: '/var/lib/almanac' },
     keys: { kind: 'sqlite', dir: '/var/lib/almanac' },
     rdapCache: { kind: 'sqlite', dir: '/var/lib/almanac' },
   })

@@ -25,7 +25,7 @@ describe('configuration layers', () => {
     const config = loadConfig({ env: {}, argv: [] })
     expect(config.port).toBe(8080)
     expect(config.responseForm).toBe('enveloped')
-    expect(config.quotaStore).toBe('memory')
+    expect(config.quotaStore).toBe('sqlite')
   })
 
   test('file < environment < flags, each layer overriding the one before', () => {

@@ -9,10 +9,15 @@ import { memoryUsageStore, type UsageStore } from './usage.ts'
 import { redisUsageStore } from './usage-redis.ts'
 import { sqliteUsageStore } from './usage-sqlite.ts'
 
-export function createQuotaStore(config: Pick<Config, 'stores'>, log?: (line: string) => void): QuotaStore {
+/** `shared`: this process is one of `--workers`, whose siblings open the same SQLite file (quota-sqlite.ts). */
+export function createQuotaStore(
+  config: Pick<Config, 'stores'>,
+  log?: (line: string) => void,
+  options: { shared?: boolean } = {},
+): QuotaStore {
   const where = config.stores.quota
   if (where.kind === 'memory') return memoryQuotaStore()
-  if (where.kind === 'sqlite') return sqliteQuotaStore(where.dir)
+  if (where.kind === 'sqlite') return sqliteQuotaStore(where.dir, { shared: options.shared })
   return redisQuotaStore(where.url, { log })
 }
 

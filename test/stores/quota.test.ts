@@ -1,10 +1,13 @@
 /**
  * The QuotaStore contract, run against every store: memory, sqlite (a temp state dir) and redis (a real
- * redis-server). Time is passed in, so window boundaries are tested without waiting.
+ * redis-server). Time is passed in, so window boundaries (fixed and calendar-month) are tested without
+ * waiting; the SQLite store's write-behind is driven by its `tick` and a clock the test moves.
  */
+import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
 import type { Plan } from '../../src/config.ts'
-import { memoryQuotaStore, type QuotaStore } from '../../src/stores/quota.ts'
+import { memoryQuotaStore, quotaWindow, type QuotaStore } from '../../src/stores/quota.ts'
 import { redisQuotaStore } from '../../src/stores/quota-redis.ts'
 import { sqliteQuotaStore } from '../../src/stores/quota-sqlite.ts'
 import { startRedis, type TestRedis } from '../support/redis.ts'
@@ -113,7 +116,169 @@ describe.each(stores)('%s quota store', (_, make) => {
   })
 })
 
+const monthly: Plan = { name: 'monthly', credits: 20, windowSeconds: 31 * 86400, calendar: 'month' }
+const utc = (...parts: [number, number, number, number?, number?, number?, number?]) => Date.UTC(...parts)
+const DAY = 86400
+
+describe('calendar-month windows', () => {
+  test.each([
+    ['Jan 31 2027, last millisecond', utc(2027, 0, 31, 23, 59, 59, 999), utc(2027, 0, 1), utc(2027, 1, 1), 31],
+    ['Feb 1 2027, first millisecond', utc(2027, 1, 1), utc(2027, 1, 1), utc(2027, 2, 1), 28],
+    ['Feb 29 2028 (leap day)', utc(2028, 1, 29, 12), utc(2028, 1, 1), utc(2028, 2, 1), 29],
+    ['Dec 31 2027, last second', utc(2027, 11, 31, 23, 59, 59), utc(2027, 11, 1), utc(2028, 0, 1), 31],
+    ['Jan 1 2028', utc(2028, 0, 1), utc(2028, 0, 1), utc(2028, 1, 1), 31],
+    ['Apr 30 2027', utc(2027, 3, 30, 8), utc(2027, 3, 1), utc(2027, 4, 1), 30],
+  ])('%s', (_, now, start, end, days) => {
+    expect(quotaWindow(monthly, now)).toEqual({ start: start / 1000, end: end / 1000 })
+    expect((end - start) / 1000).toBe(days * DAY)
+  })
+
+  test('a fixed 30d window is aligned to the epoch, not to the month', () => {
+    const { start, end } = quotaWindow({ name: 'd30', credits: 1, windowSeconds: 30 * DAY }, utc(2027, 0, 31))
+    expect(start % (30 * DAY)).toBe(0)
+    expect(end - start).toBe(30 * DAY)
+    expect(new Date(start * 1000).getUTCDate()).not.toBe(1)
+  })
+})
+
+describe.each(stores)('%s quota store, monthly plan', (_, make) => {
+  test('Jan 31 → Feb 1: the January window is spent to its last millisecond, February starts full and is 28 days', async () => {
+    const store = make()
+    const january = await store.consume('olga', monthly, 20, utc(2027, 0, 10))
+    expect(january).toEqual({
+      allowed: true,
+      policy: 'monthly',
+      limit: 20,
+      remaining: 0,
+      reset: utc(2027, 1, 1) / 1000,
+      windowSeconds: 31 * DAY,
+    })
+    expect((await store.consume('olga', monthly, 1, utc(2027, 0, 31, 23, 59, 59, 999))).allowed).toBe(false)
+    const february = await store.consume('olga', monthly, 1, utc(2027, 1, 1))
+    expect(february).toEqual({
+      allowed: true,
+      policy: 'monthly',
+      limit: 20,
+      remaining: 19,
+      reset: utc(2027, 2, 1) / 1000,
+      windowSeconds: 28 * DAY,
+    })
+    // Credits of January given back in February reach nothing.
+    expect((await store.refund('olga', monthly, 5, utc(2027, 0, 20))).reset).toBe(utc(2027, 1, 1) / 1000)
+    expect((await store.peek('olga', monthly, utc(2027, 1, 2))).remaining).toBe(19)
+    await store.close()
+  })
+
+  test('Feb 29 2028 counts in a 29-day February; March 1 starts again', async () => {
+    const store = make()
+    expect((await store.consume('pia', monthly, 12, utc(2028, 1, 3))).remaining).toBe(8)
+    const leap = await store.consume('pia', monthly, 8, utc(2028, 1, 29, 23, 59, 59))
+    expect([leap.allowed, leap.remaining, leap.reset, leap.windowSeconds]).toEqual([true, 0, utc(2028, 2, 1) / 1000, 29 * DAY])
+    expect((await store.consume('pia', monthly, 1, utc(2028, 1, 29, 23, 59, 59, 999))).allowed).toBe(false)
+    expect((await store.peek('pia', monthly, utc(2028, 2, 1))).remaining).toBe(20)
+    await store.close()
+  })
+
+  test('Dec → Jan: the year turns with the window', async () => {
+    const store = make()
+    expect((await store.consume('quinn', monthly, 20, utc(2027, 11, 31, 23, 59, 59))).reset).toBe(utc(2028, 0, 1) / 1000)
+    expect((await store.consume('quinn', monthly, 1, utc(2027, 11, 31, 23, 59, 59, 999))).allowed).toBe(false)
+    const january = await store.consume('quinn', monthly, 3, utc(2028, 0, 1))
+    expect([january.remaining, january.reset, january.windowSeconds]).toEqual([17, utc(2028, 1, 1) / 1000, 31 * DAY])
+    await store.close()
+  })
+
+  test('a monthly plan and a fixed one of the same name and 31 days are counted apart', async () => {
+    const store = make()
+    const fixed: Plan = { name: 'monthly', credits: 20, windowSeconds: 31 * DAY }
+    await store.consume('rita', monthly, 20, utc(2027, 4, 10))
+    expect((await store.consume('rita', fixed, 1, utc(2027, 4, 10))).remaining).toBe(19)
+    await store.close()
+  })
+})
+
+/** The counters as the file holds them (what a process opening it after a crash would start from). */
+const fileRows = (dir: string) => {
+  const db = new Database(join(dir, 'quota.sqlite'), { readonly: true })
+  try {
+    return db.query('SELECT subject, window_start, used FROM quota_counters ORDER BY subject').all()
+  } finally {
+    db.close()
+  }
+}
+
 describe('sqlite quota store', () => {
+  test("the file's only user counts in memory and writes behind: at the latest after flushMs, before the next consume", async () => {
+    const dir = tempDir()
+    let clock = 0
+    const store = sqliteQuotaStore(dir, { clock: () => clock, flushMs: 1000 })
+    expect(store.role()).toBe('owner')
+    expect((await store.consume('nina', plan, 3, T0)).remaining).toBe(17)
+    expect(fileRows(dir)).toEqual([])
+    clock = 999
+    await store.consume('nina', plan, 2, T0)
+    expect(fileRows(dir)).toEqual([])
+    // A full interval since the last write: this consume first adds the 5 held, then spends in memory.
+    clock = 1000
+    expect((await store.consume('nina', plan, 4, T0)).remaining).toBe(11)
+    expect(fileRows(dir)).toEqual([{ subject: 'nina', window_start: 1_700_000_100, used: 5 }])
+    // Refunds are written behind too, as negative deltas.
+    await store.refund('nina', plan, 6, T0)
+    store.tick()
+    expect(fileRows(dir)).toEqual([{ subject: 'nina', window_start: 1_700_000_100, used: 3 }])
+    await store.close()
+  })
+
+  test('a crash (reopened without close) loses only what was spent since the last write; a close loses nothing', async () => {
+    const dir = tempDir()
+    const clock = 0
+    const crashed = sqliteQuotaStore(dir, { clock: () => clock })
+    await crashed.consume('omar', plan, 5, T0)
+    crashed.tick()
+    await crashed.consume('omar', plan, 3, T0)
+    // What a process opening the file after a SIGKILL reads (test/scale-out/sqlite-quota-processes.test.ts kills one).
+    expect(fileRows(dir)).toEqual([{ subject: 'omar', window_start: 1_700_000_100, used: 5 }])
+    await crashed.close()
+    const reopened = sqliteQuotaStore(dir)
+    expect((await reopened.peek('omar', plan, T0)).remaining).toBe(12)
+    await reopened.close()
+  })
+
+  test('a second store on the file waits for the owner to hand over, then both share it exactly: 20 consumes of 3 → 6', async () => {
+    const dir = tempDir()
+    const a = sqliteQuotaStore(dir, { clock: () => 0 })
+    const b = sqliteQuotaStore(dir, { clock: () => 0 })
+    expect([a.role(), b.role()]).toEqual(['owner', 'waiting'])
+    // The owner spends some first: held in its memory only, until the hand-over writes them.
+    expect((await a.consume('pat', plan, 3, T0)).allowed).toBe(true)
+    const answers = Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).consume('pat', plan, 3, T0))
+    a.tick()
+    const results = [await a.consume('pat', plan, 0, T0), ...(await Promise.all(answers))]
+    expect(results.slice(1).filter((r) => r.allowed).length).toBe(5)
+    expect([a.role(), b.role()]).toEqual(['shared', 'shared'])
+    expect((await b.peek('pat', plan, T0)).remaining).toBe(2)
+    // b goes: a, alone again, takes the file back on its next tick and counts in memory from what the file holds.
+    await b.close()
+    a.tick()
+    expect(a.role()).toBe('owner')
+    expect((await a.consume('pat', plan, 3, T0)).allowed).toBe(false)
+    expect((await a.consume('pat', plan, 2, T0)).remaining).toBe(0)
+    await a.close()
+    expect(fileRows(dir)).toEqual([{ subject: 'pat', window_start: 1_700_000_100, used: 20 }])
+  })
+
+  test('workers start as sharers: each consume is a transaction of its own, nothing held', async () => {
+    const dir = tempDir()
+    const a = sqliteQuotaStore(dir, { shared: true })
+    const b = sqliteQuotaStore(dir, { shared: true })
+    expect([a.role(), b.role()]).toEqual(['shared', 'shared'])
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).consume('quentin', plan, 3, T0)))
+    expect(results.filter((r) => r.allowed).length).toBe(6)
+    expect(fileRows(dir)).toEqual([{ subject: 'quentin', window_start: 1_700_000_100, used: 18 }])
+    await a.close()
+    await b.close()
+  })
+
   test('counters survive closing and reopening the database', async () => {
     const dir = tempDir()
     const before = sqliteQuotaStore(dir)

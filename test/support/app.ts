@@ -26,6 +26,8 @@ export const testConfig = (env: Record<string, string> = {}, overrides: Partial<
         ALMANAC_PLANS: 'test:1000000/1d',
         ALMANAC_DEFAULT_PLAN: 'test',
         ALMANAC_ACCESS_LOG: 'false',
+        // Counters of this run only (the default, sqlite, would keep them in the checkout's state dir across runs).
+        ALMANAC_QUOTA_STORE: 'memory',
         ...env,
       },
     },
