@@ -119,7 +119,10 @@ audit('key.create', id, {}, rec)
 return {1, redis.call('HGETALL', h)}
 `
 
-/** ARGV 4 id or name, 5 the changes as JSON (null clears a field). {0} unknown, {2, fields} revoked, {3} no such customer, {4} name taken. */
+/**
+ * ARGV 4 id or name, 5 the changes as JSON (null clears a field). {0} unknown, {2, fields} revoked, {3} no
+ * such customer, {4} name taken.
+ */
 const UPDATE = `${PRELUDE}
 local id, hex = find_key(ARGV[4])
 if not id then return {0} end

@@ -394,13 +394,19 @@ const match = (r: MatchRow): KeyMatch => ({
 
 const KEY_COLUMNS = 'k.id, k.name, k.plan, k.created_at, k.revoked_at, k.scopes, k.expires_at, k.customer, k.rotated_at'
 const CUSTOMER_COLUMNS = 'id, name, plan, created_at'
-/** A request's one read: the key of a current or of a replaced secret, with its customer. */
+/** The key's customer, by scalar subqueries: in this SQLite a LEFT JOIN made the lookup 4× slower (2 µs → 8 µs). */
+const CUSTOMER_OF_KEY = ['name', 'plan', 'created_at']
+  .map((column) => `(SELECT ${column} FROM customers WHERE id = k.customer) AS c_${column === 'created_at' ? 'created' : column}`)
+  .join(', ')
+/**
+ * A request's one read: the key of a current secret or of one a rotation replaced, with its customer. Each
+ * half is an index lookup; the second finds nothing (the subquery is NULL) for a current or unknown secret.
+ */
 const MATCH = `
-  SELECT ${KEY_COLUMNS}, c.name AS c_name, c.plan AS c_plan, c.created_at AS c_created, NULL AS retires_at
-    FROM api_keys k LEFT JOIN customers c ON c.id = k.customer WHERE k.hash = ?1
+  SELECT ${KEY_COLUMNS}, ${CUSTOMER_OF_KEY}, NULL AS retires_at FROM api_keys k WHERE k.hash = ?1
   UNION ALL
-  SELECT ${KEY_COLUMNS}, c.name, c.plan, c.created_at, r.retires_at
-    FROM retired_secrets r JOIN api_keys k ON k.id = r.key_id LEFT JOIN customers c ON c.id = k.customer WHERE r.hash = ?1`
+  SELECT ${KEY_COLUMNS}, ${CUSTOMER_OF_KEY}, (SELECT retires_at FROM retired_secrets WHERE hash = ?1) FROM api_keys k
+   WHERE k.id = (SELECT key_id FROM retired_secrets WHERE hash = ?1)`
 
 function statements(db: Database) {
   const keys = `SELECT ${KEY_COLUMNS} FROM api_keys k`
