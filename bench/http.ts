@@ -17,15 +17,23 @@
  * A bare `Bun.serve` doing only what the SPEC asks of the light route and of `POST /ip` (bench/spec-floor.ts) runs
  * beside them: the table then says what the SPEC's own work costs over the hello-world on this machine, and
  * Almanac's layers over that floor.
+ * Last, the quota stores: the same lookup on a server counting in memory and one on the default SQLite store
+ * (write-behind, src/stores/quota-sqlite.ts), alternated in one run, with the SQLite ÷ memory throughput per round
+ * (target: ≥ 0.95). `BENCH_SECTION=quota-stores` runs that table alone.
+ * Every Almanac server has a state dir of its own, so each owns its quota file (sharing one would make them take turns).
  * Prints figures; asserts nothing. Run: `bun bench/http.ts` (datasets built; `SECONDS=10` for longer runs, `BENCH_ROUNDS=4`
  * for more rounds).
  */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import {
   BENCH_KEY,
   type BesideCase,
   type BesideRun,
   benchRounds,
   besideHello,
+  load,
   range,
   start,
   startAlmanac,
@@ -36,16 +44,22 @@ import {
 const seconds = Number(process.env.SECONDS ?? 5)
 const rounds = benchRounds()
 const light = '/api/v1/meta/datasets/countries'
+const ownState = (env: Record<string, string> = {}) => ({ ALMANAC_STATE_DIR: mkdtempSync(join(tmpdir(), 'almanac-bench-state-')), ...env })
+
+if (process.env.BENCH_SECTION === 'quota-stores') {
+  await quotaStoreRows()
+  process.exit(0)
+}
 
 const hello = await startHello()
 const helloFetch = await start('hello-world (bare Elysia, Bun.serve fetch: app.handle)', ['bun', 'bench/hello-fetch.ts'], {}, '/', {})
 const floor = await start("the SPEC's floor (bare Bun.serve, bench/spec-floor.ts)", ['bun', 'bench/spec-floor.ts'], {}, '/', {
   'x-api-key': BENCH_KEY,
 })
-const almanac = await startAlmanac()
-const logged = await startAlmanac({ ALMANAC_ACCESS_LOG: 'true' })
+const almanac = await startAlmanac(ownState())
+const logged = await startAlmanac(ownState({ ALMANAC_ACCESS_LOG: 'true' }))
 // Each request started as soon as it is read, as before src/http/edge/arrivals.ts: what starting a turn's together saves.
-const oneByOne = await startAlmanac({ ALMANAC_START_TOGETHER: 'false' })
+const oneByOne = await startAlmanac(ownState({ ALMANAC_START_TOGETHER: 'false' }))
 try {
   const bare = { 'x-response-form': 'bare' }
   const fields = `${light}?fields=id,version`
@@ -190,6 +204,38 @@ try {
   await almanac.stop()
   await logged.stop()
   await oneByOne.stop()
+}
+await quotaStoreRows()
+
+/**
+ * The same lookup on the memory quota store and on the SQLite one (each its state dir's only user: the owner,
+ * counting in memory and writing behind), alternated, one round after another; the ratio is of the same round.
+ */
+async function quotaStoreRows() {
+  const path = '/api/v1/countries/FR'
+  const memory = await startAlmanac(ownState({ ALMANAC_QUOTA_STORE: 'memory' }))
+  const sqlite = await startAlmanac(ownState({ ALMANAC_QUOTA_STORE: 'sqlite' }))
+  try {
+    console.log(`\nQuota stores: GET ${path} (Form A, one key), wrk 2 threads, 32 connections, ${seconds} s a run, ${rounds} rounds`)
+    console.log('| round | memory req/s | sqlite req/s | sqlite ÷ memory | memory CPU µs/req | sqlite CPU µs/req | non-2xx |')
+    console.log('|---:|---:|---:|---:|---:|---:|---:|')
+    const ratios: number[] = []
+    for (let round = 1; round <= rounds; round++) {
+      // Which goes first alternates, so neither always meets the machine a minute later.
+      const order = round % 2 ? [memory, sqlite] : [sqlite, memory]
+      const [first, second] = [await load(order[0]!, { path, seconds }), await load(order[1]!, { path, seconds })]
+      const [m, q] = round % 2 ? [first, second] : [second, first]
+      ratios.push(q.rps / m.rps)
+      console.log(
+        `| ${round} | ${m.rps.toFixed(0)} | ${q.rps.toFixed(0)} | ${(q.rps / m.rps).toFixed(3)} ` +
+          `| ${m.cpuUsPerRequest.toFixed(1)} | ${q.cpuUsPerRequest.toFixed(1)} | ${m.non2xx + q.non2xx} |`,
+      )
+    }
+    console.log(`\nsqlite ÷ memory throughput, lowest–highest round: ${range(ratios, 3)} (target ≥ 0.95)`)
+  } finally {
+    await memory.stop()
+    await sqlite.stop()
+  }
 }
 
 /** This checkout's server against BASE's on the rows that carry the shared layers, alternated, two rounds. */
