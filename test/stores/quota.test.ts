@@ -6,7 +6,7 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import type { Plan } from '../../src/config.ts'
+import { loadConfig, type Plan } from '../../src/config.ts'
 import { memoryQuotaStore, quotaWindow, type QuotaStore } from '../../src/stores/quota.ts'
 import { redisQuotaStore } from '../../src/stores/quota-redis.ts'
 import { sqliteQuotaStore } from '../../src/stores/quota-sqlite.ts'
@@ -131,6 +131,15 @@ describe('calendar-month windows', () => {
   ])('%s', (_, now, start, end, days) => {
     expect(quotaWindow(monthly, now)).toEqual({ start: start / 1000, end: end / 1000 })
     expect((end - start) / 1000).toBe(days * DAY)
+  })
+
+  test('ALMANAC_PLANS: `1mo` is the calendar month; `2mo` is refused with a reason', () => {
+    const plans = loadConfig({ env: { ALMANAC_PLANS: 'pro:100000/1mo,d30:5/30d', ALMANAC_DEFAULT_PLAN: 'pro' }, argv: [] }).plans
+    expect(plans.get('pro')).toEqual({ name: 'pro', credits: 100000, windowSeconds: 31 * DAY, calendar: 'month' })
+    expect(plans.get('d30')).toEqual({ name: 'd30', credits: 5, windowSeconds: 30 * DAY })
+    expect(() => loadConfig({ env: { ALMANAC_PLANS: 'pro:100/2mo', ALMANAC_DEFAULT_PLAN: 'pro' }, argv: [] })).toThrow(
+      /ALMANAC_PLANS.*one month \(`1mo`\), not 2mo/,
+    )
   })
 
   test('a fixed 30d window is aligned to the epoch, not to the month', () => {
