@@ -36,6 +36,17 @@ export interface Plan {
   calendar?: 'month'
 }
 
+/** `ops:<token>,ci:<token>`: operator credentials of the operator API and console, each named for the audit log. */
+const adminTokens: Parser<{ name: string; token: string }[]> = (raw, name) =>
+  list(raw, name).map((entry) => {
+    const at = entry.indexOf(':')
+    const [who, token] = [entry.slice(0, at), entry.slice(at + 1)]
+    if (at < 1 || !/^[A-Za-z0-9_.-]{1,64}$/.test(who)) fail(name, 'expected name:token, the name of letters, digits, `_`, `.` or `-`')
+    // Long enough that guessing is hopeless: 32 characters of a random token are well over 128 bits.
+    if (token.length < 32) fail(name, `the token of ${who} is shorter than 32 characters (make one with \`openssl rand -hex 32\`)`)
+    return { name: who, token }
+  })
+
 const apiKeys: Parser<{ key: string; plan?: string }[]> = (raw, name) =>
   list(raw, name).map((entry) => {
     const [key, plan, ...rest] = entry.split(':')
@@ -107,6 +118,13 @@ export const SCHEMA = {
     env: 'ALMANAC_API_KEYS',
     doc: 'Comma-separated keys accepted from configuration (beside those in the key store), each `key` or `key:plan`.',
   }),
+  adminTokens: setting(adminTokens, {
+    default: [],
+    shown: 'none (the operator API and console are off)',
+    env: 'ALMANAC_ADMIN_TOKENS',
+    doc: 'Operator credentials, `name:token` (token of 32+ characters), for `/admin/v1` and `/console`; never a customer key.',
+    see: 'docs/admin.md',
+  }),
   plans: setting(plans, {
     default: new Map([['default', { name: 'default', credits: 10000, windowSeconds: 3600 }]]),
     shown: '`default:10000/1h`',
@@ -174,6 +192,20 @@ export const SCHEMA = {
     env: 'ALMANAC_QUOTA_FAIL_OPEN',
     doc: 'When the quota store is down: serve uncounted instead of 503.',
   }),
+  usageLedger: setting(boolean, {
+    default: true,
+    env: 'ALMANAC_USAGE_LEDGER',
+    flag: '--usage-ledger',
+    doc: 'Keep the usage ledger (requests, credits, bytes and latency per key, hour, route and outcome) in the quota store.',
+    see: 'docs/usage.md',
+  }),
+  usageRetentionDays: setting(integer(1, 3660), {
+    default: 400,
+    shown: '400 days',
+    env: 'ALMANAC_USAGE_RETENTION_DAYS',
+    doc: 'How long daily usage rows are kept (hourly ones: 35 days).',
+    see: 'docs/usage.md',
+  }),
   trustedProxies: setting(list, {
     default: [],
     env: 'ALMANAC_TRUSTED_PROXIES',
@@ -194,20 +226,6 @@ export const SCHEMA = {
     default: MiB,
     env: 'ALMANAC_BODY_LIMIT',
     doc:
-  usageLedger: setting(boolean, {
-    default: true,
-    env: 'ALMANAC_USAGE_LEDGER',
-    flag: '--usage-ledger',
-    doc: 'Keep the usage ledger (requests, credits, bytes and latency per key, hour, route and outcome) in the quota store.',
-    see: 'docs/usage.md',
-  }),
-  usageRetentionDays: setting(integer(1, 3660), {
-    default: 400,
-    shown: '400 days',
-    env: 'ALMANAC_USAGE_RETENTION_DAYS',
-    doc: 'How long daily usage rows are kept (hourly ones: 35 days).',
-    see: 'docs/usage.md',
-  }),
       "Ceiling on every request body, bytes (413 beyond); each route's own limit (`x-body-limit`, 16 KiB unless it needs more) applies " +
       'under it.',
   }),

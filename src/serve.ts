@@ -78,6 +78,7 @@ export async function serve(config: Config, sink: LogSink = logger, options: Ser
       authenticator,
       quota,
       usage,
+      keys,
       log,
       observability,
       stopping: () => stopping,

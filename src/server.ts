@@ -32,6 +32,8 @@ import { problemResponse } from './http/reply/problem-response.ts'
 import { quotaPolicy } from './http/credits/quota-policy.ts'
 import type { UsageMeter } from './http/edge/usage-meter.ts'
 import { usageRoutes } from './http/endpoints/usage.ts'
+import { operatorRoutes } from './admin/mount.ts'
+import type { KeyStore } from './stores/keys.ts'
 import { readiness } from './http/endpoints/readiness.ts'
 import { exchangeHeaders } from './http/reply/response-headers.ts'
 import { bodyJson, checkFormHeader, formOf, Reply } from './http/reply/reply.ts'
@@ -47,6 +49,8 @@ export interface AppDeps {
   log?: LogSink
   /** Metrics and access log; one is made from the config when absent (tests pass their own to read the log). */
   observability?: Observability
+  /** The key store, for the operator API (/admin/v1); without it those routes answer 503. */
+  keys?: KeyStore
   /** The usage ledger's meter (serve.ts makes it beside the quota store); without it /api/v1/usage answers 503. */
   usage?: UsageMeter
   /** Milliseconds since the epoch for quota windows and their headers (tests fix it; default Date.now). */
@@ -141,6 +145,7 @@ export function createApp(config: Config, deps: AppDeps, mounted: MountedDomain[
   closeInputs(api)
   app.use(api)
   // Outside /api/v1, so the request hook neither authenticates nor counts them (isApi is false).
+  app.use(operatorRoutes(config, deps, { mounted, limits, clock, metrics: observability.render }))
   for (const m of mounted)
     if (m.state === 'open' && m.domain.publicRoutes) app.use(m.domain.publicRoutes({ service: m.service, config, data: deps.data, log }))
 

@@ -20,7 +20,8 @@ function layerOf(file: string): Layer | undefined {
   if (file === 'src/config.ts' || file === 'src/version.ts' || /^src\/domains\/[^/]+\/settings\.ts$/.test(file)) return 'config'
   // The descriptor contract names only config and data types: the build runner reads it, so it sits with data.
   if (file.startsWith('src/data/') || file.startsWith('src/stores/') || file === 'src/domains/types.ts') return 'data'
-  if (file.startsWith('src/http/')) return 'http'
+  // The operator API and console: an HTTP surface of its own beside /api/v1.
+  if (file.startsWith('src/http/') || file.startsWith('src/admin/')) return 'http'
   // datasets/sources.ts lists the registry's sources: the registry's layer.
   if (file.startsWith('src/domains/') || file === 'datasets/sources.ts') return 'domains'
   if (['src/server.ts', 'src/serve.ts', 'src/supervisor.ts', 'src/refresh.ts'].includes(file)) return 'server'

@@ -9,7 +9,8 @@ import { didYouMean } from '../lib/did-you-mean.ts'
 import { createKeyStore, createUsageStore } from '../stores/index.ts'
 import { KeyStoreError } from '../stores/keys.ts'
 import { StateError } from '../stores/sqlite.ts'
-import { addCounts, emptyCounts, periodOf, quantile, type UsageCounts, type UsageRow } from '../stores/usage.ts'
+import { periodOf } from '../stores/usage.ts'
+import { parseSince, REPORT_GRAINS, report, type ReportRow } from '../stores/usage-report.ts'
 import { parseCommand, UsageError } from './args.ts'
 
 export const USAGE_REPORT_USAGE = `usage: almanac usage [--key ID|NAME] [--customer ID|NAME] [--since 30d] [--until DATE]
@@ -23,78 +24,7 @@ export const USAGE_REPORT_USAGE = `usage: almanac usage [--key ID|NAME] [--custo
 Reads ALMANAC_QUOTA_STORE's ledger (sqlite: ALMANAC_STATE_DIR/usage.sqlite, or Redis). A server on the memory
 store keeps its ledger in its own memory: ask it with GET /api/v1/usage instead.`
 
-const GRAINS = ['hour', 'day', 'month'] as const
 const FORMATS = ['table', 'csv', 'json'] as const
-type By = (typeof GRAINS)[number]
-
-/** `30d`, `48h` before `now`, or a UTC date: Unix seconds; else why not. */
-export function parseSince(raw: string, now: number, flag: string): number | string {
-  const relative = /^(\d{1,5})([dh])$/.exec(raw)
-  if (relative) return Math.floor(now / 1000) - Number(relative[1]) * (relative[2] === 'd' ? 86_400 : 3600)
-  const date = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? Date.parse(`${raw}T00:00:00Z`) : NaN
-  if (Number.isNaN(date)) return `${flag} ${JSON.stringify(raw)}: expected 30d, 48h or a date such as 2026-11-01`
-  return date / 1000
-}
-
-/** One line of the report. */
-export interface ReportRow {
-  period: string
-  key: string
-  customer: string
-  domain: string
-  route: string
-  requests: number
-  answered: number
-  client_errors: number
-  refused: number
-  server_errors: number
-  credits: number
-  refunded: number
-  bytes: number
-  p50_ms: number | null
-  p95_ms: number | null
-  p99_ms: number | null
-}
-
-const periodText = (by: By, seconds: number) => {
-  const iso = new Date(seconds * 1000).toISOString()
-  return by === 'hour' ? `${iso.slice(0, 13)}:00Z` : by === 'day' ? iso.slice(0, 10) : iso.slice(0, 7)
-}
-
-/** The ledger's rows folded into report lines: outcomes into columns, days into months for `--by month`. */
-export function report(rows: readonly UsageRow[], by: By): ReportRow[] {
-  const groups = new Map<string, { row: ReportRow; counts: UsageCounts }>()
-  for (const r of rows) {
-    const period = periodText(by, by === 'hour' ? periodOf('hour', r.period) : r.period)
-    const id = `${period}\t${r.caller}\t${r.customer}\t${r.domain}\t${r.route}`
-    let group = groups.get(id)
-    if (!group) {
-      const row: ReportRow = {
-        ...{ period, key: r.caller, customer: r.customer, domain: r.domain, route: r.route },
-        ...{ requests: 0, answered: 0, client_errors: 0, refused: 0, server_errors: 0, credits: 0, refunded: 0, bytes: 0 },
-        ...{ p50_ms: null, p95_ms: null, p99_ms: null },
-      }
-      groups.set(id, (group = { row, counts: emptyCounts() }))
-    }
-    addCounts(group.counts, r)
-    const kind = r.outcome.slice(0, 3)
-    const column = kind === '429' ? 'refused' : kind === '4xx' ? 'client_errors' : kind === '5xx' ? 'server_errors' : 'answered'
-    group.row[column] += r.requests
-  }
-  const byKey = (a: ReportRow, b: ReportRow) =>
-    a.period.localeCompare(b.period) || a.key.localeCompare(b.key) || a.domain.localeCompare(b.domain) || a.route.localeCompare(b.route)
-  const lines = [...groups.values()].map(({ row, counts }) => ({
-    ...row,
-    requests: counts.requests,
-    credits: counts.credits,
-    refunded: counts.refunded,
-    bytes: counts.bytes,
-    p50_ms: quantile(counts.latency, 0.5),
-    p95_ms: quantile(counts.latency, 0.95),
-    p99_ms: quantile(counts.latency, 0.99),
-  }))
-  return lines.sort(byKey)
-}
 
 const COLUMNS: (keyof ReportRow)[] = [
   'period',
@@ -189,7 +119,7 @@ export async function usageCommand(
     return 0
   }
   const flag = (name: string) => parsed.values[name] as string | undefined
-  const by = oneOf('by', flag('by'), GRAINS, 'day')
+  const by = oneOf('by', flag('by'), REPORT_GRAINS, 'day')
   const format = oneOf('format', flag('format'), FORMATS, 'table')
   const since = parseSince(flag('since') ?? '30d', now, '--since')
   const until = flag('until') === undefined ? undefined : parseSince(flag('until')!, now, '--until')

@@ -6,6 +6,7 @@ export type ErrorKind =
   | 'bad_request' // the request cannot be understood (e.g. an unknown `fields` name)
   | 'invalid' // well-formed but a value is not acceptable
   | 'not_found' // the resource does not exist
+  | 'conflict' // the change clashes with what exists (a name already taken, a key already revoked)
   | 'ambiguous' // the input names several resources (e.g. an abbreviation shared by several zones)
   | 'too_large' // a body, batch or input over a limit
   | 'unsupported_type' // a body of a media type the route does not take

@@ -86,6 +86,7 @@ export async function testApp(
       domains,
       authenticator: createAuthenticator(config, { keys }),
       quota,
+      keys,
       usage: options.usage,
       clock: options.clock,
       log: options.log,

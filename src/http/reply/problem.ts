@@ -21,6 +21,7 @@ const KINDS: Record<ErrorKind, { status: number; title: string }> = {
   bad_request: { status: 400, title: 'Bad request' },
   invalid: { status: 422, title: 'Invalid input' },
   not_found: { status: 404, title: 'Not found' },
+  conflict: { status: 409, title: 'Conflict' },
   ambiguous: { status: 400, title: 'Ambiguous input' },
   too_large: { status: 413, title: 'Payload too large' },
   unsupported_type: { status: 415, title: 'Unsupported media type' },
