@@ -239,7 +239,11 @@ const planWords = (plan: string | null, config: Config) => plan ?? `${config.def
 
 /** How `keys create` and `keys update` describe a key on stderr. */
 function describe(key: StoredKey, config: Config): string {
-  const parts = [key.customer ? `customer ${key.customer}` : `plan ${planWords(key.plan, config)}`]
+  const parts = [
+    key.customer
+      ? `customer ${key.customer}${key.plan ? `; its own plan ${key.plan} is unused while it has one` : ''}`
+      : `plan ${planWords(key.plan, config)}`,
+  ]
   if (key.scopes) parts.push(`scopes ${key.scopes.join(',')}`)
   if (key.expires) parts.push(`expires ${key.expires}`)
   return `${key.id} (${key.name}, ${parts.join(', ')})`

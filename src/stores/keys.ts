@@ -117,6 +117,7 @@ export interface AuditEntry {
   changes: Record<string, { from: AuditValue; to: AuditValue }>
 }
 
+/** The newest `limit` entries, of those at or after `since`. */
 export interface AuditQuery {
   /** At most this many entries (default 100, at most 10,000). */
   limit?: number
@@ -247,7 +248,13 @@ export function prepareKey(input: NewKey, now = Date.now()) {
     customer: null,
     rotated: null,
   }
-  return { ...newSecret(), record, customerRef: input.customer ?? null }
+  return { ...newSecret(), record, customerRef: checkCustomerRef(input.customer ?? null) }
+}
+
+/** A customer named by id or name; the store finds it in the same transaction as the change. */
+const checkCustomerRef = (ref: string | null) => {
+  if (ref !== null && !ref.trim()) throw unknownCustomer(ref)
+  return ref
 }
 
 /** The changes checked, holding only the fields given (`customer` still an id or a name). */
@@ -257,7 +264,7 @@ export function prepareChanges(changes: KeyChanges): KeyChanges {
   if (changes.plan !== undefined) out.plan = checkPlan(changes.plan)
   if (changes.scopes !== undefined) out.scopes = checkScopes(changes.scopes)
   if (changes.expires !== undefined) out.expires = checkExpires(changes.expires)
-  if (changes.customer !== undefined) out.customer = changes.customer
+  if (changes.customer !== undefined) out.customer = checkCustomerRef(changes.customer)
   if (!Object.keys(out).length) throw new KeyStoreError('nothing to change: name one of --name, --plan, --scopes, --expires, --customer')
   return out
 }

@@ -354,3 +354,34 @@ describe('almanac customers, keys update | rotate | audit', () => {
     }
   })
 })
+
+describe('help and usage mistakes', () => {
+  test('customers --help, help customers and keys audit --help print usage and run nothing', async () => {
+    for (const [command, args, words] of [
+      ['customers', ['--help'], 'almanac customers create --name NAME'],
+      ['customers', ['update', '--help'], 'almanac customers update <id | name>'],
+      ['keys', ['audit', '--help'], 'almanac keys audit [--since 7d|DATE]'],
+      ['keys', ['rotate', '-h'], 'almanac keys rotate <id | name> [--grace 24h]'],
+    ] as const) {
+      const out = await run(command, [...args])
+      expect({ code: out.code, stdout: out.stdout }).toEqual({ code: 0, stdout: expect.stringContaining(words) })
+    }
+    const proc = Bun.spawn(['bun', MAIN, 'help', 'customers'], { stdout: 'pipe' })
+    expect(await new Response(proc.stdout).text()).toContain('almanac customers list [--json]')
+  })
+
+  test('an unknown subcommand or flag is exit 2 naming the nearest; a target is required where one is taken', async () => {
+    const unknown = await run('customers', ['delete', 'Acme'])
+    expect({ code: unknown.code, stderr: unknown.stderr }).toEqual({
+      code: 2,
+      stderr: expect.stringContaining('unknown customers command "delete"'),
+    })
+    const flag = await run('keys', ['rotate', 'x', '--grase', '1h'])
+    expect({ code: flag.code, stderr: flag.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('did you mean --grace') })
+    const targetless = await run('customers', ['update', '--plan', 'free'])
+    expect({ code: targetless.code, stderr: targetless.stderr }).toEqual({
+      code: 2,
+      stderr: expect.stringContaining('needs an id or a name'),
+    })
+  })
+})

@@ -118,6 +118,7 @@ describe.each(backings)('%s key store', (_, backing) => {
       [{ name: 'x', plan: null, scopes: ['IP'] }, '"IP" is not a domain name'],
       [{ name: 'x', plan: null, expires: 'soon' }, 'not a date'],
       [{ name: 'x', plan: null, customer: 'nobody' }, 'no customer has the id or name "nobody"'],
+      [{ name: 'x', plan: null, customer: '' }, 'no customer has the id or name ""'],
     ] as const)
       expect((await failure(() => store.create(input as never))).message).toContain(words)
     expect((await failure(() => store.create({ name: 'x', plan: null }, ' '))).message).toContain('the actor " "')
