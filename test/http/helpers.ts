@@ -10,6 +10,8 @@ import { createAuthenticator } from '../../src/http/admission/auth.ts'
 import { serverBodyCeiling } from '../../src/http/admission/request-guards.ts'
 import { createObservability } from '../../src/http/edge/observability.ts'
 import { liveApp } from '../../src/refresh.ts'
+import { createUsageMeter } from '../../src/http/edge/usage-meter.ts'
+import { memoryUsageStore } from '../../src/stores/usage.ts'
 import { openDomains } from '../../src/domains/mount.ts'
 import { memoryQuotaStore, type QuotaStore } from '../../src/stores/quota.ts'
 import { testConfig } from '../support/app.ts'
@@ -38,9 +40,12 @@ export async function liveServer(
   const mounted = await openDomains(config, data, domains, () => {})
   const quota = options.quota ?? memoryQuotaStore()
   const log: string[] = []
-  const observability = createObservability(config, { write: (line) => log.push(line) })
+  // The ledger is on, as in serve.ts, in this process's memory.
+  const usage = createUsageMeter(memoryUsageStore(), { intervalMs: 3_600_000 })
+  const observability = createObservability(config, { write: (line) => log.push(line), usage })
   // Served as serve.ts serves: through a LiveApp, which also collects the datasets' and domains' metrics.
-  const live = liveApp(config, { domains, authenticator: createAuthenticator(config), quota, observability, log: () => {} }, data, mounted)
+  const authenticator = createAuthenticator(config)
+  const live = liveApp(config, { domains, authenticator, quota, usage, observability, log: () => {} }, data, mounted)
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
@@ -57,6 +62,7 @@ export async function liveServer(
     log,
     async stop() {
       await server.stop(true)
+      await usage.close()
       if (!options.quota) await quota.close()
     },
   }

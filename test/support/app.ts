@@ -13,7 +13,8 @@ import { openDomains } from '../../src/domains/mount.ts'
 import { createQuotaStore } from '../../src/stores/index.ts'
 import { openKeyStore } from '../../src/stores/keys.ts'
 import type { QuotaStore } from '../../src/stores/quota.ts'
-import type { UsageMeter } from '../../src/http/edge/usage-meter.ts'
+import { createUsageMeter, type UsageMeter } from '../../src/http/edge/usage-meter.ts'
+import { memoryUsageStore } from '../../src/stores/usage.ts'
 
 export const TEST_KEY = 'test-key-0123456789'
 
@@ -78,6 +79,8 @@ export async function testApp(
   const domains = options.domains ?? allDomains
   const mounted = await openDomains(config, data, domains, options.log ?? (() => {}))
   const quota = options.quota ?? createQuotaStore(config)
+  // The ledger is on by default, as in serve.ts: in this process's memory unless the test brings its own.
+  const usage = options.usage ?? createUsageMeter(memoryUsageStore(), { intervalMs: 3_600_000 })
   const keys = options.env?.ALMANAC_STATE_DIR || options.config?.stateDir ? openKeyStore(config.stateDir) : undefined
   // Served as serve.ts serves: through a LiveApp, which also collects the datasets' and domains' metrics.
   const app = liveApp(
@@ -87,10 +90,10 @@ export async function testApp(
       authenticator: createAuthenticator(config, { keys }),
       quota,
       keys,
-      usage: options.usage,
+      usage,
       clock: options.clock,
       log: options.log,
-      observability: createObservability(config, { usage: options.usage }),
+      observability: createObservability(config, { usage }),
     },
     data,
     mounted,
@@ -125,6 +128,7 @@ export async function testApp(
     async close() {
       for (const m of mounted) if (m.service !== undefined) await m.domain.close?.(m.service)
       if (!options.quota) await quota.close()
+      if (!options.usage) await usage.close()
       keys?.close()
     },
   }

@@ -309,7 +309,9 @@ function successResponse(op: Json, shapes: ResponseShapes | undefined, hasDefini
   }
 }
 
-function costText(cost: PerItemCost | undefined): string {
+function costText(cost: PerItemCost | undefined, free: boolean): string {
+  if (free)
+    return '**Quota cost:** none (`x-quota-cost: 0`): answered even when no credit is left; the quota headers still report the window.'
   if (!cost) return '**Quota cost:** 1 credit.'
   return (
     `**Quota cost:** 1 credit per item of \`${cost.field === '' ? 'the body' : cost.field}\` (at most ${cost.max} per request). ` +
@@ -375,9 +377,12 @@ function completeOperation(op: Json, path: string, route: RouteEntry | undefined
   }
   op.responses = responses
   if (facts.cost) op['x-quota-cost'] = facts.cost
+  if (facts.free) op['x-quota-cost'] = 0
   const limit = op.requestBody ? (route?.bodyLimit ?? DEFAULT_BODY_LIMIT) : undefined
   if (limit !== undefined) op['x-body-limit'] = limit
-  op.description = [op.description, costText(facts.cost), limit ? bodyLimitText(limit) : ''].filter(Boolean).join('\n\n')
+  op.description = [op.description, costText(facts.cost, facts.free === true), limit ? bodyLimitText(limit) : '']
+    .filter(Boolean)
+    .join('\n\n')
 }
 
 const cleanSchemaOfParameter = (p: Json) => ({ ...p, schema: cleanSchema(p.schema) })
