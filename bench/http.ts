@@ -19,7 +19,8 @@
  * Almanac's layers over that floor.
  * Last, the quota stores: the same lookup on a server counting in memory and one on the default SQLite store
  * (write-behind, src/stores/quota-sqlite.ts), alternated in one run, with the SQLite ÷ memory throughput per round
- * (target: ≥ 0.95). `BENCH_SECTION=quota-stores` runs that table alone.
+ * (target: ≥ 0.95). `BENCH_SECTION=quota-stores` runs that table alone. Then the usage ledger off and on, the same
+ * way: its CPU per request on ÷ off (target: ≤ 1.03; `BENCH_SECTION=ledger` alone).
  * Every Almanac server has a state dir of its own, so each owns its quota file (sharing one would make them take turns).
  * Prints figures; asserts nothing. Run: `bun bench/http.ts` (datasets built; `SECONDS=10` for longer runs, `BENCH_ROUNDS=4`
  * for more rounds).
@@ -46,8 +47,8 @@ const rounds = benchRounds()
 const light = '/api/v1/meta/datasets/countries'
 const ownState = (env: Record<string, string> = {}) => ({ ALMANAC_STATE_DIR: mkdtempSync(join(tmpdir(), 'almanac-bench-state-')), ...env })
 
-if (process.env.BENCH_SECTION === 'quota-stores') {
-  await quotaStoreRows()
+if (process.env.BENCH_SECTION === 'quota-stores' || process.env.BENCH_SECTION === 'ledger') {
+  await (process.env.BENCH_SECTION === 'ledger' ? ledgerRows() : quotaStoreRows())
   process.exit(0)
 }
 
@@ -206,36 +207,57 @@ try {
   await oneByOne.stop()
 }
 await quotaStoreRows()
+await ledgerRows()
 
 /**
- * The same lookup on the memory quota store and on the SQLite one (each its state dir's only user: the owner,
- * counting in memory and writing behind), alternated, one round after another; the ratio is of the same round.
+ * Two servers that differ in one setting, on the same lookup, alternated one round after another (which goes
+ * first alternates too, so neither always meets the machine a minute later); the ratios are of the same round.
  */
-async function quotaStoreRows() {
+async function alternated(title: string, [aName, aEnv]: [string, Record<string, string>], [bName, bEnv]: [string, Record<string, string>]) {
   const path = '/api/v1/countries/FR'
-  const memory = await startAlmanac(ownState({ ALMANAC_QUOTA_STORE: 'memory' }))
-  const sqlite = await startAlmanac(ownState({ ALMANAC_QUOTA_STORE: 'sqlite' }))
+  const a = await startAlmanac(ownState(aEnv))
+  const b = await startAlmanac(ownState(bEnv))
   try {
-    console.log(`\nQuota stores: GET ${path} (Form A, one key), wrk 2 threads, 32 connections, ${seconds} s a run, ${rounds} rounds`)
-    console.log('| round | memory req/s | sqlite req/s | sqlite ÷ memory | memory CPU µs/req | sqlite CPU µs/req | non-2xx |')
-    console.log('|---:|---:|---:|---:|---:|---:|---:|')
-    const ratios: number[] = []
+    console.log(`\n${title}: GET ${path} (Form A, one key), wrk 2 threads, 32 connections, ${seconds} s a run, ${rounds} rounds`)
+    console.log(
+      `| round | ${aName} req/s | ${bName} req/s | ${bName} ÷ ${aName} req/s | ${aName} CPU µs/req | ${bName} CPU µs/req | CPU ${bName} ÷ ${aName} | non-2xx |`,
+    )
+    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|')
+    const rps: number[] = []
+    const cpu: number[] = []
     for (let round = 1; round <= rounds; round++) {
-      // Which goes first alternates, so neither always meets the machine a minute later.
-      const order = round % 2 ? [memory, sqlite] : [sqlite, memory]
+      const order = round % 2 ? [a, b] : [b, a]
       const [first, second] = [await load(order[0]!, { path, seconds }), await load(order[1]!, { path, seconds })]
-      const [m, q] = round % 2 ? [first, second] : [second, first]
-      ratios.push(q.rps / m.rps)
+      const [x, y] = round % 2 ? [first, second] : [second, first]
+      rps.push(y.rps / x.rps)
+      cpu.push(y.cpuUsPerRequest / x.cpuUsPerRequest)
       console.log(
-        `| ${round} | ${m.rps.toFixed(0)} | ${q.rps.toFixed(0)} | ${(q.rps / m.rps).toFixed(3)} ` +
-          `| ${m.cpuUsPerRequest.toFixed(1)} | ${q.cpuUsPerRequest.toFixed(1)} | ${m.non2xx + q.non2xx} |`,
+        `| ${round} | ${x.rps.toFixed(0)} | ${y.rps.toFixed(0)} | ${(y.rps / x.rps).toFixed(3)} ` +
+          `| ${x.cpuUsPerRequest.toFixed(1)} | ${y.cpuUsPerRequest.toFixed(1)} | ${(y.cpuUsPerRequest / x.cpuUsPerRequest).toFixed(3)} ` +
+          `| ${x.non2xx + y.non2xx} |`,
       )
     }
-    console.log(`\nsqlite ÷ memory throughput, lowest–highest round: ${range(ratios, 3)} (target ≥ 0.95)`)
+    return { rps, cpu }
   } finally {
-    await memory.stop()
-    await sqlite.stop()
+    await a.stop()
+    await b.stop()
   }
+}
+
+/** The memory quota store against the SQLite one (its state dir's only user: the owner, counting in memory and writing behind). */
+async function quotaStoreRows() {
+  const { rps } = await alternated(
+    'Quota stores',
+    ['memory', { ALMANAC_QUOTA_STORE: 'memory' }],
+    ['sqlite', { ALMANAC_QUOTA_STORE: 'sqlite' }],
+  )
+  console.log(`\nsqlite ÷ memory throughput, lowest–highest round: ${range(rps, 3)} (target ≥ 0.95)`)
+}
+
+/** The usage ledger off and on (SQLite store, the default): what counting every request into it costs. */
+async function ledgerRows() {
+  const { cpu } = await alternated('Usage ledger', ['off', { ALMANAC_USAGE_LEDGER: 'false' }], ['on', { ALMANAC_USAGE_LEDGER: 'true' }])
+  console.log(`\nledger on ÷ off, CPU per request, lowest–highest round: ${range(cpu, 3)} (target ≤ 1.03)`)
 }
 
 /** This checkout's server against BASE's on the rows that carry the shared layers, alternated, two rounds. */
