@@ -1,10 +1,11 @@
 #!/usr/bin/env bun
-/** The CLI: almanac serve | start | data | keys | customers | version | help. */
+/** The CLI: almanac serve | start | data | keys | customers | usage | version | help. */
 import { UsageError, parseCommand } from './cli/args.ts'
 import { didYouMean } from './lib/did-you-mean.ts'
 import { customersCommand } from './cli/customers.ts'
 import { dataCommand } from './cli/data.ts'
 import { keysCommand } from './cli/keys.ts'
+import { usageCommand } from './cli/usage-report.ts'
 import { MAIN_USAGE, SERVE_USAGE, START_USAGE, usageOf } from './cli/usage.ts'
 import { versionCommand } from './cli/version.ts'
 import { checkEnvironment, ConfigError, loadConfig, settingOptions, SWITCH_FLAGS } from './config.ts'
@@ -16,7 +17,7 @@ import { logger } from './lib/logger.ts'
 import { StateError } from './stores/sqlite.ts'
 import { exitWithSupervisor, superviseWorkers, WORKER_ENV } from './supervisor.ts'
 
-const COMMANDS = ['serve', 'start', 'data', 'keys', 'customers', 'version', 'help']
+const COMMANDS = ['serve', 'start', 'data', 'keys', 'customers', 'usage', 'version', 'help']
 const [command, ...rest] = process.argv.slice(2)
 
 /** `--access-log` alone means `--access-log=true` (util.parseArgs would take the next flag as its value). */
@@ -107,6 +108,10 @@ async function main() {
     case 'customers':
       checkEnvironmentUnlessHelp()
       process.exitCode = await customersCommand(rest)
+      return
+    case 'usage':
+      checkEnvironmentUnlessHelp()
+      process.exitCode = await usageCommand(rest)
       return
     case 'version':
     case '--version':
