@@ -50,9 +50,17 @@ const stored = async <T>(answer: () => Answer<T>): Promise<T> => {
   }
 }
 
-export function adminRoutes(config: Config, deps: AdminDeps) {
-  const authenticate = operatorAuthenticator(config.adminTokens)
-  const keyStore = () => deps.keys ?? (unavailable('This server has no key store open.') as never)
+/** An Elysia instance of the operator API whose routes need the operator credential: `actor` names who calls. */
+function guarded(name: string, authenticate: (request: Request) => { name: string }) {
+  return new Elysia({ name, prefix: ADMIN_PREFIX }).resolve(({ request, set }) => {
+    set.headers['cache-control'] = 'no-store'
+    return { actor: `admin:${authenticate(request).name}` }
+  })
+}
+type Guarded = ReturnType<typeof guarded>
+
+/** What a key's or a customer's body is checked against beyond its schema: the plans, the domains, the clock. */
+function inputChecks(config: Config, deps: AdminDeps) {
   const known = (plan: string | null | undefined) => {
     if (plan != null && !config.plans.has(plan))
       throw invalid('plan', `plan ${JSON.stringify(plan)} is not offered (plans: ${[...config.plans.keys()].join(', ')})`)
@@ -68,32 +76,24 @@ export function adminRoutes(config: Config, deps: AdminDeps) {
       body.expires = new Date(at).toISOString()
     }
   }
+  return { known, checkKey }
+}
 
-  return new Elysia({ name: 'almanac:admin', prefix: ADMIN_PREFIX })
-    .resolve(({ request, set }) => {
-      set.headers['cache-control'] = 'no-store'
-      return { actor: `admin:${authenticate(request).name}` }
-    })
-    .get('/whoami', ({ actor }) => ({ operator: actor.slice('admin:'.length) }), {
-      response: t.Object({ operator: t.String({ description: "The credential's name." }) }),
-      detail: { summary: 'Who the credential names', tags: ['operator'] },
-    })
-    .get(
-      '/plans',
-      () => ({
-        default_plan: config.defaultPlan,
-        plans: [...config.plans.values()].map((p) => ({
-          name: p.name,
-          credits: p.credits,
-          window_seconds: p.windowSeconds,
-          calendar: p.calendar ?? null,
-        })),
-      }),
-      {
-        response: t.Object({ default_plan: t.String(), plans: t.Array(PlanSchema) }),
-        detail: { summary: 'The plans this server offers (ALMANAC_PLANS)', tags: ['plans'] },
-      },
-    )
+export function adminRoutes(config: Config, deps: AdminDeps) {
+  const authenticate = operatorAuthenticator(config.adminTokens)
+  const keyStore = () => deps.keys ?? (unavailable('This server has no key store open.') as never)
+  const checks = inputChecks(config, deps)
+  return new Elysia({ name: 'almanac:admin' })
+    .use(keyRoutes(guarded('almanac:admin-keys', authenticate), keyStore, checks))
+    .use(customerRoutes(guarded('almanac:admin-customers', authenticate), keyStore, checks))
+    .use(readRoutes(guarded('almanac:admin-reads', authenticate), config, deps, keyStore))
+}
+
+type Checks = ReturnType<typeof inputChecks>
+
+/** Keys: list, issue, read, change, rotate, revoke. */
+function keyRoutes(app: Guarded, keyStore: () => KeyStore, { checkKey }: Checks) {
+  return app
     .get('/keys', async () => ({ keys: await stored(() => keyStore().list()) }), {
       response: t.Object({ keys: t.Array(KeySchema) }),
       detail: { summary: 'Every key, revoked ones included (never a secret)', tags: ['keys'] },
@@ -157,6 +157,11 @@ export function adminRoutes(config: Config, deps: AdminDeps) {
       response: KeySchema,
       detail: { summary: 'Refuse the key from now on', tags: ['keys'] },
     })
+}
+
+/** Customers: list, create, change. */
+function customerRoutes(app: Guarded, keyStore: () => KeyStore, { known }: Checks) {
+  return app
     .get('/customers', async () => ({ customers: await stored(() => keyStore().listCustomers()) }), {
       response: t.Object({ customers: t.Array(CustomerSchema) }),
       detail: { summary: 'Every customer', tags: ['customers'] },
@@ -185,6 +190,31 @@ export function adminRoutes(config: Config, deps: AdminDeps) {
         body: t.Object(optional(CustomerInput, 'name', 'plan'), { ...closed, minProperties: 1 }),
         response: CustomerSchema,
         detail: { summary: 'Rename a customer or change its plan (every key of it follows)', tags: ['customers'] },
+      },
+    )
+}
+
+/** What an operator reads: who they are, the plans, the ledger, the audit log, datasets, metrics. */
+function readRoutes(app: Guarded, config: Config, deps: AdminDeps, keyStore: () => KeyStore) {
+  return app
+    .get('/whoami', ({ actor }) => ({ operator: actor.slice('admin:'.length) }), {
+      response: t.Object({ operator: t.String({ description: "The credential's name." }) }),
+      detail: { summary: 'Who the credential names', tags: ['operator'] },
+    })
+    .get(
+      '/plans',
+      () => ({
+        default_plan: config.defaultPlan,
+        plans: [...config.plans.values()].map((p) => ({
+          name: p.name,
+          credits: p.credits,
+          window_seconds: p.windowSeconds,
+          calendar: p.calendar ?? null,
+        })),
+      }),
+      {
+        response: t.Object({ default_plan: t.String(), plans: t.Array(PlanSchema) }),
+        detail: { summary: 'The plans this server offers (ALMANAC_PLANS)', tags: ['plans'] },
       },
     )
     .get(
