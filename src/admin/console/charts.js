@@ -109,8 +109,8 @@ export function stackedBars(container, { periods, labels, series, unit = 'reques
 /** Horizontal bars, one per item, largest first as given: rankings (top callers, refusals by reason). */
 export function horizontalBars(container, items, { unit = 'requests', empty = 'Nothing to show.' } = {}) {
   const rowHeight = 24
-  const width = 640
-  const labelWidth = 220
+  const width = 480
+  const labelWidth = 150
   const height = Math.max(1, items.length) * rowHeight + 28
   const max = Math.max(...items.map((i) => i.value), 0)
   const summary = items.length ? items.map((i) => `${i.label}: ${i.value} ${unit}`).join('; ') : empty
@@ -124,7 +124,7 @@ export function horizontalBars(container, items, { unit = 'requests', empty = 'N
   }
   items.forEach((item, i) => {
     const y = i * rowHeight + 4
-    const label = item.label.length > 30 ? `${item.label.slice(0, 29)}…` : item.label
+    const label = item.label.length > 22 ? `${item.label.slice(0, 21)}…` : item.label
     svg.append(el('text', { x: labelWidth - 8, y: y + 15, 'text-anchor': 'end', class: 'label' }, label))
     const w = scale.at(-1) ? (item.value / scale.at(-1)) * span : 0
     const bar = el('rect', {

@@ -575,6 +575,8 @@ let current = 'keys'
 
 async function show(tab) {
   current = tab
+  notice.hidden = true
+  failure.hidden = true
   for (const button of $$('#tabs button')) {
     if (button.dataset.tab === tab) button.setAttribute('aria-current', 'page')
     else button.removeAttribute('aria-current')
