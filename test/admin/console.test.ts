@@ -14,11 +14,19 @@ import { servedProcesses, type Served } from '../support/served.ts'
 import { tempDirs } from '../support/temp.ts'
 
 const TOKEN = 'x'.repeat(40)
-const serve = servedProcesses()
-const tempDir = tempDirs('almanac-console-')
 
 let server: Served
 let browser: Browser
+
+// Registered before servedProcesses' own hook, so it runs first: the browser lets go of its connections,
+// then the server stops (in its own time: a clean stop writes the ledger).
+afterAll(async () => {
+  await browser?.close()
+  await server?.stop()
+}, 30_000)
+
+const serve = servedProcesses()
+const tempDir = tempDirs('almanac-console-')
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`)
@@ -32,28 +40,34 @@ beforeAll(async () => {
   browser = await openBrowser()
 }, 90_000)
 
-afterAll(async () => {
-  await browser?.close()
-})
-
 /** A call to the public API with a customer's key, as a customer's program makes it. */
 const country = (key: string) => fetch(`${server.url}/api/v1/countries/FR`, { headers: { 'x-api-key': key } })
 
+/** Until the page's calls are answered and shown (it is `aria-busy` meanwhile). */
+const settled = (page: Page) => page.locator('body[aria-busy]').waitFor({ state: 'detached' })
+
+/** Opens the console signed out (a token left by an earlier test is forgotten first) and signs in with `token`. */
 async function signIn(page: Page, token: string) {
+  if (page.url().startsWith(server.url)) await page.evaluate(() => sessionStorage.clear())
   const answer = await page.goto(`${server.url}/console`, { waitUntil: 'load' })
   await page.getByLabel('Operator token').fill(token)
   await page.getByRole('button', { name: 'Sign in' }).click()
+  await settled(page)
   return answer!
+}
+
+/** Shows a section of the console, its data read. */
+async function open(page: Page, section: string) {
+  await page.locator('#tabs').getByRole('button', { name: section }).click()
+  await settled(page)
 }
 
 /** Reloads the usage section until the caller's row shows (the meter counts a request once its answer is sent). */
 async function usageRow(page: Page, caller: string) {
   const row = page.locator(`#callers-table tbody tr[data-caller="${caller}"]`)
   for (let attempt = 0; attempt < 20 && (await row.count()) === 0; attempt++) {
-    const read = page.waitForResponse((r) => r.url().includes('/admin/v1/usage?by=day'))
     await page.getByRole('button', { name: 'Reload usage' }).click()
-    await read
-    await page.getByRole('button', { name: 'Reload usage' }).and(page.locator(':enabled')).waitFor()
+    await settled(page)
   }
   return row
 }
@@ -112,7 +126,7 @@ describe('the operator console', () => {
     expect(first.headers.get('x-quota-limit')).toBe('5')
 
     // The request shows in the usage, for that key.
-    await page.getByRole('button', { name: 'Usage' }).click()
+    await open(page, 'Usage')
     const used = await usageRow(page, `key:${id}`)
     expect(await used.locator('.name').textContent()).toBe(name)
     expect(Number(await used.locator('.requests').textContent())).toBeGreaterThanOrEqual(1)
@@ -120,7 +134,7 @@ describe('the operator console', () => {
     expect(await page.locator('#chart-day-key svg rect').count()).toBeGreaterThan(0)
 
     // The big plan, effective on the next request (the key store is SQLite).
-    await page.getByRole('button', { name: 'Keys' }).click()
+    await open(page, 'Keys')
     await row.getByLabel(`New plan for key ${name}`).selectOption('big')
     await row.getByRole('button', { name: 'Change plan' }).click()
     await page.locator(`#keys-table tr[data-id="${id}"] .plan`, { hasText: 'big' }).waitFor()
@@ -136,7 +150,7 @@ describe('the operator console', () => {
     expect((await country(secret)).status).toBe(401)
 
     // The audit log names the operator for each change.
-    await page.getByRole('button', { name: 'Audit' }).click()
+    await open(page, 'Audit')
     await page.locator('#audit-table tbody tr', { hasText: 'key.revoke' }).waitFor()
     expect(await page.locator('#audit-table tbody').textContent()).toContain('admin:ops')
 
@@ -153,9 +167,9 @@ describe('the operator console', () => {
   test('the datasets and the live figures read from the server', async () => {
     const { page } = browser
     await signIn(page, TOKEN)
-    await page.getByRole('button', { name: 'Datasets' }).click()
+    await open(page, 'Datasets')
     await page.locator('#datasets-table tbody tr[data-id="countries"]').waitFor()
-    await page.getByRole('button', { name: 'Live' }).click()
+    await open(page, 'Live')
     await page.locator('#live-figures dt', { hasText: 'Requests since start' }).waitFor()
     expect(await page.locator('#live-routes tbody').textContent()).toContain('/api/v1/countries/:code')
     await page.getByRole('button', { name: 'Sign out' }).click()

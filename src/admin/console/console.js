@@ -81,15 +81,20 @@ function fail(error) {
   failure.hidden = false
 }
 
+/** Calls under way: while any is, the page is `aria-busy` (assistive technology, and tests, wait for it to settle). */
+let busy = 0
+
 /** Runs `work`, showing its failure; the button that started it is disabled meanwhile. */
 async function attempt(button, work) {
   if (button) button.disabled = true
+  if (busy++ === 0) document.body.setAttribute('aria-busy', 'true')
   try {
     return await work()
   } catch (error) {
     fail(error)
   } finally {
     if (button) button.disabled = false
+    if (--busy === 0) document.body.removeAttribute('aria-busy')
   }
 }
 
