@@ -1227,6 +1227,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's own usage: its credit window now and its daily totals per domain
+         * @description Costs no credit. Daily totals come from the usage ledger, written once a second: a request answered a moment ago may show on the next call.
+         *
+         *     **Quota cost:** none (`x-quota-cost: 0`): answered even when no credit is left; the quota headers still report the window.
+         */
+        get: operations["getApiV1Usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -2603,6 +2625,57 @@ export interface components {
             }[];
             /** @description Why the dataset is not served (status other than open). */
             problem?: string;
+        };
+        Usage: {
+            /**
+             * @description Who is asking: `key:<key id>` or `jwt:<sub>`.
+             * @example key:key_3fJ9aQ2mXbT
+             */
+            caller: string;
+            /** @description The customer (account) the key belongs to, whose credit pool it spends; null when it has none. */
+            customer: string | null;
+            /** @description The plan whose window is shown. */
+            plan: string;
+            window: {
+                /** @description Credits in the window. */
+                limit: number;
+                /** @description Credits left in the window. */
+                remaining: number;
+                /** @description Credits spent in the window (by every key of the pool). */
+                used: number;
+                /** @description Unix time (seconds) when the window ends. */
+                reset: number;
+                /** @description Length of the window. */
+                window_seconds: number;
+            };
+            /** @description Daily totals of this caller, oldest first; a day without requests has zeros. */
+            days: {
+                /**
+                 * @description UTC day, YYYY-MM-DD.
+                 * @example 2026-11-29
+                 */
+                date: string;
+                /** @description Requests answered. */
+                requests: number;
+                /** @description Credits spent (a bulk of 3 items: 3). */
+                credits: number;
+                /** @description Credits given back (answers the server declined to serve now: 503, a per-caller 429). */
+                refunded: number;
+                /** @description Requests refused with 429. */
+                refused: number;
+                domains: {
+                    /** @description Domain name; '' for routes of none. */
+                    domain: string;
+                    /** @description Requests answered. */
+                    requests: number;
+                    /** @description Credits spent (a bulk of 3 items: 3). */
+                    credits: number;
+                    /** @description Credits given back (answers the server declined to serve now: 503, a per-caller 429). */
+                    refunded: number;
+                    /** @description Requests refused with 429. */
+                    refused: number;
+                }[];
+            }[];
         };
         /** @description One bad input value. */
         FieldError: {
@@ -7883,6 +7956,50 @@ export interface operations {
                         data: components["schemas"]["Dataset"];
                         error: null;
                     } | components["schemas"]["Dataset"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["QuotaExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiV1Usage: {
+        parameters: {
+            query?: {
+                fields?: string;
+                days?: number;
+            };
+            header?: {
+                /** @description Response form for this request: `enveloped` (Form A) or `bare` (Form B). Default: the deployment's. */
+                "X-Response-Form"?: "enveloped" | "bare";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, in the caller's response form (Form A enveloped or Form B bare). */
+            200: {
+                headers: {
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: components["schemas"]["Usage"];
+                        error: null;
+                    } | components["schemas"]["Usage"];
                 };
             };
             400: components["responses"]["BadRequest"];
