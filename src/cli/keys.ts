@@ -191,13 +191,14 @@ export async function runStoreCommand(
     const json = parsed.values.json === true
     return await command.run({ config, flags, target, json, log, store: () => (store ??= createKeyStore(config)) })
   } catch (e) {
-    return failed(e, log)
+    return storeCommandFailed(e, log)
   } finally {
     store?.close()
   }
 }
 
-function failed(e: unknown, log: (line: string) => void): number {
+/** How a command over the state stores ends on a failure: its exit code, the reason said in one line (or thrown on, when unexpected). */
+export function storeCommandFailed(e: unknown, log: (line: string) => void): number {
   if (e instanceof FlagError) {
     log(`almanac: ${e.message}`)
     return 2

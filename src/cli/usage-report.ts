@@ -4,14 +4,13 @@
  * route, outcomes folded into columns (answered, client errors, refused, server errors), with the credits,
  * bytes and latency quantiles of each group. Table for a person, CSV for a spreadsheet, JSON for a script.
  */
-import { ConfigError, loadConfig, settingOptions, type Config } from '../config.ts'
+import { loadConfig, settingOptions, type Config } from '../config.ts'
 import { didYouMean } from '../lib/did-you-mean.ts'
 import { createKeyStore, createUsageStore } from '../stores/index.ts'
-import { KeyStoreError } from '../stores/keys.ts'
-import { StateError } from '../stores/sqlite.ts'
 import { periodOf } from '../stores/usage.ts'
 import { parseSince, REPORT_GRAINS, report, type ReportRow } from '../stores/usage-report.ts'
 import { parseCommand, UsageError } from './args.ts'
+import { storeCommandFailed } from './keys.ts'
 
 export const USAGE_REPORT_USAGE = `usage: almanac usage [--key ID|NAME] [--customer ID|NAME] [--since 30d] [--until DATE]
                      [--by hour|day|month] [--format table|csv|json]
@@ -148,14 +147,6 @@ export async function usageCommand(
       await store.close()
     }
   } catch (e) {
-    if (e instanceof ConfigError) {
-      log(`almanac: configuration error: ${e.message}`)
-      return 2
-    }
-    if (e instanceof KeyStoreError || e instanceof StateError || /^Redis at /.test((e as Error)?.message ?? '')) {
-      log(`almanac: ${(e as Error).message}`)
-      return 1
-    }
-    throw e
+    return storeCommandFailed(e, log)
   }
 }

@@ -6,11 +6,11 @@
  * later request on a 20-credit plan, on the memory, sqlite and a real Redis store.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { defineDomain, type Domain } from '../../src/domains/types.ts'
+import type { Domain } from '../../src/domains/types.ts'
 import type { QuotaStore } from '../../src/stores/quota.ts'
 import { testApp, TEST_KEY, type TestApp } from '../support/app.ts'
 import { quotaStores } from '../support/quota-stores.ts'
-import { sampleDomain } from '../support/sample-domain.ts'
+import { brokenDomain, sampleDomain } from '../support/sample-domain.ts'
 
 const TINY = { ALMANAC_PLANS: 'test:1000000/1d,tiny:20/1h', ALMANAC_API_KEYS: `${TEST_KEY}:tiny` }
 /** Every app counts at 12:30 UTC, whatever the wall clock says. */
@@ -226,15 +226,7 @@ describe.each(stores)('credits at admission on the %s store', (_, makeStore) => 
   })
 
   test('a 503 gives its credit back: 25 requests to a disabled domain, then all 20 credits still buy answers', async () => {
-    const broken = defineDomain({
-      name: 'broken',
-      prefixes: ['/broken'],
-      datasets: ['no-such-dataset'],
-      open: () => null,
-      routes: () => {
-        throw new Error('never mounted: its dataset is missing')
-      },
-    })
+    const broken = brokenDomain()
     const a = await app([sampleDomain(), broken])
     for (let i = 0; i < 25; i++) {
       const res = await a.json('POST', '/api/v1/broken/anything', { body: { x: i }, form: 'bare' })
@@ -279,15 +271,7 @@ describe.each(stores)('credits at admission on the %s store', (_, makeStore) => 
   })
 
   test('raced: refusals at admission (a disabled domain, no credentials) spend nothing while 30 lookups race for 20 credits', async () => {
-    const broken = defineDomain({
-      name: 'broken',
-      prefixes: ['/broken'],
-      datasets: ['no-such-dataset'],
-      open: () => null,
-      routes: () => {
-        throw new Error('never mounted: its dataset is missing')
-      },
-    })
+    const broken = brokenDomain()
     const a = await app([sampleDomain(), broken])
     const kinds = Array.from({ length: 90 }, (_, i) => (['disabled', 'anonymous', 'planet'] as const)[i % 3]!)
     const answers = await Promise.all(

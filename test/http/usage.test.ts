@@ -5,7 +5,6 @@
  * both forms, and costs nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { defineDomain } from '../../src/domains/types.ts'
 import { domains as allDomains } from '../../src/domains/index.ts'
 import { createUsageMeter, type UsageMeter } from '../../src/http/edge/usage-meter.ts'
 import { memoryQuotaStore, type QuotaStore } from '../../src/stores/quota.ts'
@@ -16,6 +15,7 @@ import { redisUsageStore } from '../../src/stores/usage-redis.ts'
 import { sqliteUsageStore } from '../../src/stores/usage-sqlite.ts'
 import { testApp, TEST_KEY, type TestApp } from '../support/app.ts'
 import { startRedis, type TestRedis } from '../support/redis.ts'
+import { brokenDomain } from '../support/sample-domain.ts'
 import { tempDirs } from '../support/temp.ts'
 
 const TINY = { ALMANAC_PLANS: 'tiny:20/1d', ALMANAC_DEFAULT_PLAN: 'tiny', ALMANAC_API_KEYS: `${TEST_KEY}:tiny` }
@@ -50,16 +50,7 @@ const stores: [string, () => [QuotaStore, UsageStore]][] = [
   ],
 ]
 
-/** A domain whose dataset is missing: every request to it is a 503 whose credit is given back. */
-const broken = defineDomain({
-  name: 'broken',
-  prefixes: ['/broken'],
-  datasets: ['no-such-dataset'],
-  open: () => null,
-  routes: () => {
-    throw new Error('never mounted: its dataset is missing')
-  },
-})
+const broken = brokenDomain()
 
 const summary = (rows: UsageRow[]) => rows.map((r) => [r.domain, r.route, r.outcome, r.requests, r.credits, r.refunded])
 

@@ -64,3 +64,15 @@ export const sampleDomain = (definitions = '2026-01-02') =>
           },
         ),
   })
+
+/** A domain whose dataset is missing: it is disabled at start, and every request to it is a 503 (its credit given back). */
+export const brokenDomain = () =>
+  defineDomain({
+    name: 'broken',
+    prefixes: ['/broken'],
+    datasets: ['no-such-dataset'],
+    open: () => null,
+    routes: () => {
+      throw new Error('never mounted: its dataset is missing')
+    },
+  })
