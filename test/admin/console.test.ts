@@ -48,7 +48,7 @@ const settled = (page: Page) => page.locator('body[aria-busy]').waitFor({ state:
 
 /** Opens the console signed out (a token left by an earlier test is forgotten first) and signs in with `token`. */
 async function signIn(page: Page, token: string) {
-  if (page.url().startsWith(server.url)) await page.evaluate(() => sessionStorage.clear())
+  if (page.url().startsWith(server.url)) await page.evaluate('sessionStorage.clear()')
   const answer = await page.goto(`${server.url}/console`, { waitUntil: 'load' })
   await page.getByLabel('Operator token').fill(token)
   await page.getByRole('button', { name: 'Sign in' }).click()
@@ -105,7 +105,7 @@ describe('the operator console', () => {
     const answer = await signIn(page, TOKEN)
     expect(answer.headers()['content-security-policy']).toBe(CONSOLE_CSP)
     await page.locator('#operator', { hasText: 'ops' }).waitFor()
-    expect(await page.evaluate(() => document.cookie)).toBe('')
+    expect(await page.evaluate('document.cookie')).toBe('')
 
     // A key on the small plan, its name markup-like: shown as text, never parsed.
     const name = 'shop <b>bold</b>'
@@ -157,12 +157,50 @@ describe('the operator console', () => {
     // Signing out forgets the token and what was read with it.
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.locator('#sign-in').waitFor()
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0)
+    expect(await page.evaluate('sessionStorage.length')).toBe(0)
     expect(await page.locator('#keys-table tbody tr').count()).toBe(0)
 
     expect(browser.outside).toEqual([])
     expect(browser.errors).toEqual([])
   }, 90_000)
+
+  test("a customer's plan applies to its key; a rotation with no grace leaves only the new secret", async () => {
+    const { page } = browser
+    await signIn(page, TOKEN)
+    await open(page, 'Customers')
+    const customers = page.locator('#customer-create')
+    await customers.getByLabel('Name').fill('Acme')
+    await customers.getByLabel('Plan').selectOption('big')
+    await customers.getByRole('button', { name: 'Create customer' }).click()
+    await settled(page)
+    const customer = page.locator('#customers-table tbody tr', { hasText: 'Acme' })
+    expect(await customer.locator('.plan').textContent()).toBe('big')
+    const customerId = (await customer.getAttribute('data-id'))!
+
+    await open(page, 'Keys')
+    const keys = page.locator('#key-create')
+    await keys.getByLabel('Name').fill('acme-shop')
+    await keys.getByLabel('Customer').selectOption(customerId)
+    await keys.getByRole('button', { name: 'Create key' }).click()
+    await settled(page)
+    const before = await page.getByLabel('Secret', { exact: true }).inputValue()
+    expect((await country(before)).headers.get('x-quota-limit')).toBe('50')
+
+    const row = page.locator('#keys-table tbody tr', { hasText: 'acme-shop' })
+    await row.getByRole('button', { name: 'Rotate' }).click()
+    await page.getByLabel('Old secret keeps working for (seconds)').fill('0')
+    await page.locator('#confirm').getByRole('button', { name: 'Rotate' }).click()
+    await settled(page)
+    const after = await page.getByLabel('Secret', { exact: true }).inputValue()
+    expect(after).not.toBe(before)
+    await page.getByRole('button', { name: 'Copy' }).click()
+    await page.locator('#notice', { hasText: 'copied' }).waitFor()
+    expect((await country(after)).status).toBe(200)
+    expect((await country(before)).status).toBe(401)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    expect(browser.outside).toEqual([])
+    expect(browser.errors).toEqual([])
+  }, 60_000)
 
   test('the datasets and the live figures read from the server', async () => {
     const { page } = browser
@@ -185,7 +223,7 @@ describe('the operator console', () => {
     expect(await error.textContent()).toContain('This token was refused (401)')
     expect(await page.locator('#app').isHidden()).toBe(true)
     expect(await page.locator('#keys-table tbody tr').count()).toBe(0)
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0)
+    expect(await page.evaluate('sessionStorage.length')).toBe(0)
     // The browser reports the refused call itself; nothing else.
     expect(browser.errors.filter((e) => !/status of 401/.test(e))).toEqual([])
     expect(browser.outside).toEqual([])
@@ -200,7 +238,8 @@ describe('the operator console', () => {
     expect(made.status).toBe(201)
     const { key } = (await made.json()) as { key: string }
     expect((await country(key)).status).toBe(200)
-    for (const headers of [{ 'x-api-key': key }, { authorization: `Bearer ${key}` }]) {
+    const sent: Record<string, string>[] = [{ 'x-api-key': key }, { authorization: `Bearer ${key}` }]
+    for (const headers of sent) {
       for (const path of ['/admin/v1/keys', '/admin/v1/usage', '/admin/v1/whoami']) {
         const r = await fetch(server.url + path, { headers: { ...headers, 'x-response-form': 'bare' } })
         expect(r.status).toBe(401)
