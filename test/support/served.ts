@@ -20,10 +20,11 @@ export interface Served {
 /** Call at a test file's top level; `serve` starts one server with `args` and `env` over the test's environment. */
 export function servedProcesses() {
   const started: Subprocess[] = []
+  // A server finishing its in-flight requests (a browser's kept-alive connections) may take longer than 5 s.
   afterAll(async () => {
     for (const child of started) if (child.exitCode === null) child.kill('SIGTERM')
     await Promise.all(started.map((c) => c.exited))
-  })
+  }, 30_000)
   return async function serve(args: string[], env: Record<string, string>): Promise<Served> {
     const port = freePort()
     const child = spawn({
