@@ -22,10 +22,13 @@ let compiled: CompileResult
 let box: Sandbox
 let server: Running
 
+/** The operator credential the executable is started with: the console and /admin/v1 are on. */
+const OPERATOR_TOKEN = 'executable-test-operator-token-0123456789'
+
 beforeAll(async () => {
   compiled = await compiledExecutable()
   box = sandbox(compiled.outfile)
-  server = await start(box.exe, box.dir, sandboxEnv(box))
+  server = await start(box.exe, box.dir, sandboxEnv(box, { ALMANAC_ADMIN_TOKENS: `ops:${OPERATOR_TOKEN}` }))
 }, COMPILE_SECONDS * 1000)
 
 afterAll(async () => {
@@ -161,6 +164,19 @@ describe('the compiled executable, alone in an empty folder', () => {
     expect(assets.length).toBeGreaterThan(0)
     for (const asset of assets)
       expect({ asset, status: (await fetch(new URL(asset, `${server.url}/docs/`))).status }).toEqual({ asset, status: 200 })
+  })
+
+  test('the operator console and its assets, the operator API and its document: all from inside the executable', async () => {
+    const page = await fetch(`${server.url}/console`)
+    expect([page.status, page.headers.get('content-security-policy')]).toEqual([200, expect.stringContaining("script-src 'self'")])
+    const assets = [...(await page.text()).matchAll(/(?:src|href)="([^"]+\.(?:js|css))"/g)].map((m) => m[1]!)
+    expect(assets.length).toBeGreaterThanOrEqual(2)
+    for (const asset of assets)
+      expect({ asset, status: (await fetch(new URL(asset, `${server.url}/console`))).status }).toEqual({ asset, status: 200 })
+    const whoami = await fetch(`${server.url}/admin/v1/whoami`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })
+    expect(await whoami.json()).toEqual({ operator: 'ops' })
+    const doc = (await (await fetch(`${server.url}/admin/openapi.json`)).json()) as { paths: Record<string, unknown> }
+    expect(Object.keys(doc.paths)).toContain('/admin/v1/keys')
   })
 
   test('the OpenAPI document is generated inside the executable too', async () => {
