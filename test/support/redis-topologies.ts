@@ -1,0 +1,194 @@
+/**
+ * Real Redis topologies for tests, from the Debian `redis-server` on loopback ports: a cluster (masters,
+ * each with replicas, slots assigned by `redis-cli --cluster create`) and a Sentinel group (a master, its
+ * replicas and three sentinels watching it). No persistence, a temp dir each; `kill` stops one node outright
+ * (SIGKILL) so a test can watch a failover; `close` stops everything and removes the dirs.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { RedisClient, type Subprocess } from 'bun'
+import { freePort } from './ports.ts'
+
+const HOST = '127.0.0.1'
+
+interface Node {
+  port: number
+  proc: Subprocess
+}
+
+/** Asks one node, on a connection of its own; null when it does not answer. */
+export async function ask(port: number, command: string, args: string[] = []): Promise<any> {
+  const client = new RedisClient(`redis://${HOST}:${port}`, { autoReconnect: false, connectionTimeout: 500 })
+  try {
+    return await client.send(command, args)
+  } catch {
+    return null
+  } finally {
+    client.close()
+  }
+}
+
+/** Polls `check` until it holds (nodes start, slots spread, a failover completes): the wait is Redis's, not the test's. */
+async function until(what: string, check: () => Promise<boolean>, seconds = 30): Promise<void> {
+  const end = performance.now() + seconds * 1000
+  while (performance.now() < end) {
+    if (await check()) return
+    await Bun.sleep(50)
+  }
+  throw new Error(`${what}: not after ${seconds} s`)
+}
+
+function spawnNode(dir: string, args: string[]): Node {
+  const port = freePort()
+  const proc = Bun.spawn(
+    ['redis-server', ...args, '--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir],
+    { stdout: 'ignore', stderr: 'ignore' },
+  )
+  return { port, proc }
+}
+
+async function stopAll(nodes: Node[], dir: string) {
+  for (const n of nodes) if (n.proc.exitCode === null) n.proc.kill('SIGKILL')
+  await Promise.all(nodes.map((n) => n.proc.exited))
+  rmSync(dir, { recursive: true, force: true })
+}
+
+export interface TestCluster {
+  /** `redis://127.0.0.1:<port>` of every node: any of them is a seed. */
+  urls: string[]
+  ports: number[]
+  /** Ports of the nodes that are masters now. */
+  masters(): Promise<number[]>
+  /** SIGKILL one node. */
+  kill(port: number): Promise<void>
+  close(): Promise<void>
+}
+
+const clusterInfo = async (port: number) => String((await ask(port, 'CLUSTER', ['INFO'])) ?? '')
+
+/** A cluster of `masters` masters with `replicas` replicas each, every slot served, every node agreeing. */
+export async function startCluster(masters = 3, replicas = 1): Promise<TestCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'almanac-redis-cluster-'))
+  const nodes: Node[] = []
+  for (let i = 0; i < masters * (1 + replicas); i++)
+    // Validity factor 0: a replica fails over however long ago it last heard its master (a young test cluster's
+    // replicas may not have, and would otherwise refuse to take over).
+    nodes.push(
+      spawnNode(dir, [
+        ...['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${i}.conf`],
+        ...['--cluster-node-timeout', '1000', '--cluster-replica-validity-factor', '0'],
+      ]),
+    )
+  try {
+    await until('cluster nodes answering', async () =>
+      (await Promise.all(nodes.map((n) => ask(n.port, 'PING')))).every((r) => r === 'PONG'),
+    )
+    const create = Bun.spawnSync([
+      'redis-cli',
+      '--cluster',
+      'create',
+      ...nodes.map((n) => `${HOST}:${n.port}`),
+      '--cluster-replicas',
+      String(replicas),
+      '--cluster-yes',
+    ])
+    if (create.exitCode !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout}${create.stderr}`)
+    await until('cluster state ok on every node', async () =>
+      (await Promise.all(nodes.map((n) => clusterInfo(n.port)))).every((info) => info.includes('cluster_state:ok')),
+    )
+    await until('every replica in sync with its master', async () => {
+      const infos = await Promise.all(nodes.map((n) => ask(n.port, 'INFO', ['replication'])))
+      const linked = infos.filter((i) => String(i).includes('role:slave') && String(i).includes('master_link_status:up'))
+      return linked.length === masters * replicas
+    })
+  } catch (e) {
+    await stopAll(nodes, dir)
+    throw e
+  }
+  const live = () => nodes.filter((n) => n.proc.exitCode === null)
+  return {
+    urls: nodes.map((n) => `redis://${HOST}:${n.port}`),
+    ports: nodes.map((n) => n.port),
+    async masters() {
+      const roles = await Promise.all(live().map(async (n) => [n.port, await ask(n.port, 'ROLE')] as const))
+      return roles.filter(([, role]) => Array.isArray(role) && role[0] === 'master').map(([port]) => port)
+    },
+    async kill(port) {
+      const node = nodes.find((n) => n.port === port)
+      node?.proc.kill('SIGKILL')
+      await node?.proc.exited
+    },
+    close: () => stopAll(nodes, dir),
+  }
+}
+
+export interface TestSentinel {
+  /** The name the sentinels monitor the master by. */
+  name: string
+  /** `redis+sentinel`-style addresses of the sentinels: `127.0.0.1:<port>`. */
+  sentinels: string[]
+  /** The port of the node the sentinels name as master now (null while none is agreed). */
+  master(): Promise<number | null>
+  /** Ports of the master and replicas as started. */
+  dataPorts: number[]
+  kill(port: number): Promise<void>
+  close(): Promise<void>
+}
+
+/** A master with `replicas` replicas, watched by three sentinels (quorum 2) that fail over after a second. */
+export async function startSentinel(replicas = 1, name = 'almanac'): Promise<TestSentinel> {
+  const dir = mkdtempSync(join(tmpdir(), 'almanac-redis-sentinel-'))
+  const primary = spawnNode(dir, [])
+  const nodes: Node[] = [primary]
+  const sentinels: Node[] = []
+  try {
+    await until('master answering', async () => (await ask(primary.port, 'PING')) === 'PONG')
+    for (let i = 0; i < replicas; i++) nodes.push(spawnNode(dir, ['--replicaof', HOST, String(primary.port)]))
+    for (let i = 0; i < 3; i++) {
+      const conf = join(dir, `sentinel-${i}.conf`)
+      writeFileSync(
+        conf,
+        [
+          `sentinel monitor ${name} ${HOST} ${primary.port} 2`,
+          `sentinel down-after-milliseconds ${name} 1000`,
+          `sentinel failover-timeout ${name} 3000`,
+          `sentinel parallel-syncs ${name} 1`,
+        ].join('\n') + '\n',
+      )
+      sentinels.push(spawnNode(dir, [conf, '--sentinel']))
+    }
+    await until('replicas in sync', async () => {
+      const info = String((await ask(primary.port, 'INFO', ['replication'])) ?? '')
+      return (info.match(/state=online/g) ?? []).length === replicas
+    })
+    await until('every sentinel names the master', async () =>
+      (await Promise.all(sentinels.map((s) => ask(s.port, 'SENTINEL', ['get-master-addr-by-name', name])))).every(
+        (addr) => Array.isArray(addr) && Number(addr[1]) === primary.port,
+      ),
+    )
+  } catch (e) {
+    await stopAll([...nodes, ...sentinels], dir)
+    throw e
+  }
+  return {
+    name,
+    sentinels: sentinels.map((s) => `${HOST}:${s.port}`),
+    dataPorts: nodes.map((n) => n.port),
+    async master() {
+      const live = sentinels.filter((s) => s.proc.exitCode === null)
+      const answers = await Promise.all(live.map((s) => ask(s.port, 'SENTINEL', ['get-master-addr-by-name', name])))
+      const ports = new Set(answers.filter(Array.isArray).map((a) => Number(a[1])))
+      return ports.size === 1 ? [...ports][0]! : null
+    },
+    async kill(port) {
+      const node = [...nodes, ...sentinels].find((n) => n.port === port)
+      node?.proc.kill('SIGKILL')
+      await node?.proc.exited
+    },
+    close: () => stopAll([...nodes, ...sentinels], dir),
+  }
+}
+
+/** Waits until `check` holds, for tests watching a failover: exported so they wait on Redis, not on a clock. */
+export const waitFor = until
