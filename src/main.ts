@@ -1,10 +1,11 @@
 #!/usr/bin/env bun
-/** The CLI: almanac serve | start | data | keys | customers | usage | version | help. */
+/** The CLI: almanac serve | start | data | keys | customers | usage | state | version | help. */
 import { UsageError, parseCommand } from './cli/args.ts'
 import { didYouMean } from './lib/did-you-mean.ts'
 import { customersCommand } from './cli/customers.ts'
 import { dataCommand } from './cli/data.ts'
 import { keysCommand } from './cli/keys.ts'
+import { stateCommand } from './cli/state.ts'
 import { usageCommand } from './cli/usage-report.ts'
 import { MAIN_USAGE, SERVE_USAGE, START_USAGE, usageOf } from './cli/usage.ts'
 import { versionCommand } from './cli/version.ts'
@@ -17,7 +18,7 @@ import { logger } from './lib/logger.ts'
 import { StateError } from './stores/sqlite.ts'
 import { exitWithSupervisor, superviseWorkers, WORKER_ENV } from './supervisor.ts'
 
-const COMMANDS = ['serve', 'start', 'data', 'keys', 'customers', 'usage', 'version', 'help']
+const COMMANDS = ['serve', 'start', 'data', 'keys', 'customers', 'usage', 'state', 'version', 'help']
 const [command, ...rest] = process.argv.slice(2)
 
 /** `--access-log` alone means `--access-log=true` (util.parseArgs would take the next flag as its value). */
@@ -112,6 +113,10 @@ async function main() {
     case 'usage':
       checkEnvironmentUnlessHelp()
       process.exitCode = await usageCommand(rest)
+      return
+    case 'state':
+      checkEnvironmentUnlessHelp()
+      process.exitCode = await stateCommand(rest)
       return
     case 'version':
     case '--version':

@@ -4,6 +4,7 @@ import { helpLines } from '../lib/settings.ts'
 import { CUSTOMERS_USAGE } from './customers.ts'
 import { DATA_USAGE } from './data.ts'
 import { KEYS_USAGE } from './keys.ts'
+import { STATE_USAGE } from './state.ts'
 import { USAGE_REPORT_USAGE } from './usage-report.ts'
 import { VERSION_USAGE } from './version.ts'
 
@@ -18,6 +19,7 @@ commands:
   keys       create | list | update | rotate | revoke API keys; audit: who changed keys and customers
   customers  create | list | update customers (accounts): their keys share one quota and plan
   usage      the usage ledger for billing: per key, period and route (--format table|csv|json)
+  state      backup --to DIR | restore --from DIR: the state directory (keys, quotas, usage), also while serving
   version    the app's and each dataset's version (--json)
   help       this text; \`almanac help <command>\` or \`almanac <command> --help\` for one command
 
@@ -53,6 +55,7 @@ const TOPICS = new Map<string, () => string>([
   ['keys', () => KEYS_USAGE],
   ['customers', () => CUSTOMERS_USAGE],
   ['usage', () => USAGE_REPORT_USAGE],
+  ['state', () => STATE_USAGE],
   ['version', () => VERSION_USAGE],
   ['help', () => MAIN_USAGE],
 ])
