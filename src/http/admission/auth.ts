@@ -16,7 +16,7 @@
  */
 import type { Config, Plan } from '../../config.ts'
 import { AlmanacError, unavailable } from '../../lib/errors.ts'
-import { hex, keyHash, type KeyMatch, type KeyStore, type StoredKey } from '../../stores/keys.ts'
+import { type Customer, hex, keyHash, type KeyMatch, type KeyStore, type StoredKey } from '../../stores/keys.ts'
 import { createJwtVerifier, TokenError } from './jwt.ts'
 
 export interface Principal {
@@ -47,7 +47,27 @@ export interface Authenticator {
    * counts at once. A key store that cannot be read says nothing here (its failures are 503s of their own).
    */
   unconfigured?(): null | string | Promise<null | string>
+  /**
+   * The stored keys and customers whose plan this server does not offer (each of their calls is a 403), one
+   * warning per plan, for the log at start and /readyz; [] when none. The store is listed at most once a
+   * PLAN_RECHECK_MS (by the authenticator's clock; /readyz is polled and a store may hold 100,000 keys): a
+   * key created or re-planned since is seen by the first call after that. A store that cannot be read says
+   * nothing here (its failures are 503s of their own). Configured keys and ALMANAC_DEFAULT_PLAN naming an
+   * unknown plan never get this far: they stop the start (config.ts).
+   */
+  unknownPlans?(): AuthWarning[] | Promise<AuthWarning[]>
 }
+
+/** A /readyz warning of the auth layer (`component`: `auth` for the settings, `keys` for the key store). */
+export interface AuthWarning {
+  component: 'auth' | 'keys'
+  problem: string
+}
+
+/** How long the stored keys' plans, once listed, stand for /readyz before the store is listed again. */
+export const PLAN_RECHECK_MS = 60_000
+/** Ids named per plan and kind in a warning; beyond, a count ("and 120 more"). */
+const NAMED_PER_PLAN = 20
 
 /** What a server that can accept no one says at start and in /readyz's warnings. */
 export const NO_CREDENTIALS =
@@ -235,8 +255,34 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
     }
   }
 
+  let planCheck: { at: number; answer: AuthWarning[] | Promise<AuthWarning[]> } | undefined
+  const unknownPlans = (): AuthWarning[] | Promise<AuthWarning[]> => {
+    const store = options.keys
+    if (!store) return []
+    if (planCheck && clock() - planCheck.at < PLAN_RECHECK_MS) return planCheck.answer
+    const at = clock()
+    let answer: AuthWarning[] | Promise<AuthWarning[]>
+    try {
+      const keys = store.list()
+      const customers = store.listCustomers()
+      answer =
+        keys instanceof Promise || customers instanceof Promise
+          ? Promise.all([keys, customers]).then(
+              ([k, c]) => planWarnings(config, k, c, at),
+              () => [],
+            )
+          : planWarnings(config, keys, customers, at)
+    } catch {
+      answer = []
+    }
+    // Kept at once: polls while a Redis listing is under way share it.
+    planCheck = { at, answer }
+    return answer
+  }
+
   return {
     unconfigured,
+    unknownPlans,
     authenticate(request) {
       const key = request.headers.get('x-api-key')
       // X-API-Key wins when both are sent: a proxy may add its own Authorization header.
@@ -261,4 +307,37 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
       )
     },
   }
+}
+
+/**
+ * One warning per plan the server does not offer: the active keys that spend their own credits on it (a
+ * customer's key uses the customer's plan: its own waits unused) and the customers on it, by id, with the fix.
+ */
+function planWarnings(config: Config, keys: StoredKey[], customers: Customer[], now: number): AuthWarning[] {
+  const byPlan = new Map<string, { keys: string[]; customers: string[] }>()
+  const entry = (plan: string) => byPlan.get(plan) ?? byPlan.set(plan, { keys: [], customers: [] }).get(plan)!
+  for (const k of keys)
+    if (k.plan !== null && k.customer === null && !config.plans.has(k.plan) && !k.revoked)
+      if (k.expires === null || now < Date.parse(k.expires)) entry(k.plan).keys.push(k.id)
+  for (const c of customers) if (c.plan !== null && !config.plans.has(c.plan)) entry(c.plan).customers.push(c.id)
+  const named = (one: string, many: string, ids: string[]) =>
+    `${ids.length > 1 ? many : one} ${ids.slice(0, NAMED_PER_PLAN).join(', ')}` +
+    (ids.length > NAMED_PER_PLAN ? ` and ${ids.length - NAMED_PER_PLAN} more` : '')
+  const offered = [...config.plans.keys()].join(', ')
+  return [...byPlan].map(([plan, found]) => {
+    const whose = [
+      ...(found.keys.length ? [named('key', 'keys', found.keys)] : []),
+      ...(found.customers.length ? [`the keys of ${named('customer', 'customers', found.customers)}`] : []),
+    ]
+    const fixes = [
+      ...(found.keys.length ? ['`almanac keys update <id> --plan <p>`'] : []),
+      ...(found.customers.length ? ['`almanac customers update <id> --plan <p>`'] : []),
+    ]
+    return {
+      component: 'keys' as const,
+      problem:
+        `Plan ${JSON.stringify(plan)} is not among ALMANAC_PLANS (${offered}): every call of ${whose.join(' and of ')} is answered ` +
+        `403. Add plan ${plan} to ALMANAC_PLANS, or move them to an offered plan (${fixes.join(', ')}).`,
+    }
+  })
 }

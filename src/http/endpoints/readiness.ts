@@ -1,7 +1,8 @@
 /**
  * GET /readyz: whether this instance should be sent traffic. Not ready while a domain is disabled or still
  * opening, the quota store is unreachable without fail-open, or the server is shutting down; dataset age
- * and missing optional sources are reported but never make it unready (old data still answers).
+ * and missing optional sources are reported but never make it unready (old data still answers); so are
+ * `warnings`: no credentials, stored keys on a plan not offered, a domain's own (its `readinessWarnings`).
  */
 import type { Context } from 'elysia'
 import type { Config } from '../../config.ts'
@@ -56,7 +57,11 @@ export function readiness(config: Config, deps: ReadinessDeps, mounted: MountedD
     // Said, never a reason to be unready: the server works as configured, and a load balancer taking it
     // out would hide the message from the operator reading it here.
     const noCredentials = await authenticator.unconfigured?.()
-    const warnings = noCredentials ? [{ component: 'auth', problem: noCredentials }] : []
+    const warnings: { domain?: string; component: string; problem: string }[] = [
+      ...(noCredentials ? [{ component: 'auth', problem: noCredentials }] : []),
+      ...((await authenticator.unknownPlans?.()) ?? []),
+      ...mounted.flatMap(domainWarnings),
+    ]
     return {
       status: down.length ? 'not_ready' : 'ready',
       // Domains whose datasets are still being extracted or opened (first start); the others already answer.
@@ -74,6 +79,19 @@ export function readiness(config: Config, deps: ReadinessDeps, mounted: MountedD
       ...(warnings.length ? { warnings } : {}),
     }
   }
+}
+
+/**
+ * What an open domain's state (what its `open` returned) may offer /readyz: warnings that leave it ready,
+ * since it still answers (the email domain's DNS resolver answering none of the well-known names).
+ */
+export interface ReadinessWarnings {
+  readinessWarnings(): { component: string; problem: string }[]
+}
+
+const domainWarnings = (m: MountedDomain) => {
+  const state = m.state === 'open' ? (m.service as Partial<ReadinessWarnings> | null | undefined) : undefined
+  return typeof state?.readinessWarnings === 'function' ? state.readinessWarnings().map((w) => ({ domain: m.domain.name, ...w })) : []
 }
 
 /** The optional sources each open domain's datasets were built without, by domain (for /readyz). */
