@@ -162,6 +162,14 @@ export const SCHEMA = {
     flag: '--data-dir',
     doc: 'Where datasets are read (or extracted).',
   }),
+  dataBundlePublicKey: optional(text, {
+    shown: 'unset: bundles need no signature',
+    env: 'ALMANAC_DATA_BUNDLE_PUBLIC_KEY',
+    doc:
+      'Ed25519 public key (a PEM file, PEM text, or the 32 bytes in base64): `almanac data activate BUNDLE` refuses a bundle ' +
+      'not signed by it.',
+    see: 'docs/datasets.md#updating-data-on-an-air-gapped-server',
+  }),
   // sha256 runs at ~1-1.8 GB/s (SHA-NI): the ~31 MB of tables, JSON and countries cost ~20-30 ms of start.
   // The next artifact up is the 63 MiB city mmdb, then the ~270 MB Bible and postal databases, which stay
   // in the background so a warm start stays fast.

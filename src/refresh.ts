@@ -7,7 +7,7 @@
  * domains are closed (their files and databases released). A directory that fails any check is refused
  * with a log line and the old generation stays.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Server } from 'bun'
 import type { AnyElysia } from 'elysia'
@@ -52,24 +52,8 @@ export interface LiveApp {
   close(): Promise<void>
 }
 
-/** The file `almanac data activate` writes: the absolute path of the data directory to serve. */
-export const activeDataFile = (stateDir: string) => join(stateDir, 'active-data')
-
-/** The directory `almanac data activate` chose, when it still holds a manifest. */
-export function activatedDir(stateDir: string): string | undefined {
-  const file = activeDataFile(stateDir)
-  if (!existsSync(file)) return undefined
-  const dir = readFileSync(file, 'utf8').trim()
-  return dir && existsSync(join(dir, 'manifest.json')) ? dir : undefined
-}
-
-/** Records `dir` as the directory to serve (written whole, then renamed: a reader never sees half a path). */
-export function recordActivated(stateDir: string, dir: string): void {
-  mkdirSync(stateDir, { recursive: true })
-  const file = activeDataFile(stateDir)
-  writeFileSync(`${file}.tmp`, `${resolve(dir)}\n`)
-  renameSync(`${file}.tmp`, file)
-}
+// The state dir's record of `almanac data activate`, read by the server at start and on SIGHUP.
+export { activatedDir, activeDataFile, recordActivated } from './data/activation.ts'
 
 /** Why `data` cannot replace the running data for `domains`, or null when every artifact matches. */
 export async function refusal(data: DataDir, domains: Domain[], open: Set<string>): Promise<string | null> {

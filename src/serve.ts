@@ -5,7 +5,7 @@ import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Server } from 'bun'
 import type { Extraction } from './data/extract.ts'
-import { artifactsOf, openServedData } from './data/open.ts'
+import { artifactsOf, openServedData, reloadDir } from './data/open.ts'
 import type { DataDir } from './data/types.ts'
 import type { Domain } from './domains/types.ts'
 import { domains as allDomains } from './domains/index.ts'
@@ -15,7 +15,7 @@ import { serverBodyCeiling } from './http/admission/request-guards.ts'
 import { createObservability } from './http/edge/observability.ts'
 import { createUsageMeter } from './http/edge/usage-meter.ts'
 import type { Config } from './config.ts'
-import { activatedDir, type LiveApp, liveApp } from './refresh.ts'
+import { type LiveApp, liveApp } from './refresh.ts'
 import { openDomain, openDomains, verifyDatasets, warmUp } from './domains/mount.ts'
 import type { MountedDomain } from './domains/types.ts'
 import { createKeyStore, createQuotaStore, createUsageStore } from './stores/index.ts'
@@ -46,10 +46,8 @@ export async function serve(config: Config, sink: LogSink = logger, options: Ser
   const keys = openKeys(config, log)
   // Workers start as sharers of the SQLite counters rather than each first taking them alone.
   const quota = createQuotaStore(config, log, { shared: options.reusePort })
-  // A directory chosen by `almanac data activate` outlives restarts.
-  const activated = activatedDir(config.stateDir)
-  if (activated) log(`datasets: ${activated} was activated with \`almanac data activate\``)
-  const { data, extraction } = await openServedData({ dataDir: activated ?? config.dataDir }, log)
+  // A directory chosen by `almanac data activate` outlives restarts (data/open.ts dataSource: the one rule).
+  const { data, extraction } = await openServedData({ dataDir: config.dataDir, stateDir: config.stateDir }, log)
   // First start of the executable: listen at once, every domain "opening" (503 with Retry-After) until its
   // own artifacts are extracted and it has opened; otherwise every domain opens before the server listens.
   const mounted: MountedDomain[] = extraction
@@ -118,13 +116,13 @@ export async function serve(config: Config, sink: LogSink = logger, options: Ser
       return verifyDatasets(config, data, all, log, extraction?.verified)
     })
     .catch((e) => log({ level: 'error', msg: 'dataset integrity check failed to run', error: String(e) }))
-  // SIGHUP (systemctl reload, `almanac data activate`): serve the activated directory, else the configured
-  // one, else the current one read again (the operator replaced its files). A refusal is logged.
+  // SIGHUP (systemctl reload, `almanac data activate | rollback`): serve the directory the start would
+  // choose now (data/open.ts dataSource), else the current one read again (the operator replaced its
+  // files). A refusal is logged.
   const reload = () => {
-    const dir =
-      activatedDir(config.stateDir) ??
-      (config.dataDir && existsSync(join(config.dataDir, 'manifest.json')) ? config.dataDir : live.current.data.dir)
-    live.activate(dir).catch((e) => log({ level: 'error', msg: 'data activation failed', dir, error: String(e) }))
+    reloadDir({ dataDir: config.dataDir, stateDir: config.stateDir }, log)
+      .then((dir) => live.activate(dir ?? live.current.data.dir))
+      .catch((e) => log({ level: 'error', msg: 'data activation failed', error: String(e) }))
   }
   process.on('SIGHUP', reload)
   // `almanac data activate` signals the pid in this file (under --workers the supervisor writes it).
