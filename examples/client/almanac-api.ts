@@ -18,7 +18,7 @@ export interface paths {
         put?: never;
         /**
          * Parse a user agent
-         * @description Client, OS, device and bot of one User-Agent, with optional Client Hints (SPEC rules 1-4). Bots answer with `bot` and null client, os and device; headless browsers are bots that keep their client.
+         * @description Client, OS, device and bot of one User-Agent, with optional Client Hints. With hints, `client.version`, `os.version`, `os.platform` and `device.model` come from the hints where they give them, `ua_only` is the parse of the UA string alone (null without hints) and `tampered` says the two disagree on the major version. Bots answer with `bot` and null client, os and device; headless browsers are bots that keep their client.
          *
          *     **Quota cost:** 1 credit.
          *
@@ -338,7 +338,7 @@ export interface paths {
         };
         /**
          * List countries
-         * @description `count` is the number of matches before paging. Ordered by name.
+         * @description `count` is the number of matches before paging. Ordered by name. The forms spell the codes differently: Form A `alpha_2`, `alpha_3`; Form B `alpha2`, `alpha3` (and `fields` takes the spelling of the form answered).
          *
          *     **Quota cost:** 1 credit.
          */
@@ -384,7 +384,7 @@ export interface paths {
         };
         /**
          * One country
-         * @description A withdrawn code (YU, ANT) is a 404 whose body lists its `successors`.
+         * @description A withdrawn code (YU, ANT) is a 404 whose body lists its `successors`. The forms differ: Form A spells the codes `alpha_2`, `alpha_3` and adds `subdivisions` (every one); Form B spells them `alpha2`, `alpha3`.
          *
          *     **Quota cost:** 1 credit.
          */
@@ -474,7 +474,9 @@ export interface paths {
         };
         /**
          * Postal code systems of every country
-         * @description **Quota cost:** 1 credit.
+         * @description The forms differ: Form A names the country `country` and gives `total_codes` and `total_records` on every item; Form B names it `country_name` and gives `total_codes` on the single country only.
+         *
+         *     **Quota cost:** 1 credit.
          */
         get: operations["getApiV1Postal"];
         put?: never;
@@ -496,7 +498,9 @@ export interface paths {
         put?: never;
         /**
          * Check the format and existence of several postal codes
-         * @description **Quota cost:** 1 credit per item of `codes` (at most 100 per request). A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.
+         * @description Each item has `format_valid` and `exists`; Form B items add `valid` (both true).
+         *
+         *     **Quota cost:** 1 credit per item of `codes` (at most 100 per request). A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.
          *
          *     **Body limit:** 64 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
@@ -516,7 +520,9 @@ export interface paths {
         };
         /**
          * A country's postal code system
-         * @description **Quota cost:** 1 credit.
+         * @description The forms differ: Form A names the country `country` and adds `total_records`; Form B names it `country_name`.
+         *
+         *     **Quota cost:** 1 credit.
          */
         get: operations["getApiV1PostalByCountryCode"];
         put?: never;
@@ -556,7 +562,9 @@ export interface paths {
         };
         /**
          * Search postal codes by place name, code prefix or division (at least one)
-         * @description **Quota cost:** 1 credit.
+         * @description The forms differ: a Form A record has `admin_name1..3`, `admin_code1..3` and `accuracy`; a Form B record has `country_code` and the first level only, as `admin_name` and `admin_code`.
+         *
+         *     **Quota cost:** 1 credit.
          */
         get: operations["getApiV1PostalByCountryCodeSearch"];
         put?: never;
@@ -578,7 +586,9 @@ export interface paths {
         put?: never;
         /**
          * Postal codes within a radius, nearest first (haversine distance_km)
-         * @description **Quota cost:** 1 credit.
+         * @description The forms differ: a Form A record has `admin_name1..3`, `admin_code1..3` and `accuracy`; a Form B record has `country_code` and the first level only, as `admin_name` and `admin_code`.
+         *
+         *     **Quota cost:** 1 credit.
          *
          *     **Body limit:** 16 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
@@ -600,7 +610,9 @@ export interface paths {
         put?: never;
         /**
          * Postal codes inside a polygon, in dataset order
-         * @description **Quota cost:** 1 credit.
+         * @description The forms differ: a Form A record has `admin_name1..3`, `admin_code1..3` and `accuracy`; a Form B record has `country_code` and the first level only, as `admin_name` and `admin_code`.
+         *
+         *     **Quota cost:** 1 credit.
          *
          *     **Body limit:** 1024 KiB of `application/json` (`x-body-limit`; ALMANAC_BODY_LIMIT when lower). Another content type is a 415, a longer body a 413, both before the body is read.
          */
@@ -620,7 +632,7 @@ export interface paths {
         };
         /**
          * Check a postal code against its country's format
-         * @description An unknown country is not an error (SPEC Errors): `valid: false`, as in the batch.
+         * @description An unknown country is not an error (no 404): the answer is 200 with `valid: false`, as in the batch.
          *
          *     **Quota cost:** 1 credit.
          */
@@ -642,7 +654,9 @@ export interface paths {
         };
         /**
          * Every place a postal code maps to (Form B: the first)
-         * @description **Quota cost:** 1 credit.
+         * @description A postal code can map to several places. Form A answers every record of the code (`data` is an array); Form B answers one record, the first. The forms differ: a Form A record has `admin_name1..3`, `admin_code1..3` and `accuracy`; a Form B record has `country_code` and the first level only, as `admin_name` and `admin_code`.
+         *
+         *     **Quota cost:** 1 credit.
          */
         get: operations["getApiV1PostalByCountryCodeByPostalCode"];
         put?: never;
@@ -662,7 +676,7 @@ export interface paths {
         };
         /**
          * The caller's IP record
-         * @description Geolocates the connecting address. Behind a proxy in ALMANAC_TRUSTED_PROXIES, the one forwarding header ALMANAC_TRUSTED_PROXY_HEADER names (X-Forwarded-For or Forwarded) is believed, walked from the right; the other is ignored.
+         * @description Geolocates the connecting address. Behind a proxy in ALMANAC_TRUSTED_PROXIES, the one forwarding header ALMANAC_TRUSTED_PROXY_HEADER names (X-Forwarded-For or Forwarded) is believed, walked from the right; the other is ignored. The forms differ in shape: Form A nests `location` (city, region, postal code, position, timezone), `network` (isp, organization, asn) and `security` (each anonymity flag); Form B is flat: `city`, `latitude`, `longitude`, `isp`, `is_vpn`, `is_proxy`, `is_tor`.
          *
          *     **Quota cost:** 1 credit.
          */
@@ -684,7 +698,7 @@ export interface paths {
         };
         /**
          * Geolocate one address (GET form)
-         * @description The same record and quota as POST /api/v1/ip, with the address in the path (IPv6 as it is written: `/api/v1/ip/2001:db8::1`). `me` is the caller, as GET /api/v1/ip/me.
+         * @description The same record and quota as POST /api/v1/ip, with the address in the path (IPv6 as it is written: `/api/v1/ip/2001:db8::1`). `me` is the caller, as GET /api/v1/ip/me. The forms differ in shape: Form A nests `location` (city, region, postal code, position, timezone), `network` (isp, organization, asn) and `security` (each anonymity flag); Form B is flat: `city`, `latitude`, `longitude`, `isp`, `is_vpn`, `is_proxy`, `is_tor`.
          *
          *     **Quota cost:** 1 credit.
          */
@@ -708,7 +722,7 @@ export interface paths {
         put?: never;
         /**
          * Geolocate one address
-         * @description Private, loopback, link-local, CGNAT, documentation and multicast addresses answer with is_reserved true and no location.
+         * @description Private, loopback, link-local, CGNAT, documentation and multicast addresses answer with is_reserved true and no location. The forms differ in shape: Form A nests `location` (city, region, postal code, position, timezone), `network` (isp, organization, asn) and `security` (each anonymity flag); Form B is flat: `city`, `latitude`, `longitude`, `isp`, `is_vpn`, `is_proxy`, `is_tor`.
          *
          *     **Quota cost:** 1 credit.
          *
@@ -732,7 +746,7 @@ export interface paths {
         put?: never;
         /**
          * Geolocate up to 100 addresses
-         * @description Each address costs one quota credit.
+         * @description Each address costs one quota credit. The forms differ in shape: Form A nests `location` (city, region, postal code, position, timezone), `network` (isp, organization, asn) and `security` (each anonymity flag); Form B is flat: `city`, `latitude`, `longitude`, `isp`, `is_vpn`, `is_proxy`, `is_tor`.
          *
          *     **Quota cost:** 1 credit per item of `ips` (at most 100 per request). A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.
          *
@@ -754,7 +768,7 @@ export interface paths {
         };
         /**
          * Languages with at least one translation
-         * @description Form B: `{count, languages: [...]}` (the SPEC names the array `languages`); Form A: `data` is the array. `count` / `total` is the number of languages before paging; `limit` and `offset` page the array.
+         * @description Form B: `{count, languages: [...]}` (the array is named `languages`, not `results`); Form A: `data` is the array. `count` / `total` is the number of languages before paging; `limit` and `offset` page the array.
          *
          *     **Quota cost:** 1 credit.
          */
@@ -982,7 +996,7 @@ export interface paths {
         put?: never;
         /**
          * Score one email address (0-100)
-         * @description Syntax, MX (DNS), domain age (RDAP), disposable, free-provider and abuse lists. `fields` accepts dotted paths such as `checks.disposable`. A check that cannot be performed is reported in `unknown_checks` and adds no points; the answer comes within the DNS and RDAP timeouts.
+         * @description Syntax, MX (DNS), domain age (RDAP), disposable, free-provider and abuse lists. `fields` accepts dotted paths such as `checks.disposable`. A check that cannot be performed is reported in `unknown_checks` and adds no points; the answer comes within the DNS and RDAP timeouts. The forms differ: Form A `risk_score` is an integer 0-100 with `risk_tier` and the checks nested under `checks`; Form B `risk_score` is a number 0-1 (Form A's / 100) with `risk_level` and flat booleans (`valid_syntax`, `domain_exists`, `disposable`, `free_provider`).
          *
          *     **Quota cost:** 1 credit.
          *
@@ -1006,7 +1020,7 @@ export interface paths {
         put?: never;
         /**
          * Score up to 10 email addresses
-         * @description Form A: `{status, total, data}`; Form B: `{results}`. Each address costs one quota credit.
+         * @description Form A: `{status, total, data}`; Form B: `{results}`. Each address costs one quota credit. The forms differ: Form A `risk_score` is an integer 0-100 with `risk_tier` and the checks nested under `checks`; Form B `risk_score` is a number 0-1 (Form A's / 100) with `risk_level` and flat booleans (`valid_syntax`, `domain_exists`, `disposable`, `free_provider`).
          *
          *     **Quota cost:** 1 credit per item of `emails` (at most 10 per request). A request whose items do not fit in the remaining credits is refused whole (429) and consumes nothing.
          *
@@ -2263,7 +2277,7 @@ export interface components {
             country_code: string;
             /** @example 90210 */
             postal_code: string;
-            /** @description The code matches the country's format (existence is not checked); false for an unknown country or one without postal codes (SPEC Errors: not an error). */
+            /** @description The code matches the country's format (existence is not checked); false for an unknown country or one without postal codes (not an error: the answer is still 200). */
             valid: boolean;
         };
         /** IpRecord (Form A) */
@@ -2982,7 +2996,7 @@ export interface operations {
                                 type: string;
                                 /** @description Client name (e.g. Chrome Mobile, Telegram, curl). */
                                 name: string;
-                                /** @description Client version; from the hints when given (SPEC rule 1); may be empty. */
+                                /** @description Client version; from the Client Hints when they give it; may be empty. */
                                 version: string;
                                 /** @description Rendering engine of a browser (Blink, WebKit, Gecko, …); empty for other clients. */
                                 engine: string;
@@ -3028,7 +3042,7 @@ export interface operations {
                                     type: string;
                                     /** @description Client name (e.g. Chrome Mobile, Telegram, curl). */
                                     name: string;
-                                    /** @description Client version; from the hints when given (SPEC rule 1); may be empty. */
+                                    /** @description Client version; from the Client Hints when they give it; may be empty. */
                                     version: string;
                                     /** @description Rendering engine of a browser (Blink, WebKit, Gecko, …); empty for other clients. */
                                     engine: string;
@@ -3054,7 +3068,7 @@ export interface operations {
                                     model: string;
                                 } | null;
                             } | null;
-                            /** @description SPEC rule 2: the hints' client major version differs from the one in the UA alone. False without hints. */
+                            /** @description The hints' client major version differs from the one in the UA alone (a sign of a tampered User-Agent). False without hints. */
                             tampered: boolean;
                         };
                         error: null;
@@ -3065,7 +3079,7 @@ export interface operations {
                             type: string;
                             /** @description Client name (e.g. Chrome Mobile, Telegram, curl). */
                             name: string;
-                            /** @description Client version; from the hints when given (SPEC rule 1); may be empty. */
+                            /** @description Client version; from the Client Hints when they give it; may be empty. */
                             version: string;
                             /** @description Rendering engine of a browser (Blink, WebKit, Gecko, …); empty for other clients. */
                             engine: string;
@@ -3103,7 +3117,7 @@ export interface operations {
                             /** @description The producer's site; may be empty. */
                             producer_url: string;
                         } | null;
-                        /** @description SPEC rule 2: the hints' client major version differs from the one in the UA alone. False without hints. */
+                        /** @description The hints' client major version differs from the one in the UA alone (a sign of a tampered User-Agent). False without hints. */
                         tampered: boolean;
                     };
                 };
@@ -3177,7 +3191,7 @@ export interface operations {
                                 type: string;
                                 /** @description Client name (e.g. Chrome Mobile, Telegram, curl). */
                                 name: string;
-                                /** @description Client version; from the hints when given (SPEC rule 1); may be empty. */
+                                /** @description Client version; from the Client Hints when they give it; may be empty. */
                                 version: string;
                                 /** @description Rendering engine of a browser (Blink, WebKit, Gecko, …); empty for other clients. */
                                 engine: string;
@@ -3223,7 +3237,7 @@ export interface operations {
                                     type: string;
                                     /** @description Client name (e.g. Chrome Mobile, Telegram, curl). */
                                     name: string;
-                                    /** @description Client version; from the hints when given (SPEC rule 1); may be empty. */
+                                    /** @description Client version; from the Client Hints when they give it; may be empty. */
                                     version: string;
                                     /** @description Rendering engine of a browser (Blink, WebKit, Gecko, …); empty for other clients. */
                                     engine: string;
@@ -3249,7 +3263,7 @@ export interface operations {
                                     model: string;
                                 } | null;
                             } | null;
-                            /** @description SPEC rule 2: the hints' client major version differs from the one in the UA alone. False without hints. */
+                            /** @description The hints' client major version differs from the one in the UA alone (a sign of a tampered User-Agent). False without hints. */
                             tampered: boolean;
                         };
                         error: null;
@@ -3260,7 +3274,7 @@ export interface operations {
                             type: string;
                             /** @description Client name (e.g. Chrome Mobile, Telegram, curl). */
                             name: string;
-                            /** @description Client version; from the hints when given (SPEC rule 1); may be empty. */
+                            /** @description Client version; from the Client Hints when they give it; may be empty. */
                             version: string;
                             /** @description Rendering engine of a browser (Blink, WebKit, Gecko, …); empty for other clients. */
                             engine: string;
@@ -3298,7 +3312,7 @@ export interface operations {
                             /** @description The producer's site; may be empty. */
                             producer_url: string;
                         } | null;
-                        /** @description SPEC rule 2: the hints' client major version differs from the one in the UA alone. False without hints. */
+                        /** @description The hints' client major version differs from the one in the UA alone (a sign of a tampered User-Agent). False without hints. */
                         tampered: boolean;
                     };
                 };
@@ -3362,7 +3376,7 @@ export interface operations {
                                 type: string;
                                 /** @description Client name (e.g. Chrome Mobile, Telegram, curl). */
                                 name: string;
-                                /** @description Client version; from the hints when given (SPEC rule 1); may be empty. */
+                                /** @description Client version; from the Client Hints when they give it; may be empty. */
                                 version: string;
                                 /** @description Rendering engine of a browser (Blink, WebKit, Gecko, …); empty for other clients. */
                                 engine: string;
@@ -3408,7 +3422,7 @@ export interface operations {
                                     type: string;
                                     /** @description Client name (e.g. Chrome Mobile, Telegram, curl). */
                                     name: string;
-                                    /** @description Client version; from the hints when given (SPEC rule 1); may be empty. */
+                                    /** @description Client version; from the Client Hints when they give it; may be empty. */
                                     version: string;
                                     /** @description Rendering engine of a browser (Blink, WebKit, Gecko, …); empty for other clients. */
                                     engine: string;
@@ -3434,7 +3448,7 @@ export interface operations {
                                     model: string;
                                 } | null;
                             } | null;
-                            /** @description SPEC rule 2: the hints' client major version differs from the one in the UA alone. False without hints. */
+                            /** @description The hints' client major version differs from the one in the UA alone (a sign of a tampered User-Agent). False without hints. */
                             tampered: boolean;
                         } | {
                             /** @description The item as sent (its `ua` member, or null). */
@@ -3457,7 +3471,7 @@ export interface operations {
                                 type: string;
                                 /** @description Client name (e.g. Chrome Mobile, Telegram, curl). */
                                 name: string;
-                                /** @description Client version; from the hints when given (SPEC rule 1); may be empty. */
+                                /** @description Client version; from the Client Hints when they give it; may be empty. */
                                 version: string;
                                 /** @description Rendering engine of a browser (Blink, WebKit, Gecko, …); empty for other clients. */
                                 engine: string;
@@ -3495,7 +3509,7 @@ export interface operations {
                                 /** @description The producer's site; may be empty. */
                                 producer_url: string;
                             } | null;
-                            /** @description SPEC rule 2: the hints' client major version differs from the one in the UA alone. False without hints. */
+                            /** @description The hints' client major version differs from the one in the UA alone (a sign of a tampered User-Agent). False without hints. */
                             tampered: boolean;
                         } | {
                             /** @description The item as sent (its `ua` member, or null). */
@@ -6467,7 +6481,7 @@ export interface operations {
                                     normalized: string | null;
                                 };
                                 mx_record: {
-                                    /** @description true: the domain has MX records; false: it has none (SPEC "no MX records", +30), also when an A/AAAA record receives mail as implicit MX (`implicit_mx`, `accepts_mail` say so); null: unknown (`unknown_checks`, no points). */
+                                    /** @description true: the domain has MX records; false: it has none (scored +30 as "no MX records"), also when an A/AAAA record receives mail as implicit MX (`implicit_mx`, `accepts_mail` say so); null: unknown (`unknown_checks`, no points). */
                                     valid: boolean | null;
                                     /** @description MX exchanges by preference; empty when the domain has no MX record. */
                                     mx_hosts: string[];
@@ -6600,7 +6614,7 @@ export interface operations {
                                     normalized: string | null;
                                 };
                                 mx_record: {
-                                    /** @description true: the domain has MX records; false: it has none (SPEC "no MX records", +30), also when an A/AAAA record receives mail as implicit MX (`implicit_mx`, `accepts_mail` say so); null: unknown (`unknown_checks`, no points). */
+                                    /** @description true: the domain has MX records; false: it has none (scored +30 as "no MX records"), also when an A/AAAA record receives mail as implicit MX (`implicit_mx`, `accepts_mail` say so); null: unknown (`unknown_checks`, no points). */
                                     valid: boolean | null;
                                     /** @description MX exchanges by preference; empty when the domain has no MX record. */
                                     mx_hosts: string[];
@@ -6773,7 +6787,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        /** @description QR result (SPEC): the same object in both forms; Form A wraps it in `{status, data, error}`. */
+                        /** @description QR result: the same object in both forms; Form A wraps it in `{status, data, error}`. */
                         data: {
                             /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
                             url?: string;
@@ -6934,7 +6948,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        /** @description QR result (SPEC): the same object in both forms; Form A wraps it in `{status, data, error}`. */
+                        /** @description QR result: the same object in both forms; Form A wraps it in `{status, data, error}`. */
                         data: {
                             /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
                             url?: string;
@@ -7107,7 +7121,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        /** @description QR result (SPEC): the same object in both forms; Form A wraps it in `{status, data, error}`. */
+                        /** @description QR result: the same object in both forms; Form A wraps it in `{status, data, error}`. */
                         data: {
                             /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
                             url?: string;
@@ -7284,7 +7298,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        /** @description QR result (SPEC): the same object in both forms; Form A wraps it in `{status, data, error}`. */
+                        /** @description QR result: the same object in both forms; Form A wraps it in `{status, data, error}`. */
                         data: {
                             /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
                             url?: string;
@@ -7449,7 +7463,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        /** @description QR result (SPEC): the same object in both forms; Form A wraps it in `{status, data, error}`. */
+                        /** @description QR result: the same object in both forms; Form A wraps it in `{status, data, error}`. */
                         data: {
                             /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
                             url?: string;
@@ -7612,7 +7626,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        /** @description QR result (SPEC): the same object in both forms; Form A wraps it in `{status, data, error}`. */
+                        /** @description QR result: the same object in both forms; Form A wraps it in `{status, data, error}`. */
                         data: {
                             /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
                             url?: string;
@@ -7778,7 +7792,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        /** @description QR result (SPEC): the same object in both forms; Form A wraps it in `{status, data, error}`. */
+                        /** @description QR result: the same object in both forms; Form A wraps it in `{status, data, error}`. */
                         data: {
                             /** @description png, svg: absolute signed link to the image (a local link under /files/qr/, or a presigned S3 URL). Absent for base64. */
                             url?: string;

@@ -67,7 +67,9 @@ export function countriesRoutes(service: CountriesService, config: Config) {
         detail: routeDetail({
           cache: 'reference',
           summary: 'List countries',
-          description: '`count` is the number of matches before paging. Ordered by name.',
+          description:
+            '`count` is the number of matches before paging. Ordered by name. The forms spell the codes differently: Form A ' +
+            '`alpha_2`, `alpha_3`; Form B `alpha2`, `alpha3` (and `fields` takes the spelling of the form answered).',
           response: { name: 'Country', ...CountrySchemas, list: true },
         }),
       },
@@ -102,7 +104,9 @@ export function countriesRoutes(service: CountriesService, config: Config) {
         detail: routeDetail({
           cache: 'reference',
           summary: 'One country',
-          description: 'A withdrawn code (YU, ANT) is a 404 whose body lists its `successors`.',
+          description:
+            'A withdrawn code (YU, ANT) is a 404 whose body lists its `successors`. The forms differ: Form A spells the codes ' +
+            '`alpha_2`, `alpha_3` and adds `subdivisions` (every one); Form B spells them `alpha2`, `alpha3`.',
           response: { name: 'CountryDetail', ...CountryDetailSchemas },
         }),
       },

@@ -17,6 +17,12 @@ export interface EmailDomainState {
   stopReloading: () => void
 }
 
+/** How the result differs between the forms: the same name on two scales, said where callers read the route. */
+const EMAIL_FORMS =
+  'The forms differ: Form A `risk_score` is an integer 0-100 with `risk_tier` and the checks nested under `checks`; ' +
+  "Form B `risk_score` is a number 0-1 (Form A's / 100) with `risk_level` and flat booleans (`valid_syntax`, " +
+  '`domain_exists`, `disposable`, `free_provider`).'
+
 const address = t.String({
   maxLength: MAX_INPUT,
   description:
@@ -37,7 +43,7 @@ export const emailRoutes = ({ service: state, config }: DomainContext<EmailDomai
         description:
           'Syntax, MX (DNS), domain age (RDAP), disposable, free-provider and abuse lists. `fields` accepts dotted paths such ' +
           'as `checks.disposable`. A check that cannot be performed is reported in `unknown_checks` and adds no points; the answer ' +
-          'comes within the DNS and RDAP timeouts.',
+          `comes within the DNS and RDAP timeouts. ${EMAIL_FORMS}`,
         response: { enveloped: EnvelopedSchema, bare: BareSchema },
       }),
     })
@@ -71,7 +77,7 @@ export const emailRoutes = ({ service: state, config }: DomainContext<EmailDomai
         query: t.Object(fieldsQuery),
         detail: routeDetail({
           summary: `Score up to ${BULK_MAX} email addresses`,
-          description: 'Form A: `{status, total, data}`; Form B: `{results}`. Each address costs one quota credit.',
+          description: `Form A: \`{status, total, data}\`; Form B: \`{results}\`. Each address costs one quota credit. ${EMAIL_FORMS}`,
           cost: { field: 'emails', max: BULK_MAX },
           // 10 addresses of 1,024 characters, 3 bytes each at most: 30.8 KB.
           bodyLimit: 64 * 1024,

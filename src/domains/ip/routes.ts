@@ -29,6 +29,12 @@ export interface IpDomainState {
 const recordReply = (r: IpRecord, form: ResponseForm) =>
   one(present(r, form), { json: form === 'enveloped' ? () => envelopedJson(r) : undefined })
 
+/** How the IP record differs between the forms, said on every route that answers one. */
+const IP_FORMS =
+  'The forms differ in shape: Form A nests `location` (city, region, postal code, position, timezone), `network` (isp, ' +
+  'organization, asn) and `security` (each anonymity flag); Form B is flat: `city`, `latitude`, `longitude`, `isp`, `is_vpn`, ' +
+  '`is_proxy`, `is_tor`.'
+
 const address = t.String({
   description: 'An IPv4 or IPv6 address without port, zone or prefix; IPv4-mapped IPv6 (::ffff:a.b.c.d) is answered as IPv4.',
   examples: ['8.8.8.8', '2001:4860:4860::8888'],
@@ -53,7 +59,8 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
           summary: "The caller's IP record",
           description:
             'Geolocates the connecting address. Behind a proxy in ALMANAC_TRUSTED_PROXIES, the one forwarding header ' +
-            'ALMANAC_TRUSTED_PROXY_HEADER names (X-Forwarded-For or Forwarded) is believed, walked from the right; the other is ignored.',
+            'ALMANAC_TRUSTED_PROXY_HEADER names (X-Forwarded-For or Forwarded) is believed, walked from the right; the other is ignored. ' +
+            IP_FORMS,
           response: { name: 'IpRecord', ...IpRecordSchemas },
         }),
       },
@@ -73,7 +80,8 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
           summary: 'Geolocate one address (GET form)',
           description:
             'The same record and quota as POST /api/v1/ip, with the address in the path (IPv6 as it is ' +
-            'written: `/api/v1/ip/2001:db8::1`). `me` is the caller, as GET /api/v1/ip/me.',
+            'written: `/api/v1/ip/2001:db8::1`). `me` is the caller, as GET /api/v1/ip/me. ' +
+            IP_FORMS,
           response: { name: 'IpRecord', ...IpRecordSchemas },
         }),
       },
@@ -84,7 +92,8 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
       detail: routeDetail({
         summary: 'Geolocate one address',
         description:
-          'Private, loopback, link-local, CGNAT, documentation and multicast addresses answer with is_reserved true and no location.',
+          'Private, loopback, link-local, CGNAT, documentation and multicast addresses answer with is_reserved true and no location. ' +
+          IP_FORMS,
         response: { name: 'IpRecord', ...IpRecordSchemas },
       }),
     })
@@ -102,7 +111,7 @@ export const ipRoutes = ({ service: state, config }: DomainContext<IpDomainState
       query: t.Object(fieldsQuery),
       detail: routeDetail({
         summary: 'Geolocate up to 100 addresses',
-        description: 'Each address costs one quota credit.',
+        description: `Each address costs one quota credit. ${IP_FORMS}`,
         cost: { field: 'ips', max: BULK_MAX },
         response: { name: 'IpBulkItem', ...IpBulkItemSchemas, list: true, total: false },
       }),

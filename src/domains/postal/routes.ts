@@ -29,6 +29,10 @@ const filters = ({ q, prefix, admin_code }: SearchFilters): SearchFilters => ({ 
 
 export const SPATIAL_MAX_LIMIT = 1000
 const BATCH_MAX = 100
+/** How a postal record differs between the forms, said on every route that answers records. */
+const RECORD_FORMS =
+  'The forms differ: a Form A record has `admin_name1..3`, `admin_code1..3` and `accuracy`; a Form B record has ' +
+  '`country_code` and the first level only, as `admin_name` and `admin_code`.'
 
 const countryParam = t.String({
   description: 'ISO 3166-1 alpha-2 or alpha-3 country code, any case (e.g. `US`, `usa`).',
@@ -133,6 +137,9 @@ export const postalRoutes = (service: PostalService, config: Config) =>
         detail: routeDetail({
           cache: 'reference',
           summary: 'Postal code systems of every country',
+          description:
+            'The forms differ: Form A names the country `country` and gives `total_codes` and `total_records` on every item; ' +
+            'Form B names it `country_name` and gives `total_codes` on the single country only.',
           response: { name: 'PostalSystem', ...PostalSystemSchemas, list: true },
         }),
       },
@@ -161,6 +168,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
       ),
       detail: routeDetail({
         summary: 'Check the format and existence of several postal codes',
+        description: 'Each item has `format_valid` and `exists`; Form B items add `valid` (both true).',
         cost: { field: 'codes', max: BATCH_MAX },
         // 100 pairs of 16 + 64 characters, 3 bytes each at most: 27.7 KB.
         bodyLimit: 64 * 1024,
@@ -173,6 +181,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
       detail: routeDetail({
         cache: 'reference',
         summary: "A country's postal code system",
+        description: 'The forms differ: Form A names the country `country` and adds `total_records`; Form B names it `country_name`.',
         response: { name: 'PostalSystemDetail', ...PostalSystemDetailSchemas },
       }),
     })
@@ -214,6 +223,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
         detail: routeDetail({
           cache: 'reference',
           summary: 'Search postal codes by place name, code prefix or division (at least one)',
+          description: RECORD_FORMS,
           response: { name: 'PostalRecord', ...PostalRecordSchemas, list: true },
         }),
       },
@@ -244,6 +254,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
         query: t.Object({ ...spatialPage, ...fieldsQuery }),
         detail: routeDetail({
           summary: 'Postal codes within a radius, nearest first (haversine distance_km)',
+          description: RECORD_FORMS,
           response: { name: 'NearbyPostalRecord', ...NearbyRecordSchemas, list: true, ...spatialSiblings },
         }),
       },
@@ -292,6 +303,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
         query: t.Object({ ...spatialPage, ...fieldsQuery }),
         detail: routeDetail({
           summary: 'Postal codes inside a polygon, in dataset order',
+          description: RECORD_FORMS,
           // 10,000 positions at full double precision: 400 KB compact, 800 KB pretty-printed with two spaces.
           bodyLimit: 1024 * 1024,
           response: { name: 'PostalRecord', ...PostalRecordSchemas, list: true, ...spatialSiblings },
@@ -303,7 +315,7 @@ export const postalRoutes = (service: PostalService, config: Config) =>
       detail: routeDetail({
         cache: 'reference',
         summary: "Check a postal code against its country's format",
-        description: 'An unknown country is not an error (SPEC Errors): `valid: false`, as in the batch.',
+        description: 'An unknown country is not an error (no 404): the answer is 200 with `valid: false`, as in the batch.',
         response: { name: 'PostalFormatCheck', enveloped: FormatCheckSchema },
       }),
     })
@@ -319,6 +331,9 @@ export const postalRoutes = (service: PostalService, config: Config) =>
         detail: routeDetail({
           cache: 'reference',
           summary: 'Every place a postal code maps to (Form B: the first)',
+          description:
+            'A postal code can map to several places. Form A answers every record of the code (`data` is an array); Form B ' +
+            `answers one record, the first. ${RECORD_FORMS}`,
           response: { name: 'PostalRecord', ...PostalRecordSchemas, envelopedList: true },
         }),
       },

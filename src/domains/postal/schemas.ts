@@ -110,8 +110,8 @@ export const FormatCheckSchema = t.Object({
   postal_code: postalCode,
   valid: t.Boolean({
     description:
-      "The code matches the country's format (existence is not checked); false for an unknown country or one without postal codes (SPEC " +
-      'Errors: not an error).',
+      "The code matches the country's format (existence is not checked); false for an unknown country or one without postal codes " +
+      '(not an error: the answer is still 200).',
   }),
 })
 

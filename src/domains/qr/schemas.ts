@@ -97,5 +97,5 @@ export const QrResultSchema = t.Object(
         'when none.',
     }),
   },
-  { description: 'QR result (SPEC): the same object in both forms; Form A wraps it in `{status, data, error}`.' },
+  { description: 'QR result: the same object in both forms; Form A wraps it in `{status, data, error}`.' },
 )

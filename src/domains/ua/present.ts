@@ -70,7 +70,7 @@ export const ClientSchema = t.Union(
     t.Object({
       type: s("Matomo's client type: browser, mobile app, library, mediaplayer, feed reader or pim."),
       name: s('Client name (e.g. Chrome Mobile, Telegram, curl).'),
-      version: s('Client version; from the hints when given (SPEC rule 1); may be empty.'),
+      version: s('Client version; from the Client Hints when they give it; may be empty.'),
       engine: s('Rendering engine of a browser (Blink, WebKit, Gecko, …); empty for other clients.'),
       engine_version: s('Engine version; may be empty.'),
     }),
@@ -121,7 +121,8 @@ export const BotSchema = t.Union(
 )
 
 const tampered = t.Boolean({
-  description: "SPEC rule 2: the hints' client major version differs from the one in the UA alone. False without hints.",
+  description:
+    "The hints' client major version differs from the one in the UA alone (a sign of a tampered User-Agent). False without hints.",
 })
 
 export const UaOnlySchema = t.Union([t.Object({ client: ClientSchema, os: OsSchema, device: DeviceSchema }), t.Null()], {

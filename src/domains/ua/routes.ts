@@ -104,7 +104,9 @@ export const uaRoutes = ({ service, config }: DomainContext<UaService>) =>
         // One user agent (2,048 characters) and nine hints of 1,024, each character up to 3 bytes of UTF-8: 34 KB.
         bodyLimit: 64 * 1024,
         description:
-          'Client, OS, device and bot of one User-Agent, with optional Client Hints (SPEC rules 1-4). Bots answer with `bot` and ' +
+          'Client, OS, device and bot of one User-Agent, with optional Client Hints. With hints, `client.version`, `os.version`, ' +
+          '`os.platform` and `device.model` come from the hints where they give them, `ua_only` is the parse of the UA string ' +
+          'alone (null without hints) and `tampered` says the two disagree on the major version. Bots answer with `bot` and ' +
           'null client, os and device; headless browsers are bots that keep their client.',
         response: { enveloped: EnvelopedSchema, bare: BareSchema },
       }),

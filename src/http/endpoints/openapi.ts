@@ -196,7 +196,11 @@ const INFO_DESCRIPTION =
   `three are 0, 0 and now: no credits. Over quota: 429 with \`Retry-After\`.
 
 **Response forms.** Form A (enveloped, \`{status, data, error}\`) or Form B (bare: the resource itself, lists as \`{count, results}\`), ` +
-  `chosen by the deployment and per request with the \`X-Response-Form: enveloped|bare\` header. Each 200 response below shows both.
+  `chosen by the deployment and per request with the \`X-Response-Form: enveloped|bare\` header. Each 200 response below shows both. ` +
+  `The forms differ by more than the envelope, and each affected operation says how: countries (Form A \`alpha_2\`, \`alpha_3\`; ` +
+  `Form B \`alpha2\`, \`alpha3\`), email risk (\`risk_score\` an integer 0-100 in Form A, a number 0-1 in Form B), a postal ` +
+  `code lookup (every record of the code in Form A, the first in Form B), postal records and systems, and the IP record ` +
+  `(nested in Form A, flat in Form B). \`fields\` takes the names of the form answered.
 
 **Shared query members.** \`fields\` keeps only the named fields (dotted paths select inside objects; an unknown name is a 400 listing ` +
   `the valid ones). \`limit\`/\`offset\` page lists.
