@@ -68,6 +68,8 @@ export async function serve(config: Config, sink: LogSink = logger, options: Ser
   // A server that can accept no one would otherwise start silently and answer 401 to everything.
   const unconfigured = await authenticator.unconfigured?.()
   if (unconfigured) log({ level: 'warn', msg: unconfigured })
+  // Nor would keys on a plan this server does not offer: each of their calls would be a 403.
+  for (const w of (await authenticator.unknownPlans?.()) ?? []) log({ level: 'warn', msg: w.problem })
   let stopping = false
   const live = liveApp(
     config,
