@@ -25,9 +25,13 @@ export const emailDomain = (options: Pick<EmailServiceOptions, 'now'> = {}) =>
     datasets: ['email-lists', 'email-rdap'],
     open({ config, data, log: logger }) {
       const log = (fields: Record<string, unknown>) => logger({ domain: 'email', ...fields })
-      const service = openEmailService(config, data, { ...options, log: (msg) => log({ level: 'warn', msg }) })
+      const service = openEmailService(config, data, { ...options, log: (msg) => log({ level: 'warn', msg }), logFields: log })
       const stopReloading = reloadOnHangup('operator email lists', () => service.reload(), log)
-      return { service, stopReloading }
+      const readinessWarnings = () => {
+        const problem = service.resolver.problem
+        return problem ? [{ component: 'dns_resolver', problem }] : []
+      }
+      return { service, stopReloading, readinessWarnings }
     },
     routes: emailRoutes,
     close(state) {

@@ -27,6 +27,7 @@ export type MxReason =
   | 'dns_truncated'
   | 'address_literal'
   | 'dns_busy'
+  | 'dns_resolver_unhealthy'
 
 export interface MxResult {
   /**
@@ -83,6 +84,8 @@ export interface MxChecker {
   cached(domain: string): MxResult | undefined
   /** The lookup slots and who holds them. */
   readonly slots: CallerSlots
+  /** Drops every cached answer (the resolver was found lying, or answers again: what it said meanwhile is suspect). */
+  forget(): void
 }
 
 export function mxChecker(options: {
@@ -169,6 +172,7 @@ export function mxChecker(options: {
   return {
     cached: fresh,
     slots,
+    forget: () => cache.clear(),
     check(domain, caller) {
       const hit = fresh(domain)
       if (hit) return Promise.resolve(hit)

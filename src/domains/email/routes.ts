@@ -6,12 +6,14 @@ import { callerOf } from '../../http/edge/exchange.ts'
 import { fieldsQuery } from '../../http/routing/paging.ts'
 import { list, one } from '../../http/reply/reply.ts'
 import { routeDetail } from '../../http/routing/route-facts.ts'
+import type { ReadinessWarnings } from '../../http/endpoints/readiness.ts'
 import { BareItemSchema, BareSchema, EnvelopedItemSchema, EnvelopedSchema, present, presentItem } from './present.ts'
 import { MAX_INPUT, type EmailService } from './service.ts'
 
 export const BULK_MAX = 10
 
-export interface EmailDomainState {
+/** What the domain's `open` returns; /readyz reads its warnings (the DNS resolver's state). */
+export interface EmailDomainState extends ReadinessWarnings {
   service: EmailService
   /** Removes the SIGHUP listener that reloads the operator lists. */
   stopReloading: () => void

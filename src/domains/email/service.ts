@@ -15,6 +15,7 @@ import { ABUSE_SOURCE, CLEAN, loadOperatorLists, openEmailLists, PSL_OPTIONS, ty
 import { mxChecker, unknownMx, type MxChecker, type MxResult } from './mx.ts'
 import { loadBootstrap, type RdapBootstrap } from './rdap-bootstrap.ts'
 import { RDAP_ARTIFACT } from './rdap-build.ts'
+import { resolverHealth, type ResolverHealth } from './resolver-health.ts'
 import { rdapClient, type RdapClient, type RdapReason, type RdapResult } from './rdap.ts'
 import { memoryRdapStore, redisRdapStore, sqliteRdapStore, type RdapStore } from './rdap-store.ts'
 import { score, type RiskFactor, type RiskTier } from './score.ts'
@@ -83,15 +84,20 @@ export interface EmailService {
   readonly bootstrap: RdapBootstrap
   /** The DNS and RDAP lookup slots and who holds them. */
   readonly slots: { mx: CallerSlots; rdap: CallerSlots }
+  /** Whether the DNS resolver answers the well-known names (never checked offline). */
+  readonly resolver: ResolverHealth
   close(): void
 }
 
 export interface EmailServiceOptions {
   now?: () => number
   log?: (line: string) => void
+  /** The domain's structured log, for the resolver's changes of state (warn when it fails, info when it answers again). */
+  logFields?: (fields: { level: 'warn' | 'info'; msg: string }) => void
 }
 
 const OFFLINE_MX = Object.freeze(unknownMx('offline'))
+const UNHEALTHY_MX = Object.freeze(unknownMx('dns_resolver_unhealthy'))
 
 /**
  * Resolves `p`, or `fallback()` once `ms` have passed: no slow service holds a request past its deadline.
@@ -162,6 +168,14 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
     maxInflight: email.dnsSlots,
     maxInflightPerCaller: email.dnsSlotsPerCaller,
   })
+  // Offline, nothing is asked at request time, so there is no resolver to check.
+  const resolver = resolverHealth({
+    servers,
+    names: email.offline ? [] : email.dnsCheckNames,
+    timeoutMs: email.dnsTimeoutMs,
+    log: options.logFields ?? ((f) => log(f.msg)),
+    changed: () => mx.forget(),
+  })
   const cache = config.stores.rdapCache
   const store: RdapStore =
     cache.kind === 'redis' ? redisRdapStore(cache.url, log) : cache.kind === 'sqlite' ? sqliteRdapStore(cache.dir, log) : memoryRdapStore()
@@ -180,6 +194,8 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
   // timer or race), else starts the lookup held to its deadline.
   const checkMx = (domain: string, caller: string): MxResult | Promise<MxResult> => {
     if (email.offline) return OFFLINE_MX
+    // Its NXDOMAIN would be a lie scored +30: nothing is asked of it until a check finds it answering again.
+    if (resolver.healthy === false) return UNHEALTHY_MX
     return (
       mx.cached(domain) ?? within(mx.check(domain, caller), email.dnsTimeoutMs + DEADLINE_SLACK_MS, () => unknownMx('dns_timeout'), log)
     )
@@ -267,6 +283,10 @@ export function openEmailService(config: Config, data: DataDir, options: EmailSe
     abuseListDate: ABUSE_SOURCE.date,
     bootstrap,
     slots: { mx: mx.slots, rdap: rdap.slots },
-    close: () => store.close(),
+    resolver,
+    close: () => {
+      resolver.stop()
+      store.close()
+    },
   }
 }

@@ -4,8 +4,24 @@
  * `email.*` (env names, defaults, the README table and `serve --help` come from these declarations).
  * Imports nothing of the domain: config reads it, and config sits below the domains.
  */
-import { boolean, httpUrl, integer, list, storeSetting, text } from '../../lib/parsers.ts'
-import { optional, setting } from '../../lib/settings.ts'
+import { boolean, fail, httpUrl, integer, list, storeSetting, text } from '../../lib/parsers.ts'
+import { optional, type Parser, setting } from '../../lib/settings.ts'
+
+/**
+ * Names the resolver is checked against: each certain to exist with an address, run by different operators
+ * under different TLDs (IANA's own, a name RFC 2606 keeps for ever, the largest mail provider's), so one
+ * outage cannot make a working resolver look broken.
+ */
+export const DEFAULT_DNS_CHECK_NAMES = ['iana.org', 'example.com', 'gmail.com']
+
+/** Host names (labels of 1-63 letters, digits, `-` or `_`; at most 253 characters), comma-separated; `none` (or []): none. */
+const hostNames: Parser<string[]> = (raw, name) =>
+  (raw === 'none' ? [] : list(raw, name)).map((host) => {
+    const labels = host.replace(/\.$/, '').split('.')
+    if (host.length > 253 || !labels.every((l) => /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/i.test(l)))
+      fail(name, `expected host names, got ${JSON.stringify(host)}`)
+    return host.toLowerCase()
+  })
 
 export const emailSettings = {
   dnsServers: setting(list, {
@@ -18,6 +34,13 @@ export const emailSettings = {
     default: 2000,
     env: 'ALMANAC_EMAIL_DNS_TIMEOUT_MS',
     doc: "Deadline for one domain's whole MX check (MX, then A/AAAA), in milliseconds.",
+  }),
+  dnsCheckNames: setting(hostNames, {
+    default: DEFAULT_DNS_CHECK_NAMES,
+    env: 'ALMANAC_EMAIL_DNS_CHECK_NAMES',
+    doc:
+      'Well-known names (each with an A record) the resolver is asked at start and every 5 minutes; when none resolves, MX checks ' +
+      'are unknown (`dns_resolver_unhealthy`) and /readyz warns. `none`: no check.',
   }),
   rdapUrl: optional(httpUrl, {
     env: 'ALMANAC_EMAIL_RDAP_URL',

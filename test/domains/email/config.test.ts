@@ -16,11 +16,13 @@ test('ALMANAC_EMAIL_* settings', () => {
       ALMANAC_EMAIL_DNS_SLOTS: '64',
       ALMANAC_EMAIL_DNS_SLOTS_PER_CALLER: '6',
       ALMANAC_EMAIL_RDAP_SLOTS: '32',
+      ALMANAC_EMAIL_DNS_CHECK_NAMES: 'Resolver-Check.example., _probe.example.net',
     },
   })
   expect(c.email).toEqual({
     dnsServers: ['127.0.0.1:5353', '[::1]:53'],
     dnsTimeoutMs: 750,
+    dnsCheckNames: ['resolver-check.example.', '_probe.example.net'],
     rdapUrl: 'http://127.0.0.1:8081/rdap/',
     rdapTimeoutMs: 900,
     offline: true,
@@ -37,7 +39,9 @@ test('ALMANAC_EMAIL_* settings', () => {
     offline: false,
     dnsSlots: 512,
     rdapSlots: 128,
+    dnsCheckNames: ['iana.org', 'example.com', 'gmail.com'],
   })
+  expect(loadConfig({ env: { ALMANAC_EMAIL_DNS_CHECK_NAMES: 'none' } }).email.dnsCheckNames).toEqual([])
 })
 
 test('bad values name the setting', () => {
@@ -45,6 +49,8 @@ test('bad values name the setting', () => {
     new ConfigError('ALMANAC_EMAIL_RDAP_URL: expected an http(s) URL, got "ftp://x"'),
   )
   expect(() => loadConfig({ env: { ALMANAC_EMAIL_DNS_TIMEOUT_MS: '0' } })).toThrow('ALMANAC_EMAIL_DNS_TIMEOUT_MS')
+  for (const bad of ['iana.org,bad..name', 'under score-.example', `${'a'.repeat(64)}.example`, 'a/b.example'])
+    expect(() => loadConfig({ env: { ALMANAC_EMAIL_DNS_CHECK_NAMES: bad } })).toThrow('ALMANAC_EMAIL_DNS_CHECK_NAMES: expected host names')
 })
 
 test('a DNS server that is not an address disables the domain, naming the setting', async () => {

@@ -5,9 +5,15 @@
  * time out); a `held` name is answered when the test calls `release()` (a slow resolver the test controls,
  * with no clock in it); every query is counted per name and type, so tests can see what the cache saved.
  * With `delayMs` every answer not held is held that long (a slow resolver, for bench/fairness.ts).
+ *
+ * Like a resolver that sees the internet, it knows the well-known names the email domain checks its
+ * resolver against (DEFAULT_DNS_CHECK_NAMES, each with an address) unless the zones say otherwise or
+ * `wellKnown: false`; with `nxdomainForAll` set (at start, or later through the property) it is a
+ * resolver that answers NXDOMAIN to every question, as a filtered host's does.
  */
 import { createSocket, type Socket } from 'node:dgram'
 import { createServer, type Server } from 'node:net'
+import { DEFAULT_DNS_CHECK_NAMES } from '../../../src/domains/email/settings.ts'
 
 export interface Zone {
   /** [preference, exchange]; exchange '' is the root, so [[0, '']] is a null MX (RFC 7505). */
@@ -81,11 +87,18 @@ export interface DnsServer {
   whenHeld(n: number): Promise<void>
   /** Answers every query held so far. */
   release(): void
+  /** While true, every question is answered NXDOMAIN (and counted). */
+  nxdomainForAll: boolean
   close(): Promise<void>
 }
 
-export async function startDnsServer(zones: Record<string, Zone>, { delayMs = 0 } = {}): Promise<DnsServer> {
-  const table = new Map(Object.entries(zones).map(([k, v]) => [k.toLowerCase(), v]))
+export async function startDnsServer(
+  zones: Record<string, Zone>,
+  { delayMs = 0, wellKnown = true, nxdomainForAll = false } = {},
+): Promise<DnsServer> {
+  const known = wellKnown ? DEFAULT_DNS_CHECK_NAMES.map((name, i): [string, Zone] => [name, { a: [`192.0.2.${200 + i}`] }]) : []
+  const table = new Map([...known, ...Object.entries(zones).map(([k, v]): [string, Zone] => [k.toLowerCase(), v])])
+  const state = { nxdomainForAll }
   const queries = new Map<string, number>()
   const socket: Socket = createSocket('udp4')
   let closed = false
@@ -96,7 +109,7 @@ export async function startDnsServer(zones: Record<string, Zone>, { delayMs = 0 
     const qtype = msg.readUInt16BE(end)
     const key = `${name} ${TYPE_NAME.get(qtype) ?? qtype}${tcp ? ' tcp' : ''}`
     queries.set(key, (queries.get(key) ?? 0) + 1)
-    const zone = table.get(name)
+    const zone = state.nxdomainForAll ? undefined : table.get(name)
     if (zone?.slow) return null
     if (zone?.noEdns && msg.readUInt16BE(10) > 0)
       return Buffer.from([...msg.subarray(0, 2), 0x84, 0x01, 0, 1, 0, 0, 0, 0, 0, 0, ...msg.subarray(12, end + 4)])
@@ -153,7 +166,7 @@ export async function startDnsServer(zones: Record<string, Zone>, { delayMs = 0 
     const reply = answer(msg, false)
     if (!reply) return
     const send = () => closed || socket.send(reply, peer.port, peer.address)
-    if (table.get(readName(msg, 12).name)?.held) {
+    if (!state.nxdomainForAll && table.get(readName(msg, 12).name)?.held) {
       held.push(send)
       for (const w of heldWaiters.filter((w) => held.length >= w.n)) {
         heldWaiters.splice(heldWaiters.indexOf(w), 1)
@@ -194,6 +207,12 @@ export async function startDnsServer(zones: Record<string, Zone>, { delayMs = 0 
     whenHeld: (n) => (held.length >= n ? Promise.resolve() : new Promise<void>((resolve) => heldWaiters.push({ n, resolve }))),
     release: () => {
       for (const send of held.splice(0)) send()
+    },
+    get nxdomainForAll() {
+      return state.nxdomainForAll
+    },
+    set nxdomainForAll(on) {
+      state.nxdomainForAll = on
     },
     close: async () => {
       closed = true
