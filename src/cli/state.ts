@@ -25,7 +25,8 @@ export const STATE_USAGE = `usage: almanac state backup --to DIR
        almanac state restore --from DIR [--force]
   backup   copies ALMANAC_STATE_DIR into DIR (new or empty), also while a server runs: every SQLite database
            (keys.sqlite, quota.sqlite, usage.sqlite, qr-shares.sqlite, …) as a consistent snapshot of its own,
-           the QR signing key and the active-data pointer; DIR/backup.json, written last, lists them with sha256
+           the QR signing key and the active-data and previous-data pointers (not the data directories they
+           name); DIR/backup.json, written last, lists them with sha256
   restore  puts such a backup into ALMANAC_STATE_DIR (created if missing), replacing those files. Stop the
            server first: restore refuses while the process in ALMANAC_STATE_DIR/almanac.pid runs (--force when
            that pid is no longer Almanac's). Run both as the server's user, with its ALMANAC_STATE_DIR (or --state-dir).
@@ -35,7 +36,7 @@ Not in the state directory, so not in the backup: keys and quotas kept in Redis 
 const MANIFEST = 'backup.json'
 const FORMAT = 'almanac-state-backup/1'
 /** Plain files of the state directory worth keeping (the pid file and quota.lock describe processes, not state). */
-const PLAIN_FILES = ['qr-signing-key', 'active-data']
+const PLAIN_FILES = ['qr-signing-key', 'active-data', 'previous-data']
 
 interface BackedUp {
   name: string
@@ -104,6 +105,9 @@ function backup(config: Config, to: string, out: (line: string) => void): number
   writeFileSync(join(to, `${MANIFEST}.tmp`), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 })
   renameSync(join(to, `${MANIFEST}.tmp`), join(to, MANIFEST))
   out(`backed up ${files.length} files of ${state} into ${to}`)
+  const pointer = existsSync(activeDataFile(state)) ? readFileSync(activeDataFile(state), 'utf8').trim() : ''
+  // Data directories are rebuilt or re-activated from their bundle, never copied: they are the datasets, not state.
+  if (pointer) out(`note: active-data names ${pointer}; that data directory itself is not in the backup`)
   for (const note of notInState(config)) out(note)
   return 0
 }

@@ -87,7 +87,16 @@ test('a backup taken while a server writes restores into a fresh dir that a serv
   backingUp = false
   await writer
   expect({ code: backup.code, err: backup.err }).toEqual({ code: 0, err: '' })
-  for (const name of ['keys.sqlite', 'usage.sqlite', 'quota.sqlite', 'qr-shares.sqlite', 'qr-signing-key', 'active-data', 'backup.json'])
+  for (const name of [
+    'keys.sqlite',
+    'usage.sqlite',
+    'quota.sqlite',
+    'qr-shares.sqlite',
+    'qr-signing-key',
+    'active-data',
+    'previous-data',
+    'backup.json',
+  ])
     expect({ name, there: existsSync(join(backupDir, name)) }).toEqual({ name, there: true })
 
   // Not over the running server's state.
