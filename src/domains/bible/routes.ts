@@ -140,8 +140,8 @@ function catalogueRoutes(service: BibleService, config: Config) {
           cache: 'reference',
           summary: 'Languages with at least one translation',
           description:
-            'Form B: `{count, languages: [...]}` (the array is named `languages`, not `results`); Form A: `data` is the array. `count` / `total` ' +
-            'is the number of languages before paging; `limit` and `offset` page the array.',
+            'Form B: `{count, languages: [...]}` (the array is named `languages`, not `results`); Form A: `data` is the array. ' +
+            '`count` / `total` is the number of languages before paging; `limit` and `offset` page the array.',
           response: {
             enveloped: t.Array(LanguageSchema),
             bare: LanguagesBareSchema,

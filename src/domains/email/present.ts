@@ -30,8 +30,8 @@ export const EnvelopedSchema = t.Object({
     mx_record: t.Object({
       valid: nullable(
         t.Boolean(),
-        'true: the domain has MX records; false: it has none (scored +30 as "no MX records"), also when an A/AAAA record receives mail as ' +
-          'implicit MX (`implicit_mx`, `accepts_mail` say so); null: unknown (`unknown_checks`, no points).',
+        'true: the domain has MX records; false: it has none (scored +30 as "no MX records"), also when an A/AAAA record receives ' +
+          'mail as implicit MX (`implicit_mx`, `accepts_mail` say so); null: unknown (`unknown_checks`, no points).',
       ),
       mx_hosts: t.Array(t.String(), { description: 'MX exchanges by preference; empty when the domain has no MX record.' }),
       implicit_mx: t.Boolean({
