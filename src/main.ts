@@ -89,7 +89,8 @@ async function main() {
     case 'help':
     case '--help':
     case '-h': {
-      const topic = command === 'help' ? rest[0] : undefined
+      // `help --help` is help on help: the main text, like `help help`.
+      const topic = command === 'help' && rest[0] !== '--help' && rest[0] !== '-h' ? rest[0] : undefined
       const text = topic ? usageOf(topic) : MAIN_USAGE
       if (text === undefined) throw new UsageError(`no command ${JSON.stringify(topic)}${didYouMean(topic!, COMMANDS)}`)
       console.log(text)

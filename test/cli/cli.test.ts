@@ -32,7 +32,7 @@ async function cli(args: string[], extra: Record<string, string> = {}, timeoutMs
 }
 
 describe('help', () => {
-  for (const args of [[], ['--help'], ['-h'], ['help']]) {
+  for (const args of [[], ['--help'], ['-h'], ['help'], ['help', '--help'], ['help', '-h'], ['help', 'help']]) {
     test(`almanac ${args.join(' ') || '(nothing)'} prints the usage and exits 0`, async () => {
       const { stdout, code } = await cli(args)
       expect(code).toBe(0)
@@ -76,6 +76,13 @@ describe('unknown flags, commands and settings are errors with a did-you-mean', 
     expect(await cli(['version', '--jsn'])).toMatchObject({ code: 2, stderr: expect.stringContaining('did you mean --json?') })
     expect(await cli(['servee'])).toMatchObject({ code: 2, stderr: expect.stringContaining('did you mean serve?') })
     expect(await cli(['data', 'biuld'])).toMatchObject({ code: 2, stderr: expect.stringContaining('did you mean build?') })
+    // Issue 45: a subcommand and a command one letter short, and help on a misspelt command.
+    expect(await cli(['keys', 'rotat'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('unknown keys command "rotat" (did you mean rotate?)'),
+    })
+    expect(await cli(['key'])).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "key" (did you mean keys?)') })
+    expect(await cli(['help', 'kyes'])).toMatchObject({ code: 2, stderr: 'almanac: no command "kyes" (did you mean keys?)\n' })
     expect(await cli(['data', 'fetch'])).toMatchObject({ code: 2, stderr: expect.stringContaining('needs --to DIR') })
     expect(await cli(['serve', '--port'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--port') })
   })
