@@ -255,34 +255,9 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
     }
   }
 
-  let planCheck: { at: number; answer: AuthWarning[] | Promise<AuthWarning[]> } | undefined
-  const unknownPlans = (): AuthWarning[] | Promise<AuthWarning[]> => {
-    const store = options.keys
-    if (!store) return []
-    if (planCheck && clock() - planCheck.at < PLAN_RECHECK_MS) return planCheck.answer
-    const at = clock()
-    let answer: AuthWarning[] | Promise<AuthWarning[]>
-    try {
-      const keys = store.list()
-      const customers = store.listCustomers()
-      answer =
-        keys instanceof Promise || customers instanceof Promise
-          ? Promise.all([keys, customers]).then(
-              ([k, c]) => planWarnings(config, k, c, at),
-              () => [],
-            )
-          : planWarnings(config, keys, customers, at)
-    } catch {
-      answer = []
-    }
-    // Kept at once: polls while a Redis listing is under way share it.
-    planCheck = { at, answer }
-    return answer
-  }
-
   return {
     unconfigured,
-    unknownPlans,
+    unknownPlans: planChecker(config, options.keys, clock),
     authenticate(request) {
       const key = request.headers.get('x-api-key')
       // X-API-Key wins when both are sent: a proxy may add its own Authorization header.
@@ -306,6 +281,33 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
         withJwt,
       )
     },
+  }
+}
+
+/** Authenticator.unknownPlans over `store`: its answer kept for PLAN_RECHECK_MS of `clock`. */
+function planChecker(config: Config, store: KeyStore | undefined, clock: () => number) {
+  let planCheck: { at: number; answer: AuthWarning[] | Promise<AuthWarning[]> } | undefined
+  return (): AuthWarning[] | Promise<AuthWarning[]> => {
+    if (!store) return []
+    if (planCheck && clock() - planCheck.at < PLAN_RECHECK_MS) return planCheck.answer
+    const at = clock()
+    let answer: AuthWarning[] | Promise<AuthWarning[]>
+    try {
+      const keys = store.list()
+      const customers = store.listCustomers()
+      answer =
+        keys instanceof Promise || customers instanceof Promise
+          ? Promise.all([keys, customers]).then(
+              ([k, c]) => planWarnings(config, k, c, at),
+              () => [],
+            )
+          : planWarnings(config, keys, customers, at)
+    } catch {
+      answer = []
+    }
+    // Kept at once: polls while a Redis listing is under way share it.
+    planCheck = { at, answer }
+    return answer
   }
 }
 
