@@ -430,19 +430,3 @@ async function runBuilder(
     rmSync(staging, { recursive: true, force: true })
   }
 }
-
-/** Re-hashes every artifact in a data directory against its manifest; returns the problems found. */
-export function verifyDataDir(dir: string): string[] {
-  dir = resolve(dir)
-  const manifest = readManifest(dir)
-  const problems: string[] = []
-  const hashes = new HashCache()
-  for (const entry of Object.values(manifest.datasets)) {
-    for (const a of entry.artifacts) {
-      const path = join(dir, a.name)
-      if (!existsSync(path)) problems.push(`${entry.id}: ${path} is missing`)
-      else if (hashes.of(path) !== a.sha256) problems.push(`${entry.id}: ${path} does not match its sha256 in manifest.json`)
-    }
-  }
-  return problems
-}

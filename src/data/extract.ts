@@ -275,6 +275,20 @@ function blobStream(f: EmbeddedData['files'][number], at: [number, number] | und
   return Bun.file(f.path).stream()
 }
 
+/**
+ * One embedded artifact's bytes as extraction writes them (decompressed), for `data pack` to stream into a
+ * bundle without extracting; not checked here: the reader hashes them.
+ */
+export function embeddedArtifact(data: EmbeddedData, name: string): Readable {
+  const f = data.files.find((file) => file.name === name)
+  if (!f) throw new DataDirError(`The executable has no embedded ${name}.`)
+  const input = Readable.fromWeb(blobStream(f, blobIndexOf(data)[name]) as import('node:stream/web').ReadableStream)
+  if (f.encoding !== 'zstd') return input
+  const output = input.pipe(createZstdDecompress({ chunkSize: 256 * 1024 }))
+  input.on('error', (e) => output.destroy(e))
+  return output
+}
+
 /** Streams one artifact out of the executable into `tmp`, decompressing and checking its sha256 on the way, then renames it to `dest`. */
 async function extractFile(f: EmbeddedData['files'][number], dest: string, tmp: string, at: [number, number] | undefined) {
   mkdirSync(dirname(dest), { recursive: true })

@@ -63,7 +63,7 @@ export function dataSource(options: DataOptions = {}): DataSource {
 export function describeSource(source: DataSource): string {
   switch (source.from) {
     case 'activated':
-      return 'the directory recorded by `almanac data activate` (ALMANAC_STATE_DIR/active-data)'
+      return 'the directory `almanac data activate` recorded in ALMANAC_STATE_DIR/active-data'
     case 'data-dir':
       return 'ALMANAC_DATA_DIR'
     case 'embedded':

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildDatasets, DatasetBuildError, verifyDataDir } from '../../src/data/build.ts'
+import { buildDatasets, DatasetBuildError } from '../../src/data/build.ts'
+import { verifyDataDir } from '../../src/data/verify.ts'
 import type { DatasetBuilder, Source } from '../../src/data/types.ts'
 import { defineDomain, type Domain } from '../../src/domains/types.ts'
 import { progress } from '../../src/lib/progress.ts'
@@ -126,7 +127,7 @@ describe('data build', () => {
     expect(entry.attribution).toEqual(['Words by Example Org, CC BY 4.0'])
     expect(new Date(entry.built).getTime()).toBeGreaterThan(Date.now() - 60_000)
     expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).datasets.alpha.inputs).toBe(entry.inputs)
-    expect(verifyDataDir(out)).toEqual([])
+    expect((await verifyDataDir(out)).problems).toEqual([])
   })
 
   test('unchanged inputs rebuild nothing, even when a source file is touched; changed content rebuilds', async () => {
