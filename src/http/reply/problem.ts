@@ -4,7 +4,7 @@
  * Elysia's own error codes to statuses; `reply.ts` wraps the problem in the caller's response form.
  */
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors'
-import { unknownName } from '../../lib/did-you-mean.ts'
+import { nearest, unknownName } from '../../lib/did-you-mean.ts'
 import { AlmanacError, invalidFields, type ErrorKind, type FieldError } from '../../lib/errors.ts'
 
 export interface Problem {
@@ -90,21 +90,31 @@ function validationErrors(error: any): FieldError[] {
 
 /**
  * TypeBox's errors of one input (Elysia's `all`, or a schema checked here: large-bodies.ts) as the
- * problem's FieldErrors: one per field and message, a missing member once, an unknown one with the nearest
- * known name.
+ * problem's FieldErrors: one per field and message, a missing member once and by name, an unknown one with the
+ * nearest known name, a body that is not an object with the members it needs.
  */
 export function fieldErrors(where: FieldError['in'], all: readonly ValueError[]): FieldError[] {
   const seen = new Set<string>()
   const out: FieldError[] = []
   // A member that is missing is reported once, as missing: TypeBox also says what type it should have had.
   const missing = new Set(all.filter((e) => e.type === ValueErrorType.ObjectRequiredProperty).map((e) => fieldOf(e.path)))
+  const given = givenInstead(all)
   for (const e of all) {
     const field = fieldOf(e.path)
     if (missing.has(field) && e.type !== ValueErrorType.ObjectRequiredProperty) continue
     if (e.type === ValueErrorType.ObjectAdditionalProperties) {
       // A name the route's closed schema does not take (strict-inputs.ts).
-      const known = Object.keys((e.schema as { properties?: object } | undefined)?.properties ?? {})
-      out.push({ in: where, field, message: unknownName(field, known, where === 'query' ? 'query parameter' : 'member') })
+      out.push({ in: where, field, message: unknownName(field, knownOf(e.schema), where === 'query' ? 'query parameter' : 'member') })
+      continue
+    }
+    if (e.type === ValueErrorType.ObjectRequiredProperty) {
+      // Named, and with the stranger sent in its place when there is one (`query` for `q`, `lon` for `lng`).
+      const instead = given.get(field)
+      out.push({ in: where, field, message: `${field} is missing${instead ? ` (did you mean ${lastName(field)} for ${instead}?)` : ''}` })
+      continue
+    }
+    if (e.type === ValueErrorType.Object && field === '(root)' && where === 'body') {
+      out.push({ in: where, field, message: bodyObjectMessage(e.schema) })
       continue
     }
     // A schema's own `error: 'name: why'` beats TypeBox's summary (which for Elysia's numeric unions
@@ -120,6 +130,38 @@ export function fieldErrors(where: FieldError['in'], all: readonly ValueError[])
   }
   if (!out.length) out.push({ in: where, field: '(root)', message: 'invalid value' })
   return out
+}
+
+const knownOf = (schema: unknown) => Object.keys((schema as { properties?: object } | undefined)?.properties ?? {})
+const lastName = (field: string) => field.slice(field.lastIndexOf('.') + 1)
+
+/**
+ * For each missing member, the unknown member beside it whose nearest known name (did-you-mean.ts, spelling
+ * or meaning) it is: `{"lon": 13.4}` for `lng`. Keyed by the missing member's field.
+ */
+function givenInstead(all: readonly ValueError[]): Map<string, string> {
+  const instead = new Map<string, string>()
+  for (const e of all) {
+    if (e.type !== ValueErrorType.ObjectAdditionalProperties) continue
+    const field = fieldOf(e.path)
+    const name = lastName(field)
+    const near = nearest(name, knownOf(e.schema))
+    if (!near) continue
+    const parent = field.slice(0, field.length - name.length)
+    if (!instead.has(parent + near)) instead.set(parent + near, name)
+  }
+  return instead
+}
+
+/** A body that is not an object (none at all, a string, a list): what it must be, with the members it needs. */
+function bodyObjectMessage(schema: unknown): string {
+  const required: string[] = (schema as { required?: string[] } | undefined)?.required ?? []
+  const names = required.length ? required : knownOf(schema)
+  if (!names.length) return 'the request body must be a JSON object'
+  const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`
+  return required.length
+    ? `the request body must be a JSON object with the member${names.length === 1 ? '' : 's'} ${list}`
+    : `the request body must be a JSON object (members: ${names.join(', ')})`
 }
 
 /**
