@@ -6,7 +6,7 @@
  * failed before routing. A 500 is logged whole.
  */
 import type { Config } from '../../config.ts'
-import { AlmanacError } from '../../lib/errors.ts'
+import { AlmanacError, type FieldError } from '../../lib/errors.ts'
 import type { Logger } from '../../lib/logger.ts'
 import { type Credits, givesBack } from '../credits/credits.ts'
 import { exchangeOf } from '../edge/exchange.ts'
@@ -14,7 +14,7 @@ import { isApi, pathOf } from '../edge/paths.ts'
 import { PROBLEM_URN, toProblem } from './problem.ts'
 import { formOf, JSON_HEADERS, problemBody } from './reply.ts'
 import { exchangeHeaders, REQUEST_ID_HEADER } from './response-headers.ts'
-import type { Resolution } from '../routing/route-table.ts'
+import { pathParameters, type Resolution, type RouteEntry } from '../routing/route-table.ts'
 
 export interface ProblemResponseDeps {
   credits: Credits
@@ -37,12 +37,14 @@ export function problemResponse(config: Config, { credits, resolve, log }: Probl
     const resolved = resolve(request)
     if (code === 'NOT_FOUND') {
       const allow = resolved.allow
-      if (allow.length)
-        error = new AlmanacError('method', `${request.method} is not allowed on ${path}; use ${allow.join(' or ')}.`, {
-          headers: { Allow: allow.join(', ') },
-        })
+      error = allow.length
+        ? new AlmanacError('method', `${request.method} is not allowed on ${path}; use ${allow.join(' or ')}.`, {
+            headers: { Allow: allow.join(', ') },
+          })
+        : noSuchRoute(resolved.nearestRoutes?.(path) ?? [])
     }
     const { problem, headers } = toProblem(code, error, path)
+    if (problem.errors && resolved.route) placeErrors(problem.errors, resolved.route)
     // A request the server declined to serve (503 …) gets back the credits it was admitted with.
     if (givesBack(problem.status, code)) await credits.giveBack(request)
     else await credits.chargeUnread(request)
@@ -65,5 +67,31 @@ export function problemResponse(config: Config, { credits, resolve, log }: Probl
     }
     exchange.body = body
     return new Response(body, { status: problem.status, headers: out })
+  }
+}
+
+/**
+ * The 404 of a path no route answers: the route patterns it is nearest (route-table.ts `nearestRoutes`),
+ * and where the reference is, so a caller at `/` or on a typo learns where to look.
+ */
+function noSuchRoute(near: readonly string[]): AlmanacError {
+  const guess = near.length ? ` (did you mean ${near.join(' or ')}?)` : ''
+  return new AlmanacError('not_found', `No such route${guess}. The API reference is at /docs, the OpenAPI document at /openapi.json.`)
+}
+
+/**
+ * Services name a refused input by its field and default to the body (lib/errors.ts `invalid`): the IP
+ * service's `ip` is the body's in POST /ip and the path's in GET /ip/:ip. A field that is a path parameter of
+ * the route and not a member of its body is in the path; on a route that takes no body, a `header.` field
+ * is a header and any other a query parameter.
+ */
+function placeErrors(errors: FieldError[], route: RouteEntry): void {
+  const params = pathParameters(route.pattern)
+  const members = (route.bodySchema as { properties?: object } | undefined)?.properties ?? {}
+  for (const e of errors) {
+    if (e.in !== 'body') continue
+    const name = e.field.split('.')[0]!
+    if (params.includes(name) && !Object.hasOwn(members, name)) e.in = 'path'
+    else if (!route.json) e.in = e.field.startsWith('header.') ? 'header' : 'query'
   }
 }

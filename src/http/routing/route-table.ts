@@ -11,6 +11,7 @@ import type { ResponseForm } from '../../config.ts'
 import type { DataDir } from '../../data/types.ts'
 import type { MountedDomain } from '../../domains/types.ts'
 import type { DeclaredRoute } from './elysia-routes.ts'
+import { distance } from '../../lib/did-you-mean.ts'
 import { API_PREFIX } from '../edge/paths.ts'
 import { CACHE_CONTROL, fieldNamesOf, type RouteFacts } from './route-facts.ts'
 import { routeMatcher, type RouteMatch } from './route-match.ts'
@@ -59,6 +60,8 @@ export interface Resolution {
   /** The domain whose prefixes hold the path, matched by a route or not (key scopes, definitions date). */
   readonly owner?: MountedDomain
   readonly definitionsUpdated?: string
+  /** The route patterns nearest a path no route answers (`nearestRoutes`), for its 404; worked out only then. */
+  readonly nearestRoutes?: (path: string) => readonly string[]
 }
 
 export interface RouteTable {
@@ -118,6 +121,51 @@ export function ownerResolver(mounted: readonly MountedDomain[]): (path: string)
   }
 }
 
+/** The names of a pattern's path parameters (`/api/v1/ip/:ip`: `ip`), for a problem that places its errors. */
+export const pathParameters = (pattern: string): string[] =>
+  pattern
+    .split('/')
+    .filter((s) => s.startsWith(':'))
+    .map((s) => s.slice(1))
+
+/**
+ * The route patterns a path no route answers was most likely meant for (`/api/v1/hash/sha-256`:
+ * `/api/v1/hash/sha256`): of the patterns with as many segments (or a trailing `*` it reaches), those whose
+ * literal segments are each within a few edits of the path's (did-you-mean.ts's rule; a `:param` takes
+ * anything), the fewest edits in all, at most three. A path no pattern is near gets none. Made for a 404
+ * only; a segment's distance is worked out once per literal, and only where the lengths allow a match.
+ */
+export function nearestRoutes(patterns: readonly string[], path: string): string[] {
+  const segments = path.split('/').filter(Boolean)
+  const distances = new Map<string, number>()
+  const within = (segment: string, literal: string): number => {
+    const limit = Math.max(2, Math.floor(segment.length / 3))
+    if (Math.abs(segment.length - literal.length) > limit) return Infinity
+    const key = `${segment}/${literal}`
+    let d = distances.get(key)
+    if (d === undefined) distances.set(key, (d = distance(segment.toLowerCase(), literal.toLowerCase())))
+    return d <= limit ? d : Infinity
+  }
+  let best = Infinity
+  let found: string[] = []
+  for (const pattern of new Set(patterns)) {
+    const parts = pattern.split('/').filter(Boolean)
+    const wildcard = parts.at(-1) === '*'
+    if (wildcard ? segments.length < parts.length - 1 : segments.length !== parts.length) continue
+    let cost = 0
+    for (let i = 0; i < parts.length && cost <= best; i++) {
+      const part = parts[i]!
+      if (part === '*') break
+      if (!part.startsWith(':')) cost += within(segments[i]!, part)
+    }
+    // Zero edits: the path is the pattern's, refused for another reason (a 405, a parameter's own 404).
+    if (cost === 0 || cost > best || cost === Infinity) continue
+    if (cost < best) [best, found] = [cost, []]
+    found.push(pattern)
+  }
+  return found.slice(0, 3)
+}
+
 export function compileRouteTable(routes: readonly DeclaredRoute[], { mounted, data, bodyLimit }: RouteTableOptions): RouteTable {
   const ownerOf = ownerResolver(mounted)
   const dates = new Map<MountedDomain, string | undefined>(
@@ -168,6 +216,8 @@ export function compileRouteTable(routes: readonly DeclaredRoute[], { mounted, d
     entries.map((e) => ({ method: e.method, path: e.declared })),
     ['api', 'v1', ...prefixSegments],
   )
+  const patterns = entries.map((e) => e.pattern)
+  const nearestOf = (path: string) => nearestRoutes(patterns, path)
   /** Per cached match list (one per path shape), the resolution of each method asked. */
   const resolved = new WeakMap<RouteMatch[], Map<string, Resolution>>()
 
@@ -187,6 +237,7 @@ export function compileRouteTable(routes: readonly DeclaredRoute[], { mounted, d
       label: route?.pattern ?? (matches.find((m) => m.method === method || m.method === 'ALL') ?? matches[0])?.path ?? UNMATCHED,
       owner,
       definitionsUpdated: owner && dates.get(owner),
+      nearestRoutes: route ? undefined : nearestOf,
     }
   }
 
