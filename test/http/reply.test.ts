@@ -107,6 +107,14 @@ describe('fields', () => {
     expect(refused('orbit..days')).toContain('orbit..days')
   })
 
+  test('an unknown name near one there is, at any depth, is answered with it and the rest of the path (issue 45)', () => {
+    expect(refused('nmae')).toStartWith('Unknown field nmae (did you mean name?) in fields.')
+    expect(refused('orbit.moon.count')).toStartWith('Unknown field orbit.moon.count (did you mean orbit.moons.count?) in fields.')
+    expect(refused('orbt.days,orbit.dayz')).toStartWith(
+      'Unknown fields orbt.days (did you mean orbit.days?), orbit.dayz (did you mean orbit.days?) in fields.',
+    )
+  })
+
   test('the same fields text asked again selects the same', () => {
     const first = applyFields(list([planet, { ...planet, name: 'venus' }]), 'name')
     expect(applyFields(list([planet, { ...planet, name: 'venus' }]), 'name')).toEqual(first)

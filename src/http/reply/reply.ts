@@ -7,6 +7,7 @@
  */
 import type { ResponseForm } from '../../config.ts'
 import { GenerationalCache } from '../../lib/cache.ts'
+import { nearest } from '../../lib/did-you-mean.ts'
 import { badRequest } from '../../lib/errors.ts'
 import type { Problem } from './problem.ts'
 
@@ -176,12 +177,18 @@ function checkNames(items: unknown[], sel: Selection, declared?: readonly string
   const objects = items.filter(isPlainObject)
   if (!objects.length && !declared?.length) return
   const unknown: string[] = []
+  /** For each unknown path, the nearest name there is where it went astray (`capitol`: `capital`). */
+  const near = new Map<string, string>()
   const notObjects: { path: string; why: string }[] = []
   const visit = (objects: Record<string, unknown>[], sel: Selection, prefix: string, declared?: readonly string[]) => {
     for (const [key, sub] of sel) {
       const path = prefix + key
       if (!declared?.includes(key) && !objects.some((o) => has(o, key))) {
-        unknown.push(...leaves(sub).map((rest) => path + rest))
+        const guess = nearest(key, new Set([...(declared ?? []), ...objects.flatMap((o) => Object.keys(o))]))
+        for (const rest of leaves(sub)) {
+          unknown.push(path + rest)
+          if (guess) near.set(path + rest, prefix + guess + rest)
+        }
         continue
       }
       if (sub === true) continue
@@ -201,8 +208,9 @@ function checkNames(items: unknown[], sel: Selection, declared?: readonly string
   }
   if (unknown.length) {
     const names = [...new Set([...(declared ?? []), ...objects.flatMap((o) => Object.keys(o))])].sort()
-    throw badRequest(`Unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} in fields. Valid fields: ${names.join(', ')}.`, {
-      errors: unknown.map((field) => ({ in: 'query', field: 'fields', message: `unknown field ${field}` })),
+    const named = unknown.map((field) => (near.has(field) ? `${field} (did you mean ${near.get(field)}?)` : field))
+    throw badRequest(`Unknown field${unknown.length > 1 ? 's' : ''} ${named.join(', ')} in fields. Valid fields: ${names.join(', ')}.`, {
+      errors: named.map((field) => ({ in: 'query', field: 'fields', message: `unknown field ${field}` })),
       valid_fields: names,
     })
   }
