@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs'
 import type { Static } from 'elysia'
-import { AlmanacError, invalid, notFound } from '../../lib/errors.ts'
+import { nearest } from '../../lib/did-you-mean.ts'
+import { AlmanacError, invalid } from '../../lib/errors.ts'
 import type { TimezonesArtifact } from './artifacts.ts'
 import { daysFromCivil, daysInMonth } from './calendar.ts'
 import { formatDate, formatDifference, formatOffset, formatTime12Long, formatTime12Short, formatTime24 } from './format.ts'
@@ -281,10 +282,38 @@ export class TimezonesService {
         },
       )
     }
-    throw notFound(
-      `${parameter}: unknown timezone ${JSON.stringify(trimmed)}: not an IANA zone or link name, nor an abbreviation in current use.`,
-      { [parameter]: trimmed },
+    const near = this.nearestName(trimmed)
+    const guess = near ? ` (did you mean ${near}?)` : ''
+    throw new AlmanacError(
+      'not_found',
+      `${parameter}: unknown timezone ${JSON.stringify(trimmed)}: not an IANA zone or link name, nor an abbreviation in ` +
+        `current use${guess}.`,
+      {
+        extra: { [parameter]: trimmed },
+        errors: [{ in: parameter === 'tz_name' ? 'path' : 'query', field: parameter, message: `unknown timezone${guess}` }],
+      },
     )
+  }
+
+  /**
+   * The accepted name nearest one that is none, for its 404: `Europe/Berln` and `berlin` mean Europe/Berlin,
+   * `New York` America/New_York (a city alone names the zone, not a link, that ends with it). No name is
+   * over 64 characters, so a longer input is near none.
+   */
+  nearestName(input: string): string | undefined {
+    if (input.length > 64) return undefined
+    const spelled = input.replaceAll(' ', '_')
+    const whole = nearest(spelled, this.names)
+    if (whole) return whole
+    const cityOf = (name: string) => name.slice(name.lastIndexOf('/') + 1)
+    const byCity = new Map<string, string>()
+    const isLink = (name: string) => this.byName.get(name.toLowerCase())!.linkTo !== undefined
+    for (const name of this.names) {
+      const held = byCity.get(cityOf(name))
+      if (!held || (isLink(held) && !isLink(name))) byCity.set(cityOf(name), name)
+    }
+    const city = nearest(cityOf(spelled), byCity.keys())
+    return city && byCity.get(city)
   }
 
   record(input: string, now: number): TimezoneRecord {

@@ -151,6 +151,34 @@ describe('GET /timezones/{tz_name}', () => {
     }
   })
 
+  test('an unknown name near a zone is answered with it (issue 45): a typo, a city alone, a city with a space', async () => {
+    for (const [name, meant] of [
+      ['Europe/Berln', 'Europe/Berlin'],
+      ['berlin', 'Europe/Berlin'],
+      ['New%20York', 'America/New_York'],
+      ['America/New_Yorkk', 'America/New_York'],
+      ['Kolkatta', 'Asia/Kolkata'],
+    ]) {
+      for (const form of ['bare', 'enveloped'] as const) {
+        const { status, body } = await get(`/timezones/${name}`, form)
+        const problem = form === 'bare' ? body : body.error
+        expect({ name, status, errors: problem.errors }).toEqual({
+          name,
+          status: 404,
+          errors: [{ in: 'path', field: 'tz_name', message: `unknown timezone (did you mean ${meant}?)` }],
+        })
+        expect(problem.detail).toEndWith(`nor an abbreviation in current use (did you mean ${meant}?).`)
+      }
+      // The suggestion answers.
+      expect((await get(`/timezones/${meant}`)).body.timezone).toBe(meant)
+    }
+    const far = await get('/timezones/Mars/Olympus_Mons')
+    expect(far.body.errors).toEqual([{ in: 'path', field: 'tz_name', message: 'unknown timezone' }])
+    const query = await get('/timezones-diff?from=Europe/Pariss&to=UTC')
+    expect(query.status).toBe(404)
+    expect(query.body.errors).toEqual([{ in: 'query', field: 'from', message: 'unknown timezone (did you mean Europe/Paris?)' }])
+  })
+
   test('Form A wraps the record; fields trims it', async () => {
     const { body } = await get('/timezones/Asia/Kolkata?fields=timezone,utc_offset', 'enveloped')
     expect(body).toEqual({ status: 'ok', data: { timezone: 'Asia/Kolkata', utc_offset: '+05:30' }, error: null })
