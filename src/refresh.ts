@@ -5,7 +5,8 @@
  * builds a new app and swaps it in with one assignment: a request already running keeps the generation it
  * started on, the next one gets the new. When the last request on the old generation has finished, its
  * domains are closed (their files and databases released). A directory that fails any check is refused
- * with a log line and the old generation stays.
+ * with a log line and the old generation stays. The same directory again opens only the domains whose
+ * files outside it changed (an operator's own database: mount.ts reopenChanged), the same way.
  */
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -15,7 +16,7 @@ import type { Config } from './config.ts'
 import type { Domain, MountedDomain } from './domains/types.ts'
 import type { Observability } from './http/edge/observability.ts'
 import { type AppDeps, createApp } from './server.ts'
-import { openDomains, warmUp } from './domains/mount.ts'
+import { changedOutside, openDomains, reopenChanged, warmUp } from './domains/mount.ts'
 import { datasetMetrics, domainMetrics } from './http/endpoints/dataset-metrics.ts'
 import { attachServer } from './http/routing/elysia-routes.ts'
 import { contentMismatch, sizeMismatch } from './data/integrity.ts'
@@ -95,10 +96,11 @@ export function liveApp(
     if (--g.inflight === 0) g.drained?.()
   }
 
-  const retire = async (old: Generation) => {
+  /** Closes the old generation's domains once its last request ended, but those the new one serves on (`keep`). */
+  const retire = async (old: Generation, keep: readonly MountedDomain[] = []) => {
     if (old.inflight > 0) await new Promise<void>((resolve) => (old.drained = resolve))
     for (const m of old.mounted)
-      if (m.service !== undefined)
+      if (m.service !== undefined && !keep.includes(m))
         try {
           await m.domain.close?.(m.service)
         } catch (e) {
@@ -154,8 +156,20 @@ export function liveApp(
           return refuse(dir, (e as Error).message)
         }
         // SIGHUP also reloads operator list files (ip, email): the same directory with the same manifest is
-        // not opened and hashed again.
+        // not opened and hashed again; only the domains whose files outside it changed (an operator's own
+        // database) are opened again.
         if (dir === resolve(current.data.dir) && JSON.stringify(next.manifest) === JSON.stringify(current.data.manifest)) {
+          const changed = await changedOutside(current.mounted)
+          if (changed.length) {
+            const next = await reopenChanged(config, current.data, current.mounted, changed, log)
+            if (!next.ok) return next
+            const old = current
+            current = build(old.data, next.mounted)
+            warmUp(next.reopened, log)
+            const domains = next.reopened.map((m) => m.domain.name).join(', ')
+            log({ level: 'info', msg: `${next.settings.join(', ')} changed: the ${domains} domain reopened`, settings: next.settings })
+            return { ok: true, dir, retired: retire(old, next.mounted) }
+          }
           log({ level: 'info', msg: 'datasets unchanged, nothing to activate', dir })
           return { ok: true, dir, retired: Promise.resolve(), unchanged: true }
         }

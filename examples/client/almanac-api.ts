@@ -2621,6 +2621,24 @@ export interface components {
                 duties?: string;
                 url?: string;
                 homepage?: string;
+                /** @description Who supplied the source when the build did not: `operator-supplied (ALMANAC_IP_CITY_MMDB)` for the operator's own City database, whose licence is the operator's. */
+                origin?: string;
+                /** @description What a MaxMind DB file's metadata says of it (the operator's own database). */
+                database?: {
+                    /**
+                     * @description Its `database_type`, e.g. `GeoIP2-City`.
+                     * @example GeoIP2-City
+                     */
+                    type: string;
+                    /** @description Its `build_epoch`: when MaxMind (or its publisher) built it, Unix seconds. */
+                    build_epoch: number;
+                    /** @description The same instant, ISO 8601. */
+                    built: string;
+                    /** @description Its `languages`: the languages it has names in. */
+                    languages: string[];
+                    /** @description Its `description` (in English when it has one). */
+                    description: string | null;
+                };
             }[];
             /** @description Records by kind, e.g. `{"countries": 249}`. */
             counts: {
@@ -2639,6 +2657,8 @@ export interface components {
             }[];
             /** @description Why the dataset is not served (status other than open). */
             problem?: string;
+            /** @description Set when part of the dataset is served from something other than its built artifacts: `operator-supplied (ALMANAC_IP_CITY_MMDB)` when the operator's own City database answers in place of the bundled GeoLite2 City. Its source is then in `sources` (with `origin` and `database`), and `version`, `date`, `age_days` and `stale` are its build date's. */
+            served_from?: string;
         };
         Usage: {
             /**

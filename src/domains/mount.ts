@@ -10,7 +10,7 @@ import type { DataDir } from '../data/types.ts'
 import { inSteps } from '../http/admission/turns.ts'
 import { asLogger, logger, type LogSink } from '../lib/logger.ts'
 import { redactPaths } from '../lib/redact.ts'
-import { disable, type Domain, type MountedDomain } from './types.ts'
+import { disable, type Domain, type MountedDomain, type OpenDomain } from './types.ts'
 
 export interface OpenOptions {
   /** The caller already hashed every artifact (a data refresh does, before it opens anything). */
@@ -104,6 +104,61 @@ export async function openDomain(
       })
   }
   return { state: 'open', domain, service }
+}
+
+/** An open domain whose files outside the data directory changed (Domain.changedFiles), with the settings naming them. */
+export interface ChangedOutside {
+  mounted: OpenDomain
+  changed: string[]
+}
+
+/** The open domains of `mounted` whose files outside the data directory changed since they opened. */
+export async function changedOutside(mounted: readonly MountedDomain[]): Promise<ChangedOutside[]> {
+  const found = await Promise.all(
+    mounted.map(async (m) =>
+      m.state === 'open' && m.domain.changedFiles ? { mounted: m, changed: await m.domain.changedFiles(m.service) } : null,
+    ),
+  )
+  return found.filter((c): c is ChangedOutside => c !== null && c.changed.length > 0)
+}
+
+/** What reopening the domains whose outside files changed came to: the domains to serve now, or why not. */
+export type Reopened = { ok: true; mounted: MountedDomain[]; reopened: OpenDomain[]; settings: string[] } | { ok: false; reason: string }
+
+/**
+ * Opens the domains of `changed` again over the same data (their files outside the data directory changed;
+ * the artifacts did not, and were checked when they first opened): `mounted` with those replaced by the new
+ * ones, the others the same objects. If one cannot open, those opened are closed and the refusal is logged
+ * with the whole message: the caller serves on with what it had, which nothing disables.
+ */
+export async function reopenChanged(
+  config: Config,
+  data: DataDir,
+  mounted: readonly MountedDomain[],
+  changed: ChangedOutside[],
+  sink: LogSink = logger,
+): Promise<Reopened> {
+  const log = asLogger(sink)
+  const settings = changed.flatMap((c) => c.changed)
+  const opened = await Promise.all(
+    changed.map(async ({ mounted: { domain } }): Promise<OpenDomain | Error> => {
+      try {
+        return { state: 'open', domain, service: await domain.open({ config, data, log }) }
+      } catch (e) {
+        return e instanceof Error ? e : new Error(String(e))
+      }
+    }),
+  )
+  const failed = opened.find((o) => o instanceof Error)
+  if (failed) {
+    for (const o of opened) if (!(o instanceof Error)) await o.domain.close?.(o.service)
+    const reason = `${settings.join(', ')} changed but cannot be served: ${failed.message}`
+    const domains = changed.map((c) => c.mounted.domain.name).join(', ')
+    log({ level: 'error', msg: `${reason}; the ${domains} domain keeps serving what it had`, settings })
+    return { ok: false, reason }
+  }
+  const reopened = opened as OpenDomain[]
+  return { ok: true, mounted: mounted.map((m) => reopened.find((r) => r.domain === m.domain) ?? m), reopened, settings }
 }
 
 /** The first content mismatch among `datasets` (the `which` of their artifacts), or null. */

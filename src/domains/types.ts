@@ -9,7 +9,7 @@
  */
 import type { AnyElysia } from 'elysia'
 import type { Config } from '../config.ts'
-import type { DataDir, DatasetBuilder, Source } from '../data/types.ts'
+import type { DataDir, DatasetBuilder, ManifestEntry, Source } from '../data/types.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { Schema } from '../lib/settings.ts'
 
@@ -63,6 +63,19 @@ export interface Domain<S = unknown> {
   /** Releases what `open` took (workers, file handles). */
   close?(service: S): void | Promise<void>
   /**
+   * Files the service read from outside the data directory (an operator's own database) that hold other
+   * bytes now than when it opened them: resolves with the settings naming them, empty when none changed. A
+   * reload of an unchanged data directory (SIGHUP, `almanac data activate`) opens such a domain again, alone,
+   * and swaps it in like a new data directory; one that fails to open is refused and the old one serves on.
+   */
+  changedFiles?(service: S): Promise<string[]>
+  /**
+   * A dataset's manifest entry as the service serves it, where part of it comes from elsewhere (an operator's
+   * own database in place of a built artifact); absent, or `entry` returned: the manifest is the truth. What
+   * /api/v1/meta/datasets and /readyz describe.
+   */
+  served?(service: S, entry: ManifestEntry): ServedEntry
+  /**
    * One-off first-use work (structures built lazily, code compiled on first call) as steps of at most a few
    * tens of ms, which every domain's opening leaves to be run one heavy step a turn of the event loop
    * (mount.ts `warmUp`): readiness never waits for them and none blocks the loop for long, while the first
@@ -115,6 +128,27 @@ export interface DisabledDomain {
   /** What it opened before it was disabled (closed with the generation). */
   readonly service?: unknown
   readonly problem: string
+}
+
+/** A source of a served dataset: the manifest's, or one the operator supplied. */
+export type ServedSource = ManifestEntry['sources'][number] & {
+  /** Who supplied it when it is not the build's, e.g. `operator-supplied (ALMANAC_IP_CITY_MMDB)`. */
+  origin?: string
+  /** What a MaxMind DB file says of itself (its metadata). */
+  database?: { type: string; build_epoch: number; built: string; languages: string[]; description: string | null }
+}
+
+/** A manifest entry as a domain serves it (`Domain.served`). */
+export interface ServedEntry extends ManifestEntry {
+  sources: ServedSource[]
+  /** Set when part of the dataset is served from elsewhere than its built artifacts: who supplied it. */
+  served_from?: string
+}
+
+/** `entry` as the open domain declaring its dataset serves it (`Domain.served`), else as the manifest says. */
+export function servedEntry(entry: ManifestEntry, mounted: readonly MountedDomain[]): ServedEntry {
+  const m = mounted.find((m) => m.domain.datasets.includes(entry.id))
+  return m?.state === 'open' && m.domain.served ? m.domain.served(m.service, entry) : entry
 }
 
 /** Disables a mounted domain in place: its routes answer 503 with `problem` from its next request on. */

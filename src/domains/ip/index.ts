@@ -1,7 +1,8 @@
 /**
  * The ip domain: geolocation (GeoLite2 City or the operator's GeoIP2 City), network (ip-location-db ASN
  * or the operator's ASN/ISP databases) and anonymity flags (open lists, operator lists reloaded on
- * SIGHUP, the operator's Anonymous IP database).
+ * SIGHUP, the operator's Anonymous IP database). The operator's databases are opened again on SIGHUP
+ * when their files changed.
  */
 import { trustedProxies } from '../../http/edge/client-ip.ts'
 import { reloadOnHangup } from '../hangup.ts'
@@ -9,6 +10,7 @@ import { defineDomain } from '../types.ts'
 import { ipSettings } from './settings.ts'
 import { ipBuilders } from './build.ts'
 import { ipRoutes, type IpDomainState } from './routes.ts'
+import { servedIpEntry } from './served.ts'
 import { openIpService } from './service.ts'
 import { ipSources } from './sources.ts'
 
@@ -32,6 +34,10 @@ export default defineDomain<IpDomainState>({
   close(state) {
     state.stopReloading()
   },
+  // A changed ALMANAC_IP_*_MMDB file is opened again with the whole domain on SIGHUP (refresh.ts), and the
+  // operator's City database is described in GeoLite2's place (served.ts).
+  changedFiles: (state) => state.service.changedDatabases(),
+  served: (state, entry) => servedIpEntry(entry, state.service.operatorCity),
   builders: ipBuilders,
   sources: ipSources,
   docs: 'docs/ip.md',

@@ -63,6 +63,13 @@ export class MmdbReader {
     this.recordSize = meta.record_size
     this.treeSize = ((meta.record_size * 2) / 8) * meta.node_count
     this.dataStart = this.treeSize + 16
+    // The tree and the 16 zero bytes after it must lie before the metadata: a truncated or damaged file
+    // (half written, another file's metadata) is refused here rather than read past its end.
+    const metadataStart = start - METADATA_MARKER.length
+    if (!Number.isInteger(meta.node_count) || meta.node_count <= 0 || this.dataStart > metadataStart)
+      throw new Error(`${name} is not a whole MaxMind DB file (its search tree does not fit before its metadata)`)
+    for (let i = this.treeSize; i < this.dataStart; i++)
+      if (this.buf[i] !== 0) throw new Error(`${name} is not a whole MaxMind DB file (no data section separator after its search tree)`)
     let node = 0
     if (meta.ip_version === 6) for (let i = 0; i < 96 && node < this.nodeCount; i++) node = this.record(node, 0)
     this.ipv4Start = node

@@ -4,7 +4,8 @@
  * network (place, network, security) are shared objects cached per data offset or bitmask, so a lookup
  * allocates only its own small record. Operator MaxMind databases, when configured, take precedence.
  */
-import { readFileSync } from 'node:fs'
+import { closeSync, fstatSync, openSync, readFileSync, type Stats } from 'node:fs'
+import { stat } from 'node:fs/promises'
 import type { Config } from '../../config.ts'
 import type { DataDir } from '../../data/types.ts'
 import { invalid } from '../../lib/errors.ts'
@@ -14,7 +15,7 @@ import { GenerationalCache } from '../../lib/cache.ts'
 import { CityReader, type Place } from './city.ts'
 import { readContainer, readTable } from '../../lib/range-container.ts'
 import { BUILTIN_LISTS, listMaskV4, listMaskV6, loadOperatorLists, type ListKind, type ListLabel, type ListSet } from './lists.ts'
-import { MmdbReader } from './mmdb.ts'
+import { MmdbReader, type MmdbMetadata } from './mmdb.ts'
 import { findV4, findV6 } from '../../lib/ip-ranges.ts'
 import { reservedKind, type ReservedKind } from '../../lib/ip-reserved.ts'
 
@@ -70,6 +71,21 @@ export interface IpService {
   bulk(inputs: readonly unknown[], field?: string): (IpRecord | ItemError)[]
   /** Re-reads the operator's list files (SIGHUP). On failure the previous lists stay. */
   reload(): { ok: boolean; lists: number; messages: string[] }
+  /**
+   * The settings (`ALMANAC_IP_*_MMDB`) whose database file holds other bytes than when this service opened
+   * it: its size, modification time or inode first, then its content. A file gone or unreadable counts as
+   * changed: the domain is then opened again (refresh.ts), and that opening says what is wrong with it.
+   */
+  changedDatabases(): Promise<string[]>
+  /** The operator's City database (`ALMANAC_IP_CITY_MMDB`) as opened; null when the bundled GeoLite2 City answers. */
+  readonly operatorCity: OperatorCity | null
+}
+
+/** What the operator's City database says of itself (its metadata), as this service opened it. */
+export interface OperatorCity {
+  setting: 'ALMANAC_IP_CITY_MMDB'
+  metadata: MmdbMetadata
+  nodeCount: number
 }
 
 interface IspRecord {
@@ -105,10 +121,20 @@ const NO_FLAGS: Security = Object.freeze({
   unavailable_sources: Object.freeze([]) as unknown as string[],
 }) as Security
 
-/** An operator's MaxMind database, decoded per data offset into what we need of it. */
+/** Which file a path named when it was read: a later stat that differs sends the check to the bytes. */
+type FileStamp = Pick<Stats, 'dev' | 'ino' | 'size' | 'mtimeMs'>
+const stampOf = ({ dev, ino, size, mtimeMs }: Stats): FileStamp => ({ dev, ino, size, mtimeMs })
+const sameStamp = (a: FileStamp, b: FileStamp) => a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs
+
+/**
+ * An operator's MaxMind database, decoded per data offset into what we need of it. Read whole into memory
+ * (not mapped): the operator may rewrite the file in place, which would change a mapping under the reader.
+ */
 class OperatorDb<T> {
   private readonly cache = new GenerationalCache<number, T>(100_000)
   readonly reader: MmdbReader
+  /** The file as it was read (the stat of the open descriptor, so of the very bytes read). */
+  private stamp: FileStamp
 
   constructor(
     readonly path: string,
@@ -117,7 +143,13 @@ class OperatorDb<T> {
   ) {
     let bytes: Uint8Array
     try {
-      bytes = readFileSync(path)
+      const fd = openSync(path, 'r')
+      try {
+        this.stamp = stampOf(fstatSync(fd))
+        bytes = readFileSync(fd)
+      } finally {
+        closeSync(fd)
+      }
     } catch (e) {
       throw new Error(`${setting}: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
     }
@@ -126,6 +158,23 @@ class OperatorDb<T> {
     } catch (e) {
       throw new Error(`${setting}: ${(e as Error).message}`)
     }
+  }
+
+  /** Whether the file at `path` now holds other bytes than those read (see IpService.changedDatabases). */
+  async changed(): Promise<boolean> {
+    let now: Stats
+    let bytes: Uint8Array
+    try {
+      now = await stat(this.path)
+      if (sameStamp(stampOf(now), this.stamp)) return false
+      bytes = await Bun.file(this.path).bytes()
+    } catch {
+      return true
+    }
+    if (!this.reader.buf.equals(bytes)) return true
+    // Touched, or copied over with the same bytes: nothing to reopen, and the next check stops at the stat.
+    this.stamp = stampOf(now)
+    return false
   }
 
   find(ip: IpAddress): T | null {
@@ -144,13 +193,14 @@ class OperatorDb<T> {
 const str = (v: unknown) => (typeof v === 'string' && v ? v : null)
 const int = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null)
 
-function openCity(config: Config, data: DataDir): CityReader {
+/** The City reader: over the operator's database when configured (`operator` is then its file), else the bundled one. */
+function openCity(config: Config, data: DataDir): { city: CityReader; operator: OperatorDb<null> | null } {
   if (config.ip.cityMmdb) {
-    const db = new OperatorDb(config.ip.cityMmdb, 'ALMANAC_IP_CITY_MMDB', () => null)
-    return new CityReader(db.reader)
+    const operator = new OperatorDb(config.ip.cityMmdb, 'ALMANAC_IP_CITY_MMDB', () => null)
+    return { city: new CityReader(operator.reader), operator }
   }
   // Mapped, not read: the pages are shared between workers and only touched ones are loaded.
-  return new CityReader(new MmdbReader(Bun.mmap(data.path(CITY_ARTIFACT)), CITY_ARTIFACT))
+  return { city: new CityReader(new MmdbReader(Bun.mmap(data.path(CITY_ARTIFACT)), CITY_ARTIFACT)), operator: null }
 }
 
 /** The network answer of each AS organisation of the built ASN table, by its index, made on first use. */
@@ -168,6 +218,12 @@ function asnOrgNetworks(asnFile: ReturnType<typeof readContainer>): (i: number) 
     return n
   }
   return orgNetwork
+}
+
+/** The built ASN table and the network answer of each of its AS organisations. */
+function openAsnTable(data: DataDir) {
+  const asnFile = readContainer(data.path(ASN_ARTIFACT))
+  return { asnTable: readTable(asnFile), orgNetwork: asnOrgNetworks(asnFile) }
 }
 
 /** The source named for flags MaxMind's Anonymous IP database gives. */
@@ -210,12 +266,25 @@ function openOperatorDbs(ip: Config['ip']) {
   return { asnDb, ispDb, connectionDb, anonymousDb }
 }
 
-export function openIpService(config: Config, data: DataDir, log: (line: string) => void = () => {}): IpService {
-  const city = openCity(config, data)
+/** What the service says of the operator's databases: the City one's metadata, and which files changed. */
+function operatorFiles(
+  cityDb: OperatorDb<null> | null,
+  all: (Pick<OperatorDb<unknown>, 'setting' | 'changed'> | null)[],
+): Pick<IpService, 'operatorCity' | 'changedDatabases'> {
+  const dbs = all.filter((db) => db !== null)
+  return {
+    operatorCity: cityDb && { setting: 'ALMANAC_IP_CITY_MMDB', metadata: cityDb.reader.metadata, nodeCount: cityDb.reader.nodeCount },
+    async changedDatabases() {
+      const changed = await Promise.all(dbs.map((db) => db.changed()))
+      return dbs.filter((_, i) => changed[i]).map((db) => db.setting)
+    },
+  }
+}
 
-  const asnFile = readContainer(data.path(ASN_ARTIFACT))
-  const asnTable = readTable(asnFile)
-  const orgNetwork = asnOrgNetworks(asnFile)
+export function openIpService(config: Config, data: DataDir, log: (line: string) => void = () => {}): IpService {
+  const { city, operator: cityDb } = openCity(config, data)
+
+  const { asnTable, orgNetwork } = openAsnTable(data)
 
   const { asnDb, ispDb, connectionDb, anonymousDb } = openOperatorDbs(config.ip)
 
@@ -342,6 +411,7 @@ export function openIpService(config: Config, data: DataDir, log: (line: string)
         return lookupAddress(ip)
       })
     },
+    ...operatorFiles(cityDb, [cityDb, asnDb, ispDb, connectionDb, anonymousDb]),
     reload() {
       try {
         const next = loadOperatorLists(config.ip)

@@ -9,10 +9,10 @@ import type { Config } from '../../config.ts'
 import { dayOf, freshness, type StaleAfterDays } from '../../data/freshness.ts'
 import { openingProblem } from '../../data/opening.ts'
 import { provenance } from '../../data/provenance.ts'
-import type { DataDir, ManifestEntry } from '../../data/types.ts'
+import type { DataDir } from '../../data/types.ts'
 import { notFound } from '../../lib/errors.ts'
 import { redactPaths } from '../../lib/redact.ts'
-import type { MountedDomain } from '../../domains/types.ts'
+import { type MountedDomain, type ServedEntry, servedEntry } from '../../domains/types.ts'
 import { requestContext } from '../routing/context.ts'
 import { fieldsQuery } from '../routing/paging.ts'
 import { list, one } from '../reply/reply.ts'
@@ -43,6 +43,25 @@ export const DatasetSchema = t.Object({
       duties: t.Optional(t.String({ description: 'What the licence asks of whoever shows the data.' })),
       url: t.Optional(t.String()),
       homepage: t.Optional(t.String()),
+      origin: t.Optional(
+        t.String({
+          description:
+            "Who supplied the source when the build did not: `operator-supplied (ALMANAC_IP_CITY_MMDB)` for the operator's own City " +
+            "database, whose licence is the operator's.",
+        }),
+      ),
+      database: t.Optional(
+        t.Object(
+          {
+            type: t.String({ description: 'Its `database_type`, e.g. `GeoIP2-City`.', examples: ['GeoIP2-City'] }),
+            build_epoch: t.Integer({ description: 'Its `build_epoch`: when MaxMind (or its publisher) built it, Unix seconds.' }),
+            built: t.String({ description: 'The same instant, ISO 8601.' }),
+            languages: t.Array(t.String(), { description: 'Its `languages`: the languages it has names in.' }),
+            description: nullable(t.String(), 'Its `description` (in English when it has one).'),
+          },
+          { description: "What a MaxMind DB file's metadata says of it (the operator's own database)." },
+        ),
+      ),
     }),
   ),
   counts: t.Record(t.String(), t.Integer(), { description: 'Records by kind, e.g. `{"countries": 249}`.' }),
@@ -55,6 +74,14 @@ export const DatasetSchema = t.Object({
     }),
   ),
   problem: t.Optional(t.String({ description: 'Why the dataset is not served (status other than open).' })),
+  served_from: t.Optional(
+    t.String({
+      description:
+        'Set when part of the dataset is served from something other than its built artifacts: `operator-supplied ' +
+        "(ALMANAC_IP_CITY_MMDB)` when the operator's own City database answers in place of the bundled GeoLite2 City. Its source " +
+        "is then in `sources` (with `origin` and `database`), and `version`, `date`, `age_days` and `stale` are its build date's.",
+    }),
+  ),
 })
 
 /** A dataset's description, as the schema above is the contract of it. */
@@ -62,12 +89,14 @@ export type DatasetInfo = Static<typeof DatasetSchema>
 
 function info(
   id: string,
-  entry: ManifestEntry | undefined,
+  entry: ServedEntry | undefined,
   mounted: MountedDomain | undefined,
   now: number,
   limits: StaleAfterDays,
 ): DatasetInfo {
-  const sources = (entry?.sources ?? []).map(({ id, version, date, license, attribution, duties, url, homepage }) => ({
+  // What the open domain serves, where it is not what the manifest says (an operator's own database).
+  if (entry && mounted) entry = servedEntry(entry, [mounted])
+  const sources = (entry?.sources ?? []).map(({ id, version, date, license, attribution, duties, url, homepage, origin, database }) => ({
     id,
     version,
     date,
@@ -76,6 +105,8 @@ function info(
     ...(duties ? { duties } : {}),
     ...(url ? { url } : {}),
     ...(homepage ? { homepage } : {}),
+    ...(origin ? { origin } : {}),
+    ...(database ? { database } : {}),
   }))
   const problem = mounted?.state === 'opening' ? openingProblem(mounted.domain) : mounted?.problem
   const status = !entry ? 'missing' : problem ? 'unavailable' : 'open'
@@ -96,6 +127,7 @@ function info(
       ? { unavailable_sources: entry.unavailable.map((u) => ({ id: u.id, reason: redactPaths(u.reason) })) }
       : {}),
     ...(status !== 'open' && problem ? { problem } : {}),
+    ...(entry?.served_from ? { served_from: entry.served_from } : {}),
   }
 }
 

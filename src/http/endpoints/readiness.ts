@@ -9,7 +9,7 @@ import type { Config } from '../../config.ts'
 import { freshness, type staleAfterDays } from '../../data/freshness.ts'
 import { OPENING_RETRY_SECONDS, openingProblem } from '../../data/opening.ts'
 import type { DataDir } from '../../data/types.ts'
-import type { MountedDomain } from '../../domains/types.ts'
+import { type MountedDomain, servedEntry } from '../../domains/types.ts'
 import type { QuotaStore } from '../../stores/quota.ts'
 import type { Authenticator } from '../admission/auth.ts'
 
@@ -71,10 +71,18 @@ export function readiness(config: Config, deps: ReadinessDeps, mounted: MountedD
         const missing = m.problem ? [] : degraded.get(m.domain.name)
         return { domain: m.domain.name, ready: !m.problem, ...(missing?.length ? { signals_unavailable: missing } : {}) }
       }),
-      // Age and staleness are reported, never a reason to be unready: old data still answers.
+      // Age and staleness are reported, never a reason to be unready: old data still answers. Of what is
+      // served: an operator's own database is aged from its build date, and named.
       datasets: Object.values(deps.data.manifest.datasets)
         .sort((a, b) => a.id.localeCompare(b.id))
-        .map((e) => ({ dataset: e.id, ...freshness(e.id, e, clock(), limits) })),
+        .map((manifest) => {
+          const e = servedEntry(manifest, mounted)
+          return {
+            dataset: e.id,
+            ...freshness(e.id, e, clock(), limits),
+            ...(e.served_from ? { served_from: e.served_from, date: e.date } : {}),
+          }
+        }),
       ...(down.length ? { problems: down } : {}),
       ...(warnings.length ? { warnings } : {}),
     }
