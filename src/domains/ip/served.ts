@@ -34,11 +34,12 @@ function terms(type: string): Pick<ServedSource, 'license' | 'attribution' | 'du
         'release within 30 days of its publication (replace the file, then SIGHUP) and delete it when MaxMind asks; do not use it ' +
         `to identify specific households or individuals. ${staleness}`,
     }
-  const publisher = /^GeoIP/i.test(type) ? "the operator's agreement with MaxMind" : "the operator's agreement with its publisher"
+  const publisher = /^GeoIP/i.test(type) ? 'MaxMind' : 'its publisher'
   return {
-    license: `The operator's own licence: this ${type} database was supplied by the operator under ${publisher}, not by Almanac`,
+    license:
+      `The operator's own licence from ${publisher}: this ${type} database was supplied by the operator, ` + 'not distributed with Almanac',
     attribution: '',
-    duties: `Whatever ${publisher} asks. ${staleness}`,
+    duties: `Whatever the operator's agreement with ${publisher} asks. ${staleness}`,
   }
 }
 
