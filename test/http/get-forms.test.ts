@@ -33,13 +33,15 @@ describe('GET /api/v1/ip/{ip}', () => {
     })
 
   for (const form of FORMS)
-    test(`a bad address is the 422 POST /ip gives, naming ip (${form})`, async () => {
+    test(`a bad address is the 422 POST /ip gives, naming ip, in the path (${form})`, async () => {
       const posted = await app.json('POST', '/api/v1/ip', { body: { ip: 'not-an-ip' }, form })
       const got = await app.json('GET', '/api/v1/ip/not-an-ip', { form })
       expect(got.status).toBe(422)
       expect(posted.status).toBe(422)
       const problem = (r: any) => (form === 'bare' ? r : r.error)
-      expect(problem(got.body).errors).toEqual(problem(posted.body).errors)
+      // The same field and message, placed where each route takes the address (issue 45: GET said body).
+      expect(problem(got.body).errors).toEqual(problem(posted.body).errors.map((e: any) => ({ ...e, in: 'path' })))
+      expect(problem(posted.body).errors.map((e: any) => e.in)).toEqual(['body'])
       expect(JSON.stringify(problem(got.body).errors)).toContain('"ip"')
     })
 

@@ -11,13 +11,14 @@ import countries from '../../src/domains/countries/index.ts'
 import hash from '../../src/domains/hash/index.ts'
 import ip from '../../src/domains/ip/index.ts'
 import postal from '../../src/domains/postal/index.ts'
+import ua from '../../src/domains/ua/index.ts'
 import { nearest } from '../../src/lib/did-you-mean.ts'
 import { nearestRoutes } from '../../src/http/routing/route-table.ts'
 import { problemIn, TEST_KEY, testApp, type TestApp } from '../support/app.ts'
 
 let app: TestApp
 beforeAll(async () => {
-  app = await testApp({ domains: [bible, countries, hash, ip, postal] })
+  app = await testApp({ domains: [bible, countries, hash, ip, postal, ua] })
 })
 afterAll(() => app.close())
 
@@ -117,6 +118,18 @@ test('GET /ip/999.1.1.1 places the bad address in the path; POST /ip in the body
     const body = await app.json('POST', '/api/v1/ip', { body: { ip: '999.1.1.1' }, form })
     expect(problemIn(body.body, form).errors).toEqual([{ in: 'body', field: 'ip', message: why }])
   }
+})
+
+test('on a route that takes no body, a service error on a header is placed in the header (GET /ua without User-Agent)', async () => {
+  const res = await app.handle(new Request('http://localhost/api/v1/ua', { headers: { 'x-api-key': TEST_KEY, 'x-response-form': 'bare' } }))
+  expect(res.status).toBe(422)
+  expect((await res.json()).errors).toEqual([
+    {
+      in: 'header',
+      field: 'header.User-Agent',
+      message: 'the request has no User-Agent header; to parse another user agent, POST /api/v1/ua with {"ua": …}',
+    },
+  ])
 })
 
 test('?fields=capitol is answered with capital', async () => {
