@@ -245,6 +245,7 @@ function diskWhy(e: unknown): string {
   if (code === 'ENOSPC' || code === 'EDQUOT') return 'the disk is full'
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied'
   if (code === 'EROFS') return 'the file system is read-only'
+  if (code === 'EFBIG') return 'a file grew past the size limit (ulimit -f)'
   return (e as Error).message
 }
 
