@@ -123,7 +123,7 @@ test('GET /ip/999.1.1.1 places the bad address in the path; POST /ip in the body
 test('on a route that takes no body, a service error on a header is placed in the header (GET /ua without User-Agent)', async () => {
   const res = await app.handle(new Request('http://localhost/api/v1/ua', { headers: { 'x-api-key': TEST_KEY, 'x-response-form': 'bare' } }))
   expect(res.status).toBe(422)
-  expect((await res.json()).errors).toEqual([
+  expect(((await res.json()) as { errors: unknown }).errors).toEqual([
     {
       in: 'header',
       field: 'header.User-Agent',
