@@ -5,7 +5,7 @@
  */
 import { ageSeconds } from '../../data/freshness.ts'
 import type { DataDir } from '../../data/types.ts'
-import type { MountedDomain } from '../../domains/types.ts'
+import { type MountedDomain, servedEntry } from '../../domains/types.ts'
 import { labels } from '../edge/observability.ts'
 
 /**
@@ -13,7 +13,10 @@ import { labels } from '../edge/observability.ts'
  * how many optional sources it lacks; per domain: whether it answers. Made at each scrape (a few lines).
  */
 export function datasetMetrics(data: DataDir, mounted: MountedDomain[], now: number): string {
-  const entries = Object.values(data.manifest.datasets).sort((a, b) => a.id.localeCompare(b.id))
+  // As served: a database the operator supplied (ALMANAC_IP_CITY_MMDB) reports its own date, not the bundled one's.
+  const entries = Object.values(data.manifest.datasets)
+    .map((e) => servedEntry(e, mounted))
+    .sort((a, b) => a.id.localeCompare(b.id))
   const out = [
     "# HELP almanac_dataset_age_seconds Seconds since the upstream date of the dataset's newest source (how stale the data is).",
     '# TYPE almanac_dataset_age_seconds gauge',

@@ -223,6 +223,11 @@ describe('the operator City database on a served process', () => {
     expect(operator.license).toContain('GeoLite2 End User License Agreement')
     expect(ip.attribution).toContain(GEOLITE2_CREDIT)
     expect((await readyIp()).ip).toMatchObject({ stale: false, date, served_from: 'operator-supplied (ALMANAC_IP_CITY_MMDB)' })
+    // /metrics ages what is served too: two days (the date is the build day's midnight, so up to three).
+    const metrics = await (await fetch(url + '/metrics')).text()
+    const age = Number(/^almanac_dataset_age_seconds\{dataset="ip"\} (\d+)$/m.exec(metrics)?.[1])
+    expect(age).toBeGreaterThanOrEqual(DAY / 1000)
+    expect(age).toBeLessThanOrEqual((3 * DAY) / 1000)
   })
 
   test('replaced by garbage and SIGHUP: refused with a log line naming the setting; the database in service answers', async () => {
