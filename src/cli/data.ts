@@ -227,8 +227,8 @@ function packSource(given: string | undefined): PackSource & { why: string } {
   const fromDir = (dir: string, why: string) => {
     if (!existsSync(join(dir, 'manifest.json')))
       throw new BundleError(
-        `${dir} holds no manifest.json: nothing to pack (looked there: ${why}); build the datasets with \`almanac data build\`, or name a ` +
-          `directory with --data-dir`,
+        `${dir} holds no manifest.json: nothing to pack (looked there: ${why}); build the datasets with ` +
+          `\`almanac data build\`, or name a directory with --data-dir`,
       )
     const read = (name: string) => createReadStream(join(dir, name), { highWaterMark: 2 ** 20 })
     return { dir, why, manifest: readManifest(dir), read }
@@ -258,7 +258,8 @@ async function pack(values: Record<string, string | boolean | undefined>, log: (
     const { header } = packed
     log(
       `almanac: ${packed.file}: ${header.datasets.length} dataset(s), ${header.artifacts} artifact(s), ${mebibytes(header.bytes)} of ` +
-        `data in ${mebibytes(packed.bytes)}; sha256 ${packed.sha256}; ${packed.signedBy ? `signed by key ${packed.signedBy}` : 'not signed'}`,
+        `data in ${mebibytes(packed.bytes)}; sha256 ${packed.sha256}; ` +
+        (packed.signedBy ? `signed by key ${packed.signedBy}` : 'not signed'),
     )
     if (header.partial)
       log(`almanac: a partial bundle (${header.datasets.join(', ')}): \`data activate\` takes the other datasets from the data in service`)
@@ -317,7 +318,8 @@ async function activateBundle(file: string, config: Config, pidText: string | un
   else log('almanac: the bundle is not signed (ALMANAC_DATA_BUNDLE_PUBLIC_KEY is not set, so none is required)')
   if (header.app_version !== APP_VERSION)
     log(
-      `almanac: packed by almanac ${header.app_version}, this is ${APP_VERSION}: a domain that cannot open its data is refused by the server`,
+      `almanac: packed by almanac ${header.app_version}, this is ${APP_VERSION}: the server refuses the data if a domain cannot ` +
+        `open it`,
     )
   log(
     `almanac: ${unpacked.dir}: ${header.datasets.join(', ')} from the bundle, every artifact checked` +
