@@ -18,6 +18,7 @@ import { loadConfig, settingOptions, type Config } from '../config.ts'
 import { activeDataFile } from '../refresh.ts'
 import { pidFile } from '../serve.ts'
 import { APP_VERSION } from '../version.ts'
+import { didYouMean } from '../lib/did-you-mean.ts'
 import { type OptionSpec, parseCommand, UsageError } from './args.ts'
 import { storeCommandFailed } from './keys.ts'
 
@@ -195,7 +196,8 @@ export async function stateCommand(
     out(STATE_USAGE)
     return 0
   }
-  if (sub !== 'backup' && sub !== 'restore') throw new UsageError(`state ${JSON.stringify(sub)}: expected backup or restore`)
+  if (sub !== 'backup' && sub !== 'restore')
+    throw new UsageError(`state ${JSON.stringify(sub)}: expected backup or restore${didYouMean(sub, ['backup', 'restore'])}`)
   const flagSpec: OptionSpec = sub === 'backup' ? { to: text } : { from: text, force: { type: 'boolean' } }
   const parsed = parseCommand(rest, { ...settingOptions(), ...flagSpec })
   if (parsed.help) {

@@ -82,6 +82,7 @@ describe('unknown flags, commands and settings are errors with a did-you-mean', 
       stderr: expect.stringContaining('unknown keys command "rotat" (did you mean rotate?)'),
     })
     expect(await cli(['key'])).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "key" (did you mean keys?)') })
+    expect(await cli(['state', 'backp'])).toMatchObject({ code: 2, stderr: expect.stringContaining('(did you mean backup?)') })
     expect(await cli(['help', 'kyes'])).toMatchObject({ code: 2, stderr: 'almanac: no command "kyes" (did you mean keys?)\n' })
     expect(await cli(['data', 'fetch'])).toMatchObject({ code: 2, stderr: expect.stringContaining('needs --to DIR') })
     expect(await cli(['serve', '--port'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--port') })

@@ -66,7 +66,7 @@ describe.each([
     await keys.create({ name: 'expired', plan: 'gold', expires: new Date(clock.ms - 1000).toISOString() }, ACTOR)
     await keys.create({ name: 'fine', plan: 'test' }, ACTOR)
     await keys.createCustomer({ name: 'Fine Co', plan: null }, ACTOR)
-    const many = []
+    const many: string[] = []
     for (let i = 0; i < 22; i++) many.push((await keys.create({ name: `bronze-${i}`, plan: 'bronze' }, ACTOR)).record.id)
 
     // Listed a moment ago: the same answer, no new listing, however often /readyz asks.
