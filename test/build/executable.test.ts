@@ -4,11 +4,12 @@
  * ALMANAC_MIRROR), and get correct answers from /readyz, the meta route and every landed domain.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import type { CompileResult } from '../../build/compile.ts'
 import { run, sandbox, sandboxEnv, SMOKE_KEY, start, type Running, type Sandbox } from '../../build/smoke.ts'
 import { readManifest, SOURCE_OUT_DIR } from '../../src/data/open.ts'
+import { countriesVariant } from '../data/data-dirs.ts'
 import { domains } from '../../src/domains/index.ts'
 import pkg from '../../package.json' with { type: 'json' }
 import { COMPILE_SECONDS, compiledExecutable, compileLog } from './compiled.ts'
@@ -216,4 +217,77 @@ describe('the compiled executable, alone in an empty folder', () => {
     )
     expect(stderr).not.toMatch(/^\s+at /m)
   })
+})
+
+// Issue 45: the data a server serves checked, and newer data brought in, with nothing but the executable.
+describe('data verify, pack, activate and rollback with only the executable', () => {
+  const countriesVersion = async (url: string) => {
+    const res = await fetch(`${url}/api/v1/meta/datasets/countries`, { headers: { 'x-api-key': SMOKE_KEY, 'x-response-form': 'bare' } })
+    return ((await res.json()) as { version: string }).version
+  }
+  const until = async (url: string, version: string) => {
+    for (let i = 0; i < 600 && (await countriesVersion(url)) !== version; i++) await Bun.sleep(50)
+    expect(await countriesVersion(url)).toBe(version)
+  }
+  // Each run gets a state dir of its own: the server above records its pid in the default one.
+  const envWith = (name: string, extra: Record<string, string> = {}) =>
+    sandboxEnv(box, { ALMANAC_STATE_DIR: join(box.dir, `state-${name}`), ...extra })
+
+  test('data verify with no flag checks the extracted datasets it serves and says so; an empty directory fails', async () => {
+    const served = await run(box.exe, ['data', 'verify'], box.dir, envWith('verify'))
+    expect(served.code).toBe(0)
+    expect(served.stderr).toContain(`verifying ${join(box.cache, compiled.key)}: the executable's own datasets, extracted`)
+    expect(served.stderr).toContain('every artifact matches manifest.json')
+    const empty = join(box.dir, 'empty-data')
+    mkdirSync(empty)
+    const none = await run(box.exe, ['data', 'verify', '--data-dir', empty], box.dir, envWith('verify'))
+    expect(none.code).toBe(1)
+    expect(none.stderr).toContain(`nothing to verify: ${empty} holds no manifest.json`)
+    const build = await run(box.exe, ['data', 'build', '--only', 'ip', '--out', empty], box.dir, envWith('verify'))
+    expect(build.code).toBe(2)
+    expect(build.stderr).toContain('`almanac data pack --out FILE` there')
+  })
+
+  test('data pack reads the datasets from inside the executable when they are not extracted, extracting nothing', async () => {
+    const never = join(box.dir, 'never-extracted')
+    const bundle = join(box.dir, 'from-inside.almanac')
+    const packed = await run(
+      box.exe,
+      ['data', 'pack', '--only', 'ip', '--out', bundle],
+      box.dir,
+      envWith('pack', { ALMANAC_DATA_DIR: never }),
+    )
+    expect(packed.code).toBe(0)
+    expect(packed.stderr).toContain("the executable's own datasets, read from inside it")
+    expect(existsSync(never)).toBe(false)
+    // Unpacked (every artifact checked) and completed from the extracted datasets; no server runs there.
+    const activated = await run(box.exe, ['data', 'activate', bundle], box.dir, envWith('pack'))
+    expect(activated.code).toBe(0)
+    expect(activated.stderr).toContain('ip, ip-lists from the bundle, every artifact checked')
+    expect(activated.stderr).toContain('it is served from the next start')
+  })
+
+  test('a bundle packed in a checkout is swapped into the running executable, and rolled back to its own datasets', async () => {
+    const env = envWith('update')
+    const running = await start(box.exe, box.dir, env)
+    try {
+      const original = await countriesVersion(running.url)
+      const next = countriesVariant(join(box.dir, 'next'), 'France (carried over)', '-carried')
+      const bundle = join(box.dir, 'countries.almanac')
+      const pack = Bun.spawnSync(['bun', 'src/main.ts', 'data', 'pack', '--data-dir', next, '--only', 'countries', '--out', bundle], {
+        cwd: resolve(import.meta.dir, '../..'),
+      })
+      expect(pack.exitCode).toBe(0)
+      const activated = await run(box.exe, ['data', 'activate', bundle], box.dir, env)
+      expect(activated.code).toBe(0)
+      expect(activated.stderr).toContain(`SIGHUP sent to pid ${running.pid}`)
+      await until(running.url, `${original}-carried`)
+      const back = await run(box.exe, ['data', 'rollback'], box.dir, env)
+      expect(back.code).toBe(0)
+      expect(back.stderr).toContain(`rolling back to ${join(box.cache, compiled.key)} (the executable's own datasets, extracted`)
+      await until(running.url, original)
+    } finally {
+      expect(await running.stop()).toBe(0)
+    }
+  }, 120_000)
 })
