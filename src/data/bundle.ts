@@ -98,12 +98,10 @@ export function publicKeyFrom(setting: string): KeyObject {
   const value = setting.trim()
   try {
     if (value.startsWith('-----BEGIN')) return ed25519(createPublicKey(value), what)
-    if (/^[A-Za-z0-9+/_-]{43}=?$/.test(value)) {
-      const x = Buffer.from(value, 'base64')
-      if (x.length === 32) return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: x.toString('base64url') }, format: 'jwk' })
-    }
-    if (!existsSync(value)) throw new BundleError(`${what}: ${value} is neither a PEM file, PEM text, nor 32 bytes in base64`)
-    return ed25519(createPublicKey(readFileSync(value)), `${what} (${value})`)
+    if (existsSync(value)) return ed25519(createPublicKey(readFileSync(value)), `${what} (${value})`)
+    const x = /^[A-Za-z0-9+/_-]{43}=?$/.test(value) ? Buffer.from(value, 'base64') : undefined
+    if (x?.length === 32) return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: x.toString('base64url') }, format: 'jwk' })
+    throw new BundleError(`${what}: ${value} is neither a PEM file, PEM text, nor 32 bytes in base64`)
   } catch (e) {
     if (e instanceof BundleError) throw e
     throw new BundleError(`${what}: not an Ed25519 public key (${(e as Error).message})`)
@@ -340,7 +338,7 @@ export async function unpackBundle(options: UnpackOptions): Promise<Unpacked> {
   }
 }
 
-/** The next member, which must be `name` (or, with `optional`, may be the next one instead). */
+/** The next member, which must be one of `names`. */
 async function expectMember(tar: TarReader, file: string, names: string[]): Promise<TarEntry> {
   const entry = await tar.next()
   if (!entry || !names.includes(entry.name))
