@@ -15,7 +15,7 @@ usage: almanac <command> [options]
 commands:
   serve      start the HTTP server on the built datasets
   start      build the datasets that can be built here, then serve (source tree; what failed is reported)
-  data       build | fetch | verify | extract | activate | status datasets
+  data       build | fetch | verify | extract | pack | activate | rollback | status datasets
   keys       create | list | update | rotate | revoke API keys; audit: who changed keys and customers
   customers  create | list | update customers (accounts): their keys share one quota and plan
   usage      the usage ledger for billing: per key, period and route (--format table|csv|json)

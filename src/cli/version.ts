@@ -2,6 +2,7 @@
  * `almanac version [--json]`: the app version and each dataset's version and upstream date, read from
  * the manifest (the embedded one in the executable: nothing is extracted to answer).
  */
+import { DEFAULTS } from '../config.ts'
 import { currentManifest } from '../data/open.ts'
 import { provenance } from '../data/provenance.ts'
 import type { Manifest } from '../data/types.ts'
@@ -51,7 +52,11 @@ export function versionCommand(args: string[], env: Record<string, string | unde
     console.log(VERSION_USAGE)
     return 0
   }
-  const { manifest, from } = currentManifest({ dataDir: (values['data-dir'] as string | undefined) ?? env.ALMANAC_DATA_DIR })
+  // --data-dir names a directory outright; otherwise what a server with these settings serves (an activated one first).
+  const flag = values['data-dir'] as string | undefined
+  const { manifest, from } = flag
+    ? currentManifest({ dataDir: flag })
+    : currentManifest({ dataDir: env.ALMANAC_DATA_DIR, stateDir: env.ALMANAC_STATE_DIR ?? DEFAULTS.stateDir })
   const report = versionReport(manifest, from)
   console.log(values.json ? JSON.stringify(report, null, 2) : formatVersion(report))
   return 0

@@ -163,9 +163,13 @@ export async function reloadDir(options: DataOptions, sink: LogSink = logger): P
 export const artifactsOf = (data: DataDir, datasets: string[]): string[] =>
   datasets.flatMap((id) => data.manifest.datasets[id]?.artifacts.map((a) => a.name) ?? [])
 
-/** The manifest without extracting anything (for `almanac version`). */
-export function currentManifest(options: { dataDir?: string } = {}): { manifest: Manifest; from: string } {
+/** The manifest without extracting anything (for `almanac version`); `stateDir`: an activated directory first. */
+export function currentManifest(options: { dataDir?: string; stateDir?: string } = {}): { manifest: Manifest; from: string } {
   const embedded = embeddedData()
+  // What `almanac data activate` recorded is what the server serves, before ALMANAC_DATA_DIR (as `dataSource`).
+  const activated = options.stateDir ? activatedDir(options.stateDir) : undefined
+  if (activated && existsSync(join(activated, 'manifest.json')))
+    return { manifest: readManifest(resolve(activated)), from: resolve(activated) }
   if (options.dataDir && existsSync(join(resolve(options.dataDir), 'manifest.json')))
     return { manifest: readManifest(resolve(options.dataDir)), from: resolve(options.dataDir) }
   if (embedded) return { manifest: JSON.parse(readFileSync(embedded.manifest, 'utf8')), from: 'embedded' }

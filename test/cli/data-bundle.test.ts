@@ -127,6 +127,10 @@ describe('pack, activate on a running server, roll back', () => {
     expect(done.err).toContain(`from the data in service (${SOURCE_OUT})`)
     expect(done.err).toContain(`SIGHUP sent to pid ${server.child.pid}`)
     await until({ version: `${original.version}-bundle`, france: 'France (from a bundle)' })
+    // `almanac version` names what is served: the activated directory, before ALMANAC_DATA_DIR.
+    const version = await cli(['version', '--json'], env())
+    const reported = JSON.parse(version.out)
+    expect(reported.datasets.find((d: { id: string }) => d.id === 'countries').version).toBe(`${original.version}-bundle`)
     const activated = activeData()!
     expect(bundles()).toEqual([activated.split('/').at(-1)!])
 
