@@ -14,7 +14,8 @@ import { createLocalStore } from './local-store.ts'
 import { qrRoutes } from './routes.ts'
 import { createS3Store } from './s3-store.ts'
 import { openQrService, qrMetrics, type StoreShares } from './service.ts'
-import { stateDirLedger } from './shares.ts'
+import { stateDirLedger, type StoreLedger } from './shares.ts'
+import { redisLedger } from './shares-redis.ts'
 import type { QrDomainState } from './state.ts'
 import { createSigner } from './signing.ts'
 import { qrSources } from './sources.ts'
@@ -28,13 +29,31 @@ export const localDir = (config: Config) =>
 /** One caller's share of the store: the setting, else a 16th of the global cap. */
 export const qrShareOf = (config: Config) => config.qr.storeMaxBytesPerKey ?? Math.floor(config.qr.storeMaxBytes / 16)
 
+/**
+ * This server is one of several: its keys or quotas are in Redis, shared with other instances. Then the
+ * default local store (this instance's state dir) holds images no other instance can serve.
+ */
+export const oneOfSeveral = (config: Config) => config.stores.quota.kind === 'redis' || config.stores.keys.kind === 'redis'
+
+export const UNSHARED_STORE =
+  "The QR store is local (ALMANAC_QR_STORE=local, this instance's state dir) while keys and quotas are shared in Redis: links made " +
+  'here are served only by this instance; set ALMANAC_QR_STORE=s3://… to share them.'
+
+/** With a Redis quota store, the shares live there too, so a key's share holds across instances; else the state dir's SQLite. */
+const ledgerOf = (config: Config, logger: Logger): StoreLedger =>
+  config.stores.quota.kind === 'redis' ? redisLedger(config.stores.quota.url, logger) : stateDirLedger(config.stateDir)
+
 export function openQrState(config: Config, logger: Logger, now: () => number = Date.now): QrDomainState {
   const log = (fields: Record<string, unknown>) => logger({ domain: 'qr', ...fields })
   const pool = createRenderPool(undefined, undefined, logger)
   const trusted = trustedProxies(config.trustedProxies, config.trustedProxyHeader)
   const signer = createSigner(config.qr.signingKey, config.stateDir)
   const q = config.qr
-  const shares: StoreShares = { ledger: stateDirLedger(config.stateDir), perCaller: qrShareOf(config) }
+  const shares: StoreShares = { ledger: ledgerOf(config, logger), perCaller: qrShareOf(config) }
+  // `local:/path` may be one directory every instance mounts (with one signing key): only the state dir is surely this instance's.
+  const unshared = oneOfSeveral(config) && q.store === 'local'
+  if (unshared) log({ level: 'warn', msg: UNSHARED_STORE })
+  const readinessWarnings = () => (unshared ? [{ component: 'qr_store', problem: UNSHARED_STORE }] : [])
   // Expired charges are released by the clock at once; this only drops their rows now and then.
   const pruneLedger = () =>
     shares.ledger
@@ -53,7 +72,7 @@ export function openQrState(config: Config, logger: Logger, now: () => number = 
     })
     const sweeper = setInterval(pruneLedger, q.sweepSeconds * 1000)
     sweeper.unref()
-    return { service: openQrService(store, shares, now, pool), trusted, signer, now, sweeper }
+    return { service: openQrService(store, shares, now, pool), trusted, signer, now, sweeper, readinessWarnings, several: false }
   }
   const local = createLocalStore({ dir: localDir(config), maxBytes: q.storeMaxBytes, signer, now })
   const sweeper = setInterval(() => {
@@ -64,7 +83,8 @@ export function openQrState(config: Config, logger: Logger, now: () => number = 
     )
   }, q.sweepSeconds * 1000)
   sweeper.unref()
-  return { service: openQrService(local, shares, now, pool), trusted, local, signer, now, sweeper }
+  const several = oneOfSeveral(config)
+  return { service: openQrService(local, shares, now, pool), trusted, local, signer, now, sweeper, readinessWarnings, several }
 }
 
 /** The domain with an injected clock (tests); the default export uses the wall clock. */
@@ -82,8 +102,15 @@ export const qrDomain = (now: () => number = Date.now) =>
     datasets: [],
     open: ({ config, log }) => openQrState(config, log, now),
     routes: qrRoutes,
-    publicRoutes: ({ service: state }) =>
-      downloadRoutes({ dir: state.local?.dir ?? '', signer: state.signer, now: state.now, enabled: !!state.local }),
+    publicRoutes: ({ service: state, config }) =>
+      downloadRoutes({
+        dir: state.local?.dir ?? '',
+        signer: state.signer,
+        now: state.now,
+        enabled: !!state.local,
+        several: state.several,
+        ownKey: !config.qr.signingKey,
+      }),
     close(state) {
       clearInterval(state.sweeper)
       state.service.close()

@@ -130,7 +130,7 @@ export function openQrService(
     // its share costs the loop a ledger read, not an image. The charge below still decides for the rest.
     if (o.format !== 'base64') {
       const smallest = smallestImageBytes(o)
-      const room = ledger.check(caller, smallest, nowSeconds, perCaller)
+      const room = await ledger.check(caller, smallest, nowSeconds, perCaller)
       if (!room.ok) {
         refusedUnmade++
         throw overShare(room.held, smallest, perCaller, nowSeconds, room.freesAt, true)
@@ -172,12 +172,14 @@ export function openQrService(
     const at = Math.floor(now() / 1000) // the image may have waited for a worker
     const expires = at + ttl
     // The caller's share first (429, its own problem), then the store's global cap (503, everyone's).
-    const charge = ledger.charge(caller, name, image.bytes.length, expires, at, perCaller)
+    const charge = await ledger.charge(caller, name, image.bytes.length, expires, at, perCaller)
     if (!charge.ok) throw overShare(charge.held, image.bytes.length, perCaller, at, charge.freesAt)
     try {
       await store.put({ name, bytes: image.bytes, contentType: CONTENT_TYPES.get(image.extension)! }, expires)
     } catch (e) {
-      charge.undo()
+      // The store's failure is the answer; a give-back that fails too (the ledger down as well) only leaves
+      // the bytes charged until the link would have expired, against this caller alone.
+      await charge.undo().catch(() => {})
       throw e
     }
     return { url: store.link(name, expires, origin, at), format: o.format, expires, preset, ...common }

@@ -11,6 +11,8 @@
  * Bytes are released when the link expires, by the clock alone: the ledger never waits for the sweeper.
  * The ledger is one small interface (`StoreLedger`); the one here is SQLite in the state dir, so it
  * survives a restart and is exact for every process sharing that file (`--workers`, servers on one host).
+ * Instances on several hosts share the quota store's Redis instead (`shares-redis.ts`), so one key's share
+ * is one share however many instances it calls.
  */
 import type { Database } from 'bun:sqlite'
 import { AlmanacError, unavailable } from '../../lib/errors.ts'
@@ -24,20 +26,23 @@ const PRUNE_BATCH = 256
 
 export type ChargeResult =
   /** Charged; `undo` gives the charge back (the store then refused the image). */
-  | { ok: true; held: number; undo(): void }
+  | { ok: true; held: number; undo(): Promise<void> }
   /** Over the share; `freesAt` is when enough of the caller's charges expire to make room (none if the image alone is over it). */
   | { ok: false; held: number; freesAt?: number }
 
+export type CheckResult = { ok: boolean; held: number; freesAt?: number }
+
+/** Asynchronous because the shared ledger is a Redis round trip; a failing ledger rejects with a 503. */
 export interface StoreLedger {
   /** Charges `caller` for `bytes` of image `name` until `expires` unless that takes its live bytes over `share`. Times in Unix seconds. */
-  charge(caller: string, name: string, bytes: number, expires: number, now: number, share: number): ChargeResult
+  charge(caller: string, name: string, bytes: number, expires: number, now: number, share: number): Promise<ChargeResult>
   /**
-   * Whether `bytes` more would fit in the caller's share now, read without the write lock and without
-   * charging: what a request is checked against before its image is made. `charge` still decides.
+   * Whether `bytes` more would fit in the caller's share now, without charging: what a request is checked
+   * against before its image is made. `charge` still decides.
    */
-  check(caller: string, bytes: number, now: number, share: number): { ok: boolean; held: number; freesAt?: number }
+  check(caller: string, bytes: number, now: number, share: number): Promise<CheckResult>
   /** The caller's live bytes at `now`. */
-  held(caller: string, now: number): number
+  held(caller: string, now: number): Promise<number>
   /** Forgets every charge expired at `now` (the sweeper's timer), so callers who never return leave no rows. */
   prune(now: number): Promise<void>
   close(): void
@@ -110,7 +115,7 @@ export function sqliteLedger(db: Database): StoreLedger {
 
   const undoTx = db.transaction((f: () => void) => f())
   /** Gives back one charge this request made, unless a later request has moved its expiry since. */
-  const undoOf = (caller: string, name: string, expires: number, restore: () => void) => () =>
+  const undoOf = (caller: string, name: string, expires: number, restore: () => void) => async () =>
     undoTx.immediate(() => {
       if (existing.get(caller, name)?.expires === expires) restore()
     })
@@ -121,7 +126,7 @@ export function sqliteLedger(db: Database): StoreLedger {
       const before = existing.get(caller, name)
       if (before) {
         // Held already: no new bytes, only a later expiry (undone by putting the old one back).
-        if (before.expires >= expires) return { ok: true, held, undo() {} }
+        if (before.expires >= expires) return { ok: true, held, undo: async () => {} }
         extend.run(expires, caller, name)
         return { ok: true, held, undo: undoOf(caller, name, expires, () => extend.run(before.expires, caller, name)) }
       }
@@ -152,12 +157,12 @@ export function sqliteLedger(db: Database): StoreLedger {
 
   const heldAt = (caller: string, now: number) => (total.get(caller)?.bytes ?? 0) - expiredOf.get(caller, now)!.bytes
   return {
-    charge: (caller, name, bytes, expires, now, share) => charge.immediate(caller, name, bytes, expires, now, share),
-    check(caller, bytes, now, share) {
+    charge: async (caller, name, bytes, expires, now, share) => charge.immediate(caller, name, bytes, expires, now, share),
+    async check(caller, bytes, now, share) {
       const held = heldAt(caller, now)
       return held + bytes <= share ? { ok: true, held } : { ok: false, held, freesAt: roomAt(caller, held, bytes, share, now) }
     },
-    held: heldAt,
+    held: async (caller, now) => heldAt(caller, now),
     async prune(now) {
       while (pruneBatch.immediate(now) === PRUNE_BATCH) await new Promise((resolve) => setImmediate(resolve))
     },
@@ -180,9 +185,9 @@ export function stateDirLedger(stateDir: string): StoreLedger {
     return ledger
   }
   return {
-    charge: (...args) => open().charge(...args),
-    check: (...args) => open().check(...args),
-    held: (caller, now) => open().held(caller, now),
+    charge: async (...args) => open().charge(...args),
+    check: async (...args) => open().check(...args),
+    held: async (caller, now) => open().held(caller, now),
     prune: async (now) => ledger?.prune(now),
     close: () => ledger?.close(),
   }

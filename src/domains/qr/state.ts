@@ -15,4 +15,8 @@ export interface QrDomainState {
   signer: Signer
   now: () => number
   sweeper?: ReturnType<typeof setInterval>
+  /** Keys or quotas are shared in Redis with other instances (index.ts `oneOfSeveral`), and images are local. */
+  several: boolean
+  /** /readyz warnings that leave the domain ready: an unshared store on a server that is one of several. */
+  readinessWarnings(): { component: string; problem: string }[]
 }
