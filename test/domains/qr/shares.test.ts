@@ -196,7 +196,7 @@ function shareTests(ledger: Ledger) {
     })
   })
 
-  test(`the global cap still applies (${ledger.kind}): a key within its share gets a 503 when the store is full, and is not charged`, async () => {
+  test(`the global cap still applies (${ledger.kind}): within its share, a 503 when the store is full, not charged`, async () => {
     const app = await qrApp({
       ...(await ledger.env()),
       ...TWO_KEYS,
