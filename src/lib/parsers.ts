@@ -95,7 +95,8 @@ export const secret =
   }
 
 /** The one place a store's spelling is read: the settings keep it as written, `storesOf` turns it into a StoreLocation. */
-const isRedisUrl = (s: string) => /^rediss?:\/\//.test(s)
+/** `redis://`, `rediss://`, or a Redis Cluster or Sentinel group: `redis+cluster://`, `redis+sentinel://` (src/stores/redis-topology.ts). */
+const isRedisUrl = (s: string) => /^rediss?(\+(cluster|sentinel))?:\/\//.test(s)
 
 /** `memory`, `sqlite` or a `redis://` URL; `kinds` are those this store may be. */
 export const storeSetting =

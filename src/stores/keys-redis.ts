@@ -8,6 +8,10 @@
  * - `customer:<id>`: a customer (id, name, plan, created), `customer-name:<name>` → its id, `customers`
  *   (sorted by creation) every customer;
  * - `audit`: the audit log, a list of JSON entries, newest first, capped at AUDIT_CAP.
+ * On a Redis Cluster the prefix is a hash tag (`{almanac:keys:}hash:…`), so the whole store is one slot and
+ * every script may touch any of its keys: the store is written by operators (a few changes a minute at
+ * most) and read once per key per KEY_CACHE_MS per instance, so one master serves it easily. A single node
+ * and a Sentinel group keep the untagged names, as before clusters were supported: nothing to migrate.
  * Every change is one Lua script that also appends its audit entry, so two CLIs racing on one name cannot
  * both win and no change goes unrecorded. A lookup is one script too (the key, its customer, the secret's
  * grace): one round trip.
@@ -303,21 +307,29 @@ export interface RedisKeyOptions extends RedisOptions {
 }
 
 export function redisKeyStore(url: string, options: RedisKeyOptions = {}): KeyStore {
-  const { keyPrefix: p = 'almanac:keys:', cacheEntries = 10_000, now = Date.now } = options
+  const { keyPrefix = 'almanac:keys:', cacheEntries = 10_000, now = Date.now } = options
   const redis = redisConnection(url, { role: 'key store', ...options })
+  // On a cluster the whole store is one hash tag, so one slot: every script below may touch any of its keys.
+  const p = redis.cluster ? `{${keyPrefix}}` : keyPrefix
+  /** The key every script names, for a cluster to route it to the store's slot (the scripts build the rest from the prefix). */
+  const slotKey = [`${p}ids`]
+  const scriptOf = (source: string) => {
+    const run = redis.script(source)
+    return (args: string[]) => run(slotKey, args)
+  }
   const scripts = {
-    create: redis.script(CREATE),
-    update: redis.script(UPDATE),
-    rotate: redis.script(ROTATE),
-    revoke: redis.script(REVOKE),
-    createCustomer: redis.script(CREATE_CUSTOMER),
-    updateCustomer: redis.script(UPDATE_CUSTOMER),
-    lookup: redis.script(LOOKUP),
-    list: redis.script(LIST),
+    create: scriptOf(CREATE),
+    update: scriptOf(UPDATE),
+    rotate: scriptOf(ROTATE),
+    revoke: scriptOf(REVOKE),
+    createCustomer: scriptOf(CREATE_CUSTOMER),
+    updateCustomer: scriptOf(UPDATE_CUSTOMER),
+    lookup: scriptOf(LOOKUP),
+    list: scriptOf(LIST),
   }
   /** A write script run with the prefix, the time and the actor first. */
   const write = async (script: keyof typeof scripts, actor: string, ...args: string[]) =>
-    answer(await scripts[script]([], [p, new Date(now()).toISOString(), checkActor(actor), ...args]))
+    answer(await scripts[script]([p, new Date(now()).toISOString(), checkActor(actor), ...args]))
   /** Known keys by hash hex, with when they were read. */
   const cache = new GenerationalCache<string, { at: number; match: KeyMatch }>(cacheEntries)
   /** Reads in flight: concurrent requests with one key share one lookup. */
@@ -352,7 +364,7 @@ export function redisKeyStore(url: string, options: RedisKeyOptions = {}): KeySt
       return { key, record: keyed(state, made, record.id) }
     },
     async list() {
-      const rows = (await scripts.list([], [p, 'ids'])) as unknown[]
+      const rows = (await scripts.list([p, 'ids'])) as unknown[]
       return rows.map(toRecord).filter((r): r is StoredKey => r !== null)
     },
     async update(idOrName, changes, actor) {
@@ -385,7 +397,7 @@ export function redisKeyStore(url: string, options: RedisKeyOptions = {}): KeySt
       const at = now()
       // Unknown keys are not kept: a new key works at once everywhere.
       pending = scripts
-        .lookup([], [p, h])
+        .lookup([p, h])
         .then(toMatch)
         .then((match) => {
           if (match) cache.set(h, { at, match })
@@ -404,7 +416,7 @@ export function redisKeyStore(url: string, options: RedisKeyOptions = {}): KeySt
       return customer
     },
     async listCustomers() {
-      const rows = (await scripts.list([], [p, 'customers'])) as unknown[]
+      const rows = (await scripts.list([p, 'customers'])) as unknown[]
       return rows.map(toCustomer).filter((c): c is Customer => c !== null)
     },
     async updateCustomer(idOrName, changes, actor) {

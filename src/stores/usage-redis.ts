@@ -7,14 +7,21 @@
  * A batch is one Lua script (Redis runs it alone: each row's read-add-write is atomic across instances),
  * and it first claims the batch's id (SET NX, kept a day): a batch whose reply was lost to a timeout and is
  * sent again is applied once, so an outage never makes the ledger count twice.
+ *
+ * On a Redis Cluster a script must keep to one slot, so the keys carry their UTC day as a hash tag
+ * (`{almanac:usage:<day>}:hour:<period>:<caller>`, the hour rows under their day's tag): a batch is split by
+ * day (one script; two around midnight), each part claiming `<batch id>` under its own tag, so each part is
+ * applied once whatever becomes of the other; a read runs one script per day it spans, all at once. The
+ * ledger is written once per flush per instance, so a day's slot takes little. A single node and a
+ * Sentinel group keep the untagged names (one part, one script), as before: nothing to migrate.
  */
 import { redisConnection, type RedisOptions } from './redis.ts'
 import { type Grain, HOURLY_DAYS, LATENCY_BUCKETS, periodOf, sortRows, type UsageRow, type UsageStore } from './usage.ts'
 
-/** ARGV prefix, batch id, hour ttl, day ttl, then per row: hour, day, caller, field, counts. 0: already applied. */
+/** KEYS[1] the batch's claim; ARGV prefix, batch id, hour ttl, day ttl, then per row: hour, day, caller, field, counts. 0: already applied. */
 const WRITE = `
 local p = ARGV[1]
-if not redis.call('SET', p .. 'batch:' .. ARGV[2], '1', 'NX', 'EX', 86400) then return 0 end
+if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', 86400) then return 0 end
 local ttls = { ARGV[3], ARGV[4] }
 local grains = { 'hour:', 'day:' }
 for i = 5, #ARGV, 5 do
@@ -43,7 +50,7 @@ end
 return 1
 `
 
-/** ARGV prefix, grain, caller ('' for every caller), then periods. Returns flat [period, caller, field, counts, …]. */
+/** KEYS[1] one index read (a cluster routes by it); ARGV prefix, grain, caller ('' for every caller), then periods. Returns flat [period, caller, field, counts, …]. */
 const READ = `
 local p, grain, only = ARGV[1], ARGV[2], ARGV[3]
 local out = {}
@@ -65,6 +72,18 @@ return out
 
 const SECONDS: Record<Grain, number> = { hour: 3600, day: 86_400 }
 
+/** Groups `items` by `keyOf`, in first-seen order. */
+function groupBy<T>(items: Iterable<T>, keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>()
+  for (const item of items) {
+    const key = keyOf(item)
+    const group = groups.get(key)
+    if (group) group.push(item)
+    else groups.set(key, [item])
+  }
+  return groups
+}
+
 export interface RedisUsageOptions extends RedisOptions {
   keyPrefix?: string
   /** Days daily rows are kept (the key's TTL). */
@@ -77,26 +96,40 @@ export function redisUsageStore(url: string, options: RedisUsageOptions = {}): U
   const redis = redisConnection(url, { role: 'usage ledger', ...connection })
   const write = redis.script(WRITE)
   const read = redis.script(READ)
+  /** The prefix of a day's keys: on a cluster the day is their hash tag; elsewhere every day shares the plain prefix. */
+  const prefixOf = (day: string) => (redis.cluster ? `{${p}${day}}:` : p)
+  const dayOf = (seconds: number) => (redis.cluster ? String(periodOf('day', seconds)) : '')
   return {
     async write(batch) {
-      if (!batch.rows.length) return
-      const args = [p, batch.id, String(HOURLY_DAYS * 86_400), String(retentionDays * 86_400)]
-      for (const r of batch.rows)
-        args.push(
-          String(periodOf('hour', r.period)),
-          String(periodOf('day', r.period)),
-          r.caller,
-          `${r.customer}\t${r.domain}\t${r.route}\t${r.outcome}`,
-          [r.requests, r.credits, r.refunded, r.bytes, ...r.latency].join(','),
-        )
-      await write([], args)
+      const parts = groupBy(batch.rows, (r) => dayOf(r.period))
+      const applied = [...parts].map(([day, rows]) => {
+        const prefix = prefixOf(day)
+        const args = [prefix, batch.id, String(HOURLY_DAYS * 86_400), String(retentionDays * 86_400)]
+        for (const r of rows)
+          args.push(
+            String(periodOf('hour', r.period)),
+            String(periodOf('day', r.period)),
+            r.caller,
+            `${r.customer}\t${r.domain}\t${r.route}\t${r.outcome}`,
+            [r.requests, r.credits, r.refunded, r.bytes, ...r.latency].join(','),
+          )
+        // The batch's claim names the script's slot for a cluster.
+        return write([`${prefix}batch:${batch.id}`], args)
+      })
+      await Promise.all(applied)
     },
     async read(q) {
       const until = q.until ?? Math.floor(now() / 1000) + 1
       const periods: string[] = []
       for (let t = periodOf(q.grain, q.since); t < until; t += SECONDS[q.grain]) if (t >= q.since) periods.push(String(t))
-      if (!periods.length) return []
-      const flat = (await read([], [p, q.grain, q.caller ?? '', ...periods])) as string[]
+      const parts = groupBy(periods, (t) => dayOf(Number(t)))
+      const replies = await Promise.all(
+        [...parts].map(([day, ps]) => {
+          const prefix = prefixOf(day)
+          return read([`${prefix}${q.grain}:${ps[0]}`], [prefix, q.grain, q.caller ?? '', ...ps]) as Promise<string[]>
+        }),
+      )
+      const flat = replies.flat()
       const rows: UsageRow[] = []
       for (let i = 0; i + 3 < flat.length; i += 4) {
         const [customer = '', domain = '', route = '', outcome = ''] = String(flat[i + 2]).split('\t')

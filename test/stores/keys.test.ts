@@ -9,16 +9,27 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { hex, keyHash, KeyStoreError, openKeyStore, type AuditEntry, type KeyStore } from '../../src/stores/keys.ts'
 import { KEY_CACHE_MS, redisKeyStore } from '../../src/stores/keys-redis.ts'
 import { startRedis, type TestRedis } from '../support/redis.ts'
+import { clusterUrl, sentinelUrl, startTopologies } from '../support/redis-topologies.ts'
 import { tempDirs } from '../support/temp.ts'
 
 let redis: TestRedis
 const tempDir = tempDirs('almanac-keys-store-')
 let prefixes = 0
 
+/** The shared Redis Cluster's and Sentinel group's URLs (issue 46): the contract holds on each. */
+const topologies = { cluster: '', sentinel: '' }
+
 beforeAll(async () => {
   redis = await startRedis()
-})
-afterAll(() => redis.close())
+  started = await startTopologies()
+  topologies.cluster = clusterUrl(started.cluster)
+  topologies.sentinel = sentinelUrl(started.sentinel)
+}, 60_000)
+let started: Awaited<ReturnType<typeof startTopologies>>
+afterAll(async () => {
+  await redis.close()
+  await started?.close()
+}, 30_000)
 
 /** Given a clock, a fresh database and a way to open stores on it (each one a CLI or an instance of its own). */
 type Backing = (now: () => number) => () => KeyStore
@@ -38,6 +49,13 @@ const backings: [string, Backing][] = [
       return () => redisKeyStore(redis.url, { keyPrefix, now })
     },
   ],
+  ...(['cluster', 'sentinel'] as const).map((kind): [string, Backing] => [
+    `redis ${kind}`,
+    (now) => {
+      const keyPrefix = `k${++prefixes}:`
+      return () => redisKeyStore(topologies[kind], { keyPrefix, now })
+    },
+  ]),
 ]
 
 const T0 = Date.parse('2026-06-01T00:00:00Z')

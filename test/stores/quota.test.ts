@@ -1,6 +1,6 @@
 /**
  * The QuotaStore contract, run against every store: memory, sqlite (a temp state dir) and redis (a real
- * redis-server). Time is passed in, so window boundaries (fixed and calendar-month) are tested without
+ * redis-server, a Redis Cluster, a Sentinel group). Time is passed in, so window boundaries (fixed and calendar-month) are tested without
  * waiting; the SQLite store's write-behind is driven by its `tick` and a clock the test moves.
  */
 import { Database } from 'bun:sqlite'
@@ -11,6 +11,7 @@ import { memoryQuotaStore, quotaWindow, type QuotaStore } from '../../src/stores
 import { redisQuotaStore } from '../../src/stores/quota-redis.ts'
 import { sqliteQuotaStore } from '../../src/stores/quota-sqlite.ts'
 import { startRedis, type TestRedis } from '../support/redis.ts'
+import { clusterUrl, sentinelUrl, startTopologies } from '../support/redis-topologies.ts'
 import { tempDirs } from '../support/temp.ts'
 
 const plan: Plan = { name: 'tiny', credits: 20, windowSeconds: 60 }
@@ -22,16 +23,29 @@ let redis: TestRedis
 const tempDir = tempDirs('almanac-quota-')
 let prefixes = 0
 
+let cluster = ''
+let sentinel = ''
+
 beforeAll(async () => {
   redis = await startRedis()
-})
-afterAll(() => redis.close())
+  started = await startTopologies()
+  cluster = clusterUrl(started.cluster)
+  sentinel = sentinelUrl(started.sentinel)
+}, 60_000)
+let started: Awaited<ReturnType<typeof startTopologies>>
+afterAll(async () => {
+  await redis.close()
+  await started?.close()
+}, 30_000)
 
 const stores: [string, () => QuotaStore][] = [
   ['memory', () => memoryQuotaStore()],
   ['sqlite', () => sqliteQuotaStore(tempDir())],
   // A fresh key prefix per store, so tests do not see each other's counters on the shared server.
   ['redis', () => redisQuotaStore(redis.url, { keyPrefix: `t${++prefixes}:` })],
+  // The same on a Redis Cluster (3 masters, a replica each) and a Sentinel group (issue 46).
+  ['redis cluster', () => redisQuotaStore(cluster, { keyPrefix: `t${++prefixes}:` })],
+  ['redis sentinel', () => redisQuotaStore(sentinel, { keyPrefix: `t${++prefixes}:` })],
 ]
 
 describe.each(stores)('%s quota store', (_, make) => {

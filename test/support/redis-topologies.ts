@@ -48,6 +48,12 @@ function spawnNode(dir: string, args: string[]): Node {
   return { port, proc }
 }
 
+/** SIGKILL every node and remove the dir, synchronously (what a process's exit handler may still do). */
+function stopNow(nodes: Node[], dir: string) {
+  for (const n of nodes) if (n.proc.exitCode === null) n.proc.kill('SIGKILL')
+  rmSync(dir, { recursive: true, force: true })
+}
+
 async function stopAll(nodes: Node[], dir: string) {
   for (const n of nodes) if (n.proc.exitCode === null) n.proc.kill('SIGKILL')
   await Promise.all(nodes.map((n) => n.proc.exited))
@@ -63,6 +69,7 @@ export interface TestCluster {
   /** SIGKILL one node. */
   kill(port: number): Promise<void>
   close(): Promise<void>
+  stopNow(): void
 }
 
 const clusterInfo = async (port: number) => String((await ask(port, 'CLUSTER', ['INFO'])) ?? '')
@@ -120,6 +127,7 @@ export async function startCluster(masters = 3, replicas = 1): Promise<TestClust
       await node?.proc.exited
     },
     close: () => stopAll(nodes, dir),
+    stopNow: () => stopNow(nodes, dir),
   }
 }
 
@@ -134,6 +142,7 @@ export interface TestSentinel {
   dataPorts: number[]
   kill(port: number): Promise<void>
   close(): Promise<void>
+  stopNow(): void
 }
 
 /** A master with `replicas` replicas, watched by three sentinels (quorum 2) that fail over after a second. */
@@ -187,8 +196,36 @@ export async function startSentinel(replicas = 1, name = 'almanac'): Promise<Tes
       await node?.proc.exited
     },
     close: () => stopAll([...nodes, ...sentinels], dir),
+    stopNow: () => stopNow([...nodes, ...sentinels], dir),
   }
 }
 
 /** Waits until `check` holds, for tests watching a failover: exported so they wait on Redis, not on a clock. */
 export const waitFor = until
+
+/** The store URL of a cluster: every node a seed. */
+export const clusterUrl = (c: TestCluster) => `redis+cluster://${c.ports.map((p) => `${HOST}:${p}`).join(',')}`
+/** The store URL of a Sentinel group: its sentinels and the master's name. */
+export const sentinelUrl = (s: TestSentinel) => `redis+sentinel://${s.sentinels.join(',')}/${s.name}`
+
+/**
+ * A cluster and a Sentinel group for one test file (`bun test` stops a file's processes when it ends, so
+ * files cannot share them): started together in its `beforeAll`, stopped by `close` in its `afterAll`, and
+ * at exit in any case. Each store under test takes a key prefix of its own.
+ */
+export async function startTopologies(): Promise<{ cluster: TestCluster; sentinel: TestSentinel; close(): Promise<void> }> {
+  const [cluster, sentinel] = await Promise.all([startCluster(3, 1), startSentinel(1)])
+  const atExit = () => {
+    cluster.stopNow()
+    sentinel.stopNow()
+  }
+  process.once('exit', atExit)
+  return {
+    cluster,
+    sentinel,
+    async close() {
+      process.off('exit', atExit)
+      await Promise.all([cluster.close(), sentinel.close()])
+    },
+  }
+}
