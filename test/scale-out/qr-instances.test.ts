@@ -133,7 +133,7 @@ test('one directory every instance mounts (local:/path) is no warning: it may be
   )
 }, 130_000)
 
-test('a single instance (no shared store) says nothing of other instances: no warning, and a missing image is no longer stored', async () => {
+test('a single instance (no shared store) says nothing of other instances: no warning, a missing image no longer stored', async () => {
   const server = await startFromSource(tempDir, { ALMANAC_EMAIL_DNS_CHECK_NAMES: 'none', ALMANAC_QR_SIGNING_KEY: SIGNING_KEY })
   running.push(server)
   expect(logged(server).filter((l) => l.domain === 'qr' && l.level === 'warn')).toEqual([])
