@@ -12,7 +12,7 @@
  * resolver that answers NXDOMAIN to every question, as a filtered host's does.
  */
 import { createSocket, type Socket } from 'node:dgram'
-import { createServer, type Server } from 'node:net'
+import { createServer, type Server, type Socket as NetSocket } from 'node:net'
 import { DEFAULT_DNS_CHECK_NAMES } from '../../../src/domains/email/settings.ts'
 
 export interface Zone {
@@ -100,7 +100,7 @@ export async function startDnsServer(
   const table = new Map([...known, ...Object.entries(zones).map(([k, v]): [string, Zone] => [k.toLowerCase(), v])])
   const state = { nxdomainForAll }
   const queries = new Map<string, number>()
-  const socket: Socket = createSocket('udp4')
+  let socket: Socket
   let closed = false
   /** The answer to a query, or null for none; `tcp` answers in full what UDP truncates. */
   const answer = (msg: Buffer, tcp: boolean): Buffer | null => {
@@ -162,7 +162,7 @@ export async function startDnsServer(
   }
   const held: (() => void)[] = []
   const heldWaiters: { n: number; resolve: () => void }[] = []
-  socket.on('message', (msg, peer) => {
+  const onMessage = (msg: Buffer, peer: { port: number; address: string }) => {
     const reply = answer(msg, false)
     if (!reply) return
     const send = () => closed || socket.send(reply, peer.port, peer.address)
@@ -174,13 +174,8 @@ export async function startDnsServer(
       }
     } else if (delayMs > 0) setTimeout(send, delayMs).unref()
     else send()
-  })
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve))
-  // Tests end by themselves: the sockets do not keep the process alive.
-  socket.unref()
-  const port = socket.address().port
-  // The same port over TCP, for truncated answers (RFC 7766 length-prefixed messages).
-  const tcp: Server = createServer((conn) => {
+  }
+  const onConnection = (conn: NetSocket) => {
     let buffer = Buffer.alloc(0)
     conn.on('data', (chunk: Buffer) => {
       buffer = Buffer.concat([buffer, chunk])
@@ -190,11 +185,30 @@ export async function startDnsServer(
       conn.end(Buffer.concat([Buffer.from(u16(reply.length)), reply]))
     })
     conn.on('error', () => {})
-  })
-  await new Promise<void>((resolve, reject) => {
-    tcp.once('error', reject)
-    tcp.listen(port, '127.0.0.1', () => resolve())
-  })
+  }
+  // UDP takes a free port and TCP the same one (RFC 7766 length-prefixed messages for truncated answers); another
+  // process may hold that port over TCP, so a pair is tried again on a new port until both are bound.
+  let tcp: Server
+  let port = 0
+  for (let attempt = 1; ; attempt++) {
+    socket = createSocket('udp4')
+    socket.on('message', onMessage)
+    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve))
+    port = socket.address().port
+    tcp = createServer(onConnection)
+    try {
+      await new Promise<void>((resolve, reject) => {
+        tcp.once('error', reject)
+        tcp.listen(port, '127.0.0.1', () => resolve())
+      })
+      break
+    } catch (e) {
+      await new Promise<void>((resolve) => socket.close(() => resolve()))
+      if ((e as { code?: string }).code !== 'EADDRINUSE' || attempt === 20) throw e
+    }
+  }
+  // Tests end by themselves: the sockets do not keep the process alive.
+  socket.unref()
   tcp.unref()
   return {
     address: `127.0.0.1:${port}`,
