@@ -186,14 +186,16 @@ export const SCHEMA = {
     flag: '--quota-store',
     doc:
       '`sqlite` (the state dir: kept across restarts, shared by processes on one host), `memory` (lost on restart), ' +
-      'or `redis://…` (shared by many instances).',
+      'or `redis://…` (shared by many instances; `redis+cluster://h:p,h:p` a Redis Cluster, `redis+sentinel://h:p,h:p/master` a Sentinel group).',
     see: 'docs/auth-and-quotas.md#quota-stores',
   }),
   keyStore: optional(storeSetting(['sqlite']), {
     shown: "`sqlite`, or the quota store's Redis",
     env: 'ALMANAC_KEY_STORE',
     flag: '--key-store',
-    doc: 'Where API keys live: `sqlite` (the state dir) or `redis://…` (shared by many instances; a revoke reaches all within a second).',
+    doc:
+      'Where API keys live: `sqlite` (the state dir) or `redis://…`, `redis+cluster://…`, `redis+sentinel://…` (shared by many ' +
+      'instances; a revoke reaches all within a second).',
   }),
   quotaFailOpen: setting(boolean, {
     default: false,
