@@ -186,7 +186,8 @@ export const SCHEMA = {
     flag: '--quota-store',
     doc:
       '`sqlite` (the state dir: kept across restarts, shared by processes on one host), `memory` (lost on restart), ' +
-      'or `redis://…` (shared by many instances; `redis+cluster://h:p,h:p` a Redis Cluster, `redis+sentinel://h:p,h:p/master` a Sentinel group).',
+      'or `redis://…` (shared by many instances; `redis+cluster://h:p,h:p` a Redis Cluster, ' +
+      '`redis+sentinel://h:p,h:p/master` a Sentinel group).',
     see: 'docs/auth-and-quotas.md#quota-stores',
   }),
   keyStore: optional(storeSetting(['sqlite']), {

@@ -95,7 +95,7 @@ export const secret =
   }
 
 /** The one place a store's spelling is read: the settings keep it as written, `storesOf` turns it into a StoreLocation. */
-/** `redis://`, `rediss://`, or a Redis Cluster or Sentinel group: `redis+cluster://`, `redis+sentinel://` (src/stores/redis-topology.ts). */
+/** `redis://`, `rediss://`, or a Redis Cluster or Sentinel group (`redis+cluster://`, `redis+sentinel://`: stores/redis-topology.ts). */
 const isRedisUrl = (s: string) => /^rediss?(\+(cluster|sentinel))?:\/\//.test(s)
 
 /** `memory`, `sqlite` or a `redis://` URL; `kinds` are those this store may be. */

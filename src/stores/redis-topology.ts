@@ -16,7 +16,7 @@
  */
 import { Cluster, Redis, type ClusterOptions, type RedisOptions as IoRedisOptions } from 'ioredis'
 import { asLogger } from '../lib/logger.ts'
-import { checkOver, scriptOver, withTimeout, type RedisConnection, type RedisOptions } from './redis.ts'
+import { checkOver, scriptOver, withTimeout, type RedisConnection, type RedisOptions } from './redis-connection.ts'
 
 export interface Topology {
   kind: 'cluster' | 'sentinel'

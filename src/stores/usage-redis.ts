@@ -18,7 +18,10 @@
 import { redisConnection, type RedisOptions } from './redis.ts'
 import { type Grain, HOURLY_DAYS, LATENCY_BUCKETS, periodOf, sortRows, type UsageRow, type UsageStore } from './usage.ts'
 
-/** KEYS[1] the batch's claim; ARGV prefix, batch id, hour ttl, day ttl, then per row: hour, day, caller, field, counts. 0: already applied. */
+/**
+ * KEYS[1] the batch's claim; ARGV prefix, batch id, hour ttl, day ttl, then per row: hour, day, caller,
+ * field, counts. 0: already applied.
+ */
 const WRITE = `
 local p = ARGV[1]
 if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', 86400) then return 0 end
@@ -50,7 +53,10 @@ end
 return 1
 `
 
-/** KEYS[1] one index read (a cluster routes by it); ARGV prefix, grain, caller ('' for every caller), then periods. Returns flat [period, caller, field, counts, …]. */
+/**
+ * KEYS[1] one index read (a cluster routes by it); ARGV prefix, grain, caller ('' for every caller), then
+ * periods. Returns flat [period, caller, field, counts, …].
+ */
 const READ = `
 local p, grain, only = ARGV[1], ARGV[2], ARGV[3]
 local out = {}

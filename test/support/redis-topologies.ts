@@ -83,7 +83,8 @@ export async function startCluster(masters = 3, replicas = 1): Promise<TestClust
     // replicas may not have, and would otherwise refuse to take over).
     nodes.push(
       spawnNode(dir, [
-        ...['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${i}.conf`],
+        // The bus port named, not the default port + 10,000: that may be over 65,535 or already taken.
+        ...['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${i}.conf`, '--cluster-port', String(freePort())],
         ...['--cluster-node-timeout', '1000', '--cluster-replica-validity-factor', '0'],
       ]),
     )

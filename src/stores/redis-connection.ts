@@ -1,0 +1,67 @@
+/**
+ * What every Redis connection of the stores is, whatever the topology behind it (redis.ts: one node on
+ * Bun's client; redis-topology.ts: a cluster or Sentinel group on ioredis), and the parts they share.
+ */
+import type { LogSink } from '../lib/logger.ts'
+
+export interface RedisOptions {
+  /** Milliseconds a command (or a connection attempt) may take before the store counts as down. */
+  timeoutMs?: number
+  /** Longest pause between connection attempts while Redis is down. */
+  maxBackoffMs?: number
+  log?: LogSink
+  /** What the connection serves, for log lines ("quota store", "key store"). */
+  role?: string
+}
+
+export interface RedisConnection {
+  /** One command; a connection failure or timeout marks the store down (a Redis error reply does not). */
+  command(name: string, args: string[]): Promise<any>
+  /** A Lua script by its SHA-1, loaded on first use (EVALSHA, then EVAL on NOSCRIPT). */
+  script(source: string): (keys: string[], args: string[]) => Promise<any>
+  /** null when Redis answers PING, else why not. */
+  check(): Promise<string | null>
+  close(): void
+  /**
+   * True on a Redis Cluster: the keys one script touches must then share a hash tag (one slot). A single
+   * node or a Sentinel group has one master holding every key, so the stores keep their untagged names there.
+   */
+  readonly cluster: boolean
+}
+
+/** Rejects when `p` has not settled within `timeoutMs`: no command waits longer than the store's timeout. */
+export function withTimeout<T>(p: Promise<T>, what: string, timeoutMs: number): Promise<T> {
+  let timer: Timer
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} took longer than ${timeoutMs} ms`)), timeoutMs)
+    }),
+  ]).finally(() => clearTimeout(timer))
+}
+
+/** A Lua script by its SHA-1 over `command`: EVALSHA, then EVAL when this node has not seen it (NOSCRIPT). */
+export function scriptOver(command: RedisConnection['command']): RedisConnection['script'] {
+  return (source) => {
+    const sha = new Bun.CryptoHasher('sha1').update(source).digest('hex')
+    return async (keys, args) => {
+      const all = [String(keys.length), ...keys, ...args]
+      try {
+        return await command('EVALSHA', [sha, ...all])
+      } catch (e) {
+        if (!String((e as Error).message).startsWith('NOSCRIPT')) throw e
+        return command('EVAL', [source, ...all])
+      }
+    }
+  }
+}
+
+/** PING as /readyz asks it: null when answered, else why not. */
+export const checkOver = (command: RedisConnection['command']) => async (): Promise<string | null> => {
+  try {
+    await command('PING', [])
+    return null
+  } catch (e) {
+    return (e as Error).message
+  }
+}
