@@ -2,6 +2,7 @@
  * What every Redis connection of the stores is, whatever the topology behind it (redis.ts: one node on
  * Bun's client; redis-topology.ts: a cluster or Sentinel group on ioredis), and the parts they share.
  */
+import { readFileSync } from 'node:fs'
 import type { LogSink } from '../lib/logger.ts'
 
 export interface RedisOptions {
@@ -63,5 +64,27 @@ export const checkOver = (command: RedisConnection['command']) => async (): Prom
     return null
   } catch (e) {
     return (e as Error).message
+  }
+}
+
+/**
+ * The URL without its `ca` query parameter, and the PEM that parameter names (`rediss://…?ca=/etc/almanac/redis-ca.pem`):
+ * the CA a store trusts for its Redis's certificate, besides the system's, per store URL (a private CA need not be
+ * trusted by the whole process, as NODE_EXTRA_CA_CERTS would make it). Read once, when the store is made: a
+ * missing file is a start-up error, not an outage.
+ */
+export function caOf(url: string): { url: string; ca?: string } {
+  const q = url.indexOf('?')
+  if (q < 0) return { url }
+  const query = new URLSearchParams(url.slice(q + 1))
+  const path = query.get('ca')
+  if (path === null) return { url }
+  query.delete('ca')
+  const rest = query.toString()
+  const bare = url.slice(0, q) + (rest ? `?${rest}` : '')
+  try {
+    return { url: bare, ca: readFileSync(path, 'utf8') }
+  } catch (e) {
+    throw new Error(`the Redis CA file ${path} cannot be read: ${(e as Error).message}`)
   }
 }

@@ -8,7 +8,8 @@
  * - `redis+sentinel://[user:password@]host:port,host:port/<master name>[/<db>][?sentinel_password=…]`:
  *   the sentinels; the master they name is asked again after every lost connection, so a promoted replica
  *   is found by itself.
- * - `rediss+cluster://` and `rediss+sentinel://`: the same over TLS (to the sentinels too).
+ * - `rediss+cluster://` and `rediss+sentinel://`: the same over TLS (to the sentinels too); `?ca=<PEM file>`
+ *   adds a CA to trust for the nodes' certificates (redis-connection.ts `caOf`).
  *
  * The same fail-fast rules as a single node: no offline queue, no command retried on a new connection, a
  * timeout on every command; while ioredis reconnects (with the same back-off) commands fail at once, and
@@ -16,7 +17,7 @@
  */
 import { Cluster, Redis, type ClusterOptions, type RedisOptions as IoRedisOptions } from 'ioredis'
 import { asLogger } from '../lib/logger.ts'
-import { checkOver, scriptOver, withTimeout, type RedisConnection, type RedisOptions } from './redis-connection.ts'
+import { caOf, checkOver, scriptOver, withTimeout, type RedisConnection, type RedisOptions } from './redis-connection.ts'
 
 export interface Topology {
   kind: 'cluster' | 'sentinel'
@@ -28,6 +29,8 @@ export interface Topology {
   master?: string
   db?: number
   sentinelPassword?: string
+  /** The PEM of the CA trusted besides the system's (`?ca=<file>`), for TLS to every node and sentinel. */
+  ca?: string
 }
 
 const SCHEME = /^(rediss?)\+(cluster|sentinel):\/\//
@@ -35,7 +38,8 @@ const SCHEME = /^(rediss?)\+(cluster|sentinel):\/\//
 export const isTopologyUrl = (url: string) => SCHEME.test(url)
 
 /** Reads a `redis+cluster://` or `redis+sentinel://` URL (WHATWG URL parsing takes one host only). */
-export function parseTopologyUrl(url: string): Topology {
+export function parseTopologyUrl(given: string): Topology {
+  const { url, ca } = caOf(given)
   const scheme = SCHEME.exec(url)
   if (!scheme) throw new Error(`not a Redis Cluster or Sentinel URL: ${url}`)
   const kind = scheme[2] as Topology['kind']
@@ -53,6 +57,7 @@ export function parseTopologyUrl(url: string): Topology {
     return { host: m[1]!, port: Number(m[2] ?? (kind === 'sentinel' ? 26379 : 6379)) }
   })
   const topology: Topology = { kind, tls: scheme[1] === 'rediss', nodes }
+  if (ca !== undefined) topology.ca = ca
   if (user) topology.username = decodeURIComponent(user)
   if (password !== undefined) topology.password = decodeURIComponent(password)
   if (kind === 'sentinel') {
@@ -75,7 +80,7 @@ export const redactTopologyUrl = (url: string) =>
 const UNAVAILABLE = /^(CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING|READONLY)/
 
 function clientOf(t: Topology, timeoutMs: number, backoff: (times: number) => number): Redis | Cluster {
-  const tls = t.tls ? {} : undefined
+  const tls = t.tls ? (t.ca === undefined ? {} : { ca: t.ca }) : undefined
   const node: IoRedisOptions = {
     username: t.username,
     password: t.password,

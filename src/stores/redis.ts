@@ -9,7 +9,7 @@
  */
 import { asLogger } from '../lib/logger.ts'
 import { RedisClient } from 'bun'
-import { checkOver, scriptOver, withTimeout, type RedisConnection, type RedisOptions } from './redis-connection.ts'
+import { caOf, checkOver, scriptOver, withTimeout, type RedisConnection, type RedisOptions } from './redis-connection.ts'
 import { isTopologyUrl, topologyConnection } from './redis-topology.ts'
 
 export type { RedisConnection, RedisOptions }
@@ -23,10 +23,12 @@ export function redisConnection(url: string, options: RedisOptions = {}): RedisC
   return isTopologyUrl(url) ? topologyConnection(url, options) : singleNodeConnection(url, options)
 }
 
-function singleNodeConnection(url: string, options: RedisOptions): RedisConnection {
+function singleNodeConnection(given: string, options: RedisOptions): RedisConnection {
   const { timeoutMs = 1000, maxBackoffMs = 2000, role = 'store' } = options
   const log = asLogger(options.log ?? (() => {}))
-  const where = redactUrl(url)
+  const where = redactUrl(given)
+  const { url, ca } = caOf(given)
+  const tls = ca === undefined ? {} : { tls: { ca } }
   let client: RedisClient | null = null
   let connecting: Promise<RedisClient> | null = null
   let failures = 0
@@ -50,7 +52,7 @@ function singleNodeConnection(url: string, options: RedisOptions): RedisConnecti
     if (client?.connected) return Promise.resolve(client)
     if (connecting) return connecting
     if (Date.now() < retryAt) return Promise.reject(new Error(`Redis at ${where} is unreachable (${lastError})`))
-    const fresh = new RedisClient(url, { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: timeoutMs })
+    const fresh = new RedisClient(url, { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: timeoutMs, ...tls })
     fresh.onclose = () => {}
     connecting = withTimeout(fresh.connect(), `connecting to Redis at ${where}`, timeoutMs)
       .then(() => {

@@ -2,19 +2,23 @@
  * Real Redis topologies for tests, from the Debian `redis-server` on loopback ports: a cluster (masters,
  * each with replicas, slots assigned by `redis-cli --cluster create`) and a Sentinel group (a master, its
  * replicas and three sentinels watching it). No persistence, a temp dir each; `kill` stops one node outright
- * (SIGKILL) so a test can watch a failover; `close` stops everything and removes the dirs.
+ * (SIGKILL) so a test can watch a failover; `close` stops everything and removes the dirs. A cluster started
+ * with `tls` also listens with TLS, its bus and replication too: a TLS client is told the nodes' TLS ports
+ * (CLUSTER SLOTS, MOVED), a plain one (the test's probes) the plain ports.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { RedisClient, type Subprocess } from 'bun'
 import { freePort } from './ports.ts'
+import { tlsArgs, type TestCertificates } from './redis.ts'
 
 const HOST = '127.0.0.1'
 
 interface Node {
   port: number
   proc: Subprocess
+  tlsPort?: number
 }
 
 /** Asks one node, on a connection of its own; null when it does not answer. */
@@ -39,13 +43,15 @@ async function until(what: string, check: () => Promise<boolean>, seconds = 30):
   throw new Error(`${what}: not after ${seconds} s`)
 }
 
-function spawnNode(dir: string, args: string[]): Node {
+function spawnNode(dir: string, args: string[], tls?: TestCertificates): Node {
   const port = freePort()
+  const tlsPort = tls ? freePort() : undefined
+  const tlsOnly = tls ? [...tlsArgs(tls, tlsPort!), '--tls-cluster', 'yes', '--tls-replication', 'yes'] : []
   const proc = Bun.spawn(
-    ['redis-server', ...args, '--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir],
+    ['redis-server', ...args, '--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir, ...tlsOnly],
     { stdout: 'ignore', stderr: 'ignore' },
   )
-  return { port, proc }
+  return tlsPort ? { port, proc, tlsPort } : { port, proc }
 }
 
 /** SIGKILL every node and remove the dir, synchronously (what a process's exit handler may still do). */
@@ -64,6 +70,8 @@ export interface TestCluster {
   /** `redis://127.0.0.1:<port>` of every node: any of them is a seed. */
   urls: string[]
   ports: number[]
+  /** The TLS ports, in the order of `ports`, when started with `tls`. */
+  tlsPorts: number[]
   /** Ports of the nodes that are masters now. */
   masters(): Promise<number[]>
   /** SIGKILL one node. */
@@ -75,18 +83,22 @@ export interface TestCluster {
 const clusterInfo = async (port: number) => String((await ask(port, 'CLUSTER', ['INFO'])) ?? '')
 
 /** A cluster of `masters` masters with `replicas` replicas each, every slot served, every node agreeing. */
-export async function startCluster(masters = 3, replicas = 1): Promise<TestCluster> {
+export async function startCluster(masters = 3, replicas = 1, options: { tls?: TestCertificates } = {}): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'almanac-redis-cluster-'))
   const nodes: Node[] = []
   for (let i = 0; i < masters * (1 + replicas); i++)
     // Validity factor 0: a replica fails over however long ago it last heard its master (a young test cluster's
     // replicas may not have, and would otherwise refuse to take over).
     nodes.push(
-      spawnNode(dir, [
-        // The bus port named, not the default port + 10,000: that may be over 65,535 or already taken.
-        ...['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${i}.conf`, '--cluster-port', String(freePort())],
-        ...['--cluster-node-timeout', '1000', '--cluster-replica-validity-factor', '0'],
-      ]),
+      spawnNode(
+        dir,
+        [
+          // The bus port named, not the default port + 10,000: that may be over 65,535 or already taken.
+          ...['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${i}.conf`, '--cluster-port', String(freePort())],
+          ...['--cluster-node-timeout', '1000', '--cluster-replica-validity-factor', '0'],
+        ],
+        options.tls,
+      ),
     )
   try {
     await until('cluster nodes answering', async () =>
@@ -118,6 +130,7 @@ export async function startCluster(masters = 3, replicas = 1): Promise<TestClust
   return {
     urls: nodes.map((n) => `redis://${HOST}:${n.port}`),
     ports: nodes.map((n) => n.port),
+    tlsPorts: nodes.flatMap((n) => (n.tlsPort ? [n.tlsPort] : [])),
     async masters() {
       const roles = await Promise.all(live().map(async (n) => [n.port, await ask(n.port, 'ROLE')] as const))
       return roles.filter(([, role]) => Array.isArray(role) && role[0] === 'master').map(([port]) => port)
@@ -204,8 +217,11 @@ export async function startSentinel(replicas = 1, name = 'almanac'): Promise<Tes
 /** Waits until `check` holds, for tests watching a failover: exported so they wait on Redis, not on a clock. */
 export const waitFor = until
 
-/** The store URL of a cluster: every node a seed. */
-export const clusterUrl = (c: TestCluster) => `redis+cluster://${c.ports.map((p) => `${HOST}:${p}`).join(',')}`
+/** The store URL of a cluster: every node a seed (over TLS, `rediss+cluster://` and the TLS ports, when it has them). */
+export const clusterUrl = (c: TestCluster) =>
+  c.tlsPorts.length
+    ? `rediss+cluster://${c.tlsPorts.map((p) => `${HOST}:${p}`).join(',')}`
+    : `redis+cluster://${c.ports.map((p) => `${HOST}:${p}`).join(',')}`
 /** The store URL of a Sentinel group: its sentinels and the master's name. */
 export const sentinelUrl = (s: TestSentinel) => `redis+sentinel://${s.sentinels.join(',')}/${s.name}`
 

@@ -1,8 +1,10 @@
 /**
  * A real `redis-server` (Debian package) for tests: a free loopback port, no persistence, a temp dir.
  * `stop()` kills it and `start()` brings it back on the same port, to test an outage and the recovery.
+ * With `tls` it also listens with TLS (its certificate from `testCertificates`) and `url` is that port's
+ * `rediss://`; the plain port stays open for the test's own probes.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
@@ -11,6 +13,8 @@ import { freePort } from './ports.ts'
 export interface TestRedis {
   url: string
   port: number
+  /** The TLS port, when started with `tls`. */
+  tlsPort?: number
   start(): Promise<void>
   stop(): Promise<void>
   /** Stops the server and removes its directory. */
@@ -48,9 +52,41 @@ async function pong(port: number): Promise<boolean> {
   return promise
 }
 
-export async function startRedis(): Promise<TestRedis> {
+/** PEM files of a throwaway CA, a server certificate it signed for 127.0.0.1, and a second CA that signed nothing of ours. */
+export interface TestCertificates {
+  ca: string
+  cert: string
+  key: string
+  otherCa: string
+}
+
+/** Makes `testCertificates`' files in `dir` with `openssl` (a few hundred ms: EC keys). */
+export function testCertificates(dir: string): TestCertificates {
+  const f = (name: string) => join(dir, name)
+  const run = (...args: string[]) => {
+    const r = Bun.spawnSync(['openssl', ...args], { stderr: 'pipe' })
+    if (r.exitCode !== 0) throw new Error(`openssl ${args[0]} failed: ${r.stderr}`)
+  }
+  const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes']
+  for (const ca of ['ca', 'other-ca'])
+    run('req', '-x509', ...ecKey, '-keyout', f(`${ca}.key`), '-out', f(`${ca}.pem`), '-days', '2', '-subj', `/CN=almanac test ${ca}`)
+  run('req', ...ecKey, '-keyout', f('server.key'), '-out', f('server.csr'), '-subj', '/CN=127.0.0.1')
+  writeFileSync(f('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n')
+  const sign = ['-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-days', '2', '-extfile', f('server.ext')]
+  run('x509', '-req', '-in', f('server.csr'), ...sign, '-out', f('server.pem'))
+  return { ca: f('ca.pem'), cert: f('server.pem'), key: f('server.key'), otherCa: f('other-ca.pem') }
+}
+
+/** redis-server's arguments to also listen with TLS on `port` (clients need no certificate of their own). */
+export const tlsArgs = (certs: TestCertificates, port: number) => [
+  ...['--tls-port', String(port), '--tls-cert-file', certs.cert, '--tls-key-file', certs.key],
+  ...['--tls-ca-cert-file', certs.ca, '--tls-auth-clients', 'no'],
+]
+
+export async function startRedis(options: { tls?: TestCertificates } = {}): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'almanac-redis-'))
   const port = freePort()
+  const tlsPort = options.tls ? freePort() : undefined
   let proc: Subprocess | null = null
 
   const start = async () => {
@@ -70,6 +106,7 @@ export async function startRedis(): Promise<TestRedis> {
         dir,
         '--logfile',
         join(dir, 'redis.log'),
+        ...(options.tls ? tlsArgs(options.tls, tlsPort!) : []),
       ],
       {
         stdout: 'ignore',
@@ -92,8 +129,9 @@ export async function startRedis(): Promise<TestRedis> {
   }
   await start()
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: tlsPort ? `rediss://127.0.0.1:${tlsPort}` : `redis://127.0.0.1:${port}`,
     port,
+    ...(tlsPort ? { tlsPort } : {}),
     start,
     stop,
     async close() {
