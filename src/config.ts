@@ -95,6 +95,16 @@ function monthlyPlan(setting: string, name: string, credits: number, count: stri
   return { name, credits, windowSeconds: LONGEST_MONTH_SECONDS, calendar: 'month' }
 }
 
+/** `pro:500,enterprise:5000` -> credit-lease block size by plan name (src/stores/quota-leases.ts). */
+const leaseBlocks: Parser<ReadonlyMap<string, number>> = (raw, name) =>
+  new Map(
+    list(raw, name).map((entry) => {
+      const m = /^([A-Za-z0-9_.-]+):(\d+)$/.exec(entry)
+      if (!m || Number(m[2]) < 1) fail(name, `expected plan:block such as pro:500 (a block of at least 1), got ${JSON.stringify(entry)}`)
+      return [m![1]!, Number(m![2])] as const
+    }),
+  )
+
 const MiB = 2 ** 20
 
 /** Every setting, once. The config file uses the same keys, nested as here. */
@@ -197,6 +207,15 @@ export const SCHEMA = {
     doc:
       'Where API keys live: `sqlite` (the state dir) or `redis://…`, `redis+cluster://…`, `redis+sentinel://…` (shared by many ' +
       'instances; a revoke reaches all within a second).',
+  }),
+  quotaLeases: setting(leaseBlocks, {
+    default: new Map<string, number>(),
+    shown: 'none',
+    env: 'ALMANAC_QUOTA_LEASES',
+    doc:
+      'Credit leases on a Redis quota store, per plan as `plan:block` (`pro:500,enterprise:5000`): an instance takes a block ' +
+      "of a key's credits at once and spends it without a round trip.",
+    see: 'docs/auth-and-quotas.md#credit-leases',
   }),
   quotaFailOpen: setting(boolean, {
     default: false,
@@ -506,6 +525,9 @@ function validate(config: Config) {
       `ALMANAC_DEFAULT_PLAN: plan ${JSON.stringify(config.defaultPlan)} is not among ALMANAC_PLANS ` +
         `(${[...config.plans.keys()].join(', ')})`,
     )
+  }
+  for (const plan of config.quotaLeases.keys()) {
+    if (!config.plans.has(plan)) throw new ConfigError(`ALMANAC_QUOTA_LEASES: unknown plan ${JSON.stringify(plan)}`)
   }
   for (const { key, plan } of config.apiKeys) {
     if (plan && !config.plans.has(plan))
