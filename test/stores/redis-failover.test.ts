@@ -5,6 +5,13 @@
  * Sentinel master) is killed while consuming: every consume during the gap is refused with an error
  * (fail-closed: the caller answers 503), the store resumes by itself once a replica is promoted, and the
  * plan is never over-spent. The gap, from the kill to the first consume that goes through, is printed.
+ *
+ * The key store and the usage ledger fail over too: the master holding the key store's slot (or the
+ * Sentinel master) is killed while lookups and a revoke run; lookups fail fast, resume by themselves, and
+ * a key created and a key revoked after the kill are seen. The master holding a day's ledger slot is
+ * killed while a usage meter writes batches; the meter keeps and retries them, the ledger applies each
+ * once, and afterwards it holds what was recorded (the bound on what asynchronous replication may lose is
+ * asserted and what was lost printed).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Plan } from '../../src/config.ts'
@@ -12,11 +19,12 @@ import { keyHash } from '../../src/stores/keys.ts'
 import { KEY_CACHE_MS, redisKeyStore } from '../../src/stores/keys-redis.ts'
 import type { QuotaState, QuotaStore } from '../../src/stores/quota.ts'
 import { redisQuotaStore } from '../../src/stores/quota-redis.ts'
-import { ask, clusterUrl, sentinelUrl, startTopologies } from '../support/redis-topologies.ts'
+import { ask, clusterUrl, sentinelUrl, startTopologies, waitFor } from '../support/redis-topologies.ts'
 
 let topologies: Awaited<ReturnType<typeof startTopologies>>
 beforeAll(async () => {
-  topologies = await startTopologies()
+  // Three Sentinel failovers in this file (quota, keys, ledger): each uses up one replica.
+  topologies = await startTopologies({ sentinelReplicas: 3 })
 }, 60_000)
 afterAll(() => topologies?.close(), 30_000)
 
@@ -126,6 +134,92 @@ describe('failover while consuming', () => {
     expect(tally.admitted).toBeLessThanOrEqual(plan.credits)
     expect(spent(await store.peek('key:failover', plan))).toBeGreaterThanOrEqual(tally.admitted)
     expect(await sentinel.master()).not.toBe(master)
+    store.close()
+  }, 60_000)
+})
+
+/**
+ * A prefix whose store lands on a master that has a live replica, and that master: earlier kills in this
+ * file leave a shard (cluster) or the group (Sentinel) without one, and killing that would be an outage, not
+ * a failover. `keyOf` names a key of the store under a prefix (only the owner answers it on a cluster).
+ */
+async function failoverTarget(kind: 'cluster' | 'sentinel', name: string, keyOf: (prefix: string) => string) {
+  const hasReplica = async (port: number) => String(await ask(port, 'INFO', ['replication'])).includes('state=online')
+  if (kind === 'sentinel') {
+    const { sentinel } = topologies
+    let master = 0
+    // After a failover the sentinels reconfigure the other replicas to follow the new master: wait for one.
+    await waitFor('the Sentinel master has a live replica', async () => {
+      master = (await sentinel.master()) ?? 0
+      return master > 0 && (await hasReplica(master))
+    })
+    return { prefix: `${name}:`, owner: master }
+  }
+  for (let i = 0; i < 50; i++) {
+    const prefix = `${name}-${i}:`
+    const masters = await topologies.cluster.masters()
+    const owner = (await Promise.all(masters.map(async (p) => [p, await ask(p, 'EXISTS', [keyOf(prefix)])] as const))).find(
+      ([, has]) => has !== null,
+    )?.[0]
+    if (owner && (await hasReplica(owner))) return { prefix, owner }
+  }
+  throw new Error('no master with a live replica')
+}
+
+const killer = (kind: 'cluster' | 'sentinel') => (port: number) =>
+  kind === 'cluster' ? topologies.cluster.kill(port) : topologies.sentinel.kill(port)
+
+describe.each(['cluster', 'sentinel'] as const)('failover of the key store on a Redis %s', (kind) => {
+  test('lookups fail fast while the master is away, resume by themselves; a key created and one revoked since are seen', async () => {
+    const timeoutMs = 500
+    const { prefix, owner } = await failoverTarget(kind, `fo-keys-${kind}`, (p) => `{${p}}ids`)
+    // Every lookup moves the store's clock past KEY_CACHE_MS: each one asks Redis, none is answered from the cache.
+    const clock = { ms: Date.now() }
+    const store = redisKeyStore(urlOf(kind), { keyPrefix: prefix, timeoutMs, maxBackoffMs: 200, now: () => clock.ms })
+    const kept = await store.create({ name: 'kept', plan: null })
+    const doomed = await store.create({ name: 'doomed', plan: null })
+    await killer(kind)(owner)
+    const killedAt = performance.now()
+    let failed = 0
+    let slowest = 0
+    let gapMs = 0
+    // The revoke runs alongside the lookups, retried until Redis takes it (a retry after a lost reply finds it done).
+    const revoked = (async () => {
+      for (;;) {
+        try {
+          return await store.revoke(doomed.record.id)
+        } catch (e) {
+          if (/already revoked/i.test((e as Error).message)) return null
+          await Bun.sleep(20)
+        }
+      }
+    })()
+    while (!gapMs) {
+      clock.ms += KEY_CACHE_MS
+      const started = performance.now()
+      try {
+        expect((await store.findByHash(keyHash(kept.key)))?.record.id).toBe(kept.record.id)
+        gapMs = performance.now() - killedAt
+      } catch (e) {
+        if (!/unreachable|took longer/.test((e as Error).message)) throw e
+        failed++
+        slowest = Math.max(slowest, performance.now() - started)
+        if (performance.now() - killedAt > 30_000) throw new Error('the key store did not resume within 30 s')
+        await Bun.sleep(10)
+      }
+    }
+    await revoked
+    const fresh = await store.create({ name: 'made-after', plan: null })
+    clock.ms += KEY_CACHE_MS
+    console.log(
+      `${kind} key store failover: ${gapMs.toFixed(0)} ms from the kill to the first lookup answered; ` +
+        `${failed} lookups failed meanwhile, the slowest in ${slowest.toFixed(0)} ms (timeout ${timeoutMs} ms)`,
+    )
+    expect(failed).toBeGreaterThan(0)
+    // Fail fast: a lookup is at most a connection wait and EVALSHA then EVAL (NOSCRIPT on a promoted replica), each bounded.
+    expect(slowest).toBeLessThan(4 * timeoutMs)
+    expect((await store.findByHash(keyHash(fresh.key)))?.record.id).toBe(fresh.record.id)
+    expect((await store.findByHash(keyHash(doomed.key)))?.record.revoked).toEqual(expect.any(String))
     store.close()
   }, 60_000)
 })

@@ -228,10 +228,13 @@ export const sentinelUrl = (s: TestSentinel) => `redis+sentinel://${s.sentinels.
 /**
  * A cluster and a Sentinel group for one test file (`bun test` stops a file's processes when it ends, so
  * files cannot share them): started together in its `beforeAll`, stopped by `close` in its `afterAll`, and
- * at exit in any case. Each store under test takes a key prefix of its own.
+ * at exit in any case. Each store under test takes a key prefix of its own. A file that kills the Sentinel
+ * master more than once asks for more replicas (each failover uses one up).
  */
-export async function startTopologies(): Promise<{ cluster: TestCluster; sentinel: TestSentinel; close(): Promise<void> }> {
-  const [cluster, sentinel] = await Promise.all([startCluster(3, 1), startSentinel(1)])
+export async function startTopologies(
+  options: { sentinelReplicas?: number } = {},
+): Promise<{ cluster: TestCluster; sentinel: TestSentinel; close(): Promise<void> }> {
+  const [cluster, sentinel] = await Promise.all([startCluster(3, 1), startSentinel(options.sentinelReplicas ?? 1)])
   const atExit = () => {
     cluster.stopNow()
     sentinel.stopNow()
