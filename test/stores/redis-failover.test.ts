@@ -19,6 +19,10 @@ import { keyHash } from '../../src/stores/keys.ts'
 import { KEY_CACHE_MS, redisKeyStore } from '../../src/stores/keys-redis.ts'
 import type { QuotaState, QuotaStore } from '../../src/stores/quota.ts'
 import { redisQuotaStore } from '../../src/stores/quota-redis.ts'
+import { periodOf } from '../../src/stores/usage.ts'
+import { redisUsageStore } from '../../src/stores/usage-redis.ts'
+import type { Exchange } from '../../src/http/edge/exchange.ts'
+import { createUsageMeter } from '../../src/http/edge/usage-meter.ts'
 import { ask, clusterUrl, sentinelUrl, startTopologies, waitFor } from '../support/redis-topologies.ts'
 
 let topologies: Awaited<ReturnType<typeof startTopologies>>
@@ -221,5 +225,59 @@ describe.each(['cluster', 'sentinel'] as const)('failover of the key store on a 
     expect((await store.findByHash(keyHash(fresh.key)))?.record.id).toBe(fresh.record.id)
     expect((await store.findByHash(keyHash(doomed.key)))?.record.revoked).toEqual(expect.any(String))
     store.close()
+  }, 60_000)
+})
+
+/** Rows the meter holds, written or not: its own gauge. */
+const pendingRows = (metrics: string) => Number(/^almanac_usage_pending_rows (\d+)$/m.exec(metrics)?.[1])
+
+describe.each(['cluster', 'sentinel'] as const)('failover of the usage ledger on a Redis %s', (kind) => {
+  test('a meter writing batches through the kill retries them; afterwards the ledger holds what was recorded', async () => {
+    // One hour on the meter's clock: every batch is one day, one slot.
+    const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000
+    const day = periodOf('day', hour / 1000)
+    const { prefix, owner } = await failoverTarget(kind, `fo-usage-${kind}`, (p) => `{${p}${day}}:day:${day}`)
+    const store = redisUsageStore(urlOf(kind), { keyPrefix: prefix, timeoutMs: 500, maxBackoffMs: 200 })
+    // A long interval: the test writes with flush(), never waits for the timer.
+    const meter = createUsageMeter(store, { intervalMs: 3_600_000, clock: () => hour })
+    const exchange = { principal: { caller: 'key:failover' } } as unknown as Exchange
+    let sent = 0
+    /** Requests in the batches acknowledged by the last flush before the kill: what replication may not have carried yet. */
+    let lastAcknowledged = 0
+    let killedAt = 0
+    let gapMs = 0
+    let failedFlushes = 0
+    for (let flushes = 0; !gapMs || flushes < 200; flushes++) {
+      const requests = 1 + (flushes % 5)
+      for (let i = 0; i < requests; i++) meter.record(exchange, 'GET', 200, 0.001, 10)
+      sent += requests
+      await meter.flush()
+      const pending = pendingRows(meter.metrics())
+      if (pending) failedFlushes++
+      else if (killedAt && !gapMs) gapMs = performance.now() - killedAt
+      if (flushes === 50) {
+        // Every batch so far was acknowledged (nothing pending): the last one is the most a kill can take with it.
+        expect(pending).toBe(0)
+        lastAcknowledged = requests
+        await killer(kind)(owner)
+        killedAt = performance.now()
+      }
+      if (killedAt && performance.now() - killedAt > 30_000) throw new Error('the ledger did not resume within 30 s')
+      // While failing, poll the store again shortly: the wait is Redis's failover, not a fixed delay.
+      if (pending) await Bun.sleep(10)
+    }
+    await meter.close()
+    expect(pendingRows(meter.metrics())).toBe(0)
+    const rows = await store.read({ grain: 'day', since: day, until: day + 1 })
+    const total = rows.reduce((sum, r) => sum + r.requests, 0)
+    console.log(
+      `${kind} usage ledger failover: ${gapMs.toFixed(0)} ms from the kill to the first batch written; ${failedFlushes} flushes ` +
+        `failed and were retried; ${sent} requests recorded, ${total} in the ledger (${sent - total} lost)`,
+    )
+    expect(failedFlushes).toBeGreaterThan(0)
+    // Never counted twice; at most the batch acknowledged just before the kill lost with the master (asynchronous replication).
+    expect(total).toBeLessThanOrEqual(sent)
+    expect(total).toBeGreaterThanOrEqual(sent - lastAcknowledged)
+    await store.close()
   }, 60_000)
 })
