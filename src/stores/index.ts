@@ -3,22 +3,29 @@ import type { Config } from '../config.ts'
 import { openKeyStore, type KeyStore } from './keys.ts'
 import { redisKeyStore } from './keys-redis.ts'
 import { memoryQuotaStore, type QuotaStore } from './quota.ts'
+import { leasingQuotaStore } from './quota-leases.ts'
 import { redisQuotaStore } from './quota-redis.ts'
+import { redisConnection } from './redis.ts'
 import { sqliteQuotaStore } from './quota-sqlite.ts'
 import { memoryUsageStore, type UsageStore } from './usage.ts'
 import { redisUsageStore } from './usage-redis.ts'
 import { sqliteUsageStore } from './usage-sqlite.ts'
 
-/** `shared`: this process is one of `--workers`, whose siblings open the same SQLite file (quota-sqlite.ts). */
+/**
+ * `shared`: this process is one of `--workers`, whose siblings open the same SQLite file (quota-sqlite.ts).
+ * On Redis with ALMANAC_QUOTA_LEASES set, the plans named there spend leased credits (quota-leases.ts).
+ */
 export function createQuotaStore(
-  config: Pick<Config, 'stores'>,
+  config: Pick<Config, 'stores'> & Partial<Pick<Config, 'quotaLeases'>>,
   log?: (line: string) => void,
   options: { shared?: boolean } = {},
 ): QuotaStore {
   const where = config.stores.quota
   if (where.kind === 'memory') return memoryQuotaStore()
   if (where.kind === 'sqlite') return sqliteQuotaStore(where.dir, { shared: options.shared })
-  return redisQuotaStore(where.url, { log })
+  if (!config.quotaLeases?.size) return redisQuotaStore(where.url, { log })
+  const connection = redisConnection(where.url, { role: 'quota store', log })
+  return leasingQuotaStore(redisQuotaStore(where.url, { connection }), connection, { blocks: config.quotaLeases })
 }
 
 /** The key store (ALMANAC_KEY_STORE, else the quota store's Redis, else SQLite); SQLite is opened at once, Redis on first use. */

@@ -9,7 +9,7 @@
  * and the next request after a short back-off dials again, so service resumes by itself.
  */
 import type { Plan } from '../config.ts'
-import { redisConnection, type RedisOptions } from './redis.ts'
+import { redisConnection, type RedisConnection, type RedisOptions } from './redis.ts'
 import { quotaState, quotaWindow, type QuotaStore } from './quota.ts'
 
 /** KEYS[1] counter; ARGV cost, credits, ttl. Returns {allowed, used after}. */
@@ -32,24 +32,32 @@ return used
 
 export interface RedisQuotaOptions extends RedisOptions {
   keyPrefix?: string
+  /** A connection already open (the lease wrapper shares it, quota-leases.ts); else one is opened for `url`. */
+  connection?: RedisConnection
 }
 
+export const QUOTA_KEY_PREFIX = 'almanac:quota:'
+
+/** The counter of `subject` in the window starting at `window`: a monthly plan's keys say `1mo` where a fixed one's say its length. */
+export const quotaKey = (keyPrefix: string, subject: string, plan: Plan, window: number) =>
+  `${keyPrefix}${plan.name}:${plan.calendar === 'month' ? '1mo' : plan.windowSeconds}:${window}:${subject}`
+
+/** Seconds a window's key lives: to the window's end and a minute more, so a clock a little behind still finds it. */
+export const quotaKeyTtl = (end: number, now: number) => String(Math.max(1, end - Math.floor(now / 1000)) + 60)
+
 export function redisQuotaStore(url: string, options: RedisQuotaOptions = {}): QuotaStore {
-  const { keyPrefix = 'almanac:quota:', ...connection } = options
-  const redis = redisConnection(url, { role: 'quota store', ...connection })
+  const { keyPrefix = QUOTA_KEY_PREFIX, connection, ...rest } = options
+  const redis = connection ?? redisConnection(url, { role: 'quota store', ...rest })
   const consume = redis.script(CONSUME)
   const refund = redis.script(REFUND)
 
-  // A monthly plan's keys say `1mo` where a fixed one's say its length.
-  const keyOf = (subject: string, plan: Plan, window: number) =>
-    `${keyPrefix}${plan.name}:${plan.calendar === 'month' ? '1mo' : plan.windowSeconds}:${window}:${subject}`
+  const keyOf = (subject: string, plan: Plan, window: number) => quotaKey(keyPrefix, subject, plan, window)
 
   return {
     async consume(subject, plan, cost, now = Date.now()) {
       const { start, end } = quotaWindow(plan, now)
       const key = keyOf(subject, plan, start)
-      // Kept a minute past the window's end so a clock a little behind still finds it.
-      const ttl = String(Math.max(1, end - Math.floor(now / 1000)) + 60)
+      const ttl = quotaKeyTtl(end, now)
       const reply: [number, number] = await consume([key], [String(cost), String(plan.credits), ttl])
       return quotaState(plan, start, Number(reply[1]), reply[0] === 1)
     },
