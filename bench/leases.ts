@@ -9,9 +9,10 @@
  * - hot: one key, a plan far larger than the demand (nothing refused), REQUESTS requests of 1 credit (5% of 10);
  * - hot, running out: the same key and mix against a plan of 60% of the demand, so the last credits are
  *   fought over and leases must be given back (the ask/return path);
- * - cold: COLD keys of 5 requests each (1 credit), each key's lease taken and given back for a few requests.
- * Figures per row: client operations per admitted request (and per request, refused ones included) (`INFO commandstats` deltas summed over the masters:
- * EVALSHA/EVAL, ZADD, ZRANGEBYSCORE, ZREMRANGEBYSCORE; the GET, INCRBY, HINCRBY … that scripts run inside Redis
+ * - cold: COLD keys of REQUESTS / COLD requests each (1 credit): each key's lease taken and given back for
+ *   a few requests.
+ * Figures per row: client operations per admitted request, and per request, refused ones included (`INFO
+ * commandstats` deltas summed over the masters: EVALSHA/EVAL, ZADD, ZRANGEBYSCORE, ZREMRANGEBYSCORE; the GET, INCRBY, HINCRBY … that scripts run inside Redis
  * are left out, their time is in the script's), Redis CPU µs per admitted request (those commands' `usec`),
  * credits over-spent (must be 0: the counter after every store closed, against the plan), credits counted
  * unspent after close (the counter minus what was admitted: leases not given back; should be 0), and refused while
