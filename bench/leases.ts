@@ -13,7 +13,8 @@
  *   a few requests.
  * Figures per row: client operations per admitted request, and per request, refused ones included (`INFO
  * commandstats` deltas summed over the masters: EVALSHA/EVAL, ZADD, ZRANGEBYSCORE, ZREMRANGEBYSCORE; the GET,
- * INCRBY, HINCRBY … that scripts run inside Redis are left out, their time is in the script's), Redis CPU µs per admitted request (those commands' `usec`),
+ * INCRBY, HINCRBY … that scripts run inside Redis are left out, their time is in the script's), Redis CPU µs
+ * per admitted request (those commands' `usec`),
  * credits over-spent (must be 0: the counter after every store closed, against the plan), credits counted
  * unspent after close (the counter minus what was admitted: leases not given back; should be 0), and refused while
  * left: a refusal whose cost still fitted what had not been admitted when it came back (an upper bound: an
