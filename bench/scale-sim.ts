@@ -6,7 +6,7 @@
  * Debian `redis-server` on loopback), and in this one process 100 simulated instances, each with its own
  * key store (`keys-redis.ts`, with its 500 ms lookup cache), usage ledger (`usage-redis.ts` behind the real
  * `usage-meter.ts`: one batch a second) and quota store (made by a factory per row: `quota-redis.ts`, or the
- * same wrapped in `quota-leases.ts` when that file exists), every one its own ioredis cluster client, as 100
+ * same wrapped in `quota-leases.ts`), every one its own ioredis cluster client, as 100
  * processes would have. A request is what the HTTP path asks of the stores: the key's lookup, one consume,
  * one row counted in the meter; no HTTP, no domain work. Requests arrive open-loop at RATE a second spread
  * evenly over the instances (a balancer), from CUSTOMERS keys whose rates follow a Zipf spread (weight 1/rank)
@@ -33,7 +33,7 @@
  *
  * Run: `bun bench/scale-sim.ts` (Debian `redis-server` and `redis-cli`). Settings: RATE (requests a second
  * over all instances, 6000), SECONDS (measured seconds a row, 15), INSTANCES (100), CUSTOMERS (400), HOT (0.2),
- * CONCURRENCY (64), SOLO_SECONDS (2). A default run takes about a minute on 2 cores: ~5 s to start the cluster,
+ * CONCURRENCY (64), SOLO_SECONDS (2), LEASE_BLOCK (credits a lease takes at once, every plan: 50). A default run takes about a minute on 2 cores: ~5 s to start the cluster,
  * ~2 × 17 s of rows, ~15 s of single-instance loops.
  */
 import type { Plan } from '../src/config.ts'
@@ -42,9 +42,11 @@ import { createUsageMeter, type UsageMeter } from '../src/http/edge/usage-meter.
 import { keyHash } from '../src/stores/keys.ts'
 import { redisKeyStore } from '../src/stores/keys-redis.ts'
 import { memoryQuotaStore, type QuotaStore, quotaWindow } from '../src/stores/quota.ts'
+import { leasingQuotaStore } from '../src/stores/quota-leases.ts'
 import { redisQuotaStore } from '../src/stores/quota-redis.ts'
 import type { KeyStore } from '../src/stores/keys.ts'
 import type { UsageStore } from '../src/stores/usage.ts'
+import { redisConnection } from '../src/stores/redis.ts'
 import { redisUsageStore } from '../src/stores/usage-redis.ts'
 import { ask, clusterUrl, startCluster, type TestCluster } from '../test/support/redis-topologies.ts'
 import { percentile } from './lib.ts'
@@ -56,6 +58,7 @@ const CUSTOMERS = Number(process.env.CUSTOMERS ?? 400)
 const HOT = Number(process.env.HOT ?? 0.2)
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 64)
 const SOLO_SECONDS = Number(process.env.SOLO_SECONDS ?? 2)
+const LEASE_BLOCK = Number(process.env.LEASE_BLOCK ?? 50)
 const BULK_SHARE = 0.05
 const BULK_COST = 10
 const MEAN_COST = 1 + BULK_SHARE * (BULK_COST - 1)
@@ -196,6 +199,7 @@ function plansFor(row: string, customers: Customer[], seconds: number): Map<Cust
     const asked = RATE * seconds * c.share * MEAN_COST
     const credits = c.tight ? Math.max(BULK_COST, Math.floor(asked / 2)) : Math.ceil(asked * 10) + 1000
     plans.set(c, { name: `sim-${row}-${i}`, credits, windowSeconds: 3600 })
+    leaseBlocks.set(`sim-${row}-${i}`, LEASE_BLOCK)
   }
   return plans
 }
@@ -348,6 +352,7 @@ function printRows(rows: RowResult[]) {
 /** One instance, closed loop: requests a second through each quota store, alternated for two rounds. */
 async function solo(instance: Instance, customer: Customer, stores: [string, () => QuotaStore][]) {
   const plan: Plan = { name: `sim-solo-${Date.now()}`, credits: 1e12, windowSeconds: 3600 }
+  leaseBlocks.set(plan.name, LEASE_BLOCK)
   const rates = new Map<string, number[]>(stores.map(([name]) => [name, []]))
   for (let round = 0; round < 2; round++)
     for (const [name, make] of stores) {
@@ -381,19 +386,13 @@ async function solo(instance: Instance, customer: Customer, stores: [string, () 
   }
 }
 
-/** The lease wrapper when src/stores/quota-leases.ts exists (another change adds it), else null. */
-async function leasedFactory(): Promise<QuotaFactory | null> {
-  const path = '../src/stores/quota-leases.ts'
-  let mod: Record<string, unknown>
-  try {
-    mod = await import(path)
-  } catch {
-    return null
-  }
-  const wrap = Object.values(mod).find((v) => typeof v === 'function' && /lease/i.test((v as { name: string }).name)) as
-    | ((inner: QuotaStore) => QuotaStore)
-    | undefined
-  return wrap ? (url) => wrap(redisQuotaStore(url)) : null
+/** Block sizes by plan name for the lease wrapper: every plan of every row, LEASE_BLOCK credits (plansFor fills it). */
+const leaseBlocks = new Map<string, number>()
+
+/** The Redis store in the lease wrapper (src/stores/quota-leases.ts), on one connection, as src/stores/index.ts wires them. */
+const leased: QuotaFactory = (url) => {
+  const connection = redisConnection(url, { role: 'quota store' })
+  return leasingQuotaStore(redisQuotaStore(url, { connection }), connection, { blocks: leaseBlocks })
 }
 
 async function main() {
@@ -405,16 +404,14 @@ async function main() {
     return { keys: redisKeyStore(url), usage, meter: createUsageMeter(usage) }
   })
   const customers = await makeCustomers(instances[0]!.keys)
-  const leased = await leasedFactory()
   const rows: RowResult[] = [await runRow('without leases', (u) => redisQuotaStore(u), url, cluster, instances, customers)]
-  if (leased) rows.push(await runRow('with leases', leased, url, cluster, instances, customers))
-  else console.log('\nsrc/stores/quota-leases.ts is not there yet: the row with leases is left out.')
+  rows.push(await runRow('with leases', leased, url, cluster, instances, customers))
   printRows(rows)
   const stores: [string, () => QuotaStore][] = [
     ['memory', () => memoryQuotaStore()],
     ['Redis Cluster, no leases', () => redisQuotaStore(url)],
   ]
-  if (leased) stores.push(['Redis Cluster with leases', () => leased(url)])
+  stores.push(['Redis Cluster with leases', () => leased(url)])
   await solo(instances[0]!, customers[1]!, stores)
   await Promise.all(instances.map((i) => i.meter.close()))
   for (const i of instances) {
