@@ -33,7 +33,8 @@
  *
  * Run: `bun bench/scale-sim.ts` (Debian `redis-server` and `redis-cli`). Settings: RATE (requests a second
  * over all instances, 6000), SECONDS (measured seconds a row, 15), INSTANCES (100), CUSTOMERS (400), HOT (0.2),
- * CONCURRENCY (64), SOLO_SECONDS (2), LEASE_BLOCK (credits a lease takes at once, every plan: 50). A default run takes about a minute on 2 cores: ~5 s to start the cluster,
+ * CONCURRENCY (64), SOLO_SECONDS (2), LEASE_BLOCK (credits a lease takes at once, every plan: 50). A default run
+ * takes about a minute on 2 cores: ~5 s to start the cluster,
  * ~2 × 17 s of rows, ~15 s of single-instance loops.
  */
 import type { Plan } from '../src/config.ts'
@@ -326,7 +327,8 @@ function printRows(rows: RowResult[]) {
     `\n${INSTANCES} instances, ${RATE} requests/s offered, ${CUSTOMERS} keys (one hot at ${HOT * 100}%), ${SECONDS} s measured a row`,
   )
   console.log(
-    '| row | requests/s done | credited | Redis ops / request | Redis ops / credited request | of which key lookups / ledger batches / quota | ' +
+    '| row | requests/s done | credited | Redis ops / request | Redis ops / credited request | ' +
+      'of which key lookups / ledger batches / quota | ' +
       'commands inside scripts / credited | Redis CPU µs / credited | over-spent credits | refused while left, share of tight plans | ' +
       'store time p50 / p99 ms | errors |',
   )
@@ -335,17 +337,20 @@ function printRows(rows: RowResult[]) {
     const { t } = r
     const per = (n: number) => (n / Math.max(1, t.credited)).toFixed(4)
     const quotaOps = r.ops - t.lookups - t.ledgerWrites
+    const perRequest = (r.ops / Math.max(1, t.requests)).toFixed(4)
     console.log(
-      `| ${r.name} | ${(t.requests / r.seconds).toFixed(0)} | ${t.credited} | ${(r.ops / Math.max(1, t.requests)).toFixed(4)} | ${per(r.ops)} | ${per(t.lookups)} / ${per(t.ledgerWrites)} / ${per(quotaOps)} ` +
+      `| ${r.name} | ${(t.requests / r.seconds).toFixed(0)} | ${t.credited} | ${perRequest} | ${per(r.ops)} ` +
+        `| ${per(t.lookups)} / ${per(t.ledgerWrites)} / ${per(quotaOps)} ` +
         `| ${per(r.inside)} | ${(r.usec / Math.max(1, t.credited)).toFixed(2)} | ${r.overSpent} ` +
         `| ${((100 * t.refusedWhileLeft) / Math.max(1, r.tightPlan)).toFixed(2)}% (${t.refusedWhileLeft} of ${r.tightPlan}) ` +
         `| ${percentile(t.storeMs, 50).toFixed(2)} / ${percentile(t.storeMs, 99).toFixed(2)} | ${t.errors} |`,
     )
   }
   const last = rows.at(-1)!
+  const batchSizes = rows.map((r) => `${r.name} ${(r.t.ledgerRows / Math.max(1, r.t.ledgerWrites)).toFixed(1)}`).join(', ')
   console.log(
-    `\nTargets (issue 46), with leases: ≤ 0.05 Redis ops / credited request (${rows.length > 1 ? (last.ops / Math.max(1, last.t.credited)).toFixed(4) : 'no lease row'}); ` +
-      `over-spent 0; refused while left < 1% of the plan. Ledger: ${rows.map((r) => `${r.name} ${(r.t.ledgerRows / Math.max(1, r.t.ledgerWrites)).toFixed(1)}`).join(', ')} rows a batch.`,
+    `\nTargets (issue 46), with leases: ≤ 0.05 Redis ops / credited request (${(last.ops / Math.max(1, last.t.credited)).toFixed(4)}); ` +
+      `over-spent 0; refused while left < 1% of the plan. Ledger: ${batchSizes} rows a batch.`,
   )
 }
 
@@ -373,7 +378,8 @@ async function solo(instance: Instance, customer: Customer, stores: [string, () 
     `\nOne instance alone, ${CONCURRENCY} requests in flight, ${SOLO_SECONDS} s a run, two rounds (lookup + consume + meter, no HTTP)`,
   )
   console.log(
-    `| quota store | requests/s, rounds | best ÷ memory best | µs a request (best) | over HTTP: ${HTTP_US} µs + this, ÷ memory's | target |`,
+    '| quota store | requests/s, rounds | best ÷ memory best | µs a request (best) | ' +
+      `over HTTP: ${HTTP_US} µs + this, ÷ memory's | target |`,
   )
   console.log('|---|---:|---:|---:|---:|---|')
   for (const [name, rs] of rates) {
@@ -381,7 +387,8 @@ async function solo(instance: Instance, customer: Customer, stores: [string, () 
     const overHttp = (HTTP_US + 1e6 / base) / (HTTP_US + us)
     const target = name.includes('with leases') ? '≥ 0.95' : ''
     console.log(
-      `| ${name} | ${rs.map((r) => r.toFixed(0)).join(', ')} | ${(Math.max(...rs) / base).toFixed(3)} | ${us.toFixed(2)} | ${overHttp.toFixed(3)} | ${target} |`,
+      `| ${name} | ${rs.map((r) => r.toFixed(0)).join(', ')} | ${(Math.max(...rs) / base).toFixed(3)} | ${us.toFixed(2)} ` +
+        `| ${overHttp.toFixed(3)} | ${target} |`,
     )
   }
 }
