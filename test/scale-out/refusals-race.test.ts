@@ -137,3 +137,31 @@ describe('bulk credits are exact across processes', () => {
     await bulkRace([a, b], key)
   }, 60_000)
 })
+
+describe('with credit leases (ALMANAC_QUOTA_LEASES), two instances on one Redis', () => {
+  test('20 bulks of 3 admit exactly 6; the 2 credits left are spent, one on each instance, then none', async () => {
+    const key = 'bulk-race-leases-0123456789'
+    const own = () => ({
+      ALMANAC_QUOTA_STORE: redis.url,
+      ALMANAC_STATE_DIR: tempDir(),
+      ALMANAC_API_KEYS: `${key}:tiny`,
+      ALMANAC_QUOTA_LEASES: 'tiny:5',
+    })
+    const [a, b] = await Promise.all([serve([], own()), serve([], own())])
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        fetch([a, b][i % 2]! + '/api/v1/ip/bulk', {
+          method: 'POST',
+          headers: { connection: 'close', 'x-api-key': key, 'content-type': 'application/json' },
+          body: JSON.stringify({ ips: [`8.8.${i}.1`, `8.8.${i}.2`, `8.8.${i}.3`] }),
+        }),
+      ),
+    )
+    await Promise.all(answers.map((r) => r.arrayBuffer()))
+    const statuses = answers.map((r) => r.status)
+    expect([statuses.filter((s) => s === 200).length, statuses.filter((s) => s === 429).length]).toEqual([6, 14])
+    // Whichever instance holds them, the last 2 credits are spendable from either, and nothing more is.
+    const lookup = (base: string) => fetch(base + '/api/v1/countries/FR', { headers: { 'x-api-key': key } }).then((r) => r.status)
+    expect([await lookup(a), await lookup(b), await lookup(a), await lookup(b)]).toEqual([200, 200, 429, 429])
+  }, 60_000)
+})
