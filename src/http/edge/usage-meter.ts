@@ -9,16 +9,7 @@
  * loses what was not yet written: at most the last interval (a second); a clean stop writes everything.
  */
 import { asLogger, type LogSink } from '../../lib/logger.ts'
-import {
-  emptyCounts,
-  keyText,
-  latencyBucket,
-  periodOf,
-  type UsageBatch,
-  type UsageQuery,
-  type UsageRow,
-  type UsageStore,
-} from '../../stores/usage.ts'
+import { emptyCounts, latencyBucket, type UsageBatch, type UsageQuery, type UsageRow, type UsageStore } from '../../stores/usage.ts'
 import type { Exchange } from './exchange.ts'
 
 export interface UsageMeter {
@@ -59,7 +50,14 @@ const BATCH_PREFIX = crypto.getRandomValues(new Uint32Array(2)).reduce((s, n) =>
 export function createUsageMeter(store: UsageStore, options: UsageMeterOptions = {}): UsageMeter {
   const { intervalMs = 1000, retentionDays = 400, maxPendingRows = 100_000, clock = Date.now } = options
   const log = asLogger(options.log ?? (() => {}))
-  let rows = new Map<string, UsageRow>()
+  /**
+   * This interval's rows, by route (its table entry: no text made per request; `METHOD label` text when no route
+   * ran or a HEAD reached a GET route), then caller, then outcome: three lookups, nothing built for a known row.
+   */
+  let rows = new Map<unknown, Map<string, Map<string, UsageRow>>>()
+  let rowCount = 0
+  /** The hour the rows count in; a new hour seals them first. */
+  let hour = -1
   const waiting: UsageBatch[] = []
   let waitingRows = 0
   let batches = 0
@@ -68,22 +66,34 @@ export function createUsageMeter(store: UsageStore, options: UsageMeterOptions =
   let prunedAt = 0
   let writing: Promise<void> | null = null
 
+  const newRow = (exchange: Exchange, method: string, caller: string, customer: string, outcome: string): UsageRow => {
+    const route = exchange.route
+    const owner = route?.owner ?? exchange.resolved?.owner
+    const pattern = route?.pattern ?? exchange.resolved?.label ?? ''
+    rowCount++
+    return { period: hour, caller, customer, domain: owner?.domain.name ?? '', route: `${method} ${pattern}`, outcome, ...emptyCounts() }
+  }
+
   const record: UsageMeter['record'] = (exchange, method, status, seconds, bytes) => {
     const principal = exchange?.principal
     if (!principal) return
-    const route = exchange.route
-    const owner = route?.owner ?? exchange.resolved?.owner
-    const key = {
-      caller: principal.caller,
-      customer: principal.customer ?? '',
-      domain: owner?.domain.name ?? '',
-      route: `${method} ${route?.pattern ?? exchange.resolved?.label ?? ''}`,
-      outcome: outcomeOf(status, exchange.problem),
+    const now = Math.floor(clock() / 1000)
+    const period = now - (now % 3600)
+    if (period !== hour) {
+      seal()
+      hour = period
     }
-    const period = periodOf('hour', Math.floor(clock() / 1000))
-    const text = keyText(period, key)
-    let row = rows.get(text)
-    if (!row) rows.set(text, (row = { period, ...key, ...emptyCounts() }))
+    const route = exchange.route
+    const byRoute = route && route.method === method ? route : `${method} ${route?.pattern ?? exchange.resolved?.label ?? ''}`
+    let callers = rows.get(byRoute)
+    if (!callers) rows.set(byRoute, (callers = new Map()))
+    const customer = principal.customer ?? ''
+    const who = customer ? `${principal.caller}\t${customer}` : principal.caller
+    let outcomes = callers.get(who)
+    if (!outcomes) callers.set(who, (outcomes = new Map()))
+    const outcome = status < 300 ? '2xx' : status < 400 ? '3xx' : outcomeOf(status, exchange.problem)
+    let row = outcomes.get(outcome)
+    if (!row) outcomes.set(outcome, (row = newRow(exchange, method, principal.caller, customer, outcome)))
     row.requests++
     row.credits += exchange.credits ?? 0
     row.refunded += exchange.refunded ?? 0
@@ -93,9 +103,12 @@ export function createUsageMeter(store: UsageStore, options: UsageMeterOptions =
 
   /** Moves the rows counted so far into a batch of their own. */
   const seal = () => {
-    if (!rows.size) return
-    const batch: UsageBatch = { id: `${BATCH_PREFIX}-${++batches}`, rows: [...rows.values()] }
+    if (!rowCount) return
+    const sealed: UsageRow[] = []
+    for (const callers of rows.values()) for (const outcomes of callers.values()) for (const row of outcomes.values()) sealed.push(row)
+    const batch: UsageBatch = { id: `${BATCH_PREFIX}-${++batches}`, rows: sealed }
     rows = new Map()
+    rowCount = 0
     waiting.push(batch)
     waitingRows += batch.rows.length
     while (waitingRows > maxPendingRows && waiting.length > 1) {
@@ -151,7 +164,7 @@ export function createUsageMeter(store: UsageStore, options: UsageMeterOptions =
       [
         '# HELP almanac_usage_pending_rows Usage ledger rows counted and not yet written to the store.',
         '# TYPE almanac_usage_pending_rows gauge',
-        `almanac_usage_pending_rows ${waitingRows + rows.size}`,
+        `almanac_usage_pending_rows ${waitingRows + rowCount}`,
         '# HELP almanac_usage_dropped_batches_total Usage ledger batches dropped because the store did not answer for too long.',
         '# TYPE almanac_usage_dropped_batches_total counter',
         `almanac_usage_dropped_batches_total ${dropped}`,
