@@ -60,29 +60,30 @@ function expected(sent: { status: number; route: string }[]) {
 describe('the usage ledger across processes: totals equal what was sent', () => {
   const plan = { ALMANAC_PLANS: 'small:60/1d', ALMANAC_DEFAULT_PLAN: 'small' }
 
-  test('--workers 2 on the SQLite store', async () => {
-    const key = 'ledger-workers-0123456789'
-    const env = { ...plan, ALMANAC_QUOTA_STORE: 'sqlite', ALMANAC_STATE_DIR: tempDir(), ALMANAC_API_KEYS: `${key}:small` }
-    const server = await serve(['--workers', '2'], env)
-    const sent = await traffic([server.url], key)
-    expect(sent.filter((s) => s.status === 429).length).toBeGreaterThan(0)
-    expect(await server.stop()).toBe(0)
-    const caller = await callerOf(env, key)
-    expect(await reported(env, caller)).toEqual(expected(sent))
-  }, 60_000)
-
-  test('two instances on one Redis', async () => {
-    const key = 'ledger-instances-0123456789'
-    const env = { ...plan, ALMANAC_QUOTA_STORE: redis.url, ALMANAC_API_KEYS: `${key}:small` }
-    const [a, b] = await Promise.all([
-      serve([], { ...env, ALMANAC_STATE_DIR: tempDir() }),
-      serve([], { ...env, ALMANAC_STATE_DIR: tempDir() }),
-    ])
-    const sent = await traffic([a.url, b.url], key)
-    expect(await Promise.all([a.stop(), b.stop()])).toEqual([0, 0])
-    const caller = await callerOf(env, key)
-    expect(await reported({ ...env, ALMANAC_STATE_DIR: tempDir() }, caller)).toEqual(expected(sent))
-  }, 60_000)
+  const cases: [string, 'workers' | 'instances', string][] = [
+    ['--workers 2 on the SQLite store', 'workers', 'sqlite'],
+    ['--workers 2 on one Redis', 'workers', ''],
+    ['two instances on one Redis', 'instances', ''],
+  ]
+  cases.forEach(([name, shape, quotaStore], i) =>
+    test(name, async () => {
+      const key = `ledger-${i}-0123456789`
+      const state = tempDir()
+      const env = { ...plan, ALMANAC_QUOTA_STORE: quotaStore || redis.url, ALMANAC_STATE_DIR: state, ALMANAC_API_KEYS: `${key}:small` }
+      const servers =
+        shape === 'workers'
+          ? [await serve(['--workers', '2'], env)]
+          : await Promise.all([serve([], { ...env, ALMANAC_STATE_DIR: tempDir() }), serve([], { ...env, ALMANAC_STATE_DIR: tempDir() })])
+      const sent = await traffic(
+        servers.map((s) => s.url),
+        key,
+      )
+      expect(sent.filter((s) => s.status === 429).length).toBeGreaterThan(0)
+      // A clean stop writes what each process still holds.
+      expect(await Promise.all(servers.map((s) => s.stop()))).toEqual(servers.map(() => 0))
+      expect(await reported(env, await callerOf(env, key))).toEqual(expected(sent))
+    }, 60_000),
+  )
 })
 
 /** A configured key's caller as the ledger names it: read from the access log would need a server; GET /api/v1/usage says it. */
