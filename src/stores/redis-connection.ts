@@ -3,7 +3,7 @@
  * Bun's client; redis-topology.ts: a cluster or Sentinel group on ioredis), and the parts they share.
  */
 import { readFileSync } from 'node:fs'
-import type { LogSink } from '../lib/logger.ts'
+import type { Logger, LogSink } from '../lib/logger.ts'
 
 export interface RedisOptions {
   /** Milliseconds a command (or a connection attempt) may take before the store counts as down. */
@@ -86,5 +86,41 @@ export function caOf(url: string): { url: string; ca?: string } {
     return { url: bare, ca: readFileSync(path, 'utf8') }
   } catch (e) {
     throw new Error(`the Redis CA file ${path} cannot be read: ${(e as Error).message}`)
+  }
+}
+
+/**
+ * The outages of one connection, as both topologies keep them: the first failure of an outage is logged and
+ * the recovery once; the last error names what is wrong; the pause before the next attempt grows with the
+ * failures, up to `maxBackoffMs`.
+ */
+export class Outage {
+  failures = 0
+  lastError = ''
+  constructor(
+    private readonly role: string,
+    private readonly where: string,
+    private readonly log: Logger,
+    private readonly maxBackoffMs: number,
+  ) {}
+
+  down(e: unknown): void {
+    const message = (e as Error)?.message ?? String(e)
+    if (!this.failures) this.log({ level: 'error', msg: `${this.role} unreachable`, store: this.where, error: message })
+    this.failures++
+    this.lastError = message
+  }
+
+  up(): void {
+    if (this.failures) this.log({ level: 'info', msg: `${this.role} reachable again`, store: this.where })
+    this.failures = 0
+  }
+
+  /** Milliseconds before attempt `times` (the failures so far, by default). */
+  backoff = (times = this.failures): number => Math.min(this.maxBackoffMs, 50 * 2 ** Math.min(times, 10))
+
+  /** What a command is told while the outage lasts. */
+  unreachable(): Error {
+    return new Error(`Redis at ${this.where} is unreachable (${this.lastError})`)
   }
 }

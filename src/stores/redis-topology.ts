@@ -17,7 +17,7 @@
  */
 import { Cluster, Redis, type ClusterOptions, type RedisOptions as IoRedisOptions } from 'ioredis'
 import { asLogger } from '../lib/logger.ts'
-import { caOf, checkOver, scriptOver, withTimeout, type RedisConnection, type RedisOptions } from './redis-connection.ts'
+import { caOf, checkOver, Outage, scriptOver, withTimeout, type RedisConnection, type RedisOptions } from './redis-connection.ts'
 
 export interface Topology {
   kind: 'cluster' | 'sentinel'
@@ -123,18 +123,9 @@ export function topologyConnection(url: string, options: RedisOptions = {}): Red
   const log = asLogger(options.log ?? (() => {}))
   const where = redactTopologyUrl(url)
   const topology = parseTopologyUrl(url)
-  const backoff = (times: number) => Math.min(maxBackoffMs, 50 * 2 ** Math.min(times, 10))
+  const outage = new Outage(role, where, log, maxBackoffMs)
   let client: Redis | Cluster | null = null
-  let failures = 0
-  let lastError = ''
   let closed = false
-
-  const down = (e: unknown) => {
-    const message = (e as Error)?.message ?? String(e)
-    if (!failures) log({ level: 'error', msg: `${role} unreachable`, store: where, error: message })
-    failures++
-    lastError = message
-  }
 
   /** The wait for the client's next 'ready', shared by every caller meanwhile (one listener, not one each). */
   let readiness: Promise<void> | null = null
@@ -143,14 +134,14 @@ export function topologyConnection(url: string, options: RedisOptions = {}): Red
   const ready = async (): Promise<Redis | Cluster> => {
     if (closed) throw new Error(`the ${role} is closed`)
     if (!client || client.status === 'end') {
-      client = clientOf(topology, timeoutMs, backoff)
+      client = clientOf(topology, timeoutMs, outage.backoff)
       // ioredis reports every failed (re)connection here; the commands report the outage.
-      client.on('error', (e: Error) => (lastError = e.message))
+      client.on('error', (e: Error) => (outage.lastError = e.message))
       readiness = null
     }
     const c = client
     if (c.status === 'ready') return c
-    if (failures) throw new Error(`Redis at ${where} is unreachable (${lastError})`)
+    if (outage.failures) throw outage.unreachable()
     readiness ??= withTimeout(
       new Promise<void>((resolve) => c.once('ready', resolve)),
       `connecting to Redis at ${where}`,
@@ -164,13 +155,12 @@ export function topologyConnection(url: string, options: RedisOptions = {}): Red
     try {
       const c = await ready()
       const reply = await withTimeout(c.call(name, ...args), `Redis ${name}`, timeoutMs)
-      if (failures) log({ level: 'info', msg: `${role} reachable again`, store: where })
-      failures = 0
+      outage.up()
       return reply
     } catch (e) {
       const message = (e as Error).message
       if ((e as Error).name === 'ReplyError' && !UNAVAILABLE.test(message)) throw e
-      if (!message.startsWith(`Redis at ${where}`)) down(e)
+      if (!message.startsWith(`Redis at ${where}`)) outage.down(e)
       throw new Error(message.startsWith(`Redis at ${where}`) ? message : `Redis at ${where} is unreachable (${message})`)
     }
   }

@@ -9,7 +9,7 @@
  */
 import { asLogger } from '../lib/logger.ts'
 import { RedisClient } from 'bun'
-import { caOf, checkOver, scriptOver, withTimeout, type RedisConnection, type RedisOptions } from './redis-connection.ts'
+import { caOf, checkOver, Outage, scriptOver, withTimeout, type RedisConnection, type RedisOptions } from './redis-connection.ts'
 import { isTopologyUrl, topologyConnection } from './redis-topology.ts'
 
 export type { RedisConnection, RedisOptions }
@@ -31,17 +31,13 @@ function singleNodeConnection(given: string, options: RedisOptions): RedisConnec
   const tls = ca === undefined ? {} : { tls: { ca } }
   let client: RedisClient | null = null
   let connecting: Promise<RedisClient> | null = null
-  let failures = 0
+  const outage = new Outage(role, where, log, maxBackoffMs)
   let retryAt = 0
-  let lastError = ''
   let closed = false
 
   const down = (e: unknown) => {
-    const message = (e as Error)?.message ?? String(e)
-    if (!failures) log({ level: 'error', msg: `${role} unreachable`, store: where, error: message })
-    failures++
-    lastError = message
-    retryAt = Date.now() + Math.min(maxBackoffMs, 50 * 2 ** Math.min(failures, 10))
+    outage.down(e)
+    retryAt = Date.now() + outage.backoff()
     const old = client
     client = null
     old?.close()
@@ -51,20 +47,19 @@ function singleNodeConnection(given: string, options: RedisOptions): RedisConnec
     if (closed) return Promise.reject(new Error(`the ${role} is closed`))
     if (client?.connected) return Promise.resolve(client)
     if (connecting) return connecting
-    if (Date.now() < retryAt) return Promise.reject(new Error(`Redis at ${where} is unreachable (${lastError})`))
+    if (Date.now() < retryAt) return Promise.reject(outage.unreachable())
     const fresh = new RedisClient(url, { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: timeoutMs, ...tls })
     fresh.onclose = () => {}
     connecting = withTimeout(fresh.connect(), `connecting to Redis at ${where}`, timeoutMs)
       .then(() => {
-        if (failures) log({ level: 'info', msg: `${role} reachable again`, store: where })
-        failures = 0
+        outage.up()
         client = fresh
         return fresh
       })
       .catch((e) => {
         fresh.close()
         down(e)
-        throw new Error(`Redis at ${where} is unreachable (${lastError})`)
+        throw outage.unreachable()
       })
       .finally(() => {
         connecting = null
