@@ -5,31 +5,15 @@
  * has: changes honoured by every instance within KEY_CACHE_MS, an outage. Last, key databases of older
  * schemas opening with their keys.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { hex, keyHash, KeyStoreError, openKeyStore, type AuditEntry, type KeyStore } from '../../src/stores/keys.ts'
 import { KEY_CACHE_MS, redisKeyStore } from '../../src/stores/keys-redis.ts'
-import { startRedis, type TestRedis } from '../support/redis.ts'
-import { clusterUrl, sentinelUrl, startTopologies } from '../support/redis-topologies.ts'
+import { startRedis } from '../support/redis.ts'
+import { redisServers } from '../support/redis-topologies.ts'
 import { tempDirs } from '../support/temp.ts'
 
-let redis: TestRedis
+const servers = redisServers()
 const tempDir = tempDirs('almanac-keys-store-')
-let prefixes = 0
-
-/** The shared Redis Cluster's and Sentinel group's URLs (issue 46): the contract holds on each. */
-const topologies = { cluster: '', sentinel: '' }
-
-beforeAll(async () => {
-  redis = await startRedis()
-  started = await startTopologies()
-  topologies.cluster = clusterUrl(started.cluster)
-  topologies.sentinel = sentinelUrl(started.sentinel)
-}, 60_000)
-let started: Awaited<ReturnType<typeof startTopologies>>
-afterAll(async () => {
-  await redis.close()
-  await started?.close()
-}, 30_000)
 
 /** Given a clock, a fresh database and a way to open stores on it (each one a CLI or an instance of its own). */
 type Backing = (now: () => number) => () => KeyStore
@@ -45,15 +29,15 @@ const backings: [string, Backing][] = [
     'redis',
     (now) => {
       // A fresh key prefix per database, so tests do not see each other's keys on the shared server.
-      const keyPrefix = `k${++prefixes}:`
-      return () => redisKeyStore(redis.url, { keyPrefix, now })
+      const keyPrefix = servers.prefix('k')
+      return () => redisKeyStore(servers.single.url, { keyPrefix, now })
     },
   ],
   ...(['cluster', 'sentinel'] as const).map((kind): [string, Backing] => [
     `redis ${kind}`,
     (now) => {
-      const keyPrefix = `k${++prefixes}:`
-      return () => redisKeyStore(topologies[kind], { keyPrefix, now })
+      const keyPrefix = servers.prefix('k')
+      return () => redisKeyStore(servers.url(kind), { keyPrefix, now })
     },
   ]),
 ]
@@ -337,10 +321,10 @@ describe.each(backings)('%s key store', (_, backing) => {
 
 describe('redis key store across instances', () => {
   test('a key made through one store is found by another at once; a revoke is honoured within KEY_CACHE_MS', async () => {
-    const prefix = `shared${++prefixes}:`
+    const prefix = servers.prefix('shared')
     const clock = { ms: 1_000_000 }
-    const a = redisKeyStore(redis.url, { keyPrefix: prefix, now: () => clock.ms })
-    const b = redisKeyStore(redis.url, { keyPrefix: prefix, now: () => clock.ms })
+    const a = redisKeyStore(servers.single.url, { keyPrefix: prefix, now: () => clock.ms })
+    const b = redisKeyStore(servers.single.url, { keyPrefix: prefix, now: () => clock.ms })
     const { key, record } = await b.create({ name: 'dora', plan: null })
     expect(await a.findByHash(keyHash(key))).toEqual({ record, customer: null, retires: null })
     // a now answers from its copy (no promise) until KEY_CACHE_MS has passed on its clock.
@@ -355,10 +339,10 @@ describe('redis key store across instances', () => {
   })
 
   test("a customer's new plan and a rotation's end reach another instance within KEY_CACHE_MS", async () => {
-    const prefix = `shared${++prefixes}:`
+    const prefix = servers.prefix('shared')
     const clock = { ms: 2_000_000 }
-    const a = redisKeyStore(redis.url, { keyPrefix: prefix, now: () => clock.ms })
-    const b = redisKeyStore(redis.url, { keyPrefix: prefix, now: () => clock.ms })
+    const a = redisKeyStore(servers.single.url, { keyPrefix: prefix, now: () => clock.ms })
+    const b = redisKeyStore(servers.single.url, { keyPrefix: prefix, now: () => clock.ms })
     await b.createCustomer({ name: 'Hooli', plan: 'free' }, 'cli:ann')
     const { key } = await b.create({ name: 'hooli-1', plan: null, customer: 'Hooli' }, 'cli:ann')
     expect((await a.findByHash(keyHash(key)))?.customer?.plan).toBe('free')

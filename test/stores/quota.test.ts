@@ -4,14 +4,14 @@
  * waiting; the SQLite store's write-behind is driven by its `tick` and a clock the test moves.
  */
 import { Database } from 'bun:sqlite'
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { loadConfig, type Plan } from '../../src/config.ts'
 import { memoryQuotaStore, quotaWindow, type QuotaStore } from '../../src/stores/quota.ts'
 import { redisQuotaStore } from '../../src/stores/quota-redis.ts'
 import { sqliteQuotaStore } from '../../src/stores/quota-sqlite.ts'
-import { startRedis, type TestRedis } from '../support/redis.ts'
-import { clusterUrl, sentinelUrl, startTopologies } from '../support/redis-topologies.ts'
+import { startRedis } from '../support/redis.ts'
+import { redisServers } from '../support/redis-topologies.ts'
 import { tempDirs } from '../support/temp.ts'
 
 const plan: Plan = { name: 'tiny', credits: 20, windowSeconds: 60 }
@@ -19,33 +19,17 @@ const plan: Plan = { name: 'tiny', credits: 20, windowSeconds: 60 }
 const T0 = 1_700_000_123_456
 const WINDOW_END = 1_700_000_160
 
-let redis: TestRedis
+const servers = redisServers()
 const tempDir = tempDirs('almanac-quota-')
-let prefixes = 0
-
-let cluster = ''
-let sentinel = ''
-
-beforeAll(async () => {
-  redis = await startRedis()
-  started = await startTopologies()
-  cluster = clusterUrl(started.cluster)
-  sentinel = sentinelUrl(started.sentinel)
-}, 60_000)
-let started: Awaited<ReturnType<typeof startTopologies>>
-afterAll(async () => {
-  await redis.close()
-  await started?.close()
-}, 30_000)
 
 const stores: [string, () => QuotaStore][] = [
   ['memory', () => memoryQuotaStore()],
   ['sqlite', () => sqliteQuotaStore(tempDir())],
   // A fresh key prefix per store, so tests do not see each other's counters on the shared server.
-  ['redis', () => redisQuotaStore(redis.url, { keyPrefix: `t${++prefixes}:` })],
+  ['redis', () => redisQuotaStore(servers.single.url, { keyPrefix: servers.prefix('t') })],
   // The same on a Redis Cluster (3 masters, a replica each) and a Sentinel group (issue 46).
-  ['redis cluster', () => redisQuotaStore(cluster, { keyPrefix: `t${++prefixes}:` })],
-  ['redis sentinel', () => redisQuotaStore(sentinel, { keyPrefix: `t${++prefixes}:` })],
+  ['redis cluster', () => redisQuotaStore(servers.url('cluster'), { keyPrefix: servers.prefix('t') })],
+  ['redis sentinel', () => redisQuotaStore(servers.url('sentinel'), { keyPrefix: servers.prefix('t') })],
 ]
 
 describe.each(stores)('%s quota store', (_, make) => {
@@ -327,9 +311,9 @@ describe('sqlite quota store', () => {
 
 describe('redis quota store', () => {
   test('two clients (two instances) share the counters atomically', async () => {
-    const keyPrefix = `shared${++prefixes}:`
-    const a = redisQuotaStore(redis.url, { keyPrefix })
-    const b = redisQuotaStore(redis.url, { keyPrefix })
+    const keyPrefix = servers.prefix('shared')
+    const a = redisQuotaStore(servers.single.url, { keyPrefix })
+    const b = redisQuotaStore(servers.single.url, { keyPrefix })
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).consume('judy', plan, 1, T0)))
     expect(results.filter((r) => r.allowed).length).toBe(20)
     await a.close()
@@ -337,12 +321,12 @@ describe('redis quota store', () => {
   })
 
   test('the counter key expires after its window', async () => {
-    const keyPrefix = `ttl${++prefixes}:`
-    const store = redisQuotaStore(redis.url, { keyPrefix })
+    const keyPrefix = servers.prefix('ttl')
+    const store = redisQuotaStore(servers.single.url, { keyPrefix })
     const now = Date.now()
     await store.consume('ken', plan, 1, now)
     const window = Math.floor(now / 1000 / 60) * 60
-    const probe = new Bun.RedisClient(redis.url)
+    const probe = new Bun.RedisClient(servers.single.url)
     const ttl = Number(await probe.send('TTL', [`${keyPrefix}tiny:60:${window}:ken`]))
     // Until the window ends, plus a minute of slack for clocks behind ours.
     expect(ttl).toBeGreaterThan(60)

@@ -3,7 +3,7 @@
  * adds to its hour and its day; a batch id applied twice counts once; two stores on one file or one Redis
  * (as two processes or instances would be) writing at once sum exactly; old rows are pruned by grain.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, test } from 'bun:test'
 import { RedisClient } from 'bun'
 import {
   HOURLY_DAYS,
@@ -16,26 +16,11 @@ import {
 } from '../../src/stores/usage.ts'
 import { redisUsageStore } from '../../src/stores/usage-redis.ts'
 import { sqliteUsageStore } from '../../src/stores/usage-sqlite.ts'
-import { startRedis, type TestRedis } from '../support/redis.ts'
-import { clusterUrl, sentinelUrl, startTopologies } from '../support/redis-topologies.ts'
+import { redisServers } from '../support/redis-topologies.ts'
 import { tempDirs } from '../support/temp.ts'
 
-let redis: TestRedis
+const servers = redisServers()
 const tempDir = tempDirs('almanac-usage-store-')
-let prefixes = 0
-/** The shared Redis Cluster's and Sentinel group's URLs (issue 46): the ledger's totals hold on each. */
-const topologies = { cluster: '', sentinel: '' }
-beforeAll(async () => {
-  redis = await startRedis()
-  started = await startTopologies()
-  topologies.cluster = clusterUrl(started.cluster)
-  topologies.sentinel = sentinelUrl(started.sentinel)
-}, 60_000)
-let started: Awaited<ReturnType<typeof startTopologies>>
-afterAll(async () => {
-  await redis.close()
-  await started?.close()
-}, 30_000)
 
 /** 2026-11-29 10:00 UTC and the hours around it. */
 const DAY = Date.UTC(2026, 10, 29) / 1000
@@ -75,17 +60,17 @@ const kinds: [string, () => [UsageStore, () => UsageStore]][] = [
   [
     'redis',
     () => {
-      const keyPrefix = `u${++prefixes}:`
+      const keyPrefix = servers.prefix('u')
       const now = () => (at(30) + 60) * 1000
-      return [redisUsageStore(redis.url, { keyPrefix, now }), () => redisUsageStore(redis.url, { keyPrefix, now })]
+      return [redisUsageStore(servers.single.url, { keyPrefix, now }), () => redisUsageStore(servers.single.url, { keyPrefix, now })]
     },
   ],
   ...(['cluster', 'sentinel'] as const).map((kind): [string, () => [UsageStore, () => UsageStore]] => [
     `redis ${kind}`,
     () => {
-      const keyPrefix = `u${++prefixes}:`
+      const keyPrefix = servers.prefix('u')
       const now = () => (at(30) + 60) * 1000
-      const url = topologies[kind]
+      const url = servers.url(kind)
       return [redisUsageStore(url, { keyPrefix, now }), () => redisUsageStore(url, { keyPrefix, now })]
     },
   ]),
@@ -171,9 +156,9 @@ describe('latency buckets', () => {
 
 describe('the Redis ledger expires what the others prune', () => {
   test("hourly keys live HOURLY_DAYS, daily keys the operator's retention", async () => {
-    const store = redisUsageStore(redis.url, { keyPrefix: 'ttl:', retentionDays: 40 })
+    const store = redisUsageStore(servers.single.url, { keyPrefix: 'ttl:', retentionDays: 40 })
     await store.write({ id: 'ttl', rows: [row(at(10))] })
-    const client = new RedisClient(redis.url)
+    const client = new RedisClient(servers.single.url)
     const ttl = async (key: string) => Number(await client.send('TTL', [key]))
     expect(await ttl(`ttl:hour:${at(10)}:key:key_a`)).toBeWithin(HOURLY_DAYS * 86_400 - 5, HOURLY_DAYS * 86_400 + 1)
     expect(await ttl(`ttl:day:${at(0)}:key:key_a`)).toBeWithin(40 * 86_400 - 5, 40 * 86_400 + 1)

@@ -9,9 +9,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { afterAll, beforeAll } from 'bun:test'
 import { RedisClient, type Subprocess } from 'bun'
 import { freePort } from './ports.ts'
-import { tlsArgs, type TestCertificates } from './redis.ts'
+import { startRedis, tlsArgs, type TestCertificates, type TestRedis } from './redis.ts'
 
 const HOST = '127.0.0.1'
 
@@ -247,5 +248,35 @@ export async function startTopologies(
       process.off('exit', atExit)
       await Promise.all([cluster.close(), sentinel.close()])
     },
+  }
+}
+
+/**
+ * The Redis servers of one store test file: a single redis-server, a cluster and a Sentinel group, started
+ * before its tests and stopped after. Each store a test opens takes a key prefix of its own (`prefix`), so
+ * tests on one server never see each other's keys.
+ */
+export function redisServers() {
+  let single: TestRedis | undefined
+  let started: Awaited<ReturnType<typeof startTopologies>> | undefined
+  let prefixes = 0
+  beforeAll(async () => {
+    single = await startRedis()
+    started = await startTopologies()
+  }, 60_000)
+  afterAll(async () => {
+    await single?.close()
+    await started?.close()
+  }, 30_000)
+  return {
+    /** The single node (its URL, and stop/start for an outage). */
+    get single(): TestRedis {
+      return single!
+    },
+    /** The URL of each topology: `redis://`, `redis+cluster://`, `redis+sentinel://`. */
+    url(kind: 'single' | 'cluster' | 'sentinel'): string {
+      return kind === 'single' ? single!.url : kind === 'cluster' ? clusterUrl(started!.cluster) : sentinelUrl(started!.sentinel)
+    },
+    prefix: (name: string) => `${name}${++prefixes}:`,
   }
 }
