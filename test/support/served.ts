@@ -13,6 +13,10 @@ const ROOT = resolve(import.meta.dir, '../..')
 export interface Served {
   url: string
   child: Subprocess
+  /** Its log lines (stderr), parsed, as they come. */
+  lines: Record<string, any>[]
+  /** The first log line from index `from` on whose message matches `pattern`, waited for up to 20 s. */
+  logged(pattern: RegExp, from?: number): Promise<Record<string, any>>
   /** SIGTERM, and the exit (a clean stop: in-flight requests finished, the usage ledger written). */
   stop(): Promise<number>
 }
@@ -39,13 +43,22 @@ export function servedProcesses() {
         ...env,
       },
       stdout: 'ignore',
-      stderr: 'ignore',
+      stderr: 'pipe',
     })
     started.push(child)
+    const lines = readLines(child.stderr as ReadableStream<Uint8Array>)
     const url = `http://127.0.0.1:${port}`
+    const logged = async (pattern: RegExp, from = 0) => {
+      for (let i = 0; i < 400; i++) {
+        const line = lines.slice(from).find((l) => pattern.test(String(l.msg)))
+        if (line) return line
+        await Bun.sleep(50)
+      }
+      throw new Error(`no log line matching ${pattern}; got:\n${lines.map((l) => JSON.stringify(l)).join('\n')}`)
+    }
     for (let i = 0; i < 600; i++) {
       if (child.exitCode !== null) throw new Error(`almanac serve exited with ${child.exitCode}`)
-      if ((await fetch(url + '/readyz').catch(() => null)) !== null) return { url, child, stop }
+      if ((await fetch(url + '/readyz').catch(() => null)) !== null) return { url, child, lines, logged, stop }
       await Bun.sleep(50)
     }
     throw new Error('almanac serve did not answer')
@@ -55,6 +68,21 @@ export function servedProcesses() {
       return child.exited
     }
   }
+}
+
+/** The lines of a server's log stream, parsed (JSON, else the text as `msg`), appended as they arrive; read to the end so the pipe never fills. */
+function readLines(stream: ReadableStream<Uint8Array>): Record<string, any>[] {
+  const lines: Record<string, any>[] = []
+  ;(async () => {
+    let rest = ''
+    for await (const chunk of stream) {
+      rest += new TextDecoder().decode(chunk)
+      const parts = rest.split('\n')
+      rest = parts.pop()!
+      for (const part of parts) if (part.trim()) lines.push(part.startsWith('{') ? JSON.parse(part) : { msg: part })
+    }
+  })()
+  return lines
 }
 
 /** Runs the CLI (`bun src/main.ts …`) to its end: its exit code, stdout and stderr. */

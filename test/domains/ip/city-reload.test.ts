@@ -6,14 +6,12 @@
  * without a change is not reopened; garbage or a missing file is refused with a log line and the database
  * in service keeps answering. MaxMind's test databases from the mirror stand in for the operator's.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { spawn, type Subprocess } from 'bun'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { copyFileSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { MmdbReader } from '../../../src/domains/ip/mmdb.ts'
 import { MIRROR } from '../../support/mirror.ts'
-import { freePort } from '../../support/ports.ts'
-import { cli } from '../../support/served.ts'
+import { cli, type Served, servedProcesses } from '../../support/served.ts'
 import { tempDirs } from '../../support/temp.ts'
 
 const ROOT = resolve(import.meta.dir, '../../..')
@@ -46,28 +44,18 @@ function withBuildEpoch(bytes: Buffer, epoch: number): Buffer {
   return out
 }
 
+const serve = servedProcesses()
 const tempDir = tempDirs('almanac-city-reload-')
 let dir: string
 let city: string
-let child: Subprocess<'ignore', 'ignore', 'pipe'>
+let server: Served
 let url: string
-const lines: Record<string, any>[] = []
-
-/** The log lines from `from` on whose message matches `pattern`, waited for up to 20 s. */
-async function logged(pattern: RegExp, from: number): Promise<Record<string, any>> {
-  for (let i = 0; i < 400; i++) {
-    const line = lines.slice(from).find((l) => pattern.test(String(l.msg)))
-    if (line) return line
-    await Bun.sleep(50)
-  }
-  throw new Error(`no log line matching ${pattern}; got:\n${lines.map((l) => JSON.stringify(l)).join('\n')}`)
-}
 
 /** Sends SIGHUP and waits for the reload's outcome (the line matching `outcome`). */
 async function hangup(outcome: RegExp) {
-  const from = lines.length
-  child.kill('SIGHUP')
-  return logged(outcome, from)
+  const from = server.lines.length
+  server.child.kill('SIGHUP')
+  return server.logged(outcome, from)
 }
 
 const get = async (path: string) => {
@@ -86,51 +74,17 @@ beforeAll(async () => {
   dir = tempDir()
   city = join(dir, 'city.mmdb')
   copyFileSync(`${TEST_DATA}/GeoIP2-City-Test.mmdb`, city)
-  const port = freePort()
-  child = spawn({
-    cmd: ['bun', 'src/main.ts', 'serve'],
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      ALMANAC_HOST: '127.0.0.1',
-      ALMANAC_ACCESS_LOG: 'false',
-      ALMANAC_SHUTDOWN_DELAY: '0',
-      ALMANAC_DATA_DIR: DATA,
-      ALMANAC_STATE_DIR: join(dir, 'state'),
-      ALMANAC_API_KEYS: `${KEY}:test`,
-      ALMANAC_PLANS: 'test:1000000/1d',
-      ALMANAC_DEFAULT_PLAN: 'test',
-      ALMANAC_QUOTA_STORE: 'memory',
-      ALMANAC_IP_CITY_MMDB: city,
-    },
-    stdin: 'ignore',
-    stdout: 'ignore',
-    stderr: 'pipe',
+  server = await serve([], {
+    ALMANAC_DATA_DIR: DATA,
+    ALMANAC_STATE_DIR: join(dir, 'state'),
+    ALMANAC_API_KEYS: `${KEY}:test`,
+    ALMANAC_PLANS: 'test:1000000/1d',
+    ALMANAC_DEFAULT_PLAN: 'test',
+    ALMANAC_QUOTA_STORE: 'memory',
+    ALMANAC_IP_CITY_MMDB: city,
   })
-  // Every log line, parsed, as it comes.
-  ;(async () => {
-    let rest = ''
-    for await (const chunk of child.stderr as ReadableStream<Uint8Array>) {
-      rest += new TextDecoder().decode(chunk)
-      const parts = rest.split('\n')
-      rest = parts.pop()!
-      for (const part of parts) if (part.trim()) lines.push(part.startsWith('{') ? JSON.parse(part) : { msg: part })
-    }
-  })()
-  url = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`almanac serve exited with ${child.exitCode}`)
-    if ((await fetch(url + '/readyz').catch(() => null)) !== null) return
-    await Bun.sleep(50)
-  }
-  throw new Error('almanac serve did not answer')
+  url = server.url
 }, 60_000)
-
-afterAll(async () => {
-  if (child && child.exitCode === null) child.kill('SIGTERM')
-  await child?.exited
-}, 30_000)
 
 describe('the operator City database on a served process', () => {
   test('at start: it answers, and the ip dataset is described as the operator database, not the bundled GeoLite2', async () => {
@@ -189,7 +143,7 @@ describe('the operator City database on a served process', () => {
     const later = new Date(Date.now() + 60_000)
     utimesSync(city, later, later)
     await hangup(/datasets unchanged/)
-    expect(lines.some((l) => /reopened/.test(String(l.msg)))).toBe(false)
+    expect(server.lines.some((l) => /reopened/.test(String(l.msg)))).toBe(false)
   })
 
   test('replaced by another database and SIGHUP: its answers and its description', async () => {
@@ -254,10 +208,10 @@ describe('the operator City database on a served process', () => {
 
   test('`almanac data activate` of the directory in service picks up a replaced database', async () => {
     copyFileSync(`${TEST_DATA}/GeoIP2-City-Test.mmdb`, city)
-    const from = lines.length
-    const run = await cli(['data', 'activate', DATA, '--pid', String(child.pid)], { ALMANAC_STATE_DIR: join(dir, 'state') })
+    const from = server.lines.length
+    const run = await cli(['data', 'activate', DATA, '--pid', String(server.child.pid)], { ALMANAC_STATE_DIR: join(dir, 'state') })
     expect(run.code).toBe(0)
-    expect((await logged(/reopened|cannot be served|activated|refused/, from)).msg).toBe(
+    expect((await server.logged(/reopened|cannot be served|activated|refused/, from)).msg).toBe(
       'ALMANAC_IP_CITY_MMDB changed: the ip domain reopened',
     )
     expect(await cityOf(ONLY_GEOIP2)).toBe('San Diego')
