@@ -40,7 +40,7 @@ import {
 } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
-import { PassThrough, Readable, Transform } from 'node:stream'
+import { PassThrough, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { constants as zlib, createZstdCompress, createZstdDecompress } from 'node:zlib'
 import { INCOMING } from './activation.ts'
@@ -49,6 +49,7 @@ import { readManifest } from './open.ts'
 import type { Manifest, ManifestEntry } from './types.ts'
 import { sweepOrphans } from '../lib/orphans.ts'
 import { tarEnd, TarError, tarHeader, tarPadding, TarReader, type TarEntry } from './tar.ts'
+import { hashingTap } from './hashes.ts'
 
 export const HEADER_MEMBER = 'almanac-bundle.json'
 export const SIGNATURE_MEMBER = 'almanac-bundle.sig'
@@ -216,25 +217,17 @@ export async function packBundle(
 
   const out = resolve(options.out)
   const tmp = `${out}.${process.pid}-${randomBytes(3).toString('hex')}.tmp`
-  const fileHash = createHash('sha256')
-  let bytes = 0
-  const tap = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      fileHash.update(chunk)
-      bytes += chunk.length
-      done(null, chunk)
-    },
-  })
+  const tap = hashingTap()
   const compress = options.compress === false ? new PassThrough() : createZstdCompress({ params: { [zlib.ZSTD_c_compressionLevel]: 3 } })
   try {
-    await pipeline(Readable.from(bundleStream(source, datasets, small)), compress, tap, createWriteStream(tmp))
+    await pipeline(Readable.from(bundleStream(source, datasets, small)), compress, tap.stream, createWriteStream(tmp))
     renameSync(tmp, out)
   } catch (e) {
     rmSync(tmp, { force: true })
     if (e instanceof BundleError) throw e
     throw new BundleError(`cannot write ${out}: ${diskWhy(e)}; no bundle was written`)
   }
-  return { file: out, bytes, sha256: fileHash.digest('hex'), header, signedBy }
+  return { file: out, bytes: tap.bytes, sha256: tap.sha256(), header, signedBy }
 }
 
 /** A file system error in words. */

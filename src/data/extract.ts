@@ -1,11 +1,3 @@
-/**
- * First start of the executable: its embedded artifacts are written once into a cache folder named by
- * their content hash, so every later start (and every other process of the same build) only checks
- * that the folder is there. Each artifact goes to a temporary file renamed into place when complete and
- * checked, and the manifest is written last: a crash or a full disk never leaves a folder that looks
- * finished but is not, and a process of the same build starting meanwhile only writes what is missing.
- */
-import { createHash } from 'node:crypto'
 import {
   createWriteStream,
   existsSync,
@@ -20,11 +12,12 @@ import {
 } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
-import { Readable, Transform } from 'node:stream'
+import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createZstdDecompress } from 'node:zlib'
 import type { EmbeddedData } from './embedded.ts'
 import { sweepOrphans } from '../lib/orphans.ts'
+import { hashingTap } from './hashes.ts'
 
 /** The data directory cannot be made or used; the message says what to do. */
 export class DataDirError extends Error {
@@ -292,16 +285,7 @@ export function embeddedArtifact(data: EmbeddedData, name: string): Readable {
 /** Streams one artifact out of the executable into `tmp`, decompressing and checking its sha256 on the way, then renames it to `dest`. */
 async function extractFile(f: EmbeddedData['files'][number], dest: string, tmp: string, at: [number, number] | undefined) {
   mkdirSync(dirname(dest), { recursive: true })
-  const hash = createHash('sha256')
-  let bytes = 0
-  const tap = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      hash.update(chunk)
-      bytes += chunk.length
-      collectWhenOverBudget(chunk.length)
-      done(null, chunk)
-    },
-  })
+  const tap = hashingTap(collectWhenOverBudget)
   // Bun.file, not fs.createReadStream: only the former reads the executable's embedded files as a stream.
   if (!at && !(await Bun.file(f.path).exists()))
     throw new DataDirError(`The executable has no embedded ${f.name} (${f.path}); it was not built by build/compile.ts. Rebuild it.`)
@@ -309,10 +293,10 @@ async function extractFile(f: EmbeddedData['files'][number], dest: string, tmp: 
     const input = Readable.fromWeb(blobStream(f, at) as import('node:stream/web').ReadableStream)
     const stages =
       f.encoding === 'zstd'
-        ? [input, createZstdDecompress({ chunkSize: 256 * 1024 }), tap, createWriteStream(tmp)]
-        : [input, tap, createWriteStream(tmp)]
+        ? [input, createZstdDecompress({ chunkSize: 256 * 1024 }), tap.stream, createWriteStream(tmp)]
+        : [input, tap.stream, createWriteStream(tmp)]
     await (pipeline as (...s: unknown[]) => Promise<void>)(...stages)
-    const sha256 = hash.digest('hex')
+    const [bytes, sha256] = [tap.bytes, tap.sha256()]
     if (bytes !== f.bytes || sha256 !== f.sha256)
       throw new DataDirError(
         `The embedded artifact ${f.name} is damaged (got ${bytes} bytes, sha256 ${sha256}; expected ${f.bytes}, ${f.sha256}). Rebuild ` +

@@ -17,6 +17,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { Transform } from 'node:stream'
 
 interface Entry {
   size: number
@@ -93,5 +94,29 @@ export class HashCache {
     writeFileSync(tmp, JSON.stringify(this.entries))
     renameSync(tmp, this.file)
     this.dirty = false
+  }
+}
+
+/**
+ * A pass-through stage that hashes (sha256) and counts what flows through it, for a pipeline that writes a
+ * file and must know what it wrote; `seen` hears each chunk's length.
+ */
+export function hashingTap(seen?: (bytes: number) => void) {
+  const hash = createHash('sha256')
+  let bytes = 0
+  const stream = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk)
+      bytes += chunk.length
+      seen?.(chunk.length)
+      done(null, chunk)
+    },
+  })
+  return {
+    stream,
+    get bytes() {
+      return bytes
+    },
+    sha256: () => hash.digest('hex'),
   }
 }
