@@ -68,9 +68,6 @@ export function quotaWindow(plan: Plan, now: number): QuotaWindow {
   return { start, end: start + plan.windowSeconds }
 }
 
-/** Start of the window holding `now` (ms), in Unix seconds: what the stores key a counter by. */
-export const windowStart = (plan: Plan, now: number) => quotaWindow(plan, now).start
-
 /** End of the window that starts at `start`. */
 export const windowEnd = (plan: Plan, start: number) => (plan.calendar === 'month' ? monthHolding(start).end : start + plan.windowSeconds)
 

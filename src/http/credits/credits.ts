@@ -15,7 +15,7 @@
  */
 import type { Config, Plan } from '../../config.ts'
 import { AlmanacError } from '../../lib/errors.ts'
-import { quotaState, windowStart, type Answer, type QuotaState, type QuotaStore } from '../../stores/quota.ts'
+import { quotaState, quotaWindow, type Answer, type QuotaState, type QuotaStore } from '../../stores/quota.ts'
 import type { Principal } from '../admission/auth.ts'
 import { exchangeOf, existingExchange } from '../edge/exchange.ts'
 import { quotaHeaders } from '../reply/response-headers.ts'
@@ -86,17 +86,10 @@ export function createCredits(config: Config, quota: QuotaStore, clock: () => nu
    * reported until the window ends; a 503 says "nothing can be spent now, retry in a moment" rather than
    * pointing clients at the window's end, which could stall them for a day over a short outage.
    */
-  const storeDownState = (plan: Plan, now: number): QuotaState =>
-    config.quotaFailOpen
-      ? quotaState(plan, windowStart(plan, now), 0, true)
-      : {
-          allowed: false,
-          policy: plan.name,
-          limit: plan.credits,
-          remaining: 0,
-          reset: Math.floor(now / 1000) + STORE_RETRY_SECONDS,
-          windowSeconds: quotaState(plan, windowStart(plan, now), 0, true).windowSeconds,
-        }
+  const storeDownState = (plan: Plan, now: number): QuotaState => {
+    const whole = quotaState(plan, quotaWindow(plan, now).start, 0, true)
+    return config.quotaFailOpen ? whole : { ...whole, allowed: false, remaining: 0, reset: Math.floor(now / 1000) + STORE_RETRY_SECONDS }
+  }
 
   /** The store could not be asked: a 503, or (fail-open) the request goes through uncounted. */
   const storeDown = (request: Request, plan: Plan, e: unknown) => {
