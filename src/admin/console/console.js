@@ -174,17 +174,10 @@ function keyState(k) {
 
 function keyActions(k) {
   if (k.revoked) return h('td', {}, '')
-  const select = h('select', { 'aria-label': `New plan for key ${k.name}`, class: 'plan-choice' })
-  planOptions(select, k.plan)
-  const change = h('button', { type: 'button', class: 'change-plan' }, 'Change plan')
-  change.addEventListener('click', () =>
-    attempt(change, async () => {
-      const plan = select.value || null
-      await api(`/keys/${encodeURIComponent(k.id)}`, { method: 'PATCH', body: { plan } })
-      notify(`Key ${k.name} (${k.id}) is now on plan ${plan ?? `default (${state.defaultPlan})`}.`)
-      await loadKeys()
-    }),
-  )
+  const { select, change } = planChanger('Key', k, `/keys/${encodeURIComponent(k.id)}`, loadKeys, {
+    select: 'plan-choice',
+    button: 'change-plan',
+  })
   const rotate = h('button', { type: 'button', class: 'rotate' }, 'Rotate')
   rotate.addEventListener('click', () => rotateKey(k, rotate))
   const revoke = h('button', { type: 'button', class: 'revoke danger' }, 'Revoke')
@@ -300,18 +293,27 @@ async function createKey(event) {
 // ---------------------------------------------------------------------------------------------------------
 // Customers
 
-function customerRow(c) {
-  const select = h('select', { 'aria-label': `New plan for customer ${c.name}` })
-  planOptions(select, c.plan)
-  const change = h('button', { type: 'button' }, 'Change plan')
+/** A plan choice and its button for a key or a customer: PATCHes `path` with the plan chosen, then reloads the list. */
+function planChanger(what, record, path, reload, classes = {}) {
+  const select = h('select', {
+    'aria-label': `New plan for ${what.toLowerCase()} ${record.name}`,
+    ...(classes.select ? { class: classes.select } : {}),
+  })
+  planOptions(select, record.plan)
+  const change = h('button', { type: 'button', ...(classes.button ? { class: classes.button } : {}) }, 'Change plan')
   change.addEventListener('click', () =>
     attempt(change, async () => {
       const plan = select.value || null
-      await api(`/customers/${encodeURIComponent(c.id)}`, { method: 'PATCH', body: { plan } })
-      notify(`Customer ${c.name} (${c.id}) is now on plan ${plan ?? `default (${state.defaultPlan})`}.`)
-      await loadCustomers()
+      await api(path, { method: 'PATCH', body: { plan } })
+      notify(`${what} ${record.name} (${record.id}) is now on plan ${plan ?? `default (${state.defaultPlan})`}.`)
+      await reload()
     }),
   )
+  return { select, change }
+}
+
+function customerRow(c) {
+  const { select, change } = planChanger('Customer', c, `/customers/${encodeURIComponent(c.id)}`, loadCustomers)
   const keys = state.keys.filter((k) => k.customer === c.id && !k.revoked).length
   return h(
     'tr',
