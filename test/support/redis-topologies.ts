@@ -191,6 +191,13 @@ export async function startSentinel(replicas = 1, name = 'almanac'): Promise<Tes
         (addr) => Array.isArray(addr) && Number(addr[1]) === primary.port,
       ),
     )
+    // Sentinels learn the replicas from the master's INFO (every 10 s): one that has not yet would find no replica
+    // to promote once the master is killed, and could never learn one from it again.
+    await until('every sentinel knows every replica', async () =>
+      (await Promise.all(sentinels.map((s) => ask(s.port, 'SENTINEL', ['replicas', name])))).every(
+        (list) => Array.isArray(list) && list.length === replicas,
+      ),
+    )
   } catch (e) {
     await stopAll([...nodes, ...sentinels], dir)
     throw e

@@ -70,7 +70,10 @@ export function servedProcesses() {
   }
 }
 
-/** The lines of a server's log stream, parsed (JSON, else the text as `msg`), appended as they arrive; read to the end so the pipe never fills. */
+/**
+ * The lines of a server's log stream, parsed (JSON, else the text as `msg`), appended as they arrive; read to
+ * the end so the pipe never fills.
+ */
 function readLines(stream: ReadableStream<Uint8Array>): Record<string, any>[] {
   const lines: Record<string, any>[] = []
   ;(async () => {
