@@ -1,9 +1,10 @@
 /**
- * Refusals decided at admission spend nothing, whatever races beside them, across processes: `--workers 2`
- * on the SQLite quota store, and two instances on one real Redis. Each server serves a data folder without
- * the timezones dataset (that domain is disabled: 503), and one configured key has a 20-credit plan. 90
- * requests race (Promise.all): 30 to the disabled domain, 30 without credentials (401, the SPEC's quota
- * headers at zero), 30 lookups that may spend. Exactly 20 lookups are answered; nothing else took a credit.
+ * Credits across processes, whatever races beside them: `--workers 2` on the SQLite quota store and on one
+ * real Redis, and two instances on one Redis. Each server serves a data folder without the timezones dataset
+ * (that domain is disabled: 503); each case's own key has a 20-credit plan. Refusals decided at admission
+ * spend nothing: 90 requests race (Promise.all), 30 to the disabled domain, 30 without credentials (401, the
+ * quota headers at zero), 30 lookups that may spend; exactly 20 lookups are answered. Bulk requests are
+ * charged whole or not at all, with credit leases on and off (below).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -14,7 +15,6 @@ import { tempDirs } from '../support/temp.ts'
 
 const ROOT = resolve(import.meta.dir, '../..')
 const OUT = join(ROOT, 'datasets/out')
-const KEY = 'race-key-0123456789'
 
 const spawnServer = servedProcesses()
 let redis: TestRedis
@@ -40,17 +40,17 @@ beforeAll(async () => {
 
 /** A server on the race's data folder and plan, with `own` settings; its URL. */
 async function serve(args: string[], own: Record<string, string>): Promise<string> {
-  const env = { ALMANAC_DATA_DIR: dataDir, ALMANAC_PLANS: 'tiny:20/1d', ALMANAC_DEFAULT_PLAN: 'tiny', ALMANAC_API_KEYS: `${KEY}:tiny` }
+  const env = { ALMANAC_DATA_DIR: dataDir, ALMANAC_PLANS: 'tiny:20/1d', ALMANAC_DEFAULT_PLAN: 'tiny' }
   return (await spawnServer(args, { ...env, ...own })).url
 }
 
 /** The race over `urls` (requests alternate between them, a new connection each), and what each kind got. */
-async function race(urls: string[]) {
+async function race(urls: string[], key: string) {
   const kinds = Array.from({ length: 90 }, (_, i) => (['disabled', 'anonymous', 'lookup'] as const)[i % 3]!)
   const answers = await Promise.all(
     kinds.map((kind, i) => {
       const base = urls[i % urls.length]!
-      const headers: Record<string, string> = { connection: 'close', ...(kind === 'anonymous' ? {} : { 'x-api-key': KEY }) }
+      const headers: Record<string, string> = { connection: 'close', ...(kind === 'anonymous' ? {} : { 'x-api-key': key }) }
       const path = kind === 'disabled' ? '/api/v1/timezones/Europe%2FParis' : '/api/v1/countries/FR'
       return fetch(base + path, { headers })
     }),
@@ -69,32 +69,42 @@ function expectExact({ disabled, anonymous, lookups }: Awaited<ReturnType<typeof
   expect([statuses.filter((s) => s === 200).length, statuses.filter((s) => s === 429).length]).toEqual([20, 10])
 }
 
-describe('refusals at admission spend nothing, across processes', () => {
-  test('--workers 2 on the SQLite quota store', async () => {
-    const url = await serve(['--workers', '2'], { ALMANAC_QUOTA_STORE: 'sqlite', ALMANAC_STATE_DIR: tempDir() })
-    // Both workers up before the race: the kernel spreads new connections between them.
-    const seen = new Set<string>()
-    for (let i = 0; i < 400 && seen.size < 2; i++) {
-      const text = await (await fetch(url + '/metrics', { headers: { connection: 'close' } })).text()
-      seen.add(/almanac_build_info\{[^}]*worker="(\d+)"/.exec(text)?.[1] ?? 'none')
-      if (i % 10 === 9) await Bun.sleep(50)
-    }
-    expect([...seen].sort()).toEqual(['0', '1'])
-    expectExact(await race([url]))
-    // Both count in the one SQLite window.
-    const after = await fetch(url + '/api/v1/countries/FR', { headers: { 'x-api-key': KEY } })
-    expect([after.status, after.headers.get('x-quota-remaining')]).toEqual([429, '0'])
-  }, 60_000)
+/** Every process up before a race: the kernel spreads new connections between `--workers`. */
+async function bothWorkers(url: string) {
+  const seen = new Set<string>()
+  for (let i = 0; i < 400 && seen.size < 2; i++) {
+    const text = await (await fetch(url + '/metrics', { headers: { connection: 'close' } })).text()
+    seen.add(/almanac_build_info\{[^}]*worker="(\d+)"/.exec(text)?.[1] ?? 'none')
+    if (i % 10 === 9) await Bun.sleep(50)
+  }
+  expect([...seen].sort()).toEqual(['0', '1'])
+}
 
-  test('two instances on one Redis', async () => {
-    const own = () => ({ ALMANAC_QUOTA_STORE: redis.url, ALMANAC_STATE_DIR: tempDir() })
-    const [a, b] = await Promise.all([serve([], own()), serve([], own())])
-    expectExact(await race([a, b]))
-    for (const base of [a, b]) {
-      const after = await fetch(base + '/api/v1/countries/FR', { headers: { 'x-api-key': KEY } })
-      expect([after.status, after.headers.get('x-quota-remaining')]).toEqual([429, '0'])
-    }
-  }, 60_000)
+describe('refusals at admission spend nothing, across processes', () => {
+  const cases: [string, 'workers' | 'instances', () => string][] = [
+    ['--workers 2 on the SQLite quota store', 'workers', () => 'sqlite'],
+    ['--workers 2 on one Redis', 'workers', () => redis.url],
+    ['two instances on one Redis', 'instances', () => redis.url],
+  ]
+  cases.forEach(([name, shape, store], i) =>
+    test(name, async () => {
+      const key = `race-key-${i}-0123456789`
+      const state = tempDir()
+      const env = () => ({
+        ALMANAC_QUOTA_STORE: store(),
+        ALMANAC_STATE_DIR: shape === 'workers' ? state : tempDir(),
+        ALMANAC_API_KEYS: `${key}:tiny`,
+      })
+      const urls = shape === 'workers' ? [await serve(['--workers', '2'], env())] : await Promise.all([serve([], env()), serve([], env())])
+      if (shape === 'workers') await bothWorkers(urls[0]!)
+      expectExact(await race(urls, key))
+      // Every process counts in the one window: none has a credit left.
+      for (const base of urls) {
+        const after = await fetch(base + '/api/v1/countries/FR', { headers: { connection: 'close', 'x-api-key': key } })
+        expect([after.status, after.headers.get('x-quota-remaining')]).toEqual([429, '0'])
+      }
+    }, 60_000),
+  )
 })
 
 /**
