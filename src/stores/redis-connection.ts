@@ -22,12 +22,82 @@ export interface RedisConnection {
   script(source: string): (keys: string[], args: string[]) => Promise<any>
   /** null when Redis answers PING, else why not. */
   check(): Promise<string | null>
+  /**
+   * Keeps `channel` subscribed on a connection of its own, dialling again (with the back-off) whenever it is lost.
+   * Messages published while no subscription was live are never delivered: `handlers.live` says when that may be.
+   */
+  subscribe(channel: string, handlers: SubscribeHandlers): Subscription
   close(): void
   /**
    * True on a Redis Cluster: the keys one script touches must then share a hash tag (one slot). A single
    * node or a Sentinel group has one master holding every key, so the stores keep their untagged names there.
    */
   readonly cluster: boolean
+}
+
+export interface SubscribeHandlers {
+  message(text: string): void
+  /** Told each time the subscription comes up (the SUBSCRIBE is confirmed) or goes down (its connection is lost). */
+  live?(live: boolean): void
+}
+
+export interface Subscription {
+  /** True while the channel is subscribed on a connection that is up: every message published is being heard. */
+  readonly live: boolean
+  close(): void
+}
+
+/**
+ * Subscribes on a fresh connection: resolves, once the SUBSCRIBE is confirmed, to what closes that connection;
+ * `lost` is called when it ends. `attempt` counts the dials since the last one that held (a topology picks its node by it).
+ */
+export type SubscribeDial = (attempt: number, message: (text: string) => void, lost: () => void) => Promise<() => void>
+
+/** A subscription kept up by `dial`, dialled again after `backoff(attempt)` ms whenever it fails or is lost. */
+export function keepSubscribed(dial: SubscribeDial, handlers: SubscribeHandlers, backoff: (attempt: number) => number): Subscription {
+  let live = false
+  let closed = false
+  let attempt = 0
+  let hangUp: (() => void) | null = null
+  let timer: Timer | undefined
+  const setLive = (now: boolean) => {
+    if (live === now) return
+    live = now
+    handlers.live?.(now)
+  }
+  const connect = () => {
+    if (closed) return
+    let ended = false
+    const lost = () => {
+      if (ended) return
+      ended = true
+      hangUp?.()
+      hangUp = null
+      setLive(false)
+      if (closed) return
+      timer = setTimeout(connect, backoff(++attempt))
+      timer.unref()
+    }
+    dial(attempt, (text) => !ended && handlers.message(text), lost).then((close) => {
+      if (ended || closed) return close()
+      hangUp = close
+      attempt = 0
+      setLive(true)
+    }, lost)
+  }
+  connect()
+  return {
+    get live() {
+      return live
+    },
+    close() {
+      closed = true
+      clearTimeout(timer)
+      hangUp?.()
+      hangUp = null
+      setLive(false)
+    },
+  }
 }
 
 /** Rejects when `p` has not settled within `timeoutMs`: no command waits longer than the store's timeout. */

@@ -17,7 +17,17 @@
  */
 import { Cluster, Redis, type ClusterOptions, type RedisOptions as IoRedisOptions } from 'ioredis'
 import { asLogger } from '../lib/logger.ts'
-import { caOf, checkOver, Outage, scriptOver, withTimeout, type RedisConnection, type RedisOptions } from './redis-connection.ts'
+import {
+  caOf,
+  checkOver,
+  keepSubscribed,
+  Outage,
+  scriptOver,
+  withTimeout,
+  type RedisConnection,
+  type RedisOptions,
+  type SubscribeDial,
+} from './redis-connection.ts'
 
 export interface Topology {
   kind: 'cluster' | 'sentinel'
@@ -169,11 +179,62 @@ export function topologyConnection(url: string, options: RedisOptions = {}): Red
     command,
     script: scriptOver(command),
     check: checkOver(command),
+    subscribe: (channel, handlers) => keepSubscribed(subscriberDial(topology, timeoutMs, channel), handlers, outage.backoff),
     close() {
       closed = true
       client?.disconnect()
       client = null
     },
     cluster: topology.kind === 'cluster',
+  }
+}
+
+/**
+ * A subscriber on one node of its own, not through the cluster client (whose resubscriptions after a failover
+ * it cannot tell apart from a subscription that held): a cluster's PUBLISH reaches every node, so any one will do,
+ * the next seed node after each lost one; a Sentinel group's is its master, asked of the sentinels at each dial.
+ * ioredis reconnects nothing here: keepSubscribed dials again and so knows when messages may have been missed.
+ */
+function subscriberDial(t: Topology, timeoutMs: number, channel: string): SubscribeDial {
+  return async (attempt, message, lost) => {
+    const tls = t.tls ? (t.ca === undefined ? {} : { ca: t.ca }) : undefined
+    const common: IoRedisOptions = {
+      username: t.username,
+      password: t.password,
+      tls,
+      connectTimeout: timeoutMs,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      autoResubscribe: false,
+      lazyConnect: true,
+      retryStrategy: () => null,
+    }
+    const where =
+      t.kind === 'cluster'
+        ? t.nodes[attempt % t.nodes.length]!
+        : {
+            sentinels: t.nodes,
+            name: t.master,
+            sentinelPassword: t.sentinelPassword,
+            enableTLSForSentinelMode: t.tls,
+            sentinelTLS: tls,
+            sentinelRetryStrategy: () => null,
+          }
+    const c = new Redis({ ...common, ...where })
+    c.on('error', () => {})
+    c.on('message', (_channel: string, text: string) => message(text))
+    c.once('end', lost)
+    const hangUp = () => {
+      c.removeAllListeners('end')
+      c.disconnect()
+    }
+    try {
+      await withTimeout(c.connect(), `connecting to Redis for SUBSCRIBE`, timeoutMs)
+      await withTimeout(c.subscribe(channel), `Redis SUBSCRIBE`, timeoutMs)
+    } catch (e) {
+      hangUp()
+      throw e
+    }
+    return hangUp
   }
 }

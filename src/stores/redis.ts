@@ -9,7 +9,17 @@
  */
 import { asLogger } from '../lib/logger.ts'
 import { RedisClient } from 'bun'
-import { caOf, checkOver, Outage, scriptOver, withTimeout, type RedisConnection, type RedisOptions } from './redis-connection.ts'
+import {
+  caOf,
+  checkOver,
+  keepSubscribed,
+  Outage,
+  scriptOver,
+  withTimeout,
+  type RedisConnection,
+  type RedisOptions,
+  type SubscribeDial,
+} from './redis-connection.ts'
 import { isTopologyUrl, topologyConnection } from './redis-topology.ts'
 
 export type { RedisConnection, RedisOptions }
@@ -78,10 +88,35 @@ function singleNodeConnection(given: string, options: RedisOptions): RedisConnec
     }
   }
 
+  /** A subscriber is a client of its own: one in subscriber mode can send nothing else. */
+  const dial =
+    (channel: string): SubscribeDial =>
+    async (_attempt, message, lost) => {
+      const c = new RedisClient(url, { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: timeoutMs, ...tls })
+      c.onclose = () => lost()
+      try {
+        await withTimeout(c.connect(), `connecting to Redis at ${where}`, timeoutMs)
+        await withTimeout(
+          c.subscribe(channel, (text) => message(text)),
+          `Redis SUBSCRIBE`,
+          timeoutMs,
+        )
+      } catch (e) {
+        c.onclose = null
+        c.close()
+        throw e
+      }
+      return () => {
+        c.onclose = null
+        c.close()
+      }
+    }
+
   return {
     command,
     script: scriptOver(command),
     check: checkOver(command),
+    subscribe: (channel, handlers) => keepSubscribed(dial(channel), handlers, outage.backoff),
     close() {
       closed = true
       client?.close()

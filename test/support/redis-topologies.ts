@@ -280,6 +280,13 @@ export function redisServers() {
     get single(): TestRedis {
       return single!
     },
+    /** The cluster and the Sentinel group themselves, for a test that kills a node. */
+    get cluster(): TestCluster {
+      return started!.cluster
+    },
+    get sentinel(): TestSentinel {
+      return started!.sentinel
+    },
     /** The URL of each topology: `redis://`, `redis+cluster://`, `redis+sentinel://`. */
     url(kind: 'single' | 'cluster' | 'sentinel'): string {
       return kind === 'single' ? single!.url : kind === 'cluster' ? clusterUrl(started!.cluster) : sentinelUrl(started!.sentinel)
