@@ -143,17 +143,23 @@ export const sortRows = (rows: UsageRow[]) =>
   )
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
+/**
+ * Adds an hourly `row` to its row of `grain` in `rows` (keyed by keyText), as the stores add a batch: the same
+ * period and key make one row whose counts sum. The memory store and the meter's reads (usage-meter.ts) share it.
+ */
+export function addRow(rows: Map<string, UsageRow>, grain: Grain, row: UsageRow): void {
+  const period = periodOf(grain, row.period)
+  const key = keyText(period, row)
+  let into = rows.get(key)
+  if (!into) rows.set(key, (into = { ...row, period, ...emptyCounts() }))
+  addCounts(into, row)
+}
+
 /** The ledger in this process's memory: for the memory quota store (nothing survives a restart there either). */
 export function memoryUsageStore(): UsageStore {
   const grains: Record<Grain, Map<string, UsageRow>> = { hour: new Map(), day: new Map() }
   const applied = new Set<string>()
-  const add = (grain: Grain, row: UsageRow) => {
-    const period = periodOf(grain, row.period)
-    const key = keyText(period, row)
-    let into = grains[grain].get(key)
-    if (!into) grains[grain].set(key, (into = { ...row, period, ...emptyCounts() }))
-    addCounts(into, row)
-  }
+  const add = (grain: Grain, row: UsageRow) => addRow(grains[grain], grain, row)
   return {
     write(batch) {
       if (applied.has(batch.id)) return

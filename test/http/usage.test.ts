@@ -146,3 +146,124 @@ describe.each(stores)('the usage ledger on the %s store', (_, make) => {
     }
   })
 })
+
+/**
+ * A real store under the meter, its writes counted, with a write's reply or a read's answer held back on
+ * demand: `reached` says the held call got there (the batch is in the store; the store has answered).
+ */
+function heldStore(store: UsageStore) {
+  let writes = 0
+  const holds = { write: [] as PromiseWithResolvers<void>[], read: [] as PromiseWithResolvers<void>[] }
+  const reached = { write: Promise.withResolvers<void>(), read: Promise.withResolvers<void>() }
+  const pause = async (kind: 'write' | 'read') => {
+    const hold = holds[kind].shift()
+    if (!hold) return
+    reached[kind].resolve()
+    await hold.promise
+  }
+  const held: UsageStore = {
+    ...store,
+    async write(batch) {
+      await store.write(batch)
+      writes++
+      await pause('write')
+    },
+    async read(query) {
+      const rows = await store.read(query)
+      await pause('read')
+      return rows
+    },
+  }
+  /** Holds the next call of `kind` once it is done at the store, until `release`. */
+  const hold = (kind: 'write' | 'read') => {
+    const held = Promise.withResolvers<void>()
+    holds[kind].push(held)
+    reached[kind] = Promise.withResolvers<void>()
+    return { reached: reached[kind].promise, release: () => held.resolve() }
+  }
+  return { store: held, writes: () => writes, hold }
+}
+
+describe.each(stores)('GET /api/v1/usage writes nothing, on the %s store', (_, make) => {
+  let app: TestApp
+  let meter: UsageMeter
+  let quota: QuotaStore
+  let usage: UsageStore
+  let held: ReturnType<typeof heldStore>
+  const ROOMY = { ALMANAC_PLANS: 'roomy:1000/1d', ALMANAC_DEFAULT_PLAN: 'roomy', ALMANAC_API_KEYS: `${TEST_KEY}:roomy` }
+  beforeAll(async () => {
+    ;[quota, usage] = make()
+    held = heldStore(usage)
+    meter = createUsageMeter(held.store, { clock, intervalMs: 3_600_000 })
+    app = await testApp({ clock, env: ROOMY, quota, usage: meter, domains: allDomains })
+  })
+  afterAll(async () => {
+    await app.close()
+    await meter.close()
+    await quota.close()
+    await usage.close()
+  })
+
+  const lookup = async () => expect((await app.request('GET', '/api/v1/countries/FR')).status).toBe(200)
+  /** Today's totals as the route answers them: all requests, and the lookups (the countries domain). */
+  const polled = async () => {
+    const { status, body } = await app.json('GET', '/api/v1/usage?days=1', { form: 'bare' })
+    expect(status).toBe(200)
+    const today = body.days[0]
+    return { requests: today.requests, lookups: today.domains.find((d: any) => d.domain === 'countries')?.requests ?? 0 }
+  }
+
+  test('polling it writes no batch, and every answer holds the requests just made', async () => {
+    const writes = held.writes()
+    for (let i = 1; i <= 40; i++) {
+      await lookup()
+      // The i lookups and the i - 1 polls before this one (a request is counted once it is answered).
+      expect(await polled()).toEqual({ requests: 2 * i - 1, lookups: i })
+    }
+    expect(held.writes()).toBe(writes)
+    expect(meter.metrics()).toMatch(/almanac_usage_pending_rows [1-9]/)
+    // What the reads added is what the store adds: once written, the store alone answers the same rows.
+    const read = await meter.read({ grain: 'hour', since: TODAY })
+    await meter.flush()
+    expect(held.writes()).toBe(writes + 1)
+    expect(await usage.read({ grain: 'hour', since: TODAY })).toEqual(read)
+    expect(summary(read)).toEqual([
+      ['', 'GET /api/v1/usage', '2xx', 40, 0, 0],
+      ['countries', 'GET /api/v1/countries/:code', '2xx', 40, 40, 0],
+    ])
+  })
+
+  test('a read while a batch is in the store and its reply not yet back counts that batch once', async () => {
+    await meter.flush()
+    const before = await polled()
+    for (let i = 0; i < 3; i++) await lookup()
+    const write = held.hold('write')
+    const flushing = meter.flush()
+    await write.reached
+    for (let i = 0; i < 2; i++) await lookup()
+    const reading = polled()
+    // A turn of the event loop: a read that did not wait for the write would be at the store by now (the memory and
+    // SQLite stores answer at once) and find the batch both there and still this process's own.
+    await new Promise((turn) => setImmediate(turn))
+    write.release()
+    await flushing
+    expect((await reading).lookups).toBe(before.lookups + 5)
+  })
+
+  test('a write waits for a read under way, and reads asked meanwhile wait for the write: each row counts once', async () => {
+    await meter.flush()
+    const before = await polled()
+    for (let i = 0; i < 3; i++) await lookup()
+    const read = held.hold('read')
+    const first = polled()
+    // The store has answered without the 3 lookups; they are still this process's own.
+    await read.reached
+    const writes = held.writes()
+    const flushing = meter.flush()
+    const second = polled()
+    read.release()
+    await flushing
+    expect(held.writes()).toBe(writes + 1)
+    expect([(await first).lookups, (await second).lookups]).toEqual([before.lookups + 3, before.lookups + 3])
+  })
+})

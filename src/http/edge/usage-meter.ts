@@ -7,9 +7,24 @@
  * the next tick: the store applies an id once, so a retry never counts twice. What waits is bounded
  * (`maxPendingRows`): past it the oldest batch is dropped and said so in the log and in /metrics. A crash
  * loses what was not yet written: at most the last interval (a second); a clean stop writes everything.
+ *
+ * A read (GET /api/v1/usage) writes nothing: it adds this process's rows not yet written to what the store
+ * answers, so a caller polling it sees its latest requests and costs the store one read, never a write.
  */
 import { asLogger, type LogSink } from '../../lib/logger.ts'
-import { emptyCounts, latencyBucket, type UsageBatch, type UsageQuery, type UsageRow, type UsageStore } from '../../stores/usage.ts'
+import {
+  addRow,
+  emptyCounts,
+  keyText,
+  latencyBucket,
+  matches,
+  periodOf,
+  sortRows,
+  type UsageBatch,
+  type UsageQuery,
+  type UsageRow,
+  type UsageStore,
+} from '../../stores/usage.ts'
 import type { Exchange } from './exchange.ts'
 
 export interface UsageMeter {
@@ -17,7 +32,7 @@ export interface UsageMeter {
   record(exchange: Exchange | undefined, method: string, status: number, seconds: number, bytes: number): void
   /** Writes what is pending now (tests, a reader that wants this process's latest counts, shutdown). */
   flush(): Promise<void>
-  /** The ledger, after this process's pending counts are written. */
+  /** The ledger with this process's counts not yet written added in, as the store will add them; writes nothing. */
   read(query: UsageQuery): Promise<UsageRow[]>
   /** Prometheus lines: rows waiting to be written, batches dropped. */
   metrics(): string
@@ -47,6 +62,57 @@ function outcomeOf(status: number, problem: string | undefined): string {
 /** A process-unique prefix for batch ids: workers and instances never share one. */
 const BATCH_PREFIX = crypto.getRandomValues(new Uint32Array(2)).reduce((s, n) => s + n.toString(36), '')
 
+/**
+ * Keeps the meter's writes and reads of the store apart. A batch being written may or may not be in what a
+ * read answers, so no read overlaps a write: a read waits for the write under way (it never starts one), and
+ * a write waits for the reads under way; reads asked while a write waits wait for it, so polling never
+ * starves the writes. One write at a time, so batches go out in order.
+ */
+function storeGate() {
+  let writing: Promise<void> | null = null
+  let reading = 0
+  let readsEnded: (() => void) | null = null
+  return {
+    async write(write: () => Promise<void>): Promise<void> {
+      while (writing) await writing
+      // Set before the reads end, so reads asked meanwhile wait for this write.
+      writing = (async () => {
+        while (reading) await new Promise<void>((wake) => (readsEnded = wake))
+        await write()
+      })().finally(() => (writing = null))
+      await writing
+    },
+    async read<T>(read: () => Promise<T>): Promise<T> {
+      while (writing) await writing
+      reading++
+      try {
+        return await read()
+      } finally {
+        if (--reading === 0 && readsEnded) {
+          readsEnded()
+          readsEnded = null
+        }
+      }
+    },
+  }
+}
+
+/**
+ * The store's rows with the meter's `unwritten` ones that answer `query` added in, as the store will add them
+ * (addRow, the memory store's own sum). Taken while no write runs (storeGate), so each row counts exactly once;
+ * but a batch Redis applied whose reply was lost is still kept, so it counts twice here until its retry (skipped).
+ */
+function withUnwritten(stored: UsageRow[], query: UsageQuery, unwritten: Iterable<UsageRow>): UsageRow[] {
+  let merged: Map<string, UsageRow> | undefined
+  for (const row of unwritten) {
+    if (query.caller !== undefined && row.caller !== query.caller) continue
+    if (!matches({ ...row, period: periodOf(query.grain, row.period) }, query)) continue
+    merged ??= new Map(stored.map((r) => [keyText(r.period, r), r]))
+    addRow(merged, query.grain, row)
+  }
+  return merged ? sortRows([...merged.values()]) : stored
+}
+
 export function createUsageMeter(store: UsageStore, options: UsageMeterOptions = {}): UsageMeter {
   const { intervalMs = 1000, retentionDays = 400, maxPendingRows = 100_000, clock = Date.now } = options
   const log = asLogger(options.log ?? (() => {}))
@@ -64,7 +130,7 @@ export function createUsageMeter(store: UsageStore, options: UsageMeterOptions =
   let dropped = 0
   let failing = false
   let prunedAt = 0
-  let writing: Promise<void> | null = null
+  const gate = storeGate()
 
   const newRow = (exchange: Exchange, method: string, caller: string, customer: string, outcome: string): UsageRow => {
     const route = exchange.route
@@ -144,11 +210,15 @@ export function createUsageMeter(store: UsageStore, options: UsageMeterOptions =
 
   const flush = async () => {
     seal()
-    // One writer at a time, so batches go out in order; a flush asked meanwhile waits for it, then writes.
-    while (writing) await writing
-    writing = drain().finally(() => (writing = null))
-    await writing
+    await gate.write(drain)
   }
+
+  /** This process's rows not yet written: the waiting batches (the first may be being written) and the open rows. */
+  const unwritten = function* () {
+    for (const batch of waiting) yield* batch.rows
+    for (const callers of rows.values()) for (const outcomes of callers.values()) yield* outcomes.values()
+  }
+  const read = (query: UsageQuery) => gate.read(async () => withUnwritten(await store.read(query), query, unwritten()))
 
   const timer = setInterval(() => void flush(), intervalMs)
   timer.unref()
@@ -156,10 +226,7 @@ export function createUsageMeter(store: UsageStore, options: UsageMeterOptions =
   return {
     record,
     flush,
-    async read(query) {
-      await flush()
-      return store.read(query)
-    },
+    read,
     metrics: () =>
       [
         '# HELP almanac_usage_pending_rows Usage ledger rows counted and not yet written to the store.',

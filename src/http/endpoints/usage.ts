@@ -110,8 +110,8 @@ export const usageRoutes = (config: Config, meter: UsageMeter | undefined, clock
       detail: routeDetail({
         summary: "The caller's own usage: its credit window now and its daily totals per domain",
         description:
-          'Costs no credit. Daily totals come from the usage ledger: this server writes what it counted before reading, so ' +
-          'its own answers are in; other instances write theirs once a second.',
+          "Costs no credit and writes nothing. Daily totals come from the usage ledger, with this server's counts not yet " +
+          'written added in, so its own answers are in; other instances write theirs once a second.',
         free: true,
         response: { name: 'Usage', enveloped: UsageSchema },
       }),
