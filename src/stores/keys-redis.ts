@@ -10,16 +10,24 @@
  * - `audit`: the audit log, a list of JSON entries, newest first, capped at AUDIT_CAP.
  * On a Redis Cluster the prefix is a hash tag (`{almanac:keys:}hash:…`), so the whole store is one slot and
  * every script may touch any of its keys: the store is written by operators (a few changes a minute at
- * most) and read once per key per KEY_CACHE_MS per instance, so one master serves it easily. A single node
- * and a Sentinel group keep the untagged names, as before clusters were supported: nothing to migrate.
+ * most) and read about once per active key per KEY_CACHE_LIVE_MS per instance, so one master serves it
+ * easily. A single node and a Sentinel group keep the untagged names, as before clusters were supported:
+ * nothing to migrate.
  * Every change is one Lua script that also appends its audit entry, so two CLIs racing on one name cannot
  * both win and no change goes unrecorded. A lookup is one script too (the key, its customer, the secret's
  * grace): one round trip.
  *
- * Lookups are kept at most KEY_CACHE_MS in a small bounded cache per instance: a revoke, an update, a
- * rotation's end of grace or a customer's new plan is honoured by every instance within that time plus one
- * Redis round trip (the documented bound: under a second). Unknown keys are never cached, so a key just
- * created, or a new secret, works at once everywhere.
+ * Each instance keeps lookups in a small bounded cache. Every script that changes what a lookup answers
+ * also PUBLISHes, in the same script, on `<prefix>changed`: the hex hashes of the key's secrets (current and
+ * replaced), or `*` after a customer's change (it counts for all its keys). PUBLISH names no key, so a
+ * cluster carries it to every node. Each store subscribes at its first lookup and drops what a message
+ * names. While that subscription is live a match is kept KEY_CACHE_LIVE_MS; whenever it goes down or comes
+ * back the whole cache goes (messages may have been missed), and lookups begun while it is down are kept
+ * KEY_CACHE_MS. So a revoke, an update, a rotation or a customer's new plan is honoured by every instance as
+ * soon as the message arrives, and within KEY_CACHE_MS plus one Redis round trip when the channel is down
+ * (the documented bound: under a second). A lookup whose key is announced while it is in flight is not kept.
+ * No match is kept past its secret's end of grace or its key's expiry. Unknown keys are never cached, so a
+ * key just created, or a new secret, works at once everywhere.
  */
 import { GenerationalCache } from '../lib/cache.ts'
 import {
@@ -49,9 +57,18 @@ import {
   type StoredKey,
 } from './keys.ts'
 import { redisConnection, type RedisOptions } from './redis.ts'
+import type { RedisConnection, Subscription } from './redis-connection.ts'
 
-/** How long one instance may answer from its own copy of a key's record. */
+/** How long one instance may answer from its own copy of a key's record while it may have missed a change. */
 export const KEY_CACHE_MS = 500
+/**
+ * How long it may while its subscription to the change channel is live: every change that makes a copy wrong
+ * is announced there and drops it at once, so this only bounds what a lost message could cost (none is lost
+ * while the subscription stays live) and lets a key in steady use cost no Redis command at all.
+ */
+export const KEY_CACHE_LIVE_MS = 60_000
+/** The channel, after the prefix, the write scripts announce changes on: hash hexes separated by spaces, or `*` for every key. */
+const CHANGES_CHANNEL = 'changed'
 /** Audit entries kept; the oldest go first. */
 export const AUDIT_CAP = 100_000
 
@@ -97,9 +114,21 @@ local function audit(action, target, before, after, extra)
       any = true
     end
   end
-  if not any then return end
+  if not any then return false end
   redis.call('LPUSH', p .. 'audit', cjson.encode({at = now, actor = actor, action = action, target = target, changes = changes}))
   redis.call('LTRIM', p .. 'audit', 0, ${AUDIT_CAP - 1})
+  return true
+end
+-- Tells every instance which cached lookups a change made wrong (CHANGES_CHANNEL), and the caller too: its answer's third element.
+local function announce(what)
+  redis.call('PUBLISH', p .. '${CHANGES_CHANNEL}', what)
+  return what
+end
+-- A key's secrets: its current one and every one a rotation replaced (they lead to the same record).
+local function secrets_of(id, hex)
+  local all = redis.call('SMEMBERS', p .. 'retired:' .. id)
+  table.insert(all, hex)
+  return table.concat(all, ' ')
 end
 `
 
@@ -146,8 +175,8 @@ end
 for _, f in ipairs({'name', 'plan', 'scopes', 'expires', 'customer'}) do
   if want[f] == cjson.null then redis.call('HDEL', h, f) elseif want[f] ~= nil then redis.call('HSET', h, f, want[f]) end
 end
-audit('key.update', id, before, fields(redis.call('HGETALL', h)))
-return {1, redis.call('HGETALL', h)}
+local changed = audit('key.update', id, before, fields(redis.call('HGETALL', h)))
+return {1, redis.call('HGETALL', h), changed and announce(secrets_of(id, hex)) or ''}
 `
 
 /**
@@ -163,6 +192,7 @@ if before.revoked then return {2, redis.call('HGETALL', h)} end
 local fresh = p .. 'hash:' .. ARGV[5]
 if redis.call('EXISTS', fresh) == 1 then return {-1} end
 local retired = p .. 'retired:' .. id
+local secrets = secrets_of(id, hex)
 for _, old in ipairs(redis.call('SMEMBERS', retired)) do
   local ends = redis.call('HGET', p .. 'hash:' .. old, 'retires')
   if ends and ends > ARGV[6] then redis.call('HSET', p .. 'hash:' .. old, 'retires', ARGV[6]) end
@@ -173,7 +203,7 @@ redis.call('HSET', h, 'id', id, 'retires', ARGV[6])
 redis.call('SADD', retired, hex)
 redis.call('SET', p .. 'id:' .. id, ARGV[5])
 audit('key.rotate', id, before, fields(redis.call('HGETALL', fresh)), {grace_until = {from = cjson.null, to = ARGV[6]}})
-return {1, redis.call('HGETALL', fresh)}
+return {1, redis.call('HGETALL', fresh), announce(secrets)}
 `
 
 /** ARGV 4 id or name. {0} unknown, {2, fields} already revoked, {1, fields} revoked now. */
@@ -186,7 +216,7 @@ if before.revoked then return {2, redis.call('HGETALL', h)} end
 redis.call('HSET', h, 'revoked', now)
 if redis.call('GET', p .. 'name:' .. before.name) == id then redis.call('DEL', p .. 'name:' .. before.name) end
 audit('key.revoke', id, before, fields(redis.call('HGETALL', h)))
-return {1, redis.call('HGETALL', h)}
+return {1, redis.call('HGETALL', h), announce(secrets_of(id, hex))}
 `
 
 /** ARGV 4 id, 5 name, 6 plan ('' none), 7 creation ms. {0} name taken. */
@@ -216,8 +246,9 @@ if want.name ~= nil and want.name ~= before.name then
   redis.call('HSET', c, 'name', want.name)
 end
 if want.plan == cjson.null then redis.call('HDEL', c, 'plan') elseif want.plan ~= nil then redis.call('HSET', c, 'plan', want.plan) end
-audit('customer.update', id, before, fields(redis.call('HGETALL', c)))
-return {1, redis.call('HGETALL', c)}
+-- Every key of the customer answers with its name and plan: all of them, so every cached lookup goes.
+local changed = audit('customer.update', id, before, fields(redis.call('HGETALL', c)))
+return {1, redis.call('HGETALL', c), changed and announce('*') or ''}
 `
 
 /**
@@ -292,21 +323,112 @@ function toMatch(reply: unknown): KeyMatch | null {
   return record && { record, customer: toCustomer(reply[1]), retires: String(reply[2]) || null }
 }
 
-/** A write script's answer: its state and, for 1 and 2, the record's fields. */
+/** A write script's answer: its state, for 1 and 2 the record's fields, and what it announced on the change channel ('' nothing). */
 const answer = (reply: unknown) => {
-  const [state, fields] = reply as [number, unknown]
-  return { state: Number(state), fields }
+  const [state, fields, announced] = reply as [number, unknown, string | undefined]
+  return { state: Number(state), fields, announced: announced ? String(announced) : '' }
+}
+
+/** When a cached match must be asked again at the latest: `keepMs` after it was asked, never past its grace or its key's expiry. */
+function keptUntil(askedAt: number, keepMs: number, match: KeyMatch): number {
+  let until = askedAt + keepMs
+  for (const instant of [match.retires, match.record.expires]) if (instant !== null) until = Math.min(until, Date.parse(instant))
+  return until
+}
+
+/** A lookup in flight, and how long its answer may be kept: cut to KEY_CACHE_MS, or to 0, by what is heard meanwhile. */
+interface Reading {
+  answer: Promise<KeyMatch | null>
+  keepMs: number
+}
+
+/**
+ * The lookups of one store by hash hex (`ask` reads Redis): kept in a bounded cache, and dropped by what the
+ * change channel announces. The channel is subscribed at the first lookup: a store opened only to write (a
+ * CLI, the console) needs none.
+ */
+function cachedLookups(
+  redis: RedisConnection,
+  channel: string,
+  ask: (h: string) => Promise<KeyMatch | null>,
+  { cacheEntries, now }: { cacheEntries: number; now: () => number },
+) {
+  /** Known keys by hash hex, with when they must be asked again. */
+  const cache = new GenerationalCache<string, { until: number; match: KeyMatch }>(cacheEntries)
+  /** Reads in flight: concurrent requests with one key share one lookup. */
+  const reading = new Map<string, Reading>()
+  let live = false
+  let subscription: Subscription | null = null
+  /** Drops what a change announced (hash hexes, or `*`) made wrong: the cached copies, and the answers of lookups in flight. */
+  const forget = (announced: string) => {
+    if (announced === '*') {
+      cache.clear()
+      for (const r of reading.values()) r.keepMs = 0
+      reading.clear()
+      return
+    }
+    for (const h of announced.split(' ')) {
+      const hit = cache.get(h)
+      if (hit) hit.until = -Infinity
+      const r = reading.get(h)
+      if (r) r.keepMs = 0
+      // Requests from now on ask again rather than share an answer that may predate the change.
+      reading.delete(h)
+    }
+  }
+  const listen = () =>
+    redis.subscribe(channel, {
+      message: forget,
+      // Either way messages may have been missed: nothing kept so far can be trusted, nothing in flight kept long.
+      live(up) {
+        live = up
+        cache.clear()
+        for (const r of reading.values()) r.keepMs = Math.min(r.keepMs, KEY_CACHE_MS)
+      },
+    })
+  const find = (h: string): KeyMatch | null | Promise<KeyMatch | null> => {
+    const hit = cache.get(h)
+    if (hit && now() < hit.until) return hit.match
+    const shared = reading.get(h)
+    if (shared) return shared.answer
+    subscription ??= listen()
+    const askedAt = now()
+    const lookup: Reading = { answer: ask(h), keepMs: live ? KEY_CACHE_LIVE_MS : KEY_CACHE_MS }
+    // Unknown keys are not kept: a new key works at once everywhere.
+    lookup.answer = lookup.answer
+      .then((match) => {
+        const until = match && keptUntil(askedAt, lookup.keepMs, match)
+        if (match && until! > now()) cache.set(h, { until: until!, match })
+        return match
+      })
+      .finally(() => reading.get(h) === lookup && reading.delete(h))
+    reading.set(h, lookup)
+    return lookup.answer
+  }
+  return {
+    find,
+    forget,
+    get live() {
+      return live
+    },
+    close: () => subscription?.close(),
+  }
 }
 
 export interface RedisKeyOptions extends RedisOptions {
   keyPrefix?: string
-  /** Lookups kept per instance (two generations); at most KEY_CACHE_MS each. */
+  /** Lookups kept per instance (two generations); at most KEY_CACHE_LIVE_MS each, or KEY_CACHE_MS. */
   cacheEntries?: number
   /** The clock of the lookup cache, of creation, revocation and rotation times and of the audit log. */
   now?: () => number
 }
 
-export function redisKeyStore(url: string, options: RedisKeyOptions = {}): KeyStore {
+export interface RedisKeyStore extends KeyStore {
+  /** True while the change channel is subscribed and live: lookups begun now may be kept KEY_CACHE_LIVE_MS. */
+  readonly cacheLive: boolean
+}
+
+export function redisKeyStore(url: string, options: RedisKeyOptions = {}): RedisKeyStore {
   const { keyPrefix = 'almanac:keys:', cacheEntries = 10_000, now = Date.now } = options
   const redis = redisConnection(url, { role: 'key store', ...options })
   // On a cluster the whole store is one hash tag, so one slot: every script below may touch any of its keys.
@@ -327,13 +449,13 @@ export function redisKeyStore(url: string, options: RedisKeyOptions = {}): KeySt
     lookup: scriptOf(LOOKUP),
     list: scriptOf(LIST),
   }
-  /** A write script run with the prefix, the time and the actor first. */
-  const write = async (script: keyof typeof scripts, actor: string, ...args: string[]) =>
-    answer(await scripts[script]([p, new Date(now()).toISOString(), checkActor(actor), ...args]))
-  /** Known keys by hash hex, with when they were read. */
-  const cache = new GenerationalCache<string, { at: number; match: KeyMatch }>(cacheEntries)
-  /** Reads in flight: concurrent requests with one key share one lookup. */
-  const reading = new Map<string, Promise<KeyMatch | null>>()
+  const lookups = cachedLookups(redis, `${p}${CHANGES_CHANNEL}`, (h) => scripts.lookup([p, h]).then(toMatch), { cacheEntries, now })
+  /** A write script run with the prefix, the time and the actor first; what it announced is forgotten here at once. */
+  const write = async (script: keyof typeof scripts, actor: string, ...args: string[]) => {
+    const result = answer(await scripts[script]([p, new Date(now()).toISOString(), checkActor(actor), ...args]))
+    if (result.announced) lookups.forget(result.announced)
+    return result
+  }
 
   const keyed = (state: number, fields: unknown, idOrName: string) => {
     const record = toRecord(fields)
@@ -388,25 +510,7 @@ export function redisKeyStore(url: string, options: RedisKeyOptions = {}): KeySt
       if (state === 2 && record) throw alreadyRevoked(record)
       return keyed(state, fields, idOrName)
     },
-    findByHash(digest) {
-      const h = hex(digest)
-      const hit = cache.get(h)
-      if (hit && now() - hit.at < KEY_CACHE_MS) return hit.match
-      let pending = reading.get(h)
-      if (pending) return pending
-      const at = now()
-      // Unknown keys are not kept: a new key works at once everywhere.
-      pending = scripts
-        .lookup([p, h])
-        .then(toMatch)
-        .then((match) => {
-          if (match) cache.set(h, { at, match })
-          return match
-        })
-        .finally(() => reading.delete(h))
-      reading.set(h, pending)
-      return pending
-    },
+    findByHash: (digest) => lookups.find(hex(digest)),
     async createCustomer(input, actor) {
       const made = prepareCustomer(input, now())
       const { state, fields } = await write('createCustomer', actor, made.id, made.name, made.plan ?? '', String(Date.parse(made.created)))
@@ -434,6 +538,12 @@ export function redisKeyStore(url: string, options: RedisKeyOptions = {}): KeySt
       const entries = rows.map((row) => JSON.parse(row) as AuditEntry)
       return since === null ? entries : entries.filter((e) => e.at >= since)
     },
-    close: () => redis.close(),
+    get cacheLive() {
+      return lookups.live
+    },
+    close() {
+      lookups.close()
+      redis.close()
+    },
   }
 }
