@@ -90,6 +90,14 @@ function groupBy<T>(items: Iterable<T>, keyOf: (item: T) => string): Map<string,
   return groups
 }
 
+export const USAGE_KEY_PREFIX = 'almanac:usage:'
+
+/** The hash tag of a row of `period` (Unix seconds): on a cluster its UTC day, so one day's keys share a slot; elsewhere none. */
+export const usageDayTag = (cluster: boolean, period: number) => (cluster ? String(periodOf('day', period)) : '')
+
+/** The prefix of the keys of `day` (`usageDayTag`): the day as their hash tag, or the plain prefix when there is no tag. */
+export const usageDayPrefix = (keyPrefix: string, day: string) => (day ? `{${keyPrefix}${day}}:` : keyPrefix)
+
 export interface RedisUsageOptions extends RedisOptions {
   keyPrefix?: string
   /** Days daily rows are kept (the key's TTL). */
@@ -98,13 +106,12 @@ export interface RedisUsageOptions extends RedisOptions {
 }
 
 export function redisUsageStore(url: string, options: RedisUsageOptions = {}): UsageStore {
-  const { keyPrefix: p = 'almanac:usage:', retentionDays = 400, now = Date.now, ...connection } = options
+  const { keyPrefix: p = USAGE_KEY_PREFIX, retentionDays = 400, now = Date.now, ...connection } = options
   const redis = redisConnection(url, { role: 'usage ledger', ...connection })
   const write = redis.script(WRITE)
   const read = redis.script(READ)
-  /** The prefix of a day's keys: on a cluster the day is their hash tag; elsewhere every day shares the plain prefix. */
-  const prefixOf = (day: string) => (redis.cluster ? `{${p}${day}}:` : p)
-  const dayOf = (seconds: number) => (redis.cluster ? String(periodOf('day', seconds)) : '')
+  const prefixOf = (day: string) => usageDayPrefix(p, day)
+  const dayOf = (seconds: number) => usageDayTag(redis.cluster, seconds)
   return {
     async write(batch) {
       const parts = groupBy(batch.rows, (r) => dayOf(r.period))

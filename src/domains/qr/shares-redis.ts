@@ -105,9 +105,12 @@ end
 return 1
 `
 
+/** What every key of the ledger starts with, on every topology (each caller is its own hash tag already). */
+export const SHARE_KEY_PREFIX = 'almanac:qr:share:'
+
 /** The caller inside a hash tag: encoded, so no `{` or `}` of its own can move the tag. */
 export const shareKeys = (caller: string) => {
-  const tag = `almanac:qr:share:{${encodeURIComponent(caller)}}`
+  const tag = `${SHARE_KEY_PREFIX}{${encodeURIComponent(caller)}}`
   return [`${tag}:expiry`, `${tag}:bytes`, `${tag}:held`]
 }
 
