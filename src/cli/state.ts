@@ -21,9 +21,11 @@ import { APP_VERSION } from '../version.ts'
 import { didYouMean } from '../lib/did-you-mean.ts'
 import { type OptionSpec, parseCommand, UsageError } from './args.ts'
 import { storeCommandFailed } from './keys.ts'
+import { migrateRedisCommand } from './migrate-redis.ts'
 
 export const STATE_USAGE = `usage: almanac state backup --to DIR
        almanac state restore --from DIR [--force]
+       almanac state migrate-redis --from URL --to URL [--dry-run] [--replace]
   backup   copies ALMANAC_STATE_DIR into DIR (new or empty), also while a server runs: every SQLite database
            (keys.sqlite, quota.sqlite, usage.sqlite, qr-shares.sqlite, …) as a consistent snapshot of its own,
            the QR signing key and the active-data and previous-data pointers (not the data directories they
@@ -31,6 +33,8 @@ export const STATE_USAGE = `usage: almanac state backup --to DIR
   restore  puts such a backup into ALMANAC_STATE_DIR (created if missing), replacing those files. Stop the
            server first: restore refuses while the process in ALMANAC_STATE_DIR/almanac.pid runs (--force when
            that pid is no longer Almanac's). Run both as the server's user, with its ALMANAC_STATE_DIR (or --state-dir).
+  migrate-redis  copies what the stores keep in one Redis into another (a single node into a Redis Cluster or
+           a Sentinel group, or back), renamed as the stores name keys there: \`almanac state migrate-redis --help\`
 Not in the state directory, so not in the backup: keys and quotas kept in Redis (back Redis up), QR images
 (the local store's qr/ folder or S3; they expire).`
 
@@ -196,8 +200,10 @@ export async function stateCommand(
     out(STATE_USAGE)
     return 0
   }
+  if (sub === 'migrate-redis') return migrateRedisCommand(rest, out, log)
+  const subs = ['backup', 'restore', 'migrate-redis']
   if (sub !== 'backup' && sub !== 'restore')
-    throw new UsageError(`state ${JSON.stringify(sub)}: expected backup or restore${didYouMean(sub, ['backup', 'restore'])}`)
+    throw new UsageError(`state ${JSON.stringify(sub)}: expected ${subs.join(', ')}${didYouMean(sub, subs)}`)
   const flagSpec: OptionSpec = sub === 'backup' ? { to: text } : { from: text, force: { type: 'boolean' } }
   const parsed = parseCommand(rest, { ...settingOptions(), ...flagSpec })
   if (parsed.help) {
