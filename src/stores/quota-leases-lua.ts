@@ -14,8 +14,8 @@ export const WANT_FIELD = '~want'
  * `need`: the credits the request lacks after spending `have`, what the instance held; `delta`: the change
  * in what it holds since it last told Redis (spends lower it, refunds raise it). Grants `need` plus a block
  * (only `need` while a want is recent, so holders do not hoard what others wait for) if `need` fits; else
- * grants nothing, and if other instances hold credits marks the want. Returns {granted?, used after, grant,
- * credits the others hold}.
+ * grants nothing, and if other instances hold credits marks the want. `need` 0 is a refill before the lease runs
+ * dry: it always fits, so it never marks a want. Returns {granted?, used after, grant, credits the others hold}.
  */
 export const LEASE = `
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -23,7 +23,7 @@ local need = tonumber(ARGV[2])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local wanted = now - tonumber(redis.call('HGET', KEYS[2], '${WANT_FIELD}') or '0') < tonumber(ARGV[8])
-local left = tonumber(ARGV[4]) - used
+local left = math.max(0, tonumber(ARGV[4]) - used)
 local ok, grant, others = 0, 0, 0
 local delta = tonumber(ARGV[6])
 if need <= left then

@@ -2,32 +2,50 @@
  * Credit leases (docs/auth-and-quotas.md, "Credit leases"): an instance takes a block of a subject's credits
  * from Redis at once (LEASE, counted as used in the window's counter, so the window never goes over the
  * plan) and spends it locally without a round trip, so a hot key is no longer one Redis core's worth of
- * requests. Credits go back (RETURN) when another instance finds the window empty while this one holds some
- * (it marks a want; holders see it within a tick), after `idleMs` without a request, and on close; a new
- * window starts fresh (the old one's credits can no longer be spent anywhere). Refunds go back to the local
- * lease first. Plans without a block size, and subjects whose key cannot share a cluster slot with its lease
- * hash, are counted as before by the wrapped store.
+ * requests.
+ *
+ * - A block is what this instance spent of the key over the last `horizonMs`, at most the plan's block size:
+ *   a key seen now and then takes nothing beyond the request (one script a request, as without leases), a
+ *   busy one takes up to the block. A lease half spent asks for the next block before it runs dry, so a
+ *   request does not wait for it; one that ran dry all the same takes twice the block next time (up to 16×).
+ * - Credits go back (RETURN) when another instance finds the window empty while this one holds some: it
+ *   marks a want, published on a channel every instance hears (and kept in a sorted set for instances whose
+ *   subscription is down, which poll it each tick); after `idleMs` without a request (`heardIdleMs` while
+ *   wants are heard at once); and on close. A new window starts fresh: the old one's credits can no longer be
+ *   spent anywhere. Refunds go back to the local lease first.
+ * - A refusal Redis gave while no instance held credits stands here for `refusedMs` without a round trip.
+ *
+ * Plans without a block size, and subjects whose key cannot share a cluster slot with its lease hash, are
+ * counted as before by the wrapped store.
  */
 import type { Plan } from '../config.ts'
 import { quotaState, quotaWindow, windowKey, type Answer, type QuotaState, type QuotaStore } from './quota.ts'
 import { LEASE, PEEK, RETURN } from './quota-leases-lua.ts'
 import { QUOTA_KEY_PREFIX, quotaKey, quotaKeyTtl } from './quota-redis.ts'
-import type { RedisConnection } from './redis-connection.ts'
+import type { RedisConnection, Subscription } from './redis-connection.ts'
 
 export interface LeaseOptions {
-  /** Block size by plan name: what one LEASE takes beyond the request's need. */
+  /** Block size by plan name: the most one LEASE takes beyond the request's need. */
   blocks: ReadonlyMap<string, number>
   keyPrefix?: string
   /** This instance's name in the lease hashes; a random one by default. */
   instance?: string
-  /** How often holders look for wants and idle leases; 0: only when `tick` is called (tests). */
+  /** How often holders look for idle leases (and, while wants are not heard at once, for wants); 0: only when `tick` is called. */
   tickMs?: number
   /** How long an asker waits for holders to give credits back before it asks once more. */
   waitMs?: number
-  /** A lease unused this long goes back. */
+  /** A lease unused this long goes back while wants are not heard at once. */
   idleMs?: number
+  /** A lease unused this long goes back while they are (holders give back the moment they are wanted). */
+  heardIdleMs?: number
   /** How long a want counts: grants are then exactly what is needed, and holders give back. */
   wantMs?: number
+  /** A block is what was spent here over this long; 0: every LEASE takes the whole block. */
+  horizonMs?: number
+  /** How long a refusal with nothing held anywhere is repeated here without asking Redis again. */
+  refusedMs?: number
+  /** Hear wants on a channel (the default); false: only poll them each tick. */
+  subscribe?: boolean
   clock?: () => number
   /** How an asker waits `waitMs` (tests pass one they release when holders have ticked). */
   wait?: (ms: number) => Promise<void>
@@ -38,6 +56,10 @@ export interface LeasingQuotaStore extends QuotaStore {
   tick(now?: number): Promise<void>
   /** Credits held here unspent, for tests and the bench. */
   held(): number
+  /** True while wants reach this instance the moment they are marked (its subscription to them is live). */
+  hearsWants(): boolean
+  /** Resolves once no LEASE of this instance is in flight (refills included), for tests and the bench. */
+  settled(): Promise<void>
 }
 
 interface Lease {
@@ -54,8 +76,20 @@ interface Lease {
   usedAt: number
   /** The LEASE (or the wait for holders) in flight: one per lease, so concurrent misses do not each take a block. */
   pending: Promise<unknown> | null
-  /** A tick saw a want while a LEASE was in flight: give back what it granted as soon as it lands. */
+  /** The one in flight is a refill: a request that finds the lease dry meanwhile doubles `cap`. */
+  refilling: boolean
+  /** A tick or a message saw a want while a LEASE was in flight: give back what it granted as soon as it lands. */
   wanted: boolean
+  /** Credits spent here since `since` (ms): the rate a block is sized by. */
+  spent: number
+  since: number
+  /** The most a LEASE takes beyond the need: the plan's block, doubled each time the lease ran dry. */
+  cap: number
+  /** Below this many unspent credits a refill is asked for. */
+  lowWater: number
+  /** Until when (ms) a refusal stands here, and the credits Redis had left then. */
+  refusedUntil: number
+  refusedLeft: number
 }
 
 /**
@@ -78,41 +112,56 @@ const stateOf = (l: Lease, allowed: boolean): QuotaState => quotaState(l.plan, l
 const spendHere = (l: Lease, cost: number) => {
   l.unspent -= cost
   l.unreported -= cost
+  l.spent += cost
   return stateOf(l, true)
 }
+
+/** A block grows at most this many times the plan's block size by running dry. */
+const CAP_GROWTH = 16
 
 interface CallSettings {
   instance: string
   wantsKey: string
   wantMs: number
   waitMs: number
+  horizonMs: number
+  refusedMs: number
   wait: (ms: number) => Promise<void>
 }
 
-/** The calls on Redis a lease makes: LEASE (`ask`, and `obtain` around it, with the want) and RETURN. */
-function leaseCalls(redis: RedisConnection, { instance, wantsKey, wantMs, waitMs, wait }: CallSettings) {
+/** The calls on Redis a lease makes: LEASE (`obtain`, `refill`, with a want when others hold credits) and RETURN. */
+function leaseCalls(redis: RedisConnection, settings: CallSettings) {
+  const { instance, wantsKey, wantMs, waitMs, horizonMs, refusedMs, wait } = settings
   const lease = redis.script(LEASE)
   const giveBack = redis.script(RETURN)
 
-  /** One LEASE: what is held here plus what Redis grants pays for `cost`; true if it did. */
-  const ask = async (l: Lease, cost: number, block: number, now: number): Promise<{ ok: boolean; others: number }> => {
-    const have = l.unspent
+  /** What one LEASE takes beyond the need: the credits spent here over the last horizon, up to the cap. */
+  const blockFor = (l: Lease, now: number): number => {
+    if (!horizonMs) return l.cap
+    // Older spending counts for less: the rate over the last one or two horizons.
+    if (now - l.since > 2 * horizonMs) {
+      l.spent = (l.spent * horizonMs) / (now - l.since)
+      l.since = now - horizonMs
+    }
+    const block = Math.floor((l.spent * horizonMs) / Math.max(horizonMs, now - l.since))
+    // A block of one saves nothing: the RETURN it may need costs what it spares.
+    return block < 2 ? 0 : Math.min(l.cap, block)
+  }
+
+  /**
+   * One LEASE: `cost` paid by what is held here (`useHeld`) plus what Redis grants, with a block beyond it;
+   * a refill asks for a block alone and spending goes on meanwhile. Returns whether it was granted.
+   */
+  const ask = async (l: Lease, cost: number, block: number, now: number, useHeld: boolean): Promise<{ ok: boolean; others: number }> => {
+    const have = useHeld ? l.unspent : 0
     const delta = l.unreported
-    l.unspent = 0
+    l.unspent -= have
     l.unreported = 0
-    const ttl = quotaKeyTtl(l.end, now)
+    const need = cost - have
     let reply: [number, number, number, number]
     try {
-      reply = await lease(l.keys, [
-        instance,
-        String(cost - have),
-        String(block),
-        String(l.plan.credits),
-        ttl,
-        String(delta),
-        String(have),
-        String(wantMs),
-      ])
+      const args = [instance, String(need), String(block), String(l.plan.credits), quotaKeyTtl(l.end, now)]
+      reply = await lease(l.keys, [...args, String(delta), String(have), String(wantMs)])
     } catch (e) {
       // Had the script run after all, Redis counts credits nobody spends: fewer, never more than the plan.
       l.unspent += have
@@ -121,41 +170,9 @@ function leaseCalls(redis: RedisConnection, { instance, wantsKey, wantMs, waitMs
     }
     const [ok, used, grant, others] = reply.map(Number) as [number, number, number, number]
     l.used = used
-    l.unspent += ok ? grant - (cost - have) : have
+    l.unspent += ok ? grant - need : have
+    if (ok && grant > need) l.lowWater = Math.floor((grant - need) / 2)
     return { ok: ok === 1, others }
-  }
-
-  /** A cost the lease does not cover: a LEASE, and when others hold credits, a want, a wait and one more. */
-  const obtain = async (l: Lease, cost: number, block: number, now: number): Promise<QuotaState> => {
-    while (l.pending) {
-      await l.pending.catch(() => {})
-      if (cost <= l.unspent) return spendHere(l, cost)
-    }
-    const run = async () => {
-      const first = await ask(l, cost, block, now)
-      // Worth a want only if what others hold could make up the difference.
-      if (first.ok || !first.others || first.others + l.plan.credits - l.used + l.unspent < cost) return first.ok
-      // What is held here does not pay for this request alone: back to Redis, where the retry (or another
-      // instance waiting likewise) can add it to what the holders give back.
-      if (l.unspent > 0) await returnLease(l)
-      await Promise.all([
-        redis.command('ZADD', [wantsKey, String(now), l.keys[1]]),
-        redis.command('ZREMRANGEBYSCORE', [wantsKey, '-inf', String(now - 2 * wantMs)]),
-      ])
-      await wait(waitMs)
-      if (cost > l.unspent) return (await ask(l, cost, block, now)).ok
-      spendHere(l, cost)
-      return true
-    }
-    const running = run()
-    l.pending = running
-    try {
-      return stateOf(l, await running)
-    } finally {
-      l.pending = null
-      if (l.wanted && l.unspent > 0) void returnLease(l).catch(() => {})
-      l.wanted = false
-    }
   }
 
   const returnLease = async (l: Lease) => {
@@ -167,18 +184,82 @@ function leaseCalls(redis: RedisConnection, { instance, wantsKey, wantMs, waitMs
     l.used = Number(await giveBack(l.keys, [instance, String(amount), String(delta)]))
   }
 
-  return { obtain, returnLease }
+  /** Once a LEASE lands: what a want asked for meanwhile goes back. */
+  const landed = (l: Lease) => {
+    l.pending = null
+    l.refilling = false
+    if (l.wanted && l.unspent > 0) void returnLease(l).catch(() => {})
+    l.wanted = false
+  }
+
+  /** The next block, asked for in the background while the lease still has credits. */
+  const refill = (l: Lease, now: number) => {
+    const block = blockFor(l, now)
+    if (!block) return
+    l.refilling = true
+    l.pending = ask(l, 0, block, now, false)
+      .catch(() => {})
+      .finally(() => landed(l))
+  }
+
+  /** Marks the want where every instance hears of it (the channel) or will on its next poll (the sorted set). */
+  const want = (l: Lease, now: number) =>
+    Promise.all([
+      redis.command('ZADD', [wantsKey, String(now), l.keys[1]]),
+      redis.command('ZREMRANGEBYSCORE', [wantsKey, '-inf', String(now - 2 * wantMs)]),
+      redis.command('PUBLISH', [wantsKey, l.keys[1]]),
+    ])
+
+  /** A cost the lease does not cover: a LEASE, and when others hold credits, a want, a wait and one more. */
+  const obtain = async (l: Lease, cost: number, planBlock: number, now: number): Promise<QuotaState> => {
+    if (l.refilling) l.cap = Math.min(l.cap * 2, planBlock * CAP_GROWTH)
+    while (l.pending) {
+      await l.pending.catch(() => {})
+      if (cost <= l.unspent) return spendHere(l, cost)
+    }
+    const block = blockFor(l, now)
+    const run = async () => {
+      const first = await ask(l, cost, block, now, true)
+      // Worth a want only if what others hold could make up the difference.
+      if (first.ok || !first.others || first.others + l.plan.credits - l.used + l.unspent < cost) return first
+      // What is held here does not pay for this request alone: back to Redis, where the retry (or another
+      // instance waiting likewise) can add it to what the holders give back.
+      if (l.unspent > 0) await returnLease(l)
+      await want(l, now)
+      await wait(waitMs)
+      if (cost > l.unspent) return ask(l, cost, block, now, true)
+      l.unspent -= cost
+      l.unreported -= cost
+      return { ok: true, others: 0 }
+    }
+    const running = run()
+    l.pending = running
+    try {
+      const { ok, others } = await running
+      if (ok) l.spent += cost
+      else if (!others) {
+        l.refusedUntil = now + refusedMs
+        l.refusedLeft = Math.max(0, l.plan.credits - l.used)
+      }
+      return stateOf(l, ok)
+    } finally {
+      landed(l)
+    }
+  }
+
+  return { obtain, refill, returnLease, blockFor }
 }
 
 export function leasingQuotaStore(store: QuotaStore, redis: RedisConnection, options: LeaseOptions): LeasingQuotaStore {
   const { blocks, keyPrefix = QUOTA_KEY_PREFIX, instance = crypto.randomUUID(), clock = Date.now } = options
-  const { tickMs = 100, waitMs = 300, idleMs = 2000, wantMs = 2000, wait = (ms: number) => Bun.sleep(ms) } = options
+  const { tickMs = 100, waitMs = 300, idleMs = 2000, heardIdleMs = 30_000, wantMs = 2000 } = options
+  const { horizonMs = 30_000, refusedMs = 1000, wait = (ms: number) => Bun.sleep(ms) } = options
   const peek = redis.script(PEEK)
   const wantsKey = `${keyPrefix}lease-wants`
   const leases = new Map<string, Lease>()
 
   /** The live lease of the window holding `now`; null when the wrapped store counts this one. */
-  const leaseFor = (subject: string, plan: Plan, now: number): Lease | null => {
+  const leaseFor = (subject: string, plan: Plan, block: number, now: number): Lease | null => {
     const { start, end } = quotaWindow(plan, now)
     const name = `${plan.name}\0${windowKey(plan)}\0${subject}`
     const known = leases.get(name)
@@ -198,38 +279,59 @@ export function leasingQuotaStore(store: QuotaStore, redis: RedisConnection, opt
       used: 0,
       usedAt: now,
       pending: null,
+      refilling: false,
       wanted: false,
+      spent: known?.spent ?? 0,
+      since: known?.since ?? now,
+      cap: block,
+      lowWater: 0,
+      refusedUntil: 0,
+      refusedLeft: 0,
     }
     leases.set(name, fresh)
     return fresh
   }
 
-  const { obtain, returnLease } = leaseCalls(redis, { instance, wantsKey, wantMs, waitMs, wait })
+  const { obtain, refill, returnLease } = leaseCalls(redis, { instance, wantsKey, wantMs, waitMs, horizonMs, refusedMs, wait })
+  const giveBackIfHeld = (l: Lease) => (l.unspent > 0 || l.unreported !== 0 ? returnLease(l) : undefined)
+
+  /** A want heard on the channel: the wanted lease goes back now (or as soon as its LEASE lands). */
+  const heardWant = (hash: string) => {
+    for (const l of leases.values()) {
+      if (l.keys[1] !== hash) continue
+      if (l.pending) l.wanted = true
+      else void giveBackIfHeld(l)?.catch(() => {})
+    }
+  }
+  const wants: Subscription | null = options.subscribe === false ? null : redis.subscribe(wantsKey, { message: heardWant })
 
   let ticking = false
   const tick = async (now = clock()) => {
     if (ticking || !leases.size) return
     ticking = true
     try {
-      const wanted = new Set<string>((await redis.command('ZRANGEBYSCORE', [wantsKey, String(now - wantMs), '+inf'])) ?? [])
-      const work: Promise<void>[] = []
+      const heard = wants?.live === true
+      const polled = heard ? [] : await redis.command('ZRANGEBYSCORE', [wantsKey, String(now - wantMs), '+inf'])
+      const wanted = new Set<string>(polled ?? [])
+      const idleAfter = heard ? heardIdleMs : idleMs
+      const work: (Promise<void> | undefined)[] = []
       for (const [name, l] of leases) {
         if (l.pending) {
           l.wanted ||= wanted.has(l.keys[1])
           continue
         }
-        if (now >= l.end * 1000) {
-          leases.delete(name)
-          continue
-        }
-        const idle = now - l.usedAt >= idleMs
-        if (idle) leases.delete(name)
-        if ((idle || wanted.has(l.keys[1])) && (l.unspent > 0 || l.unreported !== 0)) work.push(returnLease(l))
+        const idle = now - l.usedAt >= idleAfter
+        // An idle lease is forgotten, unless its rate still sizes the next block of a key seen now and then.
+        if (now >= l.end * 1000 || (idle && now - l.usedAt >= Math.max(idleAfter, 4 * horizonMs))) leases.delete(name)
+        if (now < l.end * 1000 && (idle || wanted.has(l.keys[1]))) work.push(giveBackIfHeld(l))
       }
       await Promise.allSettled(work)
     } finally {
       ticking = false
     }
+  }
+  const settled = async () => {
+    while ([...leases.values()].some((l) => l.pending)) await Promise.allSettled([...leases.values()].map((l) => l.pending))
   }
   const timer = tickMs > 0 ? setInterval(() => void tick().catch(() => {}), tickMs) : null
   timer?.unref()
@@ -237,10 +339,15 @@ export function leasingQuotaStore(store: QuotaStore, redis: RedisConnection, opt
   return {
     consume(subject, plan, cost, now = clock()): Answer<QuotaState> {
       const block = blocks.get(plan.name)
-      const l = block === undefined ? null : leaseFor(subject, plan, now)
+      const l = block === undefined ? null : leaseFor(subject, plan, block, now)
       if (!l) return store.consume(subject, plan, cost, now)
       l.usedAt = now
-      if (cost <= l.unspent) return spendHere(l, cost)
+      if (cost <= l.unspent) {
+        const state = spendHere(l, cost)
+        if (!l.pending && l.unspent < l.lowWater) refill(l, now)
+        return state
+      }
+      if (now < l.refusedUntil && cost - l.unspent > l.refusedLeft) return stateOf(l, false)
       return obtain(l, cost, block!, now)
     },
     refund(subject, plan, credits, now = clock()) {
@@ -249,10 +356,13 @@ export function leasingQuotaStore(store: QuotaStore, redis: RedisConnection, opt
       // Redis's hash hears of it with this instance's next script (until then it says less is held here).
       l.unspent += credits
       l.unreported += credits
+      l.spent = Math.max(0, l.spent - credits)
+      l.refusedUntil = 0
       return stateOf(l, true)
     },
     async peek(subject, plan, now = clock()) {
-      const l = blocks.has(plan.name) ? leaseFor(subject, plan, now) : null
+      const block = blocks.get(plan.name)
+      const l = block === undefined ? null : leaseFor(subject, plan, block, now)
       if (!l) return store.peek(subject, plan, now)
       // Other instances' leases count as not spent: admission must not refuse what a give-back would free.
       const [used, others] = ((await peek(l.keys, [instance])) as number[]).map(Number) as [number, number]
@@ -261,10 +371,14 @@ export function leasingQuotaStore(store: QuotaStore, redis: RedisConnection, opt
     },
     tick,
     held: () => [...leases.values()].reduce((sum, l) => sum + l.unspent, 0),
+    settled,
+    hearsWants: () => wants?.live === true,
     check: () => redis.check(),
     async close() {
       if (timer) clearInterval(timer)
-      await Promise.allSettled([...leases.values()].filter((l) => l.unspent > 0 || l.unreported !== 0).map(returnLease))
+      wants?.close()
+      await settled()
+      await Promise.allSettled([...leases.values()].map(giveBackIfHeld))
       leases.clear()
       await store.close()
     },

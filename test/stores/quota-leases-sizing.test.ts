@@ -1,0 +1,141 @@
+/**
+ * How much a credit lease takes and when it asks (src/stores/quota-leases.ts), on a real redis-server and a
+ * real Redis Cluster: blocks sized by what the instance spent over the horizon, the refill before a lease runs
+ * dry, the larger block after it ran dry anyway, a refusal repeated locally, and wants heard on the channel
+ * rather than polled. Clocks are passed to every call; no timer runs.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { Plan } from '../../src/config.ts'
+import { leasingQuotaStore, type LeaseOptions, type LeasingQuotaStore } from '../../src/stores/quota-leases.ts'
+import { redisQuotaStore } from '../../src/stores/quota-redis.ts'
+import { redisConnection } from '../../src/stores/redis.ts'
+import { startRedis, type TestRedis } from '../support/redis.ts'
+import { clusterUrl, startCluster, waitFor, type TestCluster } from '../support/redis-topologies.ts'
+
+const plan: Plan = { name: 'sized', credits: 1000, windowSeconds: 3600 }
+const T0 = 1_700_002_000_000
+const HORIZON = 10_000
+
+let redis: TestRedis
+let cluster: TestCluster
+let prefixes = 0
+const opened: { close(): unknown }[] = []
+
+beforeAll(async () => {
+  ;[redis, cluster] = await Promise.all([startRedis(), startCluster(3, 0)])
+}, 60_000)
+afterAll(async () => {
+  await Promise.all(opened.map((o) => o.close()))
+  await Promise.all([redis?.close(), cluster?.close()])
+}, 30_000)
+
+/** `n` instances sharing a key prefix, and a plain store reading the window's counter. */
+function fleet(url: string, n: number, options: Partial<LeaseOptions> = {}) {
+  const keyPrefix = `sized${++prefixes}:`
+  const plain = redisQuotaStore(url, { keyPrefix })
+  opened.push(plain)
+  const stores = Array.from({ length: n }, () => {
+    const connection = redisConnection(url, { role: 'quota store' })
+    const settings: LeaseOptions = { blocks: new Map([[plan.name, 50]]), keyPrefix, tickMs: 0, horizonMs: HORIZON, ...options }
+    const store = leasingQuotaStore(redisQuotaStore(url, { keyPrefix, connection }), connection, settings)
+    opened.push(store)
+    return store
+  })
+  /** Credits spent or leased out, as Redis counts them. */
+  const counted = async (subject: string, now = T0) => plan.credits - (await plain.peek(subject, plan, now)).remaining
+  return { stores, counted }
+}
+
+const topologies: [string, () => string][] = [
+  ['redis', () => redis.url],
+  ['redis cluster', () => clusterUrl(cluster)],
+]
+
+describe.each(topologies)('lease sizing on %s', (_, url) => {
+  test('a key seen now and then takes nothing beyond its request; a busy one takes what it spent over the horizon', async () => {
+    const { stores, counted } = fleet(url(), 1, { subscribe: false })
+    const a = stores[0]!
+    // One request a horizon: no rate worth a block, so each is one script and nothing is held.
+    for (let i = 0; i < 3; i++) {
+      expect((await a.consume('rare', plan, 1, T0 + i * 3 * HORIZON)).allowed).toBe(true)
+      expect(a.held()).toBe(0)
+    }
+    expect(await counted('rare', T0)).toBe(3)
+    // Many in one moment: the blocks double with what was spent (1, 2, 4 …), up to the plan's 50.
+    let promises = 0
+    for (let i = 0; i < 200; i++) {
+      const answer = a.consume('busy', plan, 1, T0)
+      if (answer instanceof Promise) promises++
+      expect((await answer).allowed).toBe(true)
+      await a.settled()
+    }
+    // At most a block and a half: a refill of 50 is asked for under 25 left.
+    expect(a.held()).toBeGreaterThan(0)
+    expect(a.held()).toBeLessThan(75)
+    expect(await counted('busy')).toBe(200 + a.held())
+    // Three scripts in the requests' path (two before a rate worth a block, then the first block of 2); every
+    // later block was a refill asked for in the background.
+    expect(promises).toBe(3)
+  })
+
+  test('a lease half spent is refilled while requests go on spending locally', async () => {
+    const { stores, counted } = fleet(url(), 1, { subscribe: false, horizonMs: 0 })
+    const a = stores[0]!
+    expect((await a.consume('refill', plan, 1, T0)).allowed).toBe(true)
+    expect(a.held()).toBe(50)
+    // Down to 24 of 50: under half, so the next block is asked for; the requests meanwhile are all local.
+    for (let i = 0; i < 26; i++) expect(a.consume('refill', plan, 1, T0) instanceof Promise).toBe(false)
+    expect(a.held()).toBe(24)
+    await a.settled()
+    expect(a.held()).toBe(74)
+    expect(await counted('refill')).toBe(27 + 74)
+  })
+
+  test('a lease that runs dry while its refill is on the way takes twice the block next time', async () => {
+    const { stores } = fleet(url(), 1, { subscribe: false, horizonMs: 0 })
+    const a = stores[0]!
+    await a.consume('dry', plan, 1, T0)
+    expect(a.consume('dry', plan, 26, T0) instanceof Promise).toBe(false)
+    // 24 held and a refill on its way: a request for 30 finds the lease dry.
+    expect((await a.consume('dry', plan, 30, T0)).allowed).toBe(true)
+    await a.settled()
+    expect(a.held()).toBe(44)
+    // The next LEASE (a need of 56 beyond the 44 held) takes 100 beyond it, not 50.
+    expect((await a.consume('dry', plan, 100, T0)).allowed).toBe(true)
+    expect(a.held()).toBe(100)
+  })
+
+  test('a refusal with nothing held anywhere stands locally for refusedMs, and a refund lifts it', async () => {
+    const small: Plan = { name: plan.name, credits: 3, windowSeconds: 3600 }
+    const { stores } = fleet(url(), 1, { subscribe: false, refusedMs: 1000 })
+    const a = stores[0]!
+    for (let i = 0; i < 3; i++) expect((await a.consume('out', small, 1, T0)).allowed).toBe(true)
+    const asked = a.consume('out', small, 1, T0)
+    expect(asked instanceof Promise).toBe(true)
+    expect((await asked).allowed).toBe(false)
+    // Within refusedMs: refused without a round trip.
+    const repeated = a.consume('out', small, 1, T0 + 999)
+    expect(repeated instanceof Promise).toBe(false)
+    expect((repeated as { allowed: boolean }).allowed).toBe(false)
+    // After it, Redis is asked again.
+    const again = a.consume('out', small, 1, T0 + 1000)
+    expect(again instanceof Promise).toBe(true)
+    expect((await again).allowed).toBe(false)
+    // A refund lands in the local lease: spendable here at once.
+    a.refund('out', small, 1, T0 + 1000)
+    expect(a.consume('out', small, 1, T0 + 1001)).toMatchObject({ allowed: true })
+  })
+
+  test('a want is heard on the channel: the holder gives back at once, with no tick and no poll', async () => {
+    const small: Plan = { name: plan.name, credits: 60, windowSeconds: 3600 }
+    const { stores, counted } = fleet(url(), 2, { horizonMs: 0, wait: () => waitFor('a to give back', async () => a.held() === 0) })
+    const [a, b] = stores as [LeasingQuotaStore, LeasingQuotaStore]
+    await waitFor('both to hear wants', async () => a.hearsWants() && b.hearsWants())
+    expect((await a.consume('heard', small, 10, T0)).allowed).toBe(true)
+    expect(a.held()).toBe(50)
+    // b finds the window empty while a holds 50: its want reaches a through the channel.
+    expect((await b.consume('heard', small, 20, T0)).allowed).toBe(true)
+    expect(a.held()).toBe(0)
+    expect(await counted('heard')).toBe(30 + b.held())
+  })
+})
