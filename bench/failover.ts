@@ -43,7 +43,7 @@ export type Policy = 'fail-closed' | 'fail-open'
  * Which master dies: on a cluster the one serving the key store's slot, the day's ledger slot, or the key's quota
  * counter (the other victims are chosen on a master the counter is not on); the Sentinel master.
  */
-export type Victim = 'key store' | 'ledger' | 'quota counter' | 'master'
+export type Victim = 'key store' | 'ledger' | 'quota counter' | 'Sentinel'
 
 /** The plan of the stream's key: far more credits than a run spends, a day's window. */
 const PLAN: Plan = { name: 'big', credits: 1_000_000_000, windowSeconds: 86_400 }
@@ -394,7 +394,7 @@ export function describeRun(result: FailoverResult): string {
     .map(([what, n]) => `${n}× ${what}`)
     .join(', ')
   return [
-    `${result.topology} ${result.policy}, ${result.victim === 'master' ? 'the' : `the ${result.victim}'s`} master killed:`,
+    `${result.topology} ${result.policy}, ${result.victim === 'Sentinel' ? 'the Sentinel' : `the ${result.victim}'s`} master killed:`,
     `gap ${(gap.ms / 1000).toFixed(2)} s (takeover seen ${(result.takeoverMs / 1000).toFixed(2)} s after the kill);`,
     `${gap.failed} failed${failures ? ` (${failures})` : ''}; ${gap.uncounted} served uncounted;`,
     `ledger writes failed and retried: ${result.ledgerWriteFailures ? 'yes' : 'no'};`,
@@ -411,8 +411,8 @@ const ROWS: [TopologyKind, Policy, Victim][] = [
   ['cluster', 'fail-open', 'ledger'],
   ['cluster', 'fail-closed', 'quota counter'],
   ['cluster', 'fail-open', 'quota counter'],
-  ['sentinel', 'fail-closed', 'master'],
-  ['sentinel', 'fail-open', 'master'],
+  ['sentinel', 'fail-closed', 'Sentinel'],
+  ['sentinel', 'fail-open', 'Sentinel'],
 ]
 
 if (import.meta.main) {
