@@ -11,6 +11,7 @@ import { Database } from 'bun:sqlite'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { recordActivated } from '../../src/refresh.ts'
+import { waitFor } from '../support/redis-topologies.ts'
 import { cli, servedProcesses } from '../support/served.ts'
 import { tempDirs } from '../support/temp.ts'
 
@@ -37,7 +38,7 @@ const sha256 = (url: string, key: string) =>
     body: JSON.stringify({ input: 'backup' }),
   })
 
-/** The hash requests and credits the server reports for `key` over the last 90 days (the route writes its pending rows first). */
+/** The hash requests and credits the server reports for `key` over the last 90 days (the route adds the rows the server has not yet written). */
 async function hashUsage(url: string, key: string) {
   const res = await fetch(`${url}/api/v1/usage?days=90`, { headers: { 'x-api-key': key, 'x-response-form': 'bare' } })
   expect(res.status).toBe(200)
@@ -70,6 +71,8 @@ test('a backup taken while a server writes restores into a fresh dir that a serv
   recordActivated(stateA, data)
   const usageBefore = await hashUsage(a.url, before)
   expect(usageBefore).toEqual({ requests: 5, credits: 5 })
+  // The route reads without writing: the backup below must find the ledger's rows in usage.sqlite.
+  await waitFor('the ledger written', async () => /^almanac_usage_pending_rows 0$/m.test(await (await fetch(`${a.url}/metrics`)).text()))
 
   // While the backup runs, keys keep being created and another key keeps spending.
   const busy = await createKey('busy', stateA)
