@@ -358,9 +358,11 @@ export interface Gap {
   byProblem: Record<string, number>
   /** 2xx answered uncounted (fail-open) after the kill. */
   uncounted: number
-  /** Over the second before the kill, and from the end of the gap (or the kill) to the end of the stream. */
+  /** Over the second before the kill, and from the end of the gap and the takeover to the end of the stream. */
   rpsBefore: number
   rpsAfter: number
+  /** The longest any request sent after the kill waited for its answer. */
+  slowestMs: number
 }
 
 /** The gap and the rates around it, from the answers. */
@@ -372,7 +374,7 @@ export function gapOf(result: FailoverResult): Gap {
   const byProblem: Record<string, number> = {}
   for (const a of failed) byProblem[`${a.status} ${a.problem}`] = (byProblem[`${a.status} ${a.problem}`] ?? 0) + 1
   const before = answers.filter((a) => a.at <= killedAt && a.at > killedAt - 1000)
-  const after = answers.filter((a) => a.at > (resumed?.at ?? killedAt))
+  const after = answers.filter((a) => a.at > Math.max(resumed?.at ?? 0, killedAt + result.takeoverMs))
   const rate = (list: Answer[]) => (list.length > 1 ? ((list.length - 1) * 1000) / (list.at(-1)!.at - list[0]!.at) : 0)
   return {
     ms: resumed ? resumed.at - Math.min(...failed.map((a) => a.sentAt)) : 0,
@@ -381,6 +383,7 @@ export function gapOf(result: FailoverResult): Gap {
     uncounted: answers.filter((a) => a.at > killedAt && isOk(a) && !a.counted).length,
     rpsBefore: rate(before),
     rpsAfter: rate(after),
+    slowestMs: Math.max(0, ...answers.filter((a) => a.sentAt > killedAt).map((a) => a.at - a.sentAt)),
   }
 }
 
@@ -397,6 +400,7 @@ export function describeRun(result: FailoverResult): string {
     `${result.topology} ${result.policy}, ${result.victim === 'Sentinel' ? 'the Sentinel' : `the ${result.victim}'s`} master killed:`,
     `gap ${(gap.ms / 1000).toFixed(2)} s (takeover seen ${(result.takeoverMs / 1000).toFixed(2)} s after the kill);`,
     `${gap.failed} failed${failures ? ` (${failures})` : ''}; ${gap.uncounted} served uncounted;`,
+    `slowest answer ${(gap.slowestMs / 1000).toFixed(2)} s;`,
     `ledger writes failed and retried: ${result.ledgerWriteFailures ? 'yes' : 'no'};`,
     `${gap.rpsBefore.toFixed(0)} req/s before, ${gap.rpsAfter.toFixed(0)} after;`,
     `usage exact: ${usage};`,
