@@ -13,7 +13,9 @@
  * (strings in, strings out) would mangle.
  */
 import { Cluster, Redis, type RedisOptions as IoRedisOptions } from 'ioredis'
+import { RDAP_KEY_PREFIX } from '../domains/email/rdap-store.ts'
 import { SHARE_KEY_PREFIX } from '../domains/qr/shares-redis.ts'
+import { KEY_STORE_PREFIX, keyStorePrefix } from '../stores/keys-redis.ts'
 import { QUOTA_KEY_PREFIX } from '../stores/quota-redis.ts'
 import { leaseHashOf } from '../stores/quota-leases.ts'
 import { caOf, withTimeout } from '../stores/redis-connection.ts'
@@ -31,15 +33,6 @@ export const MIGRATE_REDIS_USAGE = `usage: almanac state migrate-redis --from UR
   Nothing is deleted from --from. Refuses when --to is --from, or when --to already holds keys of a store
   that --from has keys of; --replace copies anyway, over the keys of the same name (to run again after a
   run that stopped part-way). --dry-run: counts what would be copied, copies nothing.`
-
-/**
- * The key store's default prefix, and its name on a topology as redisKeyStore (keys-redis.ts) builds it: mirrored
- * here, to be exported from that file instead.
- */
-export const KEY_STORE_PREFIX = 'almanac:keys:'
-export const keyStorePrefix = (cluster: boolean, prefix = KEY_STORE_PREFIX) => (cluster ? `{${prefix}}` : prefix)
-/** The RDAP cache's keys (domains/email/rdap-store.ts): the same on every topology. */
-const RDAP_KEY_PREFIX = 'almanac:email:rdap:'
 
 /** Why a key is left where it is. */
 interface Skip {

@@ -19,7 +19,8 @@ commands:
   keys       create | list | update | rotate | revoke API keys; audit: who changed keys and customers
   customers  create | list | update customers (accounts): their keys share one quota and plan
   usage      the usage ledger for billing: per key, period and route (--format table|csv|json)
-  state      backup --to DIR | restore --from DIR: the state directory (keys, quotas, usage), also while serving
+  state      backup --to DIR | restore --from DIR: the state directory (keys, quotas, usage), also while serving;
+             migrate-redis --from URL --to URL: the shared state from one Redis into a cluster or Sentinel group
   version    the app's and each dataset's version (--json)
   help       this text; \`almanac help <command>\` or \`almanac <command> --help\` for one command
 

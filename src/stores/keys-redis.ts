@@ -59,6 +59,11 @@ import {
 import { redisConnection, type RedisOptions } from './redis.ts'
 import type { RedisConnection, Subscription } from './redis-connection.ts'
 
+/** The key store's default prefix. */
+export const KEY_STORE_PREFIX = 'almanac:keys:'
+/** The prefix every key of the store starts with on a topology: on a cluster one hash tag, so one slot. */
+export const keyStorePrefix = (cluster: boolean, prefix = KEY_STORE_PREFIX) => (cluster ? `{${prefix}}` : prefix)
+
 /** How long one instance may answer from its own copy of a key's record while it may have missed a change. */
 export const KEY_CACHE_MS = 500
 /**
@@ -429,10 +434,10 @@ export interface RedisKeyStore extends KeyStore {
 }
 
 export function redisKeyStore(url: string, options: RedisKeyOptions = {}): RedisKeyStore {
-  const { keyPrefix = 'almanac:keys:', cacheEntries = 10_000, now = Date.now } = options
+  const { keyPrefix = KEY_STORE_PREFIX, cacheEntries = 10_000, now = Date.now } = options
   const redis = redisConnection(url, { role: 'key store', ...options })
   // On a cluster the whole store is one hash tag, so one slot: every script below may touch any of its keys.
-  const p = redis.cluster ? `{${keyPrefix}}` : keyPrefix
+  const p = keyStorePrefix(redis.cluster, keyPrefix)
   /** The key every script names, for a cluster to route it to the store's slot (the scripts build the rest from the prefix). */
   const slotKey = [`${p}ids`]
   const scriptOf = (source: string) => {

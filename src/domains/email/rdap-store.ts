@@ -110,6 +110,9 @@ export function sqliteRdapStore(stateDir: string, log: (line: string) => void): 
   }
 }
 
+/** The RDAP cache's keys on Redis: the same on every topology. */
+export const RDAP_KEY_PREFIX = 'almanac:email:rdap:'
+
 /**
  * Redis keys `almanac:email:rdap:<domain>` holding JSON, expiring with the entry, on the stores' shared
  * connection handling (fail fast, back off, log once per outage). Any failure answers null.
@@ -132,7 +135,7 @@ export function redisRdapStore(url: string, log: (line: string) => void, timeout
       return null
     }
   }
-  const key = (domain: string) => `almanac:email:rdap:${domain}`
+  const key = (domain: string) => `${RDAP_KEY_PREFIX}${domain}`
   return {
     async get(domain) {
       const raw = await run('GET', [key(domain)])
