@@ -104,10 +104,13 @@ function clientOf(t: Topology, timeoutMs: number, backoff: (times: number) => nu
       enableOfflineQueue: false,
       clusterRetryStrategy: backoff,
       slotsRefreshTimeout: timeoutMs,
-      // A replica being promoted answers CLUSTERDOWN or redirects for about a node timeout: the store's own
-      // command timeout bounds how long ioredis may follow those before the caller hears of it.
+      // A replica being promoted answers CLUSTERDOWN or redirects for about a node timeout; ioredis follows them
+      // every 100 ms. Those retries count against maxRedirections, which ends them well inside the store's own
+      // timeout: a command the caller has given up on (answered 503, or served uncounted under fail-open) must
+      // never be applied afterwards, spending a credit for it.
       retryDelayOnClusterDown: 100,
       retryDelayOnFailover: 100,
+      maxRedirections: Math.max(1, Math.floor(timeoutMs / 100) - 4),
       redisOptions: node,
     }
     return new Cluster(t.nodes, options)
