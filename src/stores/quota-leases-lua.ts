@@ -10,11 +10,13 @@
 export const WANT_FIELD = '~want'
 
 /**
- * KEYS counter, lease hash. ARGV instance, need, block, credits, ttl, delta, have, want ms.
+ * KEYS counter, lease hash. ARGV instance, need, block, credits, ttl, delta, have, want ms, the lease channel.
  * `need`: the credits the request lacks after spending `have`, what the instance held; `delta`: the change
  * in what it holds since it last told Redis (spends lower it, refunds raise it). Grants `need` plus a block
- * (only `need` while a want is recent, so holders do not hoard what others wait for) if `need` fits; else
- * grants nothing, and if other instances hold credits marks the want. `need` 0 is a refill before the lease runs
+ * (while a want is recent, at most half of what is left beyond the need, so holders do not hoard what others
+ * wait for, nor does the last of a plan go one script a request) if `need` fits; else
+ * grants nothing, and if other instances hold credits that would make up the need marks the want, in the hash and
+ * on the channel (`want <hash>`), where every holder hears it. `need` 0 is a refill before the lease runs
  * dry: it always fits, so it never marks a want. Returns {granted?, used after, grant, credits the others hold}.
  */
 export const LEASE = `
@@ -28,8 +30,11 @@ local ok, grant, others = 0, 0, 0
 local delta = tonumber(ARGV[6])
 if need <= left then
   ok = 1
-  grant = need
-  if not wanted then grant = math.min(left, need + tonumber(ARGV[3])) end
+  local block = tonumber(ARGV[3])
+  -- Under a want, at most half of what is left beyond the need rather than a whole block: the last credits
+  -- are spread in ever smaller shares, and not asked for one request at a time.
+  if wanted then block = math.min(block, math.floor((left - need) / 2)) end
+  grant = math.min(left, need + block)
   used = redis.call('INCRBY', KEYS[1], grant)
   redis.call('EXPIRE', KEYS[1], ARGV[5])
   delta = delta + grant - need - tonumber(ARGV[7])
@@ -40,7 +45,10 @@ if ok == 0 then
   for i = 1, #all, 2 do
     if all[i] ~= ARGV[1] and all[i] ~= '${WANT_FIELD}' then others = others + tonumber(all[i + 1]) end
   end
-  if others > 0 then redis.call('HSET', KEYS[2], '${WANT_FIELD}', now) end
+  if others > 0 and others + left >= need then
+    redis.call('HSET', KEYS[2], '${WANT_FIELD}', now)
+    redis.call('PUBLISH', ARGV[9], 'want ' .. KEYS[2])
+  end
 end
 redis.call('EXPIRE', KEYS[2], ARGV[5])
 return {ok, used, grant, others}
@@ -48,13 +56,17 @@ return {ok, used, grant, others}
 
 /**
  * KEYS counter, lease hash. ARGV instance, credits given back, delta (what the instance now holds minus what
- * it last told, the given-back credits included). Returns the counter after (never below zero: a window
- * whose key has expired has nothing to give back to).
+ * it last told, the given-back credits included), the lease channel. Returns the counter after (never below
+ * zero: a window whose key has expired has nothing to give back to). Credits given back are announced on the
+ * channel (`freed <hash>`): instances repeating a refusal of this key ask again.
  */
 export const RETURN = `
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 local give = math.min(used, tonumber(ARGV[2]))
-if give > 0 then used = redis.call('DECRBY', KEYS[1], give) end
+if give > 0 then
+  used = redis.call('DECRBY', KEYS[1], give)
+  redis.call('PUBLISH', ARGV[4], 'freed ' .. KEYS[2])
+end
 if tonumber(ARGV[3]) ~= 0 and redis.call('HINCRBY', KEYS[2], ARGV[1], ARGV[3]) <= 0 then redis.call('HDEL', KEYS[2], ARGV[1]) end
 return used
 `
@@ -68,4 +80,10 @@ for i = 1, #all, 2 do
   if all[i] ~= ARGV[1] and all[i] ~= '${WANT_FIELD}' then others = others + tonumber(all[i + 1]) end
 end
 return {used, others}
+`
+
+/** KEYS the wants' sorted set. ARGV now (ms), the lease hash, the oldest want still kept (ms). For instances that poll. */
+export const WANT = `
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
 `

@@ -13,14 +13,17 @@
  *   subscription is down, which poll it each tick); after `idleMs` without a request (`heardIdleMs` while
  *   wants are heard at once); and on close. A new window starts fresh: the old one's credits can no longer be
  *   spent anywhere. Refunds go back to the local lease first.
- * - A refusal Redis gave while no instance held credits stands here for `refusedMs` without a round trip.
+ * - A refusal stands here without a round trip, when Redis gave it while no instance held credits or after the
+ *   holders were asked to give back and did not within `waitMs`: until credits go back to that window (a
+ *   give-back or refund announces it on the channel), at most `heardRefusedMs`; `refusedMs` while the channel
+ *   is not heard. So a key whose plan is spent costs Redis nothing per refused request.
  *
  * Plans without a block size, and subjects whose key cannot share a cluster slot with its lease hash, are
  * counted as before by the wrapped store.
  */
 import type { Plan } from '../config.ts'
 import { quotaState, quotaWindow, windowKey, type Answer, type QuotaState, type QuotaStore } from './quota.ts'
-import { LEASE, PEEK, RETURN } from './quota-leases-lua.ts'
+import { LEASE, PEEK, RETURN, WANT } from './quota-leases-lua.ts'
 import { QUOTA_KEY_PREFIX, quotaKey, quotaKeyTtl } from './quota-redis.ts'
 import type { RedisConnection, Subscription } from './redis-connection.ts'
 
@@ -42,8 +45,10 @@ export interface LeaseOptions {
   wantMs?: number
   /** A block is what was spent here over this long; 0: every LEASE takes the whole block. */
   horizonMs?: number
-  /** How long a refusal with nothing held anywhere is repeated here without asking Redis again. */
+  /** How long a refusal (nothing held anywhere, or holders that did not give back) is repeated here without asking Redis. */
   refusedMs?: number
+  /** The same while give-backs are heard on the channel (each one lifts the refusals of its key at once). */
+  heardRefusedMs?: number
   /** Hear wants on a channel (the default); false: only poll them each tick. */
   subscribe?: boolean
   clock?: () => number
@@ -121,11 +126,13 @@ const CAP_GROWTH = 16
 
 interface CallSettings {
   instance: string
+  /** The wants' sorted set, and the channel of wants and give-backs. */
   wantsKey: string
   wantMs: number
   waitMs: number
   horizonMs: number
-  refusedMs: number
+  /** How long a refusal stands here now: longer while give-backs are heard (they lift it). */
+  refusedMs: () => number
   wait: (ms: number) => Promise<void>
 }
 
@@ -134,6 +141,7 @@ function leaseCalls(redis: RedisConnection, settings: CallSettings) {
   const { instance, wantsKey, wantMs, waitMs, horizonMs, refusedMs, wait } = settings
   const lease = redis.script(LEASE)
   const giveBack = redis.script(RETURN)
+  const markWant = redis.script(WANT)
 
   /** What one LEASE takes beyond the need: the credits spent here over the last horizon, up to the cap. */
   const blockFor = (l: Lease, now: number): number => {
@@ -161,7 +169,7 @@ function leaseCalls(redis: RedisConnection, settings: CallSettings) {
     let reply: [number, number, number, number]
     try {
       const args = [instance, String(need), String(block), String(l.plan.credits), quotaKeyTtl(l.end, now)]
-      reply = await lease(l.keys, [...args, String(delta), String(have), String(wantMs)])
+      reply = await lease(l.keys, [...args, String(delta), String(have), String(wantMs), wantsKey])
     } catch (e) {
       // Had the script run after all, Redis counts credits nobody spends: fewer, never more than the plan.
       l.unspent += have
@@ -181,7 +189,7 @@ function leaseCalls(redis: RedisConnection, settings: CallSettings) {
     l.unspent = 0
     l.unreported = 0
     // On failure the credits stay dropped: had the script run, keeping them too would go over the plan.
-    l.used = Number(await giveBack(l.keys, [instance, String(amount), String(delta)]))
+    l.used = Number(await giveBack(l.keys, [instance, String(amount), String(delta), wantsKey]))
   }
 
   /** Once a LEASE lands: what a want asked for meanwhile goes back. */
@@ -202,13 +210,8 @@ function leaseCalls(redis: RedisConnection, settings: CallSettings) {
       .finally(() => landed(l))
   }
 
-  /** Marks the want where every instance hears of it (the channel) or will on its next poll (the sorted set). */
-  const want = (l: Lease, now: number) =>
-    Promise.all([
-      redis.command('ZADD', [wantsKey, String(now), l.keys[1]]),
-      redis.command('ZREMRANGEBYSCORE', [wantsKey, '-inf', String(now - 2 * wantMs)]),
-      redis.command('PUBLISH', [wantsKey, l.keys[1]]),
-    ])
+  /** The want for instances that poll (the LEASE that found the window empty told the channel already). */
+  const want = (l: Lease, now: number) => markWant([wantsKey], [String(now), l.keys[1], String(now - 2 * wantMs)])
 
   /** A cost the lease does not cover: a LEASE, and when others hold credits, a want, a wait and one more. */
   const obtain = async (l: Lease, cost: number, planBlock: number, now: number): Promise<QuotaState> => {
@@ -217,28 +220,30 @@ function leaseCalls(redis: RedisConnection, settings: CallSettings) {
       await l.pending.catch(() => {})
       if (cost <= l.unspent) return spendHere(l, cost)
     }
+    // The LEASE waited for may have been refused: its refusal stands for this request too.
+    if (now < l.refusedUntil && cost - l.unspent > l.refusedLeft) return stateOf(l, false)
     const block = blockFor(l, now)
     const run = async () => {
       const first = await ask(l, cost, block, now, true)
       // Worth a want only if what others hold could make up the difference.
-      if (first.ok || !first.others || first.others + l.plan.credits - l.used + l.unspent < cost) return first
+      if (first.ok || !first.others || first.others + l.plan.credits - l.used + l.unspent < cost) return { ...first, wanted: false }
       // What is held here does not pay for this request alone: back to Redis, where the retry (or another
       // instance waiting likewise) can add it to what the holders give back.
       if (l.unspent > 0) await returnLease(l)
       await want(l, now)
       await wait(waitMs)
-      if (cost > l.unspent) return ask(l, cost, block, now, true)
+      if (cost > l.unspent) return { ...(await ask(l, cost, block, now, true)), wanted: true }
       l.unspent -= cost
       l.unreported -= cost
-      return { ok: true, others: 0 }
+      return { ok: true, others: 0, wanted: true }
     }
     const running = run()
     l.pending = running
     try {
-      const { ok, others } = await running
+      const { ok, others, wanted } = await running
       if (ok) l.spent += cost
-      else if (!others) {
-        l.refusedUntil = now + refusedMs
+      else if (!others || wanted) {
+        l.refusedUntil = now + refusedMs()
         l.refusedLeft = Math.max(0, l.plan.credits - l.used)
       }
       return stateOf(l, ok)
@@ -253,7 +258,7 @@ function leaseCalls(redis: RedisConnection, settings: CallSettings) {
 export function leasingQuotaStore(store: QuotaStore, redis: RedisConnection, options: LeaseOptions): LeasingQuotaStore {
   const { blocks, keyPrefix = QUOTA_KEY_PREFIX, instance = crypto.randomUUID(), clock = Date.now } = options
   const { tickMs = 100, waitMs = 300, idleMs = 2000, heardIdleMs = 30_000, wantMs = 2000 } = options
-  const { horizonMs = 30_000, refusedMs = 1000, wait = (ms: number) => Bun.sleep(ms) } = options
+  const { horizonMs = 30_000, refusedMs = 1000, heardRefusedMs = 60_000, wait = (ms: number) => Bun.sleep(ms) } = options
   const peek = redis.script(PEEK)
   const wantsKey = `${keyPrefix}lease-wants`
   const leases = new Map<string, Lease>()
@@ -292,18 +297,26 @@ export function leasingQuotaStore(store: QuotaStore, redis: RedisConnection, opt
     return fresh
   }
 
-  const { obtain, refill, returnLease } = leaseCalls(redis, { instance, wantsKey, wantMs, waitMs, horizonMs, refusedMs, wait })
+  // While give-backs are heard, one lifts a refusal at once: it may stand until one comes.
+  const refusedFor = () => (wants?.live ? heardRefusedMs : refusedMs)
+  const calls = { instance, wantsKey, wantMs, waitMs, horizonMs, refusedMs: refusedFor, wait }
+  const { obtain, refill, returnLease } = leaseCalls(redis, calls)
   const giveBackIfHeld = (l: Lease) => (l.unspent > 0 || l.unreported !== 0 ? returnLease(l) : undefined)
 
-  /** A want heard on the channel: the wanted lease goes back now (or as soon as its LEASE lands). */
-  const heardWant = (hash: string) => {
+  /**
+   * A message on the channel: `want <hash>`, the lease goes back now (or as soon as its LEASE lands);
+   * `freed <hash>`, credits went back to that window, so a refusal standing here for it is lifted.
+   */
+  const heard = (message: string) => {
+    const [what, hash] = message.split(' ') as [string, string]
     for (const l of leases.values()) {
       if (l.keys[1] !== hash) continue
-      if (l.pending) l.wanted = true
+      if (what === 'freed') l.refusedUntil = 0
+      else if (l.pending) l.wanted = true
       else void giveBackIfHeld(l)?.catch(() => {})
     }
   }
-  const wants: Subscription | null = options.subscribe === false ? null : redis.subscribe(wantsKey, { message: heardWant })
+  const wants: Subscription | null = options.subscribe === false ? null : redis.subscribe(wantsKey, { message: heard })
 
   let ticking = false
   const tick = async (now = clock()) => {
@@ -330,6 +343,13 @@ export function leasingQuotaStore(store: QuotaStore, redis: RedisConnection, opt
       ticking = false
     }
   }
+  /** A refund with no lease here to take it: to the counter, and announced, as a give-back is, to refusals standing elsewhere. */
+  const refundToRedis = async (subject: string, plan: Plan, credits: number, now: number) => {
+    const state = await store.refund(subject, plan, credits, now)
+    const hash = blocks.has(plan.name) && leaseHashOf(quotaKey(keyPrefix, subject, plan, quotaWindow(plan, now).start), redis.cluster)
+    if (hash) await redis.command('PUBLISH', [wantsKey, `freed ${hash}`]).catch(() => {})
+    return state
+  }
   const settled = async () => {
     while ([...leases.values()].some((l) => l.pending)) await Promise.allSettled([...leases.values()].map((l) => l.pending))
   }
@@ -352,7 +372,7 @@ export function leasingQuotaStore(store: QuotaStore, redis: RedisConnection, opt
     },
     refund(subject, plan, credits, now = clock()) {
       const l = blocks.has(plan.name) ? leases.get(`${plan.name}\0${windowKey(plan)}\0${subject}`) : undefined
-      if (!l || l.start !== quotaWindow(plan, now).start) return store.refund(subject, plan, credits, now)
+      if (!l || l.start !== quotaWindow(plan, now).start) return refundToRedis(subject, plan, credits, now)
       // Redis's hash hears of it with this instance's next script (until then it says less is held here).
       l.unspent += credits
       l.unreported += credits

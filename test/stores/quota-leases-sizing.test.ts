@@ -126,9 +126,27 @@ describe.each(topologies)('lease sizing on %s', (_, url) => {
     expect(a.consume('out', small, 1, T0 + 1001)).toMatchObject({ allowed: true })
   })
 
+  test('a refusal after holders were asked and did not give back also stands locally for refusedMs', async () => {
+    const small: Plan = { name: plan.name, credits: 60, windowSeconds: 3600 }
+    // Nobody ticks while b waits: a stays sat on its lease, as a stalled instance would.
+    const { stores } = fleet(url(), 2, { subscribe: false, horizonMs: 0, refusedMs: 1000, wait: async () => {} })
+    const [a, b] = stores as [LeasingQuotaStore, LeasingQuotaStore]
+    expect((await a.consume('stalled', small, 10, T0)).allowed).toBe(true)
+    expect(a.held()).toBe(50)
+    expect((await b.consume('stalled', small, 1, T0)).allowed).toBe(false)
+    // One want per refusedMs, not one per refused request.
+    const repeated = b.consume('stalled', small, 1, T0 + 500)
+    expect(repeated instanceof Promise).toBe(false)
+    expect((repeated as { allowed: boolean }).allowed).toBe(false)
+    expect(b.consume('stalled', small, 1, T0 + 1000) instanceof Promise).toBe(true)
+    await b.settled()
+  })
+
   test('a want is heard on the channel: the holder gives back at once, with no tick and no poll', async () => {
     const small: Plan = { name: plan.name, credits: 60, windowSeconds: 3600 }
-    const { stores, counted } = fleet(url(), 2, { horizonMs: 0, wait: () => waitFor('a to give back', async () => a.held() === 0) })
+    // b waits until a's RETURN has landed in Redis (the counter back to the 10 a spent).
+    const wait = () => waitFor('a to give back', async () => (await counted('heard')) === 10)
+    const { stores, counted } = fleet(url(), 2, { horizonMs: 0, wait })
     const [a, b] = stores as [LeasingQuotaStore, LeasingQuotaStore]
     await waitFor('both to hear wants', async () => a.hearsWants() && b.hearsWants())
     expect((await a.consume('heard', small, 10, T0)).allowed).toBe(true)
@@ -137,5 +155,21 @@ describe.each(topologies)('lease sizing on %s', (_, url) => {
     expect((await b.consume('heard', small, 20, T0)).allowed).toBe(true)
     expect(a.held()).toBe(0)
     expect(await counted('heard')).toBe(30 + b.held())
+  })
+
+  test('a refusal heard on the channel stands until a give-back announces credits, then Redis is asked again', async () => {
+    const small: Plan = { name: plan.name, credits: 60, windowSeconds: 3600 }
+    const { stores } = fleet(url(), 2, { horizonMs: 0, wait: async () => {} })
+    const [a, b] = stores as [LeasingQuotaStore, LeasingQuotaStore]
+    await waitFor('both to hear', async () => a.hearsWants() && b.hearsWants())
+    expect((await a.consume('freed', small, 60, T0)).allowed).toBe(true)
+    expect((await b.consume('freed', small, 1, T0)).allowed).toBe(false)
+    // Long after refusedMs (1 s), the refusal still stands: nothing was given back.
+    expect(b.consume('freed', small, 1, T0 + 30_000) instanceof Promise).toBe(false)
+    // a's refund goes to its lease, then back to Redis on close: the give-back is announced, b asks again.
+    a.refund('freed', small, 5, T0)
+    await a.close()
+    await waitFor('the refusal lifted', async () => b.consume('freed', small, 1, T0 + 30_001) instanceof Promise)
+    expect((await b.consume('freed', small, 1, T0 + 30_002)).allowed).toBe(true)
   })
 })
