@@ -20,12 +20,14 @@
  * Last, the quota stores: the same lookup on a server counting in memory and one on the default SQLite store
  * (write-behind, src/stores/quota-sqlite.ts), alternated in one run, with the SQLite ÷ memory throughput per round
  * (target: ≥ 0.95). `BENCH_SECTION=quota-stores` runs that table alone. Then the usage ledger off and on, the same
- * way: its CPU per request on ÷ off (target: ≤ 1.03; `BENCH_SECTION=ledger` alone).
+ * way: its CPU per request on ÷ off (target: ≤ 1.03; `BENCH_SECTION=ledger` alone). `BENCH_SECTION=leases` (only
+ * when asked): memory against a local Redis Cluster with credit leases, the same way (target: ≥ 0.95).
  * Every Almanac server has a state dir of its own, so each owns its quota file (sharing one would make them take turns).
  * Prints figures; asserts nothing. Run: `bun bench/http.ts` (datasets built; `SECONDS=10` for longer runs, `BENCH_ROUNDS=4`
  * for more rounds).
  */
 import { mkdtempSync } from 'node:fs'
+import { clusterUrl, startCluster } from '../test/support/redis-topologies.ts'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
@@ -47,8 +49,9 @@ const rounds = benchRounds()
 const light = '/api/v1/meta/datasets/countries'
 const ownState = (env: Record<string, string> = {}) => ({ ALMANAC_STATE_DIR: mkdtempSync(join(tmpdir(), 'almanac-bench-state-')), ...env })
 
-if (process.env.BENCH_SECTION === 'quota-stores' || process.env.BENCH_SECTION === 'ledger') {
-  await (process.env.BENCH_SECTION === 'ledger' ? ledgerRows() : quotaStoreRows())
+const sections: Record<string, () => Promise<void>> = { 'quota-stores': quotaStoreRows, ledger: ledgerRows, leases: leaseRows }
+if (process.env.BENCH_SECTION && sections[process.env.BENCH_SECTION]) {
+  await sections[process.env.BENCH_SECTION]!()
   process.exit(0)
 }
 
@@ -253,6 +256,23 @@ async function quotaStoreRows() {
     ['sqlite', { ALMANAC_QUOTA_STORE: 'sqlite' }],
   )
   console.log(`\nsqlite ÷ memory throughput, lowest–highest round: ${range(rps, 3)} (target ≥ 0.95)`)
+}
+
+/**
+ * The memory quota store against a Redis Cluster (3 masters, 3 replicas, Debian redis-server on loopback, on the
+ * same cores) with credit leases of 1,000 credits for the key's plan: one instance's throughput with leases
+ * against memory's. The ledger is each store's default (memory; the cluster), as a deployment has it.
+ */
+async function leaseRows() {
+  const cluster = await startCluster(3, 1)
+  process.once('exit', () => cluster.stopNow())
+  try {
+    const leased = { ALMANAC_QUOTA_STORE: clusterUrl(cluster), ALMANAC_QUOTA_LEASES: 'bench:1000' }
+    const { rps } = await alternated('Credit leases', ['memory', { ALMANAC_QUOTA_STORE: 'memory' }], ['cluster+leases', leased])
+    console.log(`\ncluster with leases ÷ memory throughput, lowest–highest round: ${range(rps, 3)} (target ≥ 0.95)`)
+  } finally {
+    await cluster.close()
+  }
 }
 
 /** The usage ledger off and on (SQLite store, the default): what counting every request into it costs. */

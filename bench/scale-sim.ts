@@ -4,7 +4,8 @@
  *
  * What runs: a Redis Cluster of 3 masters and 3 replicas started here (test/support/redis-topologies.ts,
  * Debian `redis-server` on loopback), and in this one process 100 simulated instances, each with its own
- * key store (`keys-redis.ts`, with its 500 ms lookup cache), usage ledger (`usage-redis.ts` behind the real
+ * key store (`keys-redis.ts`, with its lookup cache: 60 s while its change channel is heard, 500 ms while not),
+ * usage ledger (`usage-redis.ts` behind the real
  * `usage-meter.ts`: one batch a second) and quota store (made by a factory per row: `quota-redis.ts`, or the
  * same wrapped in `quota-leases.ts`), every one its own ioredis cluster client, as 100
  * processes would have. A request is what the HTTP path asks of the stores: the key's lookup, one consume,
@@ -13,18 +14,22 @@
  * plus one hot key taking HOT of all traffic; 5% are bulk requests of 10 credits. Every third key, the hot one
  * included, has a plan of half the credits it will ask for, so it runs out mid-run.
  *
+ * Each row runs WARMUP seconds first, not counted (connections opened, key caches filled, lease rates learnt:
+ * the steady state of instances that have been up a while), then SECONDS measured.
+ *
  * What it prints, per row (without leases, with leases):
  * - Redis operations per credited (admitted) request: `INFO commandstats` deltas summed over the masters, over
  *   the measured seconds only. An operation is a command a client sent (EVALSHA, EVAL, anything else but the
  *   INFO this script sends); the commands a Lua script runs inside Redis are counted apart ("inside scripts").
  *   The split by store is counted here: key lookups that went to Redis (findByHash answered with a new promise),
- *   ledger batches (the meter's writes); quota operations are the rest.
+ *   ledger batches (the meter's writes); quota operations are the rest. Then the operations by command, and the
+ *   quota store's own by script (a LEASE by what it got: a refill, a block, the need alone, refused) or command.
  * - Redis CPU per credited request: the `usec` of those client commands (a script's includes what it runs).
  * - Credits over-spent: per key and window, credits admitted beyond the plan (must be 0).
- * - Credits refused while the plan had them left: a refused request whose cost still fitted the credits not
- *   yet admitted anywhere at the moment its refusal came back, as a share of those keys' plans.
- *   The tally moves when replies come back, so an admission Redis made whose reply is still on its way makes a
- *   refusal look early: the figure is an upper bound.
+ * - Credits refused while the plan had them left: refused requests whose cost fitted in what the plan still had
+ *   when the row ended (`refusedWhileLeft`), as a share of those keys' plans. (Judged at each refusal's reply,
+ *   as earlier runs did, it counted admissions whose replies were still on their way on a loaded loop as
+ *   credits left, and swung from 0.01% to 90% between runs of one store.)
  * - Added latency per request: time in store calls (lookup + consume), p50 and p99, in this process; on
  *   2 shared cores with 6 Redis servers beside it that time includes waiting for the CPU.
  * Then one instance alone, closed loop (CONCURRENCY in flight): requests a second with the memory quota store,
@@ -33,9 +38,10 @@
  *
  * Run: `bun bench/scale-sim.ts` (Debian `redis-server` and `redis-cli`). Settings: RATE (requests a second
  * over all instances, 6000), SECONDS (measured seconds a row, 15), INSTANCES (100), CUSTOMERS (400), HOT (0.2),
- * CONCURRENCY (64), SOLO_SECONDS (2), LEASE_BLOCK (credits a lease takes at once, every plan: 50). A default run
- * takes about a minute on 2 cores: ~5 s to start the cluster,
- * ~2 × 17 s of rows, ~15 s of single-instance loops.
+ * CONCURRENCY (64), SOLO_SECONDS (2), LEASE_BLOCK (the most a lease takes at once, every plan: 50), WARMUP (5),
+ * ROWS (which rows, `1,2`: both), LEASE_OPTS (JSON of quota-leases.ts options, e.g. `{"horizonMs":0}`). A default
+ * run takes about a minute and a half on 2 cores: ~5 s to start the cluster, ~2 × 22 s of rows, ~15 s of
+ * single-instance loops.
  */
 import type { Plan } from '../src/config.ts'
 import type { Exchange } from '../src/http/edge/exchange.ts'
@@ -44,6 +50,8 @@ import { keyHash } from '../src/stores/keys.ts'
 import { redisKeyStore } from '../src/stores/keys-redis.ts'
 import { memoryQuotaStore, type QuotaStore, quotaWindow } from '../src/stores/quota.ts'
 import { leasingQuotaStore } from '../src/stores/quota-leases.ts'
+import { LEASE, PEEK, RETURN } from '../src/stores/quota-leases-lua.ts'
+import type { RedisConnection } from '../src/stores/redis-connection.ts'
 import { redisQuotaStore } from '../src/stores/quota-redis.ts'
 import type { KeyStore } from '../src/stores/keys.ts'
 import type { UsageStore } from '../src/stores/usage.ts'
@@ -54,6 +62,7 @@ import { percentile } from './lib.ts'
 
 const RATE = Number(process.env.RATE ?? 6000)
 const SECONDS = Number(process.env.SECONDS ?? 15)
+const WARMUP = Number(process.env.WARMUP ?? 5)
 const INSTANCES = Number(process.env.INSTANCES ?? 100)
 const CUSTOMERS = Number(process.env.CUSTOMERS ?? 400)
 const HOT = Number(process.env.HOT ?? 0.2)
@@ -89,6 +98,30 @@ interface Instance {
   meter: UsageMeter
 }
 
+/** Per key and window: credits admitted, and the refused requests by cost. */
+interface Admitted {
+  subject: string
+  /** The window's start, in ms. */
+  start: number
+  plan: Plan
+  credits: number
+  refused: Map<number, number>
+}
+
+/**
+ * Credits refused while the plan had them left: refused requests whose cost fitted in what the plan still had
+ * once the row ended, by the window's counter in Redis after every lease went back (`used`: it also counts
+ * requests Redis admitted whose answer came too late and were errors here), at most that much. Nothing is
+ * refunded, so what was left then was left at every refusal. An exact store never refuses those; leases can,
+ * while credits sit unspent in another instance's lease.
+ */
+function refusedWhileLeft({ plan, refused }: Admitted, used: number): number {
+  const left = plan.credits - used
+  let fitting = 0
+  for (const [cost, count] of refused) if (cost <= left) fitting += cost * count
+  return Math.min(left, fitting)
+}
+
 /** What one row counts while it runs. */
 interface Tally {
   requests: number
@@ -98,10 +131,12 @@ interface Tally {
   errors: number
   storeMs: number[]
   /** Admitted credits per key and window: the truth a plan is compared with. */
-  admitted: Map<string, { plan: Plan; credits: number }>
+  admitted: Map<string, Admitted>
   lookups: number
   ledgerWrites: number
   ledgerRows: number
+  /** Quota operations by script or command, where the row's store counts them (`countingCalls`). */
+  calls: Map<string, number>
 }
 
 const newTally = (): Tally => ({
@@ -115,12 +150,19 @@ const newTally = (): Tally => ({
   lookups: 0,
   ledgerWrites: 0,
   ledgerRows: 0,
+  calls: new Map(),
 })
 let tally = newTally()
 
-/** Commands the stores' scripts run inside Redis: not operations a client sent. */
+/**
+ * Commands the stores' scripts run inside Redis: not operations a client sent. (PUBLISH is both: a refund with
+ * no lease to take it sends one, which no row here makes.)
+ */
 const INSIDE = new Set(
-  'get incrby decrby expire hget hgetall hset hdel sadd set exists lpush ltrim del rename smembers zadd zrange'.split(' '),
+  (
+    'get incrby decrby expire hget hgetall hset hdel hincrby time sadd set exists lpush ltrim del rename smembers zrange ' +
+    'publish zadd zremrangebyscore'
+  ).split(' '),
 )
 
 /** calls and usec per command name, summed over `ports`. */
@@ -143,6 +185,7 @@ function opsBetween(before: Map<string, { calls: number; usec: number }>, after:
   let ops = 0
   let usec = 0
   let inside = 0
+  const byCommand = new Map<string, number>()
   for (const [name, a] of after) {
     const b = before.get(name) ?? { calls: 0, usec: 0 }
     const calls = a.calls - b.calls
@@ -151,9 +194,10 @@ function opsBetween(before: Map<string, { calls: number; usec: number }>, after:
     else {
       ops += calls
       usec += a.usec - b.usec
+      if (calls) byCommand.set(name, calls)
     }
   }
-  return { ops, usec, inside }
+  return { ops, usec, inside, byCommand }
 }
 
 /** Keys of CUSTOMERS customers: the first is the hot one, the rest share 1 − HOT by 1/rank. */
@@ -194,10 +238,10 @@ function picker(customers: Customer[]): () => Customer {
 }
 
 /** A plan per customer for one row: names of their own, so each row starts from fresh counters. */
-function plansFor(row: string, customers: Customer[], seconds: number): Map<Customer, Plan> {
+function plansFor(row: string, customers: Customer[], seconds: number, rate: number): Map<Customer, Plan> {
   const plans = new Map<Customer, Plan>()
   for (const [i, c] of customers.entries()) {
-    const asked = RATE * seconds * c.share * MEAN_COST
+    const asked = rate * seconds * c.share * MEAN_COST
     const credits = c.tight ? Math.max(BULK_COST, Math.floor(asked / 2)) : Math.ceil(asked * 10) + 1000
     plans.set(c, { name: `sim-${row}-${i}`, credits, windowSeconds: 3600 })
     leaseBlocks.set(`sim-${row}-${i}`, LEASE_BLOCK)
@@ -223,15 +267,16 @@ async function request(instance: Instance, quota: QuotaStore, customer: Customer
     const state = await quota.consume(customer.subject, plan, cost, now)
     t.storeMs.push(performance.now() - started)
     t.requests++
-    const window = `${customer.subject}:${plan.name}:${quotaWindow(plan, now).start}`
-    const admitted = t.admitted.get(window) ?? { plan, credits: 0 }
+    const start = quotaWindow(plan, now).start
+    const window = `${customer.subject}:${plan.name}:${start}`
+    const admitted = t.admitted.get(window) ?? { subject: customer.subject, start: start * 1000, plan, credits: 0, refused: new Map() }
     t.admitted.set(window, admitted)
     if (state.allowed) {
       admitted.credits += cost
       t.credited++
     } else {
       t.refused++
-      if (admitted.credits + cost <= plan.credits) t.refusedWhileLeft += cost
+      admitted.refused.set(cost, (admitted.refused.get(cost) ?? 0) + 1)
     }
     const exchange = customer.exchange as { credits?: number; problem?: string }
     exchange.credits = state.allowed ? cost : 0
@@ -254,10 +299,24 @@ function countingUsage(store: UsageStore): UsageStore {
   }
 }
 
-/** Open loop: every 10 ms each instance gets its share of RATE; for `seconds`. */
-async function drive(instances: Instance[], quotas: QuotaStore[], customers: Customer[], plans: Map<Customer, Plan>, seconds: number) {
+/** What the rows differ by: the quota store each instance makes, and the requests a second over all instances. */
+interface RowSpec {
+  name: string
+  factory: QuotaFactory
+  rate: number
+}
+
+/** Open loop: every 10 ms each instance gets its share of `rate`; for `seconds`. */
+async function drive(
+  instances: Instance[],
+  quotas: QuotaStore[],
+  customers: Customer[],
+  plans: Map<Customer, Plan>,
+  seconds: number,
+  rate: number,
+) {
   const pick = picker(customers)
-  const perInstanceMs = RATE / instances.length / 1000
+  const perInstanceMs = rate / instances.length / 1000
   const owed = new Array<number>(instances.length).fill(0)
   const inFlight = new Set<Promise<void>>()
   const start = performance.now()
@@ -282,64 +341,66 @@ async function drive(instances: Instance[], quotas: QuotaStore[], customers: Cus
 
 interface RowResult {
   name: string
+  rate: number
   seconds: number
   t: Tally
   ops: number
   usec: number
   inside: number
+  /** Client operations by command, from the masters' commandstats. */
+  byCommand: Map<string, number>
   overSpent: number
   tightPlan: number
 }
 
-/** One row: fresh quota stores from `factory`, a warm-up second, then SECONDS measured. */
-async function runRow(
-  name: string,
-  factory: QuotaFactory,
-  url: string,
-  cluster: TestCluster,
-  instances: Instance[],
-  customers: Customer[],
-) {
+/** One row: fresh quota stores from its factory, WARMUP seconds (caches filled, lease rates learnt), then SECONDS measured. */
+async function runRow({ name, factory, rate }: RowSpec, url: string, cluster: TestCluster, instances: Instance[], customers: Customer[]) {
   const quotas = instances.map(() => factory(url))
-  const plans = plansFor(name.replace(/\W+/g, '-'), customers, SECONDS + 1)
-  // Connections opened, scripts loaded and keys cached before anything is counted.
+  const plans = plansFor(name.replace(/\W+/g, '-'), customers, WARMUP + SECONDS, rate)
+  // Connections opened, scripts loaded and keys cached before anything is counted: a request timed out while
+  // 300 clients connect at once would be an error here and a credit spent in Redis.
+  await Promise.all(quotas.map((q) => q.check?.()))
   tally = newTally()
-  await drive(instances, quotas, customers, plans, 1)
+  await drive(instances, quotas, customers, plans, WARMUP, rate)
   await Promise.all(instances.map((i) => i.meter.flush()))
   const masters = await cluster.masters()
   const before = await commandStats(masters)
   const warm = tally
   tally = newTally()
   tally.admitted = warm.admitted
-  const seconds = await drive(instances, quotas, customers, plans, SECONDS)
+  const seconds = await drive(instances, quotas, customers, plans, SECONDS, rate)
   await Promise.all(instances.map((i) => i.meter.flush()))
-  const { ops, usec, inside } = opsBetween(before, await commandStats(masters))
+  const { ops, usec, inside, byCommand } = opsBetween(before, await commandStats(masters))
   let overSpent = 0
   let tightPlan = 0
-  for (const { plan, credits } of tally.admitted.values()) overSpent += Math.max(0, credits - plan.credits)
   for (const c of customers) if (c.tight) tightPlan += plans.get(c)!.credits
   await Promise.all(quotas.map((q) => q.close()))
-  return { name, seconds, t: tally, ops, usec, inside, overSpent, tightPlan } satisfies RowResult
+  const counters = redisQuotaStore(url)
+  for (const admitted of tally.admitted.values()) {
+    overSpent += Math.max(0, admitted.credits - admitted.plan.credits)
+    const used = admitted.plan.credits - (await counters.peek(admitted.subject, admitted.plan, admitted.start)).remaining
+    tally.refusedWhileLeft += refusedWhileLeft(admitted, Math.max(used, admitted.credits))
+  }
+  await counters.close()
+  return { name, rate, seconds, t: tally, ops, usec, inside, byCommand, overSpent, tightPlan } satisfies RowResult
 }
 
 function printRows(rows: RowResult[]) {
+  console.log(`\n${INSTANCES} instances, ${CUSTOMERS} keys (one hot at ${HOT * 100}%), ${WARMUP} s warm-up and ${SECONDS} s measured a row`)
   console.log(
-    `\n${INSTANCES} instances, ${RATE} requests/s offered, ${CUSTOMERS} keys (one hot at ${HOT * 100}%), ${SECONDS} s measured a row`,
-  )
-  console.log(
-    '| row | requests/s done | credited | Redis ops / request | Redis ops / credited request | ' +
+    '| row | requests/s offered | done | credited | Redis ops / request | Redis ops / credited request | ' +
       'of which key lookups / ledger batches / quota | ' +
       'commands inside scripts / credited | Redis CPU µs / credited | over-spent credits | refused while left, share of tight plans | ' +
       'store time p50 / p99 ms | errors |',
   )
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
   for (const r of rows) {
     const { t } = r
     const per = (n: number) => (n / Math.max(1, t.credited)).toFixed(4)
     const quotaOps = r.ops - t.lookups - t.ledgerWrites
     const perRequest = (r.ops / Math.max(1, t.requests)).toFixed(4)
     console.log(
-      `| ${r.name} | ${(t.requests / r.seconds).toFixed(0)} | ${t.credited} | ${perRequest} | ${per(r.ops)} ` +
+      `| ${r.name} | ${r.rate} | ${(t.requests / r.seconds).toFixed(0)} | ${t.credited} | ${perRequest} | ${per(r.ops)} ` +
         `| ${per(t.lookups)} / ${per(t.ledgerWrites)} / ${per(quotaOps)} ` +
         `| ${per(r.inside)} | ${(r.usec / Math.max(1, t.credited)).toFixed(2)} | ${r.overSpent} ` +
         `| ${((100 * t.refusedWhileLeft) / Math.max(1, r.tightPlan)).toFixed(2)}% (${t.refusedWhileLeft} of ${r.tightPlan}) ` +
@@ -352,6 +413,16 @@ function printRows(rows: RowResult[]) {
     `\nTargets (issue 46), with leases: ≤ 0.05 Redis ops / credited request (${(last.ops / Math.max(1, last.t.credited)).toFixed(4)}); ` +
       `over-spent 0; refused while left < 1% of the plan. Ledger: ${batchSizes} rows a batch.`,
   )
+  const perCredited = (r: RowResult, counts: Map<string, number>) =>
+    [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .map(([n, c]) => `${n} ${(c / r.t.credited).toFixed(4)}`)
+      .join(', ')
+  for (const r of rows) {
+    console.log(`Redis operations of "${r.name}" by command, per credited request: ${perCredited(r, r.byCommand)}`)
+    if (!r.t.calls.size) continue
+    console.log(`Quota operations of "${r.name}" by script or command, per credited request: ${perCredited(r, r.t.calls)}`)
+  }
 }
 
 /** One instance, closed loop: requests a second through each quota store, alternated for two rounds. */
@@ -398,8 +469,47 @@ const leaseBlocks = new Map<string, number>()
 
 /** The Redis store in the lease wrapper (src/stores/quota-leases.ts), on one connection, as src/stores/index.ts wires them. */
 const leased: QuotaFactory = (url) => {
-  const connection = redisConnection(url, { role: 'quota store' })
-  return leasingQuotaStore(redisQuotaStore(url, { connection }), connection, { blocks: leaseBlocks })
+  const connection = countingCalls(redisConnection(url, { role: 'quota store' }))
+  return leasingQuotaStore(redisQuotaStore(url, { connection }), connection, {
+    blocks: leaseBlocks,
+    ...JSON.parse(process.env.LEASE_OPTS ?? '{}'),
+  })
+}
+
+/** The names of the lease scripts, by their source, for `countingCalls`. */
+const SCRIPT_NAMES = new Map([
+  [LEASE, 'LEASE'],
+  [RETURN, 'RETURN'],
+  [PEEK, 'PEEK'],
+])
+
+/** A connection counting, in the row's tally, the scripts it runs by name and the commands it sends by name. */
+function countingCalls(connection: RedisConnection): RedisConnection {
+  const count = (name: string) => tally.calls.set(name, (tally.calls.get(name) ?? 0) + 1)
+  return {
+    ...connection,
+    command: (name, args) => {
+      count(name)
+      return connection.command(name, args)
+    },
+    script(source) {
+      const run = connection.script(source)
+      const name = SCRIPT_NAMES.get(source) ?? 'other script'
+      if (name !== 'LEASE')
+        return (keys, args) => {
+          count(name)
+          return run(keys, args)
+        }
+      // A LEASE by what it was and what it got: a refill, a block beyond the need, the need alone, or refused.
+      return async (keys, args) => {
+        const reply = (await run(keys, args)) as number[]
+        const [ok, , grant] = reply.map(Number) as [number, number, number]
+        const need = Number(args[1])
+        count(need === 0 ? 'LEASE refill' : !ok ? 'LEASE refused' : grant > need ? 'LEASE with a block' : 'LEASE, the need alone')
+        return reply
+      }
+    },
+  }
 }
 
 async function main() {
@@ -411,8 +521,14 @@ async function main() {
     return { keys: redisKeyStore(url), usage, meter: createUsageMeter(usage) }
   })
   const customers = await makeCustomers(instances[0]!.keys)
-  const rows: RowResult[] = [await runRow('without leases', (u) => redisQuotaStore(u), url, cluster, instances, customers)]
-  rows.push(await runRow('with leases', leased, url, cluster, instances, customers))
+  const specs: RowSpec[] = [
+    { name: 'without leases', factory: (u) => redisQuotaStore(u), rate: RATE },
+    { name: 'with leases', factory: leased, rate: RATE },
+  ]
+  const chosen = process.env.ROWS?.split(',').map(Number)
+  const rows: RowResult[] = []
+  for (const [i, spec] of specs.entries())
+    if (!chosen || chosen.includes(i + 1)) rows.push(await runRow(spec, url, cluster, instances, customers))
   printRows(rows)
   const stores: [string, () => QuotaStore][] = [
     ['memory', () => memoryQuotaStore()],

@@ -38,7 +38,7 @@ const sha256 = (url: string, key: string) =>
     body: JSON.stringify({ input: 'backup' }),
   })
 
-/** The hash requests and credits the server reports for `key` over the last 90 days (the route adds the rows the server has not yet written). */
+/** The hash requests and credits the server reports for `key` over the last 90 days (with the rows the server has not yet written). */
 async function hashUsage(url: string, key: string) {
   const res = await fetch(`${url}/api/v1/usage?days=90`, { headers: { 'x-api-key': key, 'x-response-form': 'bare' } })
   expect(res.status).toBe(200)
