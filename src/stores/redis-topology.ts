@@ -89,16 +89,22 @@ export const redactTopologyUrl = (url: string) =>
 /** Replies that mean the topology cannot serve the key now (a failover under way), not that the command was wrong. */
 const UNAVAILABLE = /^(CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING|READONLY)/
 
+/** The TLS options of every connection to the topology's nodes and sentinels. */
+const tlsOf = (t: Topology) => (t.tls ? (t.ca === undefined ? {} : { ca: t.ca }) : undefined)
+
+/** What every connection to one of the topology's nodes is given. */
+const nodeOptions = (t: Topology, timeoutMs: number): IoRedisOptions => ({
+  username: t.username,
+  password: t.password,
+  tls: tlsOf(t),
+  connectTimeout: timeoutMs,
+  // A command in flight when its connection drops fails; it is not sent again on the next connection.
+  maxRetriesPerRequest: 0,
+})
+
 function clientOf(t: Topology, timeoutMs: number, backoff: (times: number) => number): Redis | Cluster {
-  const tls = t.tls ? (t.ca === undefined ? {} : { ca: t.ca }) : undefined
-  const node: IoRedisOptions = {
-    username: t.username,
-    password: t.password,
-    tls,
-    connectTimeout: timeoutMs,
-    // A command in flight when its connection drops fails; it is not sent again on the next connection.
-    maxRetriesPerRequest: 0,
-  }
+  const tls = tlsOf(t)
+  const node = nodeOptions(t, timeoutMs)
   if (t.kind === 'cluster') {
     const options: ClusterOptions = {
       enableOfflineQueue: false,
@@ -200,13 +206,8 @@ export function topologyConnection(url: string, options: RedisOptions = {}): Red
  */
 function subscriberDial(t: Topology, timeoutMs: number, channel: string): SubscribeDial {
   return async (attempt, message, lost) => {
-    const tls = t.tls ? (t.ca === undefined ? {} : { ca: t.ca }) : undefined
     const common: IoRedisOptions = {
-      username: t.username,
-      password: t.password,
-      tls,
-      connectTimeout: timeoutMs,
-      maxRetriesPerRequest: 0,
+      ...nodeOptions(t, timeoutMs),
       enableOfflineQueue: false,
       autoResubscribe: false,
       lazyConnect: true,
@@ -220,7 +221,7 @@ function subscriberDial(t: Topology, timeoutMs: number, channel: string): Subscr
             name: t.master,
             sentinelPassword: t.sentinelPassword,
             enableTLSForSentinelMode: t.tls,
-            sentinelTLS: tls,
+            sentinelTLS: tlsOf(t),
             sentinelRetryStrategy: () => null,
           }
     const c = new Redis({ ...common, ...where })
