@@ -1250,7 +1250,7 @@ export interface paths {
         };
         /**
          * The caller's own usage: its credit window now and its daily totals per domain
-         * @description Costs no credit. Daily totals come from the usage ledger: this server writes what it counted before reading, so its own answers are in; other instances write theirs once a second.
+         * @description Costs no credit and writes nothing. Daily totals come from the usage ledger, with this server's counts not yet written added in, so its own answers are in; other instances write theirs once a second.
          *
          *     **Quota cost:** none (`x-quota-cost: 0`): answered even when no credit is left; the quota headers still report the window.
          */
