@@ -220,7 +220,9 @@ export const SCHEMA = {
   quotaFailOpen: setting(boolean, {
     default: false,
     env: 'ALMANAC_QUOTA_FAIL_OPEN',
-    doc: 'When the quota store is down: serve uncounted instead of 503.',
+    doc:
+      'When the quota store is down: serve uncounted instead of 503; and while a Redis key store cannot be read, keys ' +
+      'looked up in the last minute keep working as last seen.',
   }),
   usageLedger: setting(boolean, {
     default: true,

@@ -40,6 +40,12 @@ export class GenerationalCache<K, V> {
     this.youngBytes += bytes
   }
 
+  /** Forgets one entry (its weight stays counted until its generation is dropped: a bound, not a tally). */
+  delete(key: K) {
+    this.young.delete(key)
+    this.old.delete(key)
+  }
+
   clear() {
     this.young.clear()
     this.old.clear()

@@ -1,7 +1,7 @@
 /** Opens the quota store and the key store where the settings put them (`Config.stores`, resolved once). */
 import type { Config } from '../config.ts'
 import { openKeyStore, type KeyStore } from './keys.ts'
-import { redisKeyStore } from './keys-redis.ts'
+import { KEY_CACHE_LIVE_MS, redisKeyStore } from './keys-redis.ts'
 import { memoryQuotaStore, type QuotaStore } from './quota.ts'
 import { leasingQuotaStore } from './quota-leases.ts'
 import { redisQuotaStore } from './quota-redis.ts'
@@ -29,9 +29,11 @@ export function createQuotaStore(
 }
 
 /** The key store (ALMANAC_KEY_STORE, else the quota store's Redis, else SQLite); SQLite is opened at once, Redis on first use. */
-export function createKeyStore(config: Pick<Config, 'stores'>, log?: (line: string) => void): KeyStore {
+export function createKeyStore(config: Pick<Config, 'stores' | 'quotaFailOpen'>, log?: (line: string) => void): KeyStore {
   const where = config.stores.keys
-  return where.kind === 'sqlite' ? openKeyStore(where.dir) : redisKeyStore(where.url, { log })
+  if (where.kind === 'sqlite') return openKeyStore(where.dir)
+  // Fail-open chooses serving over exactness: keys seen in the last minute keep working through a failover.
+  return redisKeyStore(where.url, { log, staleIfErrorMs: config.quotaFailOpen ? KEY_CACHE_LIVE_MS : 0 })
 }
 
 /** The usage ledger, in the store the quotas use (memory, the state dir's SQLite, or Redis). */

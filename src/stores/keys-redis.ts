@@ -27,7 +27,9 @@
  * soon as the message arrives, and within KEY_CACHE_MS plus one Redis round trip when the channel is down
  * (the documented bound: under a second). A lookup whose key is announced while it is in flight is not kept.
  * No match is kept past its secret's end of grace or its key's expiry. Unknown keys are never cached, so a
- * key just created, or a new secret, works at once everywhere.
+ * key just created, or a new secret, works at once everywhere. Under fail-open (`staleIfErrorMs`), while Redis
+ * cannot be read (a failover), a key looked up in the last minute is answered as last seen, unless a message
+ * named it since: a change made during the outage is honoured once Redis can be read again.
  */
 import { GenerationalCache } from '../lib/cache.ts'
 import {
@@ -356,10 +358,15 @@ function cachedLookups(
   redis: RedisConnection,
   channel: string,
   ask: (h: string) => Promise<KeyMatch | null>,
-  { cacheEntries, now }: { cacheEntries: number; now: () => number },
+  { cacheEntries, now, staleIfErrorMs }: { cacheEntries: number; now: () => number; staleIfErrorMs: number },
 ) {
-  /** Known keys by hash hex, with when they must be asked again. */
-  const cache = new GenerationalCache<string, { until: number; match: KeyMatch }>(cacheEntries)
+  /** Known keys by hash hex, with when they were asked and when they must be asked again. */
+  const cache = new GenerationalCache<string, { askedAt: number; era: number; until: number; match: KeyMatch }>(cacheEntries)
+  /**
+   * Counts the channel's ups and downs: a copy asked in an earlier era may have missed a change, so it is never
+   * answered as fresh, only while Redis cannot be read.
+   */
+  let era = 0
   /** Reads in flight: concurrent requests with one key share one lookup. */
   const reading = new Map<string, Reading>()
   let live = false
@@ -373,8 +380,7 @@ function cachedLookups(
       return
     }
     for (const h of announced.split(' ')) {
-      const hit = cache.get(h)
-      if (hit) hit.until = -Infinity
+      cache.delete(h)
       const r = reading.get(h)
       if (r) r.keepMs = 0
       // Requests from now on ask again rather than share an answer that may predate the change.
@@ -387,25 +393,34 @@ function cachedLookups(
       // Either way messages may have been missed: nothing kept so far can be trusted, nothing in flight kept long.
       live(up) {
         live = up
-        cache.clear()
+        era++
         for (const r of reading.values()) r.keepMs = Math.min(r.keepMs, KEY_CACHE_MS)
       },
     })
   const find = (h: string): KeyMatch | null | Promise<KeyMatch | null> => {
     const hit = cache.get(h)
-    if (hit && now() < hit.until) return hit.match
+    if (hit && now() < hit.until && hit.era === era) return hit.match
     const shared = reading.get(h)
     if (shared) return shared.answer
     subscription ??= listen()
     const askedAt = now()
+    const askedIn = era
     const lookup: Reading = { answer: ask(h), keepMs: live ? KEY_CACHE_LIVE_MS : KEY_CACHE_MS }
     // Unknown keys are not kept: a new key works at once everywhere.
     lookup.answer = lookup.answer
-      .then((match) => {
-        const until = match && keptUntil(askedAt, lookup.keepMs, match)
-        if (match && until! > now()) cache.set(h, { until: until!, match })
-        return match
-      })
+      .then(
+        (match) => {
+          const until = match && keptUntil(askedAt, lookup.keepMs, match)
+          if (match && until! > now()) cache.set(h, { askedAt, era: askedIn, until: until!, match })
+          return match
+        },
+        (e) => {
+          // Redis cannot be read: the last copy, if recent enough and still within its grace and expiry.
+          const last = cache.get(h)
+          if (last && now() - last.askedAt < staleIfErrorMs && now() < keptUntil(last.askedAt, Infinity, last.match)) return last.match
+          throw e
+        },
+      )
       .finally(() => reading.get(h) === lookup && reading.delete(h))
     reading.set(h, lookup)
     return lookup.answer
@@ -426,6 +441,11 @@ export interface RedisKeyOptions extends RedisOptions {
   cacheEntries?: number
   /** The clock of the lookup cache, of creation, revocation and rotation times and of the audit log. */
   now?: () => number
+  /**
+   * While Redis cannot be read, a key looked up this recently is answered as it was last seen (0: never; the
+   * server passes KEY_CACHE_LIVE_MS under ALMANAC_QUOTA_FAIL_OPEN, which chooses serving over exactness).
+   */
+  staleIfErrorMs?: number
 }
 
 export interface RedisKeyStore extends KeyStore {
@@ -434,7 +454,7 @@ export interface RedisKeyStore extends KeyStore {
 }
 
 export function redisKeyStore(url: string, options: RedisKeyOptions = {}): RedisKeyStore {
-  const { keyPrefix = KEY_STORE_PREFIX, cacheEntries = 10_000, now = Date.now } = options
+  const { keyPrefix = KEY_STORE_PREFIX, cacheEntries = 10_000, now = Date.now, staleIfErrorMs = 0 } = options
   const redis = redisConnection(url, { role: 'key store', ...options })
   // On a cluster the whole store is one hash tag, so one slot: every script below may touch any of its keys.
   const p = keyStorePrefix(redis.cluster, keyPrefix)
@@ -454,7 +474,11 @@ export function redisKeyStore(url: string, options: RedisKeyOptions = {}): Redis
     lookup: scriptOf(LOOKUP),
     list: scriptOf(LIST),
   }
-  const lookups = cachedLookups(redis, `${p}${CHANGES_CHANNEL}`, (h) => scripts.lookup([p, h]).then(toMatch), { cacheEntries, now })
+  const lookups = cachedLookups(redis, `${p}${CHANGES_CHANNEL}`, (h) => scripts.lookup([p, h]).then(toMatch), {
+    cacheEntries,
+    now,
+    staleIfErrorMs,
+  })
   /** A write script run with the prefix, the time and the actor first; what it announced is forgotten here at once. */
   const write = async (script: keyof typeof scripts, actor: string, ...args: string[]) => {
     const result = answer(await scripts[script]([p, new Date(now()).toISOString(), checkActor(actor), ...args]))

@@ -31,7 +31,7 @@ async function fromCache(store: RedisKeyStore, key: string): Promise<boolean> {
 }
 
 /** Two instances (a and b) on one fresh store and one clock the test moves. */
-function instances(kind: Kind, options: { maxBackoffMs?: number } = {}) {
+function instances(kind: Kind, options: { maxBackoffMs?: number; staleIfErrorMs?: number } = {}) {
   const clock = { ms: T0 }
   const shared = { keyPrefix: servers.prefix('kc'), now: () => clock.ms, ...options }
   const a = redisKeyStore(servers.url(kind), shared)
@@ -182,4 +182,31 @@ test('the single node stopped: the cache is dropped at once, nothing answered fr
   // The server came back empty (no persistence): the key is unknown, and the channel live again.
   await waitFor('the channel to be live again', async () => a.cacheLive)
   expect(await a.findByHash(keyHash(key))).toBeNull()
+}, 30_000)
+
+test('under fail-open, the single node stopped: a key seen in the last minute is answered as last seen, a revoked one is not', async () => {
+  const { clock, a, b } = instances('single', { maxBackoffMs: 100, staleIfErrorMs: KEY_CACHE_LIVE_MS })
+  const { key: seen } = await b.create({ name: 'seen', plan: null })
+  const { key: revoked } = await b.create({ name: 'revoked', plan: null })
+  await keptLong(a, revoked, clock)
+  await keptLong(a, seen, clock)
+  // The revoke's message drops a's copy; the next one a keeps says revoked.
+  await b.revoke('revoked')
+  await untilAnswers(a, revoked, 'the revoke heard', (m) => m?.record.revoked != null)
+  await kept(a, revoked)
+  await servers.single.stop()
+  try {
+    await waitFor('the store to know its channel is down', async () => !a.cacheLive)
+    // Not fresh (it may have missed a change), so Redis is asked; Redis cannot answer, so the last copy does.
+    const asked = a.findByHash(keyHash(seen))
+    expect(cached(asked)).toBe(false)
+    expect((await asked)?.record.name).toBe('seen')
+    // The revoked key's last copy says it is revoked: answered so, as authentication then refuses it.
+    expect((await a.findByHash(keyHash(revoked)))?.record.revoked).not.toBeNull()
+    // A minute after it was asked, no copy answers.
+    clock.ms += KEY_CACHE_LIVE_MS
+    expect(await Promise.resolve(a.findByHash(keyHash(seen))).catch((e: Error) => e.message)).toContain('unreachable')
+  } finally {
+    await servers.single.start()
+  }
 }, 30_000)
