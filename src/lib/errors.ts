@@ -66,3 +66,10 @@ export const busy = (detail: string, retryAfterSeconds: number) =>
   new AlmanacError('busy', detail, { headers: { 'Retry-After': String(retryAfterSeconds) } })
 
 export const unavailable = (detail: string, extra?: Record<string, unknown>) => new AlmanacError('unavailable', detail, { extra })
+
+/** Retry-After of the 503 sent while a store (quota, keys) is unreachable: about a failover's length. */
+export const STORE_RETRY_SECONDS = 2
+
+/** A store that cannot be reached: a 503 that says when to come back. */
+export const storeUnavailable = (detail: string) =>
+  new AlmanacError('unavailable', detail, { headers: { 'Retry-After': String(STORE_RETRY_SECONDS) } })

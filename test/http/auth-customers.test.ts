@@ -137,3 +137,23 @@ test('through the app: two keys of one customer draw on one pool of credits, a t
     await app.close()
   }
 })
+
+test('the key store unreachable: a 503 naming it, with a Retry-After as the quota store gives', async () => {
+  const own = await startRedis()
+  const keys = redisKeyStore(own.url, { keyPrefix: 'down:', maxBackoffMs: 50 })
+  try {
+    const { key } = await keys.create({ name: 'unread', plan: null }, 'cli:test')
+    await own.stop()
+    const auth = createAuthenticator(config, { keys, clock: () => Date.parse('2026-06-01T00:00:00Z') })
+    const refused = await Promise.resolve()
+      .then(() => auth.authenticate(new Request('http://localhost/api/v1/planets/earth', { headers: { 'x-api-key': key } })))
+      .catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(AlmanacError)
+    const { kind, detail, options } = refused as AlmanacError
+    expect({ kind, retryAfter: options.headers?.['Retry-After'] }).toEqual({ kind: 'unavailable', retryAfter: '2' })
+    expect(detail).toMatch(/^The API key database cannot be read: Redis at redis:\/\/127\.0\.0\.1:\d+ is unreachable/)
+  } finally {
+    keys.close()
+    await own.close()
+  }
+})

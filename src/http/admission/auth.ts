@@ -15,7 +15,7 @@
  * customer's plan, whichever of the customer's keys calls; `caller` still names the key.
  */
 import type { Config, Plan } from '../../config.ts'
-import { AlmanacError, unavailable } from '../../lib/errors.ts'
+import { AlmanacError, storeUnavailable } from '../../lib/errors.ts'
 import { type Customer, hex, keyHash, type KeyMatch, type KeyStore, type StoredKey } from '../../stores/keys.ts'
 import { createJwtVerifier, TokenError } from './jwt.ts'
 
@@ -189,7 +189,7 @@ export function createAuthenticator(config: Config, options: AuthenticatorOption
   }
 
   // A locked or broken key database, or an unreachable Redis, is an outage, not the caller's fault.
-  const storeFailed = (e: unknown) => unavailable(`The API key database cannot be read: ${(e as Error).message}. Try again shortly.`)
+  const storeFailed = (e: unknown) => storeUnavailable(`The API key database cannot be read: ${(e as Error).message}. Try again shortly.`)
 
   const fromStore = (found: KeyMatch | null | undefined): Principal => {
     if (!found) throw unauthorized('The API key is not valid.', 'invalid_token', 'key', withJwt)

@@ -14,14 +14,11 @@
  * so the local stores put no promise on the path (an Elysia hook that returns one costs every request).
  */
 import type { Config, Plan } from '../../config.ts'
-import { AlmanacError } from '../../lib/errors.ts'
+import { AlmanacError, STORE_RETRY_SECONDS, storeUnavailable } from '../../lib/errors.ts'
 import { quotaState, quotaWindow, type Answer, type QuotaState, type QuotaStore } from '../../stores/quota.ts'
 import type { Principal } from '../admission/auth.ts'
 import { exchangeOf, existingExchange } from '../edge/exchange.ts'
 import { quotaHeaders } from '../reply/response-headers.ts'
-
-/** Retry-After of the 503 sent while the quota store is unreachable. */
-const STORE_RETRY_SECONDS = 2
 
 /**
  * Statuses whose credits are given back: the server declined to serve now (503 busy or unavailable, a
@@ -99,11 +96,7 @@ export function createCredits(config: Config, quota: QuotaStore, clock: () => nu
       exchangeOf(request).uncounted = true
       return
     }
-    throw new AlmanacError(
-      'unavailable',
-      `The quota store is unreachable, so requests cannot be counted: ${(e as Error).message}. Try again shortly.`,
-      { headers: { 'Retry-After': String(STORE_RETRY_SECONDS) } },
-    )
+    throw storeUnavailable(`The quota store is unreachable, so requests cannot be counted: ${(e as Error).message}. Try again shortly.`)
   }
 
   /** Marks the caller's state for the answer's headers, spending nothing; with `needed`, a 429 unless that many are left. */
