@@ -1,8 +1,8 @@
 /**
  * `RedisConnection.subscribe` on each kind of Redis the stores run on: messages published by another
- * connection arrive (the stores need no order: each message names what to forget); a lost subscriber connection says so (`live` false, so a cache can stop trusting its
- * messages) and comes back by itself, on the same node, on the cluster's next node, or on the Sentinel
- * group's new master.
+ * connection arrive (the stores need no order: each message names what to forget); a lost subscriber
+ * connection says so (`live` false, so a cache can stop trusting its messages) and comes back by itself,
+ * on the same node, on the cluster's next node, or on the Sentinel group's new master.
  */
 import { afterEach, describe, expect, test } from 'bun:test'
 import { redisConnection, type RedisConnection } from '../../src/stores/redis.ts'
