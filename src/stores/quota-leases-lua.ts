@@ -16,7 +16,7 @@ export const WANT_FIELD = '~want'
  * (while a want is recent, at most half of what is left beyond the need, so holders do not hoard what others
  * wait for, nor does the last of a plan go one script a request) if `need` fits; else
  * grants nothing, and if other instances hold credits that would make up the need marks the want, in the hash and
- * on the channel (`want <hash>`), where every holder hears it. `need` 0 is a refill before the lease runs
+ * on the channel (`want <hash> <instances>`): the largest holders, until they hold twice the need, give back. `need` 0 is a refill before the lease runs
  * dry: it always fits, so it never marks a want. Returns {granted?, used after, grant, credits the others hold}.
  */
 export const LEASE = `
@@ -42,12 +42,26 @@ end
 if delta ~= 0 and redis.call('HINCRBY', KEYS[2], ARGV[1], delta) <= 0 then redis.call('HDEL', KEYS[2], ARGV[1]) end
 if ok == 0 then
   local all = redis.call('HGETALL', KEYS[2])
+  local holders = {}
   for i = 1, #all, 2 do
-    if all[i] ~= ARGV[1] and all[i] ~= '${WANT_FIELD}' then others = others + tonumber(all[i + 1]) end
+    if all[i] ~= ARGV[1] and all[i] ~= '${WANT_FIELD}' then
+      local held = tonumber(all[i + 1])
+      others = others + held
+      if held > 0 then table.insert(holders, {all[i], held}) end
+    end
   end
   if others > 0 and others + left >= need then
     redis.call('HSET', KEYS[2], '${WANT_FIELD}', now)
-    redis.call('PUBLISH', ARGV[9], 'want ' .. KEYS[2])
+    -- The largest holders, until what they hold is twice the need (the hash may count credits a holder has
+    -- since spent): only they give back, one RETURN each, rather than every holder of the key.
+    table.sort(holders, function(a, b) return a[2] > b[2] end)
+    local named, sum = {}, left
+    for _, h in ipairs(holders) do
+      if sum >= 2 * need then break end
+      table.insert(named, h[1])
+      sum = sum + h[2]
+    end
+    redis.call('PUBLISH', ARGV[9], 'want ' .. KEYS[2] .. ' ' .. table.concat(named, ','))
   end
 end
 redis.call('EXPIRE', KEYS[2], ARGV[5])

@@ -304,11 +304,14 @@ export function leasingQuotaStore(store: QuotaStore, redis: RedisConnection, opt
   const giveBackIfHeld = (l: Lease) => (l.unspent > 0 || l.unreported !== 0 ? returnLease(l) : undefined)
 
   /**
-   * A message on the channel: `want <hash>`, the lease goes back now (or as soon as its LEASE lands);
-   * `freed <hash>`, credits went back to that window, so a refusal standing here for it is lifted.
+   * A message on the channel: `want <hash> <instances>`, the lease goes back now (or as soon as its LEASE lands)
+   * if this instance is named; `freed <hash>`, credits went back to that window, so a refusal standing here for it
+   * is lifted.
    */
   const heard = (message: string) => {
-    const [what, hash] = message.split(' ') as [string, string]
+    const [what, hash, named] = message.split(' ') as [string, string, string | undefined]
+    // A want names the holders that are to give back; the others keep theirs.
+    if (what === 'want' && named !== undefined && !named.split(',').includes(instance)) return
     for (const l of leases.values()) {
       if (l.keys[1] !== hash) continue
       if (what === 'freed') l.refusedUntil = 0

@@ -157,6 +157,20 @@ describe.each(topologies)('lease sizing on %s', (_, url) => {
     expect(await counted('heard')).toBe(30 + b.held())
   })
 
+  test('a want names the largest holders: they give back, a smaller holder keeps its lease', async () => {
+    const small: Plan = { name: plan.name, credits: 100, windowSeconds: 3600 }
+    const wait = () => waitFor('a to give back', async () => (await counted('named')) === 60 - 50 + 40)
+    const { stores, counted } = fleet(url(), 3, { horizonMs: 0, wait })
+    const [a, b, c] = stores as [LeasingQuotaStore, LeasingQuotaStore, LeasingQuotaStore]
+    await waitFor('all to hear', async () => a.hearsWants() && b.hearsWants() && c.hearsWants())
+    expect((await a.consume('named', small, 10, T0)).allowed).toBe(true)
+    expect((await b.consume('named', small, 10, T0)).allowed).toBe(true)
+    expect([a.held(), b.held()]).toEqual([50, 30])
+    // c needs 20: a's 50 covers twice that, so only a is named.
+    expect((await c.consume('named', small, 20, T0)).allowed).toBe(true)
+    expect([a.held(), b.held()]).toEqual([0, 30])
+  })
+
   test('a refusal heard on the channel stands until a give-back announces credits, then Redis is asked again', async () => {
     const small: Plan = { name: plan.name, credits: 60, windowSeconds: 3600 }
     const { stores } = fleet(url(), 2, { horizonMs: 0, wait: async () => {} })
