@@ -14,10 +14,11 @@ export const WANT_FIELD = '~want'
  * `need`: the credits the request lacks after spending `have`, what the instance held; `delta`: the change
  * in what it holds since it last told Redis (spends lower it, refunds raise it). Grants `need` plus a block
  * (while a want is recent, at most half of what is left beyond the need, so holders do not hoard what others
- * wait for, nor does the last of a plan go one script a request) if `need` fits; else
- * grants nothing, and if other instances hold credits that would make up the need marks the want, in the hash and
- * on the channel (`want <hash> <instances>`): the largest holders, until they hold twice the need, give back. `need` 0 is a refill before the lease runs
- * dry: it always fits, so it never marks a want. Returns {granted?, used after, grant, credits the others hold}.
+ * wait for, nor does the last of a plan go one script a request) if `need` fits; else grants nothing, and if
+ * other instances hold credits that would make up the need marks the want, in the hash and on the channel
+ * (`want <hash> <instances>`): the largest holders, until they hold twice the need, give back. `need` 0 is a
+ * refill before the lease runs dry: it always fits, so it never marks a want. Returns {granted?, used after,
+ * grant, credits the others hold}.
  */
 export const LEASE = `
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')

@@ -22,7 +22,7 @@
  * counted as before by the wrapped store.
  */
 import type { Plan } from '../config.ts'
-import { quotaState, quotaWindow, windowKey, type Answer, type QuotaState, type QuotaStore } from './quota.ts'
+import { quotaState, quotaWindow, windowKey, type Answer, type QuotaState, type QuotaStore, type QuotaWindow } from './quota.ts'
 import { LEASE, PEEK, RETURN, WANT } from './quota-leases-lua.ts'
 import { QUOTA_KEY_PREFIX, quotaKey, quotaKeyTtl } from './quota-redis.ts'
 import type { RedisConnection, Subscription } from './redis-connection.ts'
@@ -120,6 +120,27 @@ const spendHere = (l: Lease, cost: number) => {
   l.spent += cost
   return stateOf(l, true)
 }
+
+/** A lease of a new window, nothing held yet; the rate spent so far carries over from the last window's. */
+const newLease = (plan: Plan, { start, end }: QuotaWindow, keys: Lease['keys'], block: number, now: number, last?: Lease): Lease => ({
+  plan,
+  start,
+  end,
+  keys,
+  unspent: 0,
+  unreported: 0,
+  used: 0,
+  usedAt: now,
+  pending: null,
+  refilling: false,
+  wanted: false,
+  spent: last?.spent ?? 0,
+  since: last?.since ?? now,
+  cap: block,
+  lowWater: 0,
+  refusedUntil: 0,
+  refusedLeft: 0,
+})
 
 /** A block grows at most this many times the plan's block size by running dry. */
 const CAP_GROWTH = 16
@@ -274,25 +295,7 @@ export function leasingQuotaStore(store: QuotaStore, redis: RedisConnection, opt
     const hash = leaseHashOf(counter, redis.cluster)
     if (!hash) return null
     // An earlier window's credits can no longer be spent anywhere: nothing to give back to.
-    const fresh: Lease = {
-      plan,
-      start,
-      end,
-      keys: [counter, hash],
-      unspent: 0,
-      unreported: 0,
-      used: 0,
-      usedAt: now,
-      pending: null,
-      refilling: false,
-      wanted: false,
-      spent: known?.spent ?? 0,
-      since: known?.since ?? now,
-      cap: block,
-      lowWater: 0,
-      refusedUntil: 0,
-      refusedLeft: 0,
-    }
+    const fresh = newLease(plan, { start, end }, [counter, hash], block, now, known)
     leases.set(name, fresh)
     return fresh
   }
