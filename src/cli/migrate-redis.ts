@@ -19,7 +19,7 @@ import { KEY_STORE_PREFIX, keyStorePrefix } from '../stores/keys-redis.ts'
 import { QUOTA_KEY_PREFIX } from '../stores/quota-redis.ts'
 import { leaseHashOf } from '../stores/quota-leases.ts'
 import { caOf, withTimeout } from '../stores/redis-connection.ts'
-import { isTopologyUrl, parseTopologyUrl, redactTopologyUrl } from '../stores/redis-topology.ts'
+import { isTopologyUrl, parseTopologyUrl } from '../stores/redis-topology.ts'
 import { redactUrl } from '../stores/redis.ts'
 import { USAGE_KEY_PREFIX, usageDayPrefix, usageDayTag } from '../stores/usage-redis.ts'
 import { parseCommand, UsageError } from './args.ts'
@@ -116,7 +116,7 @@ function open(given: string): Side {
   const t = parseTopologyUrl(given)
   const tls = t.tls ? (t.ca === undefined ? {} : { ca: t.ca }) : undefined
   const node: IoRedisOptions = { ...common, username: t.username, password: t.password, tls }
-  const where = redactTopologyUrl(given)
+  const where = redactUrl(given)
   if (t.kind === 'cluster')
     return {
       client: new Cluster(t.nodes, { redisOptions: node, enableAutoPipelining: true, clusterRetryStrategy: () => null }),

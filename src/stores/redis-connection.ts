@@ -100,6 +100,12 @@ export function keepSubscribed(dial: SubscribeDial, handlers: SubscribeHandlers,
   }
 }
 
+/** The URL without its passwords (the user's, and a Sentinel group's `sentinel_password`), for messages. */
+export const redactUrl = (url: string) =>
+  url
+    .replace(/\/\/([^@/]*)@/, (_, auth: string) => `//${auth.includes(':') ? auth.slice(0, auth.indexOf(':')) + ':***' : '***'}@`)
+    .replace(/(sentinel_password=)[^&]*/, '$1***')
+
 /** Rejects when `p` has not settled within `timeoutMs`: no command waits longer than the store's timeout. */
 export function withTimeout<T>(p: Promise<T>, what: string, timeoutMs: number): Promise<T> {
   let timer: Timer

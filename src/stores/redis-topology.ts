@@ -22,6 +22,7 @@ import {
   checkOver,
   keepSubscribed,
   Outage,
+  redactUrl,
   scriptOver,
   withTimeout,
   type RedisConnection,
@@ -63,7 +64,7 @@ export function parseTopologyUrl(given: string): Topology {
   const [user = '', password] = at < 0 ? [] : authority.slice(0, at).split(/:(.*)/s)
   const nodes = (at < 0 ? authority : authority.slice(at + 1)).split(',').map((hostPort) => {
     const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(hostPort) ?? /^\[?([^\]:]+)\]?$/.exec(hostPort)
-    if (!m) throw new Error(`${redactTopologyUrl(url)}: ${JSON.stringify(hostPort)} is not host:port`)
+    if (!m) throw new Error(`${redactUrl(url)}: ${JSON.stringify(hostPort)} is not host:port`)
     return { host: m[1]!, port: Number(m[2] ?? (kind === 'sentinel' ? 26379 : 6379)) }
   })
   const topology: Topology = { kind, tls: scheme[1] === 'rediss', nodes }
@@ -71,7 +72,7 @@ export function parseTopologyUrl(given: string): Topology {
   if (user) topology.username = decodeURIComponent(user)
   if (password !== undefined) topology.password = decodeURIComponent(password)
   if (kind === 'sentinel') {
-    if (!path[0]) throw new Error(`${redactTopologyUrl(url)}: name the master, redis+sentinel://host:port,…/<master name>`)
+    if (!path[0]) throw new Error(`${redactUrl(url)}: name the master, redis+sentinel://host:port,…/<master name>`)
     topology.master = decodeURIComponent(path[0])
     if (path[1]) topology.db = Number(path[1])
     const sentinelPassword = query.get('sentinel_password')
@@ -79,12 +80,6 @@ export function parseTopologyUrl(given: string): Topology {
   }
   return topology
 }
-
-/** The URL without its passwords, for messages. */
-export const redactTopologyUrl = (url: string) =>
-  url
-    .replace(/\/\/([^@/]*)@/, (_, auth: string) => `//${auth.includes(':') ? auth.slice(0, auth.indexOf(':')) + ':***' : '***'}@`)
-    .replace(/(sentinel_password=)[^&]*/, '$1***')
 
 /** Replies that mean the topology cannot serve the key now (a failover under way), not that the command was wrong. */
 const UNAVAILABLE = /^(CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING|READONLY)/
@@ -140,7 +135,7 @@ function clientOf(t: Topology, timeoutMs: number, backoff: (times: number) => nu
 export function topologyConnection(url: string, options: RedisOptions = {}): RedisConnection {
   const { timeoutMs = 1000, maxBackoffMs = 2000, role = 'store' } = options
   const log = asLogger(options.log ?? (() => {}))
-  const where = redactTopologyUrl(url)
+  const where = redactUrl(url)
   const topology = parseTopologyUrl(url)
   const outage = new Outage(role, where, log, maxBackoffMs)
   let client: Redis | Cluster | null = null

@@ -14,6 +14,7 @@ import {
   checkOver,
   keepSubscribed,
   Outage,
+  redactUrl,
   scriptOver,
   withTimeout,
   type RedisConnection,
@@ -23,10 +24,7 @@ import {
 import { isTopologyUrl, topologyConnection } from './redis-topology.ts'
 
 export type { RedisConnection, RedisOptions }
-
-/** The URL without its password, for messages. */
-export const redactUrl = (url: string) =>
-  url.replace(/\/\/([^@/]*)@/, (_, auth: string) => `//${auth.includes(':') ? auth.slice(0, auth.indexOf(':')) + ':***' : '***'}@`)
+export { redactUrl }
 
 /** A single node (`redis://`, `rediss://`) on Bun's client, or a cluster or Sentinel group on ioredis. */
 export function redisConnection(url: string, options: RedisOptions = {}): RedisConnection {

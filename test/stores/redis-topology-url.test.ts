@@ -5,7 +5,8 @@
  */
 import { expect, test } from 'bun:test'
 import { loadConfig } from '../../src/config.ts'
-import { isTopologyUrl, parseTopologyUrl, redactTopologyUrl } from '../../src/stores/redis-topology.ts'
+import { isTopologyUrl, parseTopologyUrl } from '../../src/stores/redis-topology.ts'
+import { redactUrl } from '../../src/stores/redis.ts'
 
 test('a cluster URL: every seed node, credentials percent-decoded, TLS by the scheme', () => {
   expect(parseTopologyUrl('redis+cluster://10.0.0.1:7000,10.0.0.2:7001,[::1]:7002')).toEqual({
@@ -47,7 +48,7 @@ test("a Sentinel URL: the sentinels (26379 by default), the master's name, its d
 })
 
 test('passwords are hidden in messages; plain redis:// is not a topology (it stays on the one-node client)', () => {
-  expect(redactTopologyUrl('redis+sentinel://u:pw@s1:1/m?sentinel_password=x')).toBe('redis+sentinel://u:***@s1:1/m?sentinel_password=***')
+  expect(redactUrl('redis+sentinel://u:pw@s1:1/m?sentinel_password=x')).toBe('redis+sentinel://u:***@s1:1/m?sentinel_password=***')
   expect(isTopologyUrl('redis://h:6379')).toBe(false)
   expect(isTopologyUrl('rediss+cluster://h:6379')).toBe(true)
 })
