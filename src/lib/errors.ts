@@ -71,5 +71,5 @@ export const unavailable = (detail: string, extra?: Record<string, unknown>) => 
 export const STORE_RETRY_SECONDS = 2
 
 /** A store that cannot be reached: a 503 that says when to come back. */
-export const storeUnavailable = (detail: string) =>
-  new AlmanacError('unavailable', detail, { headers: { 'Retry-After': String(STORE_RETRY_SECONDS) } })
+export const storeUnavailable = (detail: string, retryAfterSeconds = STORE_RETRY_SECONDS) =>
+  new AlmanacError('unavailable', detail, { headers: { 'Retry-After': String(retryAfterSeconds) } })

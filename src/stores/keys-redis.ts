@@ -369,7 +369,6 @@ function cachedLookups(
   let era = 0
   /** Reads in flight: concurrent requests with one key share one lookup. */
   const reading = new Map<string, Reading>()
-  let live = false
   let subscription: Subscription | null = null
   /** Drops what a change announced (hash hexes, or `*`) made wrong: the cached copies, and the answers of lookups in flight. */
   const forget = (announced: string) => {
@@ -391,8 +390,7 @@ function cachedLookups(
     redis.subscribe(channel, {
       message: forget,
       // Either way messages may have been missed: nothing kept so far can be trusted, nothing in flight kept long.
-      live(up) {
-        live = up
+      live() {
         era++
         for (const r of reading.values()) r.keepMs = Math.min(r.keepMs, KEY_CACHE_MS)
       },
@@ -405,7 +403,7 @@ function cachedLookups(
     subscription ??= listen()
     const askedAt = now()
     const askedIn = era
-    const lookup: Reading = { answer: ask(h), keepMs: live ? KEY_CACHE_LIVE_MS : KEY_CACHE_MS }
+    const lookup: Reading = { answer: ask(h), keepMs: subscription?.live ? KEY_CACHE_LIVE_MS : KEY_CACHE_MS }
     // Unknown keys are not kept: a new key works at once everywhere.
     lookup.answer = lookup.answer
       .then(
@@ -429,7 +427,7 @@ function cachedLookups(
     find,
     forget,
     get live() {
-      return live
+      return subscription?.live === true
     },
     close: () => subscription?.close(),
   }

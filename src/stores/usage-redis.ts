@@ -78,18 +78,6 @@ return out
 
 const SECONDS: Record<Grain, number> = { hour: 3600, day: 86_400 }
 
-/** Groups `items` by `keyOf`, in first-seen order. */
-function groupBy<T>(items: Iterable<T>, keyOf: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>()
-  for (const item of items) {
-    const key = keyOf(item)
-    const group = groups.get(key)
-    if (group) group.push(item)
-    else groups.set(key, [item])
-  }
-  return groups
-}
-
 export const USAGE_KEY_PREFIX = 'almanac:usage:'
 
 /** The hash tag of a row of `period` (Unix seconds): on a cluster its UTC day, so one day's keys share a slot; elsewhere none. */
@@ -114,7 +102,7 @@ export function redisUsageStore(url: string, options: RedisUsageOptions = {}): U
   const dayOf = (seconds: number) => usageDayTag(redis.cluster, seconds)
   return {
     async write(batch) {
-      const parts = groupBy(batch.rows, (r) => dayOf(r.period))
+      const parts = Map.groupBy(batch.rows, (r) => dayOf(r.period))
       const applied = [...parts].map(([day, rows]) => {
         const prefix = prefixOf(day)
         const args = [prefix, batch.id, String(HOURLY_DAYS * 86_400), String(retentionDays * 86_400)]
@@ -135,7 +123,7 @@ export function redisUsageStore(url: string, options: RedisUsageOptions = {}): U
       const until = q.until ?? Math.floor(now() / 1000) + 1
       const periods: string[] = []
       for (let t = periodOf(q.grain, q.since); t < until; t += SECONDS[q.grain]) if (t >= q.since) periods.push(String(t))
-      const parts = groupBy(periods, (t) => dayOf(Number(t)))
+      const parts = Map.groupBy(periods, (t) => dayOf(Number(t)))
       const replies = await Promise.all(
         [...parts].map(([day, ps]) => {
           const prefix = prefixOf(day)

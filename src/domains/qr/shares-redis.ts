@@ -11,7 +11,7 @@
  * in SQLite); a caller who never returns is forgotten by Redis itself, whose keys expire an hour after
  * their last charge does, so there is nothing to prune.
  */
-import { AlmanacError } from '../../lib/errors.ts'
+import { storeUnavailable } from '../../lib/errors.ts'
 import { redactUrl, redisConnection } from '../../stores/redis.ts'
 import type { LogSink } from '../../lib/logger.ts'
 import type { ChargeResult, CheckResult, StoreLedger } from './shares.ts'
@@ -117,11 +117,10 @@ export const shareKeys = (caller: string) => {
 export function redisLedger(url: string, log?: LogSink): StoreLedger {
   const redis = redisConnection(url, { role: 'QR share ledger', log })
   const down = (e: unknown) =>
-    new AlmanacError(
-      'unavailable',
+    storeUnavailable(
       `The QR store's per-key ledger in Redis (${redactUrl(url)}, ALMANAC_QUOTA_STORE) cannot be reached (${(e as Error).message}); ` +
         'png and svg images cannot be stored until it is back, format base64 still works.',
-      { headers: { 'Retry-After': '5' } },
+      5,
     )
   const run = (source: string) => {
     const script = redis.script(source)

@@ -144,7 +144,7 @@ export function createUsageMeter(store: UsageStore, options: UsageMeterOptions =
     const principal = exchange?.principal
     if (!principal) return
     const now = Math.floor(clock() / 1000)
-    const period = now - (now % 3600)
+    const period = periodOf('hour', now)
     if (period !== hour) {
       seal()
       hour = period
@@ -157,7 +157,7 @@ export function createUsageMeter(store: UsageStore, options: UsageMeterOptions =
     const who = customer ? `${principal.caller}\t${customer}` : principal.caller
     let outcomes = callers.get(who)
     if (!outcomes) callers.set(who, (outcomes = new Map()))
-    const outcome = status < 300 ? '2xx' : status < 400 ? '3xx' : outcomeOf(status, exchange.problem)
+    const outcome = outcomeOf(status, exchange.problem)
     let row = outcomes.get(outcome)
     if (!row) outcomes.set(outcome, (row = newRow(exchange, method, principal.caller, customer, outcome)))
     row.requests++
