@@ -273,7 +273,7 @@ function leaseCalls(redis: RedisConnection, settings: CallSettings) {
     }
   }
 
-  return { obtain, refill, returnLease, blockFor }
+  return { obtain, refill, returnLease }
 }
 
 export function leasingQuotaStore(store: QuotaStore, redis: RedisConnection, options: LeaseOptions): LeasingQuotaStore {
