@@ -28,11 +28,10 @@ import {
   ask,
   clusterUrl,
   sentinelUrl,
-  startCluster,
-  startSentinel,
+  startSomeTopologies,
   waitFor,
+  type StartedTopologies,
   type TestCluster,
-  type TestSentinel,
 } from '../test/support/redis-topologies.ts'
 
 const ROOT = resolve(import.meta.dir, '..')
@@ -54,33 +53,6 @@ const BEFORE = 1000
 const AFTER = 1000
 /** The most a takeover may take before a run gives up (a bound on a hang, not a measured figure). */
 const GIVE_UP_MS = 30_000
-
-export interface Topologies {
-  cluster?: TestCluster
-  sentinel?: TestSentinel
-  close(): Promise<void>
-}
-
-/** A cluster of 3 masters with `clusterReplicas` each (0: none started) and a Sentinel group (0 replicas: none). */
-export async function startFailoverTopologies(clusterReplicas: number, sentinelReplicas: number): Promise<Topologies> {
-  const [cluster, sentinel] = await Promise.all([
-    clusterReplicas ? startCluster(3, clusterReplicas) : undefined,
-    sentinelReplicas ? startSentinel(sentinelReplicas) : undefined,
-  ])
-  const atExit = () => {
-    cluster?.stopNow()
-    sentinel?.stopNow()
-  }
-  process.once('exit', atExit)
-  return {
-    cluster,
-    sentinel,
-    async close() {
-      process.off('exit', atExit)
-      await Promise.all([cluster?.close(), sentinel?.close()])
-    },
-  }
-}
 
 /** One answer of the stream: when it came, its status, and for a failure the problem type and the store it names. */
 export interface Answer {
@@ -138,7 +110,7 @@ function slotKeyOf(victim: Victim, keyId: string) {
 }
 
 /** The port to kill (a master with a live replica: killing one without is an outage, not a failover) and its takeover check. */
-async function targetOf(topologies: Topologies, kind: TopologyKind, victim: Victim, keyId: string) {
+async function targetOf(topologies: StartedTopologies, kind: TopologyKind, victim: Victim, keyId: string) {
   let port = 0
   if (kind === 'sentinel') {
     const sentinel = topologies.sentinel!
@@ -280,7 +252,7 @@ function expectedUsage(answers: Answer[]) {
  * A stored key made with the CLI, and the master to kill. A cluster's key store or ledger master is chosen not
  * to hold the key's quota counter too (a fresh key until it does not): that kill is a row of its own.
  */
-async function keyAndTarget(topologies: Topologies, topology: TopologyKind, victim: Victim, env: Record<string, string>) {
+async function keyAndTarget(topologies: StartedTopologies, topology: TopologyKind, victim: Victim, env: Record<string, string>) {
   for (let attempt = 0; ; attempt++) {
     const name = `failover-${topology}-${victim.replace(' ', '-')}-${crypto.randomUUID().slice(0, 8)}`
     const made = JSON.parse(await cli(['keys', 'create', '--name', name, '--json'], env)) as { id: string; key: string }
@@ -296,7 +268,7 @@ async function keyAndTarget(topologies: Topologies, topology: TopologyKind, vict
  * the counter read back. `tempDir` makes the server's state dir.
  */
 export async function runFailover(
-  topologies: Topologies,
+  topologies: StartedTopologies,
   topology: TopologyKind,
   policy: Policy,
   victim: Victim,
@@ -431,7 +403,7 @@ if (import.meta.main) {
     // ONLY=text runs the rows whose description contains it.
     const only = process.env.ONLY ?? ''
     for (const [topology, policy, victim] of ROWS.filter((row) => row.join(' ').includes(only))) {
-      const topologies = await startFailoverTopologies(topology === 'cluster' ? 1 : 0, topology === 'sentinel' ? 1 : 0)
+      const topologies = await startSomeTopologies(topology === 'cluster' ? 1 : 0, topology === 'sentinel' ? 1 : 0)
       try {
         console.log(describeRun(await runFailover(topologies, topology, policy, victim, tempDir)))
       } finally {

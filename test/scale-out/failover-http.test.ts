@@ -18,22 +18,13 @@
  * The gap and the failures are printed, not asserted: they are Redis's failover timing.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import {
-  describeRun,
-  IN_FLIGHT,
-  gapOf,
-  runFailover,
-  startFailoverTopologies,
-  type Policy,
-  type Topologies,
-  type TopologyKind,
-  type Victim,
-} from '../../bench/failover.ts'
+import { describeRun, IN_FLIGHT, gapOf, runFailover, type Policy, type TopologyKind, type Victim } from '../../bench/failover.ts'
+import { startSomeTopologies, type StartedTopologies } from '../support/redis-topologies.ts'
 import { tempDirs } from '../support/temp.ts'
 
-let topologies: Topologies
+let topologies: StartedTopologies
 beforeAll(async () => {
-  topologies = await startFailoverTopologies(2, 1)
+  topologies = await startSomeTopologies(2, 1)
 }, 60_000)
 afterAll(() => topologies?.close(), 30_000)
 // After the afterAll above: the servers have stopped before their state dirs go.

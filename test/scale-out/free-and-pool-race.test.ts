@@ -9,8 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startRedis, type TestRedis } from '../support/redis.ts'
-import { waitFor } from '../support/redis-topologies.ts'
-import { cli, servedProcesses } from '../support/served.ts'
+import { bothWorkers, cli, servedProcesses } from '../support/served.ts'
 import { tempDirs } from '../support/temp.ts'
 
 const CREDITS = 20
@@ -52,17 +51,6 @@ async function race(sends: Send[]) {
 const statusesOf = (answers: { kind: string; status: number }[], kind: string) =>
   answers.filter((a) => a.kind === kind).map((a) => a.status)
 const countOf = (statuses: number[], status: number) => statuses.filter((s) => s === status).length
-
-/** Every process up before a race: the kernel spreads new connections between `--workers`. */
-async function bothWorkers(url: string) {
-  const seen = new Set<string>()
-  await waitFor('both workers answer', async () => {
-    const text = await (await fetch(`${url}/metrics`, { headers: { connection: 'close' } })).text()
-    seen.add(/almanac_build_info\{[^}]*worker="(\d+)"/.exec(text)?.[1] ?? 'none')
-    return seen.size === 2
-  })
-  expect([...seen].sort()).toEqual(['0', '1'])
-}
 
 const CASES: [string, 'workers' | 'instances', () => string][] = [
   ['--workers 2 on the SQLite stores', 'workers', () => 'sqlite'],

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { startRedis, type TestRedis } from '../support/redis.ts'
-import { servedProcesses } from '../support/served.ts'
+import { bothWorkers, servedProcesses } from '../support/served.ts'
 import { tempDirs } from '../support/temp.ts'
 
 const ROOT = resolve(import.meta.dir, '../..')
@@ -67,17 +67,6 @@ function expectExact({ disabled, anonymous, lookups }: Awaited<ReturnType<typeof
   )
   const statuses = lookups.map((r) => r.status)
   expect([statuses.filter((s) => s === 200).length, statuses.filter((s) => s === 429).length]).toEqual([20, 10])
-}
-
-/** Every process up before a race: the kernel spreads new connections between `--workers`. */
-async function bothWorkers(url: string) {
-  const seen = new Set<string>()
-  for (let i = 0; i < 400 && seen.size < 2; i++) {
-    const text = await (await fetch(url + '/metrics', { headers: { connection: 'close' } })).text()
-    seen.add(/almanac_build_info\{[^}]*worker="(\d+)"/.exec(text)?.[1] ?? 'none')
-    if (i % 10 === 9) await Bun.sleep(50)
-  }
-  expect([...seen].sort()).toEqual(['0', '1'])
 }
 
 describe('refusals at admission spend nothing, across processes', () => {

@@ -49,7 +49,7 @@ function fleet(url: string, n: number, block = 10) {
   /** The window's counter as Redis holds it: credits spent plus credits leased out. */
   const counted = async (subject: string, now = T0) => plan.credits - (await plain.peek(subject, plan, now)).remaining
   const close = () => Promise.all(stores.map((s) => s.close()))
-  return { stores, counted, close }
+  return { stores, counted, close, keyPrefix }
 }
 
 const topologies: [string, () => string][] = [
@@ -59,7 +59,7 @@ const topologies: [string, () => string][] = [
 
 describe.each(topologies)('credit leases on %s', (_, url) => {
   test('4 instances × 60 concurrent consumes of 1 to 3 credits never spend more than the plan', async () => {
-    const { stores, counted, close } = fleet(url(), 4)
+    const { stores, counted, close, keyPrefix } = fleet(url(), 4)
     const costs = Array.from({ length: 60 }, (_, i) => 1 + (i % 3))
     const results = await Promise.all(
       stores.flatMap((s) => costs.map(async (cost) => ({ cost, allowed: (await s.consume('race', plan, cost, T0)).allowed }))),
@@ -74,6 +74,11 @@ describe.each(topologies)('credit leases on %s', (_, url) => {
     // Closing gave back what was held: the counter is what was spent.
     expect(await counted('race')).toBe(spent)
     const left = plan.credits - spent
+    // And nothing was lost: what is left can all be spent, one credit at a time, then no more.
+    const after = redisQuotaStore(url(), { keyPrefix })
+    for (let i = 0; i < left; i++) expect((await after.consume('race', plan, 1, T0)).allowed).toBe(true)
+    expect((await after.consume('race', plan, 1, T0)).allowed).toBe(false)
+    await after.close()
     const refusedWhileLeft = results.filter((r) => !r.allowed && r.cost <= left).length
     console.log(
       `  ${url().split(':')[0]}: ${spent} of ${plan.credits} spent, ${refusedWhileLeft} of ${results.length} refused with ${left} left`,

@@ -233,6 +233,37 @@ export const clusterUrl = (c: TestCluster) =>
 /** The store URL of a Sentinel group: its sentinels and the master's name. */
 export const sentinelUrl = (s: TestSentinel) => `redis+sentinel://${s.sentinels.join(',')}/${s.name}`
 
+/** What `startSomeTopologies` started (a part asked for with 0 replicas is not), and how to stop it. */
+export interface StartedTopologies {
+  cluster?: TestCluster
+  sentinel?: TestSentinel
+  close(): Promise<void>
+}
+
+/**
+ * A cluster of 3 masters with `clusterReplicas` each and a Sentinel group with `sentinelReplicas` (0: that one is
+ * not started), together; stopped by `close`, and at exit in any case.
+ */
+export async function startSomeTopologies(clusterReplicas: number, sentinelReplicas: number): Promise<StartedTopologies> {
+  const [cluster, sentinel] = await Promise.all([
+    clusterReplicas ? startCluster(3, clusterReplicas) : undefined,
+    sentinelReplicas ? startSentinel(sentinelReplicas) : undefined,
+  ])
+  const atExit = () => {
+    cluster?.stopNow()
+    sentinel?.stopNow()
+  }
+  process.once('exit', atExit)
+  return {
+    cluster,
+    sentinel,
+    async close() {
+      process.off('exit', atExit)
+      await Promise.all([cluster?.close(), sentinel?.close()])
+    },
+  }
+}
+
 /**
  * A cluster and a Sentinel group for one test file (`bun test` stops a file's processes when it ends, so
  * files cannot share them): started together in its `beforeAll`, stopped by `close` in its `afterAll`, and
@@ -242,20 +273,8 @@ export const sentinelUrl = (s: TestSentinel) => `redis+sentinel://${s.sentinels.
 export async function startTopologies(
   options: { sentinelReplicas?: number } = {},
 ): Promise<{ cluster: TestCluster; sentinel: TestSentinel; close(): Promise<void> }> {
-  const [cluster, sentinel] = await Promise.all([startCluster(3, 1), startSentinel(options.sentinelReplicas ?? 1)])
-  const atExit = () => {
-    cluster.stopNow()
-    sentinel.stopNow()
-  }
-  process.once('exit', atExit)
-  return {
-    cluster,
-    sentinel,
-    async close() {
-      process.off('exit', atExit)
-      await Promise.all([cluster.close(), sentinel.close()])
-    },
-  }
+  const { cluster, sentinel, close } = await startSomeTopologies(1, options.sentinelReplicas ?? 1)
+  return { cluster: cluster!, sentinel: sentinel!, close }
 }
 
 /**

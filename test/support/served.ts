@@ -7,6 +7,7 @@ import { afterAll } from 'bun:test'
 import { spawn, type Subprocess } from 'bun'
 import { resolve } from 'node:path'
 import { freePort } from './ports.ts'
+import { waitFor } from './redis-topologies.ts'
 
 const ROOT = resolve(import.meta.dir, '../..')
 
@@ -93,4 +94,14 @@ export async function cli(args: string[], env: Record<string, string>) {
   const child = spawn({ cmd: ['bun', 'src/main.ts', ...args], cwd: ROOT, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
   const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
   return { code, out, err }
+}
+
+/** Waits until both processes of a `--workers 2` server have answered: the kernel spreads new connections between them. */
+export async function bothWorkers(url: string): Promise<void> {
+  const seen = new Set<string>()
+  await waitFor('both workers answering', async () => {
+    const text = await (await fetch(`${url}/metrics`, { headers: { connection: 'close' } })).text()
+    seen.add(/almanac_build_info\{[^}]*worker="(\d+)"/.exec(text)?.[1] ?? 'none')
+    return seen.has('0') && seen.has('1')
+  })
 }
