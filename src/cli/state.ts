@@ -11,10 +11,22 @@
  * interrupted backup, and restore refuses it.
  */
 import { Database } from 'bun:sqlite'
-import { createHash } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { join, resolve } from 'node:path'
 import { loadConfig, settingOptions, type Config } from '../config.ts'
+import { sha256File } from '../data/hashes.ts'
+import { processAlive } from '../lib/orphans.ts'
 import { activeDataFile } from '../refresh.ts'
 import { pidFile } from '../serve.ts'
 import { APP_VERSION } from '../version.ts'
@@ -58,8 +70,6 @@ interface Manifest {
   files: BackedUp[]
 }
 
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
-
 class StateCommandError extends Error {}
 
 /** Copies one database with VACUUM INTO: a snapshot of what was committed when it began. */
@@ -91,9 +101,10 @@ function backup(config: Config, to: string, out: (line: string) => void): number
     const target = join(to, name)
     // Key hashes, the usage record and the signing key: for the server's user alone, as in the state dir.
     chmodSync(target, 0o600)
-    const bytes = readFileSync(target)
-    files.push({ name, kind, bytes: bytes.length, sha256: sha256(bytes) })
-    out(`${name}: ${bytes.length} bytes`)
+    // Hashed in chunks: a usage ledger of many months need not be in memory at once.
+    const bytes = statSync(target).size
+    files.push({ name, kind, bytes, sha256: sha256File(target) })
+    out(`${name}: ${bytes} bytes`)
   }
   for (const name of readdirSync(state)
     .filter((n) => n.endsWith('.sqlite'))
@@ -103,7 +114,7 @@ function backup(config: Config, to: string, out: (line: string) => void): number
   }
   for (const name of PLAIN_FILES) {
     if (!existsSync(join(state, name))) continue
-    writeFileSync(join(to, name), readFileSync(join(state, name)))
+    copyFileSync(join(state, name), join(to, name))
     record(name, 'file')
   }
   const manifest: Manifest = { format: FORMAT, almanac: APP_VERSION, created: new Date().toISOString(), state_dir: state, files }
@@ -135,8 +146,7 @@ function readBackup(from: string): Manifest {
   for (const file of manifest.files) {
     if (file.name.includes('/') || file.name.startsWith('.'))
       throw new StateCommandError(`${path}: bad file name ${JSON.stringify(file.name)}`)
-    const bytes = existsSync(join(from, file.name)) ? readFileSync(join(from, file.name)) : undefined
-    if (!bytes || sha256(bytes) !== file.sha256)
+    if (!existsSync(join(from, file.name)) || sha256File(join(from, file.name)) !== file.sha256)
       throw new StateCommandError(`${join(from, file.name)} is missing or differs from ${MANIFEST}`)
   }
   return manifest
@@ -147,14 +157,7 @@ function runningServer(state: string): number | undefined {
   const file = pidFile(state)
   if (!existsSync(file)) return undefined
   const pid = Number(readFileSync(file, 'utf8').trim())
-  if (!Number.isInteger(pid) || pid <= 0) return undefined
-  try {
-    process.kill(pid, 0)
-    return pid
-  } catch (e) {
-    // EPERM: it runs, as another user.
-    return (e as NodeJS.ErrnoException).code === 'EPERM' ? pid : undefined
-  }
+  return Number.isInteger(pid) && pid > 0 && processAlive(pid) ? pid : undefined
 }
 
 function restore(config: Config, from: string, force: boolean, out: (line: string) => void): number {
@@ -170,7 +173,8 @@ function restore(config: Config, from: string, force: boolean, out: (line: strin
   for (const file of manifest.files) {
     const target = join(state, file.name)
     const temp = join(state, `.restore-${process.pid}-${file.name}`)
-    writeFileSync(temp, readFileSync(join(from, file.name)), { mode: 0o600 })
+    copyFileSync(join(from, file.name), temp)
+    chmodSync(temp, 0o600)
     // A WAL or shared-memory file left beside the old database would be replayed onto the restored one.
     if (file.kind === 'sqlite') for (const suffix of ['-wal', '-shm', '-journal']) rmSync(target + suffix, { force: true })
     renameSync(temp, target)
