@@ -23,7 +23,7 @@ import { BundleError, type PackSource, packBundle, privateKeyFrom, publicKeyFrom
 import { embeddedData } from '../data/embedded.ts'
 import { cacheRoot, embeddedArtifact, extractEmbedded } from '../data/extract.ts'
 import { fetchSources } from '../data/fetch.ts'
-import { type DataSource, dataSource, describeSource, readManifest, sourceDir, sourceReady } from '../data/open.ts'
+import { type DataSource, dataSource, describeSource, readManifest, reloadDir, sourceDir, sourceReady } from '../data/open.ts'
 import { mebibytes, verifiedSummary, verifyDataDir } from '../data/verify.ts'
 import { domains } from '../domains/index.ts'
 import { pidFile } from '../serve.ts'
@@ -300,10 +300,8 @@ async function activateBundle(file: string, config: Config, pidText: string | un
   try {
     const publicKey = config.dataBundlePublicKey === undefined ? undefined : publicKeyFrom(config.dataBundlePublicKey)
     log(`almanac: unpacking ${file} into ${into}`)
-    const served = async () => {
-      const source = servedHere(config)
-      return source.from === 'embedded' || sourceReady(source) ? sourceDir(source, log) : undefined
-    }
+    // What a SIGHUP would serve now: the bundle must not be unpacked over it.
+    const served = () => reloadDir({ dataDir: config.dataDir, stateDir: config.stateDir, env: process.env }, log)
     unpacked = await unpackBundle({ file, into, publicKey, served })
   } catch (e) {
     if (!(e instanceof BundleError)) throw e

@@ -132,7 +132,10 @@ export interface ServedData {
 export async function openServedData(options: DataOptions = {}, sink: LogSink = (l) => console.error(l)): Promise<ServedData> {
   const log = asLogger(sink)
   const source = dataSource(options)
-  if (source.from !== 'embedded') return { data: await resolveDataDir(options, log) }
+  if (source.from !== 'embedded') {
+    announce(source, log)
+    return { data: openDataDir(source.dir) }
+  }
   const embedded = source.embedded
   const extraction = startExtraction(embedded, source.root, log)
   log(`datasets: serving the embedded datasets from ${extraction.dir}`)
