@@ -171,6 +171,9 @@ export function openTimezonesService(path: string): TimezonesService {
   return new TimezonesService(JSON.parse(readFileSync(path, 'utf8')))
 }
 
+/** The last part of a zone name: `New_York` of `America/New_York`. */
+const cityOf = (name: string) => name.slice(name.lastIndexOf('/') + 1)
+
 export class TimezonesService {
   readonly version: string
   private readonly byName = new Map<string, NamedZone>()
@@ -305,15 +308,23 @@ export class TimezonesService {
     const spelled = input.replaceAll(' ', '_')
     const whole = nearest(spelled, this.names)
     if (whole) return whole
-    const cityOf = (name: string) => name.slice(name.lastIndexOf('/') + 1)
+    const byCity = this.zonesByCity()
+    const city = nearest(cityOf(spelled), byCity.keys())
+    return city && byCity.get(city)
+  }
+
+  /** A zone name by its last part (a zone rather than a link where both end so), made at the first unknown name. */
+  private byCity: Map<string, string> | undefined
+  private zonesByCity(): Map<string, string> {
+    if (this.byCity) return this.byCity
     const byCity = new Map<string, string>()
     const isLink = (name: string) => this.byName.get(name.toLowerCase())!.linkTo !== undefined
     for (const name of this.names) {
       const held = byCity.get(cityOf(name))
       if (!held || (isLink(held) && !isLink(name))) byCity.set(cityOf(name), name)
     }
-    const city = nearest(cityOf(spelled), byCity.keys())
-    return city && byCity.get(city)
+    this.byCity = byCity
+    return byCity
   }
 
   record(input: string, now: number): TimezoneRecord {
