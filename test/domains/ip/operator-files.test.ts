@@ -24,7 +24,7 @@ test('a City and an ASN database: changed when their bytes are, not when only th
   copyFileSync(`${TEST_DATA}/GeoIP2-City-Test.mmdb`, city)
   copyFileSync(`${TEST_DATA}/GeoLite2-ASN-Test.mmdb`, asn)
   const s = open({ ALMANAC_IP_CITY_MMDB: city, ALMANAC_IP_ASN_MMDB: asn })
-  expect(s.operatorCity).toMatchObject({ setting: 'ALMANAC_IP_CITY_MMDB', metadata: { database_type: 'GeoIP2-City' } })
+  expect(s.operatorCity).toMatchObject({ metadata: { database_type: 'GeoIP2-City' } })
   expect(await s.changedDatabases()).toEqual([])
 
   // Touched, then the same bytes copied over (a new inode): no change, twice (the stat is taken in).
