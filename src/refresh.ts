@@ -8,8 +8,8 @@
  * with a log line and the old generation stays. The same directory again opens only the domains whose
  * files outside it changed (an operator's own database: mount.ts reopenChanged), the same way.
  */
-import { existsSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { hasManifest } from './data/activation.ts'
+import { resolve } from 'node:path'
 import type { Server } from 'bun'
 import type { AnyElysia } from 'elysia'
 import type { Config } from './config.ts'
@@ -54,7 +54,6 @@ export interface LiveApp {
 }
 
 // The state dir's record of `almanac data activate`, read by the server at start and on SIGHUP.
-export { activatedDir, activeDataFile, recordActivated } from './data/activation.ts'
 
 /** Why `data` cannot replace the running data for `domains`, or null when every artifact matches. */
 export async function refusal(data: DataDir, domains: Domain[], open: Set<string>): Promise<string | null> {
@@ -148,7 +147,7 @@ export function liveApp(
       if (current.mounted.some((m) => m.state === 'opening')) return refuse(dir, 'the datasets of the first start are still opening')
       busy = true
       try {
-        if (!existsSync(join(dir, 'manifest.json'))) return refuse(dir, `${dir} holds no manifest.json`)
+        if (!hasManifest(dir)) return refuse(dir, `${dir} holds no manifest.json`)
         let next: DataDir
         try {
           next = openDataDir(dir)

@@ -17,6 +17,7 @@ import {
   recordActivated,
   recordRollback,
   removeUnreachableBundles,
+  hasManifest,
 } from '../data/activation.ts'
 import { buildDatasets } from '../data/build.ts'
 import { BundleError, type PackSource, packBundle, privateKeyFrom, publicKeyFrom, unpackBundle } from '../data/bundle.ts'
@@ -225,7 +226,7 @@ function datasetsNamed(only: string | undefined, manifest: { datasets: Record<st
 /** Where `data pack` reads: DIR, else the data a server here serves; the executable's own straight from inside it when not extracted. */
 function packSource(given: string | undefined): PackSource & { why: string } {
   const fromDir = (dir: string, why: string) => {
-    if (!existsSync(join(dir, 'manifest.json')))
+    if (!hasManifest(dir))
       throw new BundleError(
         `${dir} holds no manifest.json: nothing to pack (looked there: ${why}); build the datasets with ` +
           `\`almanac data build\`, or name a directory with --data-dir`,

@@ -27,7 +27,7 @@ import { join, resolve } from 'node:path'
 import { loadConfig, settingOptions, type Config } from '../config.ts'
 import { sha256File } from '../data/hashes.ts'
 import { processAlive } from '../lib/orphans.ts'
-import { activeDataFile } from '../refresh.ts'
+import { activeDataFile, hasManifest } from '../data/activation.ts'
 import { pidFile } from '../serve.ts'
 import { APP_VERSION } from '../version.ts'
 import { didYouMean } from '../lib/did-you-mean.ts'
@@ -181,7 +181,7 @@ function restore(config: Config, from: string, force: boolean, out: (line: strin
     out(`${file.name}: restored`)
   }
   const pointer = manifest.files.some((f) => f.name === 'active-data') ? readFileSync(activeDataFile(state), 'utf8').trim() : undefined
-  if (pointer && !existsSync(join(pointer, 'manifest.json')))
+  if (pointer && !hasManifest(pointer))
     out(`note: active-data names ${pointer}, which holds no manifest.json here: the server serves its default data directory`)
   out(`restored ${manifest.files.length} files of the backup of ${manifest.created} into ${state}`)
   return 0

@@ -25,7 +25,8 @@ export const bundlesDir = (stateDir: string) => join(stateDir, 'data')
 /** Temporary folders of unpacking bundles, named after their process: `.incoming-<pid>-<random>`. */
 export const INCOMING = /^\.incoming-(\d+)-[a-z0-9]+$/
 
-const hasManifest = (dir: string) => existsSync(join(dir, 'manifest.json'))
+/** Whether `dir` holds a data directory's manifest.json (every data directory's last file written). */
+export const hasManifest = (dir: string) => existsSync(join(dir, 'manifest.json'))
 
 /** The recorded line of a pointer file: undefined when there is no file. */
 function readPointer(file: string): string | undefined {

@@ -43,7 +43,7 @@ import { dirname, join, resolve } from 'node:path'
 import { PassThrough, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { constants as zlib, createZstdCompress, createZstdDecompress } from 'node:zlib'
-import { INCOMING } from './activation.ts'
+import { hasManifest, INCOMING } from './activation.ts'
 import { sha256OfFile } from './integrity.ts'
 import { readManifest } from './open.ts'
 import type { Manifest, ManifestEntry } from './types.ts'
@@ -433,7 +433,7 @@ async function writeArtifacts(tar: TarReader, manifest: Manifest, work: string) 
  */
 async function complete(manifest: Manifest, work: string, served: string | undefined) {
   const packed = Object.keys(manifest.datasets)
-  if (!served || !existsSync(join(served, 'manifest.json')))
+  if (!served || !hasManifest(served))
     throw new BundleError(
       `the bundle is partial (${packed.join(', ')}) and there is no data in service to take the other datasets from` +
         `${served ? ` (${served} holds no manifest.json)` : ''}; pack a full bundle; refused`,

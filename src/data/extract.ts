@@ -1,15 +1,4 @@
-import {
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { Readable } from 'node:stream'
@@ -17,6 +6,7 @@ import { pipeline } from 'node:stream/promises'
 import { createZstdDecompress } from 'node:zlib'
 import type { EmbeddedData } from './embedded.ts'
 import { sweepOrphans } from '../lib/orphans.ts'
+import { hasManifest } from './activation.ts'
 import { hashingTap } from './hashes.ts'
 
 /** The data directory cannot be made or used; the message says what to do. */
@@ -46,7 +36,7 @@ const safeHomedir = () => {
 
 /** A finished extraction: the manifest plus every artifact at its recorded size. */
 export function isExtracted(dir: string, data: EmbeddedData): boolean {
-  if (!existsSync(join(dir, 'manifest.json'))) return false
+  if (!hasManifest(dir)) return false
   for (const f of data.files) {
     try {
       if (statSync(join(dir, f.name)).size !== f.bytes) return false

@@ -11,7 +11,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { activatedDir } from './activation.ts'
+import { activatedDir, hasManifest } from './activation.ts'
 import { type EmbeddedData, embeddedData } from './embedded.ts'
 import { cacheRoot, DataDirError, type Extraction, extractEmbedded, isExtracted, startExtraction } from './extract.ts'
 import type { DataDir, Manifest } from './types.ts'
@@ -28,8 +28,6 @@ export function readManifest(dir: string): Manifest {
     throw new DataDirError(`${path} is not valid JSON (${(e as Error).message}); rebuild the datasets with \`almanac data build\`.`)
   }
 }
-
-const hasManifest = (dir: string) => existsSync(join(dir, 'manifest.json'))
 
 /** The settings that choose the data directory (a server's config has them all). */
 export interface DataOptions {
@@ -171,9 +169,8 @@ export function currentManifest(options: { dataDir?: string; stateDir?: string }
   const embedded = embeddedData()
   // What `almanac data activate` recorded is what the server serves, before ALMANAC_DATA_DIR (as `dataSource`).
   const activated = options.stateDir ? activatedDir(options.stateDir) : undefined
-  if (activated && existsSync(join(activated, 'manifest.json')))
-    return { manifest: readManifest(resolve(activated)), from: resolve(activated) }
-  if (options.dataDir && existsSync(join(resolve(options.dataDir), 'manifest.json')))
+  if (activated && hasManifest(activated)) return { manifest: readManifest(resolve(activated)), from: resolve(activated) }
+  if (options.dataDir && hasManifest(resolve(options.dataDir)))
     return { manifest: readManifest(resolve(options.dataDir)), from: resolve(options.dataDir) }
   if (embedded) return { manifest: JSON.parse(readFileSync(embedded.manifest, 'utf8')), from: 'embedded' }
   const dir = options.dataDir ? resolve(options.dataDir) : SOURCE_OUT_DIR

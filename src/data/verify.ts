@@ -7,6 +7,7 @@
 import { existsSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { sha256OfFile } from './integrity.ts'
+import { hasManifest } from './activation.ts'
 import { readManifest } from './open.ts'
 
 export interface Verification {
@@ -26,7 +27,7 @@ export async function verifyDataDir(dir: string): Promise<Verification> {
   dir = resolve(dir)
   const empty = { dir, datasets: 0, artifacts: 0, bytes: 0, problems: [] }
   if (!existsSync(dir)) return { ...empty, nothing: `${dir} does not exist` }
-  if (!existsSync(join(dir, 'manifest.json'))) return { ...empty, nothing: `${dir} holds no manifest.json` }
+  if (!hasManifest(dir)) return { ...empty, nothing: `${dir} holds no manifest.json` }
   let manifest: ReturnType<typeof readManifest>
   try {
     manifest = readManifest(dir)
