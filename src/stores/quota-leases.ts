@@ -121,6 +121,9 @@ const spendHere = (l: Lease, cost: number) => {
   return stateOf(l, true)
 }
 
+/** A lease's name in an instance's map: one per subject, plan and window length (its window changes in place). */
+const leaseName = (subject: string, plan: Plan) => `${plan.name}\0${windowKey(plan)}\0${subject}`
+
 /** A lease of a new window, nothing held yet; the rate spent so far carries over from the last window's. */
 const newLease = (plan: Plan, { start, end }: QuotaWindow, keys: Lease['keys'], block: number, now: number, last?: Lease): Lease => ({
   plan,
@@ -287,7 +290,7 @@ export function leasingQuotaStore(store: QuotaStore, redis: RedisConnection, opt
   /** The live lease of the window holding `now`; null when the wrapped store counts this one. */
   const leaseFor = (subject: string, plan: Plan, block: number, now: number): Lease | null => {
     const { start, end } = quotaWindow(plan, now)
-    const name = `${plan.name}\0${windowKey(plan)}\0${subject}`
+    const name = leaseName(subject, plan)
     const known = leases.get(name)
     if (known && known.start === start) return known
     if (known && known.start > start) return null
@@ -377,7 +380,7 @@ export function leasingQuotaStore(store: QuotaStore, redis: RedisConnection, opt
       return obtain(l, cost, block!, now)
     },
     refund(subject, plan, credits, now = clock()) {
-      const l = blocks.has(plan.name) ? leases.get(`${plan.name}\0${windowKey(plan)}\0${subject}`) : undefined
+      const l = blocks.has(plan.name) ? leases.get(leaseName(subject, plan)) : undefined
       if (!l || l.start !== quotaWindow(plan, now).start) return refundToRedis(subject, plan, credits, now)
       // Redis's hash hears of it with this instance's next script (until then it says less is held here).
       l.unspent += credits
